@@ -1,0 +1,279 @@
+import { z } from 'zod';
+import { AgentTypeSchema } from './agents.ts';
+
+/**
+ * `baton.trace/1` — the one artefact every part of Baton reads or writes. The spec, field by field,
+ * is docs/trace-format.md; keep the two in step. Times are milliseconds; money is US dollars.
+ */
+export const TRACE_FORMAT = 'baton.trace/1';
+export const TRACE_VERSION = 1;
+
+/** Upper bounds that keep an untrusted trace from exhausting memory or the renderer. */
+export const TRACE_LIMITS = {
+  text: 2_000_000,
+  agents: 5_000,
+  edges: 50_000,
+  events: 200_000,
+  steps: 5_000,
+  messages: 500,
+} as const;
+
+const text = z.string().max(TRACE_LIMITS.text);
+const shortText = z.string().max(10_000);
+const id = z
+  .string()
+  .min(1)
+  .max(200)
+  .regex(/^[A-Za-z0-9_.:-]+$/, 'ids use letters, digits, _ . : - only');
+const nonNeg = z.number().finite().nonnegative();
+
+// ---------------------------------------------------------------- task
+
+export const MasBenchAxisSchema = z.enum(['depth', 'horizon', 'breadth', 'parallel', 'robustness']);
+
+export const TaskSourceSchema = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('custom') }),
+  z.object({
+    kind: z.literal('masbench'),
+    axis: MasBenchAxisSchema,
+    value: z.number().int().min(1).max(64),
+    taskId: shortText.optional(),
+  }),
+  z.object({ kind: z.literal('dataset'), name: shortText, item: shortText.optional() }),
+  z.object({ kind: z.literal('imported'), tool: shortText, ref: shortText.optional() }),
+]);
+
+export const TaskSchema = z.object({
+  query: text,
+  /** Expected final answer; null when unknown. Multi-answer tasks list answers in `groundTruths`. */
+  groundTruth: text.nullable(),
+  groundTruths: z.array(shortText).max(64).optional(),
+  source: TaskSourceSchema,
+  seed: z.number().int().optional(),
+});
+
+// ---------------------------------------------------------------- designer
+
+export const DesignerSchema = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('manual') }),
+  z.object({
+    kind: z.literal('policy'),
+    checkpoint: shortText,
+    backend: z.enum(['cpu', 'webgpu']).optional(),
+    seed: z.number().int().optional(),
+  }),
+  z.object({
+    kind: z.literal('orchestrator'),
+    model: shortText,
+    prompt: text.optional(),
+    rawOutput: text.optional(),
+    parseErrors: z.array(shortText).max(1000).default([]),
+  }),
+  z.object({
+    kind: z.literal('imported'),
+    tool: shortText,
+    /** The model that wrote the design in the source tool (e.g. an orchestrator checkpoint name). */
+    orchestrator: shortText.optional(),
+    subAgentModel: shortText.optional(),
+    /** Training step of the orchestrator checkpoint, when the source says it. */
+    trainingStep: z.number().int().nonnegative().optional(),
+    dom: z.enum(['low', 'high', 'high_extensive']).optional(),
+  }),
+]);
+
+// ---------------------------------------------------------------- design
+
+export const AgentParamsSchema = z
+  .object({
+    /** DebateAgent: the roles that argue (≥ 2). */
+    debateRoles: z.array(shortText).max(16).optional(),
+    /** SCAgent: number of samples (default 5). */
+    samples: z.number().int().min(1).max(64).optional(),
+    /** ReflexionAgent / DebateAgent / CEOAgent: maximum rounds (defaults 5 / 2 / 4). */
+    maxRounds: z.number().int().min(1).max(32).optional(),
+    temperature: z.number().min(0).max(4).optional(),
+    /** Per-agent cap on completion tokens for one call. */
+    maxTokens: z.number().int().positive().max(1_000_000).optional(),
+    model: shortText.optional(),
+  })
+  .catchall(
+    z.union([z.string().max(10_000), z.number(), z.boolean(), z.array(z.string().max(10_000)).max(64)]),
+  );
+
+export const AgentSchema = z.object({
+  id,
+  type: AgentTypeSchema,
+  description: text,
+  /** Empty = the original question. `${ID}` is replaced by agent ID's output (and requires ID→this edge). */
+  input: text,
+  /** MasHost role name when the agent was added by a construction policy. */
+  role: shortText.optional(),
+  params: AgentParamsSchema.default({}),
+});
+
+export const EdgeSchema = z.object({ from: id, to: id });
+
+export const DesignSchema = z.object({
+  /** Degree of MAS: low = at most one agent and no edges; high = any valid DAG. */
+  dom: z.enum(['low', 'high']),
+  /** The designer's reasoning (MAS-Orchestra `<thinking>`). */
+  thinking: text.optional(),
+  agents: z.array(AgentSchema).max(TRACE_LIMITS.agents),
+  edges: z.array(EdgeSchema).max(TRACE_LIMITS.edges),
+  /** When the designer answered directly instead of delegating (no agents). */
+  directAnswer: text.optional(),
+});
+
+// ---------------------------------------------------------------- construction (MasHost)
+
+export const ConstructionActionSchema = z.discriminatedUnion('kind', [
+  /** ADD: a new agent with `role`; `links` are the existing agents whose outputs feed it. */
+  z.object({
+    kind: z.literal('add'),
+    role: shortText,
+    agentId: id,
+    agentType: AgentTypeSchema,
+    links: z.array(id).max(TRACE_LIMITS.agents),
+  }),
+  /** DELETE: removes the most recently changed agent and its edges. */
+  z.object({ kind: z.literal('delete'), agentId: id }),
+  /** EXIT: hands every intermediate answer to the final summariser (`summarizerId`). */
+  z.object({ kind: z.literal('exit'), summarizerId: id.optional() }),
+]);
+
+export const ConstructionStepSchema = z.object({
+  index: z.number().int().nonnegative(),
+  action: ConstructionActionSchema,
+  /** π_node over roles ∪ {DELETE, EXIT}; probabilities sum to 1, masked actions are 0. */
+  roleDistribution: z.array(z.object({ action: shortText, p: z.number().min(0).max(1) })).max(256),
+  /** π_edge: sigmoid probability of a link from each existing agent to the new one. */
+  edgeProbabilities: z.array(z.object({ from: id, p: z.number().min(0).max(1) })).max(TRACE_LIMITS.agents),
+  /** log π_node(choice) + Σ log Bernoulli(edge choice); natural log. */
+  logProb: z.number().max(0).nullable(),
+  chooser: z.enum(['policy', 'user']),
+  intermediateAnswer: text.nullable().optional(),
+  intermediateCorrect: z.boolean().nullable().optional(),
+  /** Action-wise reward r_t (DESIGN.md "Rewards"), when the ground truth is known. */
+  actionReward: z.number().finite().nullable().optional(),
+});
+
+// ---------------------------------------------------------------- execution
+
+export const ChatMessageSchema = z.object({
+  role: z.enum(['system', 'user', 'assistant', 'tool']),
+  content: text,
+});
+
+/** `t` is milliseconds since the execution started (`execution.startedAt`). */
+const at = { t: nonNeg };
+
+export const TraceEventSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('agent.start'), ...at, agentId: id, input: text }),
+  z.object({
+    type: z.literal('llm.call'),
+    ...at,
+    agentId: id,
+    callId: shortText,
+    /** What this call is within the agent, e.g. "sample 3/5", "critic round 2", "CEO turn 1". */
+    label: shortText.optional(),
+    model: shortText,
+    messages: z.array(ChatMessageSchema).max(TRACE_LIMITS.messages),
+    output: text,
+    promptTokens: nonNeg,
+    completionTokens: nonNeg,
+    /** True when the provider gave no usage and the counts are estimates. */
+    tokensEstimated: z.boolean().optional(),
+    latencyMs: nonNeg,
+    costUsd: nonNeg,
+    error: shortText.optional(),
+  }),
+  /** Something an agent decided that is not an LLM call: a vote, a CEO decision, a critic verdict. */
+  z.object({
+    type: z.literal('agent.note'),
+    ...at,
+    agentId: id,
+    kind: shortText,
+    text,
+  }),
+  z.object({ type: z.literal('agent.end'), ...at, agentId: id, output: text }),
+  /** A failed agent; dependents receive `placeholder` instead of an output. */
+  z.object({ type: z.literal('agent.error'), ...at, agentId: id, error: text, placeholder: text }),
+  z.object({ type: z.literal('run.end'), ...at, status: z.enum(['completed', 'failed', 'cancelled']) }),
+]);
+
+export const ExecutionBackendSchema = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('none') }),
+  /** Programmatic sub-agents: always shown as a simulation. */
+  z.object({ kind: z.literal('simulated'), seed: z.number().int(), model: shortText.optional() }),
+  z.object({ kind: z.literal('remote'), provider: shortText, baseUrl: shortText, model: shortText }),
+  /** The run happened in another tool; only what it published is here. */
+  z.object({ kind: z.literal('imported'), tool: shortText, model: shortText.optional() }),
+]);
+
+export const ExecutionSchema = z.object({
+  backend: ExecutionBackendSchema,
+  status: z.enum(['not-run', 'running', 'completed', 'failed', 'cancelled']),
+  startedAt: z.iso.datetime().optional(),
+  events: z.array(TraceEventSchema).max(TRACE_LIMITS.events),
+});
+
+export const ResultSchema = z.object({
+  finalAnswer: text.nullable(),
+  /** The agent whose output is the final answer (the sink), when there is one. */
+  answerAgent: id.optional(),
+  /** null when there is no ground truth or the run did not finish. */
+  correct: z.boolean().nullable(),
+});
+
+export const TotalsSchema = z.object({
+  promptTokens: nonNeg,
+  completionTokens: nonNeg,
+  costUsd: nonNeg,
+  llmCalls: nonNeg,
+  /** From the first event to the last, in ms. */
+  wallMs: nonNeg,
+  /** Longest path through the DAG, each agent weighted by its own start→end time, in ms. */
+  criticalPathMs: nonNeg,
+});
+
+export const TraceSchema = z.object({
+  format: z.literal(TRACE_FORMAT),
+  id,
+  title: shortText,
+  createdAt: z.iso.datetime(),
+  task: TaskSchema,
+  designer: DesignerSchema,
+  construction: z.array(ConstructionStepSchema).max(TRACE_LIMITS.steps),
+  design: DesignSchema,
+  execution: ExecutionSchema,
+  result: ResultSchema,
+  totals: TotalsSchema,
+  /** A rendered diagram from the source tool; only `data:image/png;base64,` URLs are kept. */
+  diagram: z
+    .string()
+    .max(8_000_000)
+    .regex(/^data:image\/png;base64,[A-Za-z0-9+/=]+$/, 'only data:image/png;base64 URLs')
+    .optional(),
+  /** Set when long outputs were shortened to fit a share link; counts what was cut. */
+  trimmed: z.object({ fields: nonNeg, charsRemoved: nonNeg }).optional(),
+  tags: z.array(shortText).max(32).default([]),
+});
+
+export type Task = z.infer<typeof TaskSchema>;
+export type TaskSource = z.infer<typeof TaskSourceSchema>;
+export type Designer = z.infer<typeof DesignerSchema>;
+export type Agent = z.infer<typeof AgentSchema>;
+export type AgentParams = z.infer<typeof AgentParamsSchema>;
+export type Edge = z.infer<typeof EdgeSchema>;
+export type Design = z.infer<typeof DesignSchema>;
+export type ConstructionAction = z.infer<typeof ConstructionActionSchema>;
+export type ConstructionStep = z.infer<typeof ConstructionStepSchema>;
+export type ChatMessage = z.infer<typeof ChatMessageSchema>;
+export type TraceEvent = z.infer<typeof TraceEventSchema>;
+export type ExecutionBackend = z.infer<typeof ExecutionBackendSchema>;
+export type Execution = z.infer<typeof ExecutionSchema>;
+export type TraceResult = z.infer<typeof ResultSchema>;
+export type Totals = z.infer<typeof TotalsSchema>;
+export type Trace = z.infer<typeof TraceSchema>;
+/** What a caller writes before defaults are applied (e.g. `params` may be omitted). */
+export type TraceInput = z.input<typeof TraceSchema>;

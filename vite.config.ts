@@ -1,0 +1,16 @@
+import { defineConfig } from 'vite';
+import react from '@vitejs/plugin-react';
+
+// The app is a static site: `vite build` writes dist/, which any static host can serve.
+// `base: './'` keeps every asset URL relative so the build also works from a sub-path.
+export default defineConfig({
+  base: './',
+  plugins: [react()],
+  worker: { format: 'es' },
+  build: {
+    target: 'es2022',
+    sourcemap: true,
+    chunkSizeWarningLimit: 1500,
+  },
+  server: { host: '127.0.0.1' },
+});
