@@ -1,4 +1,5 @@
 import type { Command } from '../command.ts';
+import { benchCommand } from './bench.ts';
 
 /** Every CLI command, in the order `baton help` lists them. Add new commands here. */
-export const commands: readonly Command[] = [];
+export const commands: readonly Command[] = [benchCommand];

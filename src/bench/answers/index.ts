@@ -1,0 +1,28 @@
+export { extractBoxed, lastBoxed, matchingBrace } from './boxed.ts';
+export {
+  CHOICE_LETTERS,
+  extractAnswerPhrase,
+  extractChoice,
+  extractFinalNumber,
+  extractNumbers,
+  normalizeChoice,
+} from './extract.ts';
+export {
+  NUMERIC_TOLERANCE,
+  isNumericAnswer,
+  mathEqual,
+  normalizeMathAnswer,
+  numbersClose,
+  parseNumber,
+} from './math.ts';
+export { extractMultiAnswers, splitAnswers, splitTopLevel, type MultiExtraction } from './multi.ts';
+export { exactMatch, normalizeQaAnswer, tokenF1 } from './qa.ts';
+export {
+  DEFAULT_F1_THRESHOLD,
+  checkAnswer,
+  resolveMode,
+  type CheckMode,
+  type CheckOptions,
+  type CheckResult,
+  type GroundTruth,
+} from './check.ts';

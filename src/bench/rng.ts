@@ -1,0 +1,73 @@
+/**
+ * A small seeded generator (mulberry32) so `src/bench` needs nothing outside itself. The same seed
+ * always yields the same sequence, on every platform, which is what makes generated tasks
+ * reproducible from `(axis, value, seed)` alone.
+ */
+export interface BenchRng {
+  /** Uniform float in [0, 1). */
+  next(): number;
+  /** Uniform integer in [0, n); `n` must be a positive integer. */
+  int(n: number): number;
+  /** Uniform integer in [lo, hi], both ends included. */
+  range(lo: number, hi: number): number;
+  /** One element of a non-empty list. */
+  pick<T>(items: readonly T[]): T;
+  /** A shuffled copy (Fisher–Yates); the input is left alone. */
+  shuffle<T>(items: readonly T[]): T[];
+}
+
+export function createBenchRng(seed: number): BenchRng {
+  let a = seed >>> 0;
+  const next = (): number => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  const int = (n: number): number => {
+    if (!Number.isInteger(n) || n <= 0) throw new Error(`rng.int needs a positive integer, got ${n}`);
+    return Math.floor(next() * n);
+  };
+  return {
+    next,
+    int,
+    range: (lo, hi) => lo + int(hi - lo + 1),
+    pick: <T>(items: readonly T[]): T => {
+      if (items.length === 0) throw new Error('rng.pick from an empty list');
+      return items[int(items.length)] as T;
+    },
+    shuffle: <T>(items: readonly T[]): T[] => {
+      const out = [...items];
+      for (let i = out.length - 1; i > 0; i--) {
+        const j = int(i + 1);
+        [out[i], out[j]] = [out[j] as T, out[i] as T];
+      }
+      return out;
+    },
+  };
+}
+
+/**
+ * Finalizer of MurmurHash3 (fmix32): a bijection on 32-bit integers that spreads every input bit
+ * over the output. Used to derive seeds and splits so that neighbouring seeds behave independently.
+ */
+export function mix32(x: number): number {
+  let h = x >>> 0;
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  h ^= h >>> 16;
+  return h >>> 0;
+}
+
+/** 32-bit FNV-1a hash of a string, for seeds derived from names such as `depth:7:42`. */
+export function hashString(s: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < s.length; i++) {
+    h ^= s.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return h >>> 0;
+}
