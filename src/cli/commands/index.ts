@@ -1,5 +1,6 @@
 import type { Command } from '../command.ts';
 import { benchCommand } from './bench.ts';
+import { importCommand } from './import.ts';
 
 /** Every CLI command, in the order `baton help` lists them. Add new commands here. */
-export const commands: readonly Command[] = [benchCommand];
+export const commands: readonly Command[] = [benchCommand, importCommand];
