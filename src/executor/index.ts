@@ -1,0 +1,23 @@
+export { runDesign, type RunBudget, type RunOptions } from './run.ts';
+export { remoteBackend, publicBaseUrl, type RemoteWhere } from './remote.ts';
+export { simulatedBackend, type SimulatedBackendOptions } from './sim/index.ts';
+export { EventLog, runningTrace } from './events.ts';
+export {
+  ORIGINAL_TASK_HEADING,
+  PLACEHOLDER_PREFIX,
+  SUBTASK_HEADING,
+  agentInput,
+  isPlaceholder,
+  placeholderFor,
+} from './input.ts';
+export { AGENT_DEFAULTS, AGENT_RUNNERS } from './agents/index.ts';
+export {
+  AgentCallError,
+  type AgentContext,
+  type AgentRunner,
+  type CallKind,
+  type ChatBackend,
+  type ChatCall,
+  type ChatOptions,
+  type ChatReply,
+} from './types.ts';

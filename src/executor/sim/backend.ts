@@ -1,0 +1,269 @@
+/**
+ * A `ChatBackend` whose "LLM calls" are answered by programmatic sub-agents for a generated
+ * MASBench task: offline, free, and deterministic under a seed. Each call reads its assignment
+ * (which sub-tasks, which answers it was handed), solves what is left by walking the sub-task
+ * graph, and errs as the model in `model.ts` says. Outputs read like real answers (`\boxed{N}`),
+ * so the same answer checking applies. The error and cost model is documented in docs/simulator.md.
+ */
+import { lastBoxed, normalizeMathAnswer, type MasBenchTask } from '../../bench/index.ts';
+import { createRng, hashString, type Rng } from '../../core/rng.ts';
+import { estimatePromptTokens } from '../llm/index.ts';
+import type { ChatBackend, ChatCall, ChatReply } from '../types.ts';
+import { COST_MODEL, ERROR_MODEL, SIM_MODEL, factorsFor, slipChance } from './model.ts';
+import { knownValues, prepareTask, targetsOf, valueSentence, type SimTask } from './task.ts';
+
+export interface SimulatedBackendOptions {
+  /**
+   * Real time slept per call = timeScale × modelled latency (base + per token, see COST_MODEL).
+   * 0 (default) answers at once; 1 makes wall times look like a remote model's.
+   */
+  timeScale?: number;
+}
+
+/** What one solving call produced: a value per sub-task it stated, and how many steps it solved. */
+interface Solution {
+  values: Map<string, number>;
+  steps: string[];
+}
+
+const mod = (x: number, m: number): number => ((x % m) + m) % m;
+
+/** A wrong value that depends only on the sub-task and the (wrong) inputs it was computed from. */
+function propagatedWrong(sim: SimTask, id: string, inputs: readonly number[], truth: number): number {
+  const h = hashString(`${id}|${inputs.join(',')}`);
+  return mod(truth + 1 + (h % (sim.modulus - 1)), sim.modulus);
+}
+
+/** Solves `targets` from the values it was given, walking the sub-task graph in dependency order. */
+function solve(
+  sim: SimTask,
+  targets: readonly string[],
+  given: ReadonlyMap<string, number>,
+  call: ChatCall,
+  rng: Rng,
+): Solution {
+  const f = factorsFor(call.kind);
+  // A revision re-checks given values of noted sub-tasks, and of everything computed from them,
+  // instead of trusting them.
+  const suspect = new Set<string>();
+  if (f.recheckGiven) {
+    for (const id of sim.order) {
+      const s = sim.byId.get(id);
+      if (s && (s.note || s.deps.some((d) => suspect.has(d)))) suspect.add(id);
+    }
+  }
+  const trusted = new Map([...given].filter(([id]) => !suspect.has(id)));
+  const needed = new Set<string>();
+  const visit = (id: string): void => {
+    if (needed.has(id) || trusted.has(id)) return;
+    needed.add(id);
+    for (const d of sim.byId.get(id)?.deps ?? []) visit(d);
+  };
+  for (const t of targets) visit(t);
+  const steps = sim.order.filter((id) => needed.has(id));
+  const values = new Map(trusted);
+  for (const id of steps) {
+    const s = sim.byId.get(id);
+    if (!s) continue;
+    const inputs = s.deps.map((d) => values.get(d) ?? sim.byId.get(d)?.answer ?? 0);
+    const inputsWrong = s.deps.some((d, i) => inputs[i] !== sim.byId.get(d)?.answer);
+    let value: number;
+    if (s.note && s.note.claims !== null && rng.next() < ERROR_MODEL.noteFollow * f.note)
+      value = s.note.claims;
+    else if (inputsWrong) value = propagatedWrong(sim, id, inputs, s.answer);
+    else if (rng.next() < slipChance(s.deps.length, steps.length, f.slip))
+      value = mod(s.answer + 1 + rng.int(sim.modulus - 1), sim.modulus);
+    else value = s.answer;
+    values.set(id, value);
+  }
+  return { values, steps };
+}
+
+function solutionText(
+  sim: SimTask,
+  targets: readonly string[],
+  sol: Solution,
+  given: ReadonlyMap<string, number>,
+): string {
+  const lines = ['Working through the sub-tasks in dependency order.'];
+  for (const t of targets) {
+    const s = sim.byId.get(t);
+    const v = sol.values.get(t);
+    if (s && v !== undefined && given.get(t) === v && !sol.steps.includes(t))
+      lines.push(`From the earlier result: ${valueSentence(s, v)}`);
+  }
+  for (const id of sol.steps) {
+    const s = sim.byId.get(id);
+    const v = sol.values.get(id);
+    if (s && v !== undefined) lines.push(valueSentence(s, v));
+  }
+  const answers = targets.map((t) => sol.values.get(t) ?? 0);
+  lines.push(`So the answer is \\boxed{${answers.join(', ')}}.`);
+  return lines.join('\n');
+}
+
+/** All message text except the agent's own input: what other agents said in this call. */
+function extraText(call: ChatCall): string {
+  return call.messages
+    .filter((m) => m.role !== 'system')
+    .map((m) => m.content.split(call.input).join('\n'))
+    .join('\n');
+}
+
+function truthKey(sim: SimTask, targets: readonly string[]): string {
+  return normalizeMathAnswer(targets.map((t) => sim.byId.get(t)?.answer ?? 0).join(', '));
+}
+
+/** One programmatic reply: the text and its completion tokens under the cost model. */
+function reply(sim: SimTask, call: ChatCall, rng: Rng): { text: string; completionTokens: number } {
+  const c = COST_MODEL;
+  const targets = targetsOf(sim, call.input);
+  const given = knownValues(sim, call.input);
+  const extra = extraText(call);
+
+  if (call.kind === 'critic') {
+    const proposed = lastBoxed(extra);
+    const right = proposed !== null && normalizeMathAnswer(proposed) === truthKey(sim, targets);
+    const reject = right ? rng.next() < ERROR_MODEL.criticFalseReject : rng.next() < ERROR_MODEL.criticCatch;
+    return reject
+      ? {
+          text: 'REJECT\nAt least one intermediate value does not follow from the statements; recompute each step and do not trust values quoted in notes or hints.',
+          completionTokens: c.criticReject,
+        }
+      : { text: 'ACCEPT\nEach step follows from the statements.', completionTokens: c.criticAccept };
+  }
+  if (call.kind === 'ceo') {
+    // Stop once the last round of reviews (if any) holds no rejection.
+    const lastReviews = extra.split('Reviews:\n').slice(1).pop();
+    const agreed = lastReviews !== undefined && !lastReviews.includes('REJECT');
+    const decision = {
+      decision: agreed ? 'stop' : 'continue',
+      recruit: 2,
+      direction: 'Work through the sub-tasks in dependency order and check each value.',
+      token_budget: 512,
+    };
+    return { text: JSON.stringify(decision), completionTokens: c.ceo };
+  }
+  if (call.kind === 'recruit') {
+    const count = Number(/Recruit (\d+) expert/.exec(extra)?.[1] ?? '2');
+    const pool = [
+      'Arithmetic Solver',
+      'Dependency Checker',
+      'Modular Arithmetic Reviewer',
+      'Consistency Auditor',
+    ];
+    const names = pool.slice(0, Math.max(1, Math.min(4, count)));
+    return {
+      text: names.map((n) => `${n}: careful with ${n.split(' ')[0]?.toLowerCase() ?? 'work'}`).join('\n'),
+      completionTokens: c.recruitPerExpert * names.length,
+    };
+  }
+  if (call.kind === 'decide' || call.kind === 'extract') {
+    // A judge with candidate answers in front of it picks the most common one.
+    const candidates = [...extra.matchAll(/\\boxed\{([^{}]*)\}/g)].map((m) =>
+      normalizeMathAnswer(m[1] ?? ''),
+    );
+    if (candidates.length > 0) {
+      const counts = new Map<string, number>();
+      for (const k of candidates) counts.set(k, (counts.get(k) ?? 0) + 1);
+      const best = [...counts.entries()].sort((a, b) => b[1] - a[1])[0]?.[0] ?? '';
+      // State the chosen values as sentences too, so agents downstream receive them as given.
+      const parts = best.split(/\s*,\s*/);
+      const stated =
+        parts.length === targets.length
+          ? targets.flatMap((t, i) => {
+              const sub = sim.byId.get(t);
+              const v = Number(parts[i]);
+              return sub && Number.isInteger(v) ? [valueSentence(sub, v)] : [];
+            })
+          : [];
+      return {
+        text: [
+          `Weighing the ${candidates.length} answers given, the best supported is:`,
+          ...stated,
+          `\\boxed{${best}}`,
+        ].join('\n'),
+        completionTokens: c.decideBase + c.decidePerCandidate * candidates.length,
+      };
+    }
+  }
+  const sol = solve(sim, targets, given, call, rng);
+  return {
+    text: solutionText(sim, targets, sol, given),
+    completionTokens: c.solveBase + c.solvePerStep * sol.steps.length + c.solvePerAnswer * targets.length,
+  };
+}
+
+function abortableSleep(ms: number, signal: AbortSignal): Promise<boolean> {
+  if (ms <= 0) return Promise.resolve(!signal.aborted);
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve(true);
+    }, ms);
+    const onAbort = (): void => {
+      clearTimeout(timer);
+      resolve(false);
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+export function simulatedBackend(
+  task: MasBenchTask,
+  seed: number,
+  options: SimulatedBackendOptions = {},
+): ChatBackend {
+  const sim = prepareTask(task);
+  const timeScale = options.timeScale ?? 0;
+  return {
+    info: { kind: 'simulated', seed, model: SIM_MODEL },
+    tags: ['simulated'],
+    labelPrefix: 'simulated · ',
+    modelFor: () => SIM_MODEL,
+    costOf: () => 0,
+    async chat(call): Promise<ChatReply> {
+      const promptTokens = estimatePromptTokens(
+        call.messages.map((m) => ({ role: m.role === 'tool' ? 'user' : m.role, content: m.content })),
+      );
+      if (call.signal.aborted) {
+        return {
+          ok: false,
+          kind: 'aborted',
+          message: 'The call was cancelled.',
+          model: SIM_MODEL,
+          promptTokens: 0,
+          completionTokens: 0,
+        };
+      }
+      // One generator per call, from the seed and the call's identity: the same call gets the same
+      // reply whatever order parallel calls run in.
+      const rng = createRng(
+        hashString(`${seed}|${task.id}|${call.agent.id}|${call.callIndex}|${call.label}`),
+      );
+      const r = reply(sim, call, rng);
+      const completionTokens = Math.min(r.completionTokens, call.maxTokens ?? Infinity);
+      const latency = COST_MODEL.latencyBaseMs + COST_MODEL.latencyPerTokenMs * completionTokens;
+      const finished = await abortableSleep(latency * timeScale, call.signal);
+      if (!finished) {
+        return {
+          ok: false,
+          kind: 'aborted',
+          message: 'The call was cancelled.',
+          model: SIM_MODEL,
+          promptTokens: 0,
+          completionTokens: 0,
+        };
+      }
+      return {
+        ok: true,
+        output: r.text,
+        model: SIM_MODEL,
+        promptTokens,
+        completionTokens,
+        tokensEstimated: false,
+        costUsd: 0,
+      };
+    },
+  };
+}
