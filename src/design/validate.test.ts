@@ -145,6 +145,7 @@ describe('parseDesign never throws', () => {
       '{',
       '{"agents": 3}',
       '<edge><from>a</from></edge>',
+      '<agent><oops',
       '\u0000\uffff<agent><agent_id>x</agent_id><agent_name>CoTAgent</agent_name></agent>',
       'x'.repeat(5_000_000),
       null,

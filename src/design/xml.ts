@@ -147,8 +147,10 @@ export function parseDesignXml(text: string, dom?: 'low' | 'high'): XmlParseOutp
     }
   }
 
-  if (agents.length === 0 && !/<agent\s*>/i.test(input)) {
-    problems.push('No <agent> block found.');
+  if (agents.length === 0) {
+    problems.push(
+      /<agent\s*>/i.test(input) ? 'No complete <agent> block could be read.' : 'No <agent> block found.',
+    );
   }
 
   const design: RawDesign = {
