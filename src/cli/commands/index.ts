@@ -1,5 +1,7 @@
 import type { Command } from '../command.ts';
 import { benchCommand } from './bench.ts';
+import { constructCommand } from './construct.ts';
+import { gpuCommand } from './gpu.ts';
 import { importCommand } from './import.ts';
 import { runCommand } from './run.ts';
 import { shareCommand } from './share.ts';
@@ -8,6 +10,8 @@ import { validateCommand } from './validate.ts';
 /** Every CLI command, in the order `baton help` lists them. Add new commands here. */
 export const commands: readonly Command[] = [
   benchCommand,
+  constructCommand,
+  gpuCommand,
   importCommand,
   runCommand,
   shareCommand,

@@ -1,0 +1,76 @@
+import type { CliIO, Command } from '../command.ts';
+import { nodeGpu, releaseNodeGpu } from '../../gpu/node-gpu.ts';
+import { chooseBackend } from '../../gpu/select.ts';
+import type { BackendPreference } from '../../gpu/select.ts';
+import { describeAdapter } from '../../gpu/webgpu/device.ts';
+
+const USAGE = `Usage: baton gpu info [--backend cpu|webgpu|auto]
+
+Reports the WebGPU adapter (vendor, architecture, whether it is a software fallback, features,
+limits) and which compute backend Baton uses for the policy and the trainer, and why.
+  --backend auto    (default) WebGPU on a hardware adapter, the CPU backend otherwise
+  --backend webgpu  force WebGPU (fails without an adapter)
+  --backend cpu     force the CPU backend`;
+
+function parse(args: string[]): { prefer: BackendPreference } | string {
+  const [sub, ...rest] = args;
+  if (sub !== 'info') return `unknown or missing subcommand${sub ? ` "${sub}"` : ''}`;
+  let prefer: BackendPreference = 'auto';
+  for (let i = 0; i < rest.length; i++) {
+    const a = rest[i];
+    const value =
+      a === '--backend' ? rest[++i] : a?.startsWith('--backend=') ? a.slice('--backend='.length) : undefined;
+    if (value === undefined) return `unknown option "${a ?? ''}"`;
+    if (value !== 'auto' && value !== 'cpu' && value !== 'webgpu')
+      return `--backend must be cpu, webgpu or auto, got "${value}"`;
+    prefer = value;
+  }
+  return { prefer };
+}
+
+async function info(prefer: BackendPreference, io: CliIO): Promise<number> {
+  const gpu = prefer === 'cpu' ? undefined : await nodeGpu();
+  let choice;
+  try {
+    choice = await chooseBackend(prefer, { gpu });
+  } catch (e) {
+    io.err(`baton gpu: ${e instanceof Error ? e.message : String(e)}`);
+    return 1;
+  }
+  const a = choice.adapter;
+  if (a) {
+    io.out(`adapter:           ${describeAdapter(a)}`);
+    io.out(`vendor:            ${a.vendor || '-'}`);
+    io.out(`architecture:      ${a.architecture || '-'}`);
+    io.out(`device:            ${a.device || '-'}`);
+    io.out(`description:       ${a.description || '-'}`);
+    io.out(`isFallbackAdapter: ${a.isFallbackAdapter}`);
+    io.out(`software:          ${a.software}`);
+    io.out(`features:          ${a.features.join(', ') || '-'}`);
+    for (const [k, v] of Object.entries(a.limits)) io.out(`limit ${k}: ${v}`);
+  } else if (prefer !== 'cpu') {
+    io.out('adapter:           none');
+  }
+  io.out(`backend:           ${choice.backend} (${choice.reason})`);
+  choice.ctx?.dispose();
+  return 0;
+}
+
+export const gpuCommand: Command = {
+  name: 'gpu',
+  summary: 'Show the WebGPU adapter and the compute backend Baton picks',
+  usage: USAGE,
+  run: async (args, io) => {
+    const parsed = parse(args);
+    if (typeof parsed === 'string') {
+      io.err(`baton gpu: ${parsed}`);
+      io.err(USAGE);
+      return 2;
+    }
+    try {
+      return await info(parsed.prefer, io);
+    } finally {
+      releaseNodeGpu();
+    }
+  },
+};

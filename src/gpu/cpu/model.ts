@@ -1,0 +1,287 @@
+/** The CPU backend: executes a Graph with the reference kernels in ./ops.ts. */
+import type { Graph, Node, Tensor } from '../graph.ts';
+import { cols, opInputs, size } from '../graph.ts';
+import { initialParams, paramLayout } from '../layout.ts';
+import type { ParamLayout } from '../layout.ts';
+import type { CompileOptions, Model, RunOptions, StepResult } from '../model.ts';
+import type { ResolvedAdam, TrainState } from '../optimizer.ts';
+import { adamStep, resolveAdam } from '../optimizer.ts';
+import * as ops from './ops.ts';
+
+type Buf = Float32Array | Uint32Array;
+
+export class CpuModel implements Model {
+  readonly backend = 'cpu' as const;
+  private readonly layout: ParamLayout;
+  private readonly params: Float32Array;
+  private readonly paramGrads: Float32Array;
+  private readonly m: Float32Array;
+  private readonly v: Float32Array;
+  private t = 0;
+  private readonly values: Buf[] = [];
+  private readonly grads: (Float32Array | null)[] = [];
+  /** Per layerNorm node: [mean, rstd] per row. */
+  private readonly stats = new Map<number, Float32Array>();
+  private readonly adam: ResolvedAdam | null;
+  private readonly lossId: number | null;
+  /** Node ids replayed by backward, computed once: the graph is static. */
+  private readonly order: number[];
+
+  constructor(
+    readonly graph: Graph,
+    opts: CompileOptions = {},
+  ) {
+    this.layout = paramLayout(graph);
+    this.params = initialParams(graph, this.layout);
+    this.paramGrads = new Float32Array(this.layout.total);
+    this.m = new Float32Array(this.layout.total);
+    this.v = new Float32Array(this.layout.total);
+    this.adam = opts.optimizer ? resolveAdam(opts.optimizer) : null;
+    this.lossId = opts.loss ? opts.loss.id : null;
+    if (opts.loss && size(opts.loss.shape) !== 1) throw new Error('loss must be a scalar');
+    this.order = this.lossId === null ? [] : backwardOrder(graph, this.lossId);
+    for (const n of graph.nodes) {
+      const len = size(n.shape);
+      if (n.op.kind === 'param') {
+        const off = this.layout.offsets.get(n.id) ?? 0;
+        this.values.push(this.params.subarray(off, off + len));
+        this.grads.push(this.paramGrads.subarray(off, off + len));
+      } else {
+        this.values.push(n.dtype === 'u32' ? new Uint32Array(len) : new Float32Array(len));
+        this.grads.push(n.requiresGrad ? new Float32Array(len) : null);
+      }
+      if (n.op.kind === 'layerNorm') this.stats.set(n.id, new Float32Array((2 * len) / cols(n.shape)));
+    }
+  }
+
+  private f(id: number): Float32Array {
+    return this.values[id] as Float32Array;
+  }
+  private u(id: number): Uint32Array {
+    return this.values[id] as Uint32Array;
+  }
+  private g(id: number): Float32Array | null {
+    return this.grads[id] ?? null;
+  }
+
+  setInput(name: string, data: Float32Array | Uint32Array): void {
+    const n = this.graph.inputs().find((x) => x.op.kind === 'input' && x.op.name === name);
+    if (!n) throw new Error(`no input named "${name}"`);
+    if (data.length !== size(n.shape))
+      throw new Error(`input ${name}: ${data.length} values for shape [${n.shape.join(', ')}]`);
+    (this.values[n.id] as Buf).set(data);
+  }
+
+  private forwardNode(n: Node): void {
+    const op = n.op;
+    const y = this.values[n.id] as Float32Array;
+    switch (op.kind) {
+      case 'input':
+      case 'param':
+        return;
+      case 'matmul':
+        return ops.matmul(
+          this.f(op.a),
+          this.f(op.b),
+          y,
+          op.batch,
+          op.m,
+          op.n,
+          op.k,
+          op.transA,
+          op.transB,
+          false,
+        );
+      case 'biasAct':
+        return ops.biasAct(this.f(op.x), op.bias === null ? null : this.f(op.bias), y, cols(n.shape), op.act);
+      case 'softmax': {
+        const mask = op.mask === null ? null : this.f(op.mask);
+        const maskRows = op.mask === null ? 1 : size(this.graph.node(op.mask).shape) / cols(n.shape);
+        return ops.softmax(this.f(op.x), mask, maskRows, y, cols(n.shape), op.log);
+      }
+      case 'pick':
+        return ops.pick(this.f(op.x), this.u(op.idx), y, cols(this.graph.node(op.x).shape));
+      case 'binary':
+        return ops.binary(op.op, this.f(op.a), this.f(op.b), y);
+      case 'unary':
+        return ops.unary(op.op, this.f(op.x), y, op.alpha);
+      case 'bernoulliLogProb':
+        return ops.bernoulliLogProb(this.f(op.logits), this.f(op.target), y);
+      case 'gatherRows':
+        return ops.gatherRows(this.f(op.table), this.u(op.idx), y, cols(n.shape), false);
+      case 'scatterAddRows':
+        return ops.scatterAddRows(this.f(op.src), this.u(op.idx), y, cols(n.shape), false);
+      case 'layerNorm':
+        return ops.layerNorm(
+          this.f(op.x),
+          this.f(op.gamma),
+          this.f(op.beta),
+          y,
+          this.stats.get(n.id) as Float32Array,
+          cols(n.shape),
+          op.eps,
+        );
+      case 'reduce':
+        return ops.reduce(op.op, this.f(op.x), y, cols(this.graph.node(op.x).shape));
+    }
+  }
+
+  private backwardNode(n: Node): void {
+    const op = n.op;
+    const gy = this.g(n.id);
+    if (!gy) return;
+    const y = this.values[n.id] as Float32Array;
+    switch (op.kind) {
+      case 'input':
+      case 'param':
+        return;
+      case 'matmul': {
+        // C = op(A)·op(B): dA = dC·op(B)ᵀ (stored transposed when transA), dB = op(A)ᵀ·dC likewise.
+        const A = this.f(op.a);
+        const B = this.f(op.b);
+        const gA = this.g(op.a);
+        const gB = this.g(op.b);
+        if (gA) {
+          if (op.transA) ops.matmul(B, gy, gA, op.batch, op.k, op.m, op.n, op.transB, true, true);
+          else ops.matmul(gy, B, gA, op.batch, op.m, op.k, op.n, false, !op.transB, true);
+        }
+        if (gB) {
+          if (op.transB) ops.matmul(gy, A, gB, op.batch, op.n, op.k, op.m, true, op.transA, true);
+          else ops.matmul(A, gy, gB, op.batch, op.k, op.n, op.m, !op.transA, false, true);
+        }
+        return;
+      }
+      case 'biasAct':
+        return ops.biasActGrad(
+          this.f(op.x),
+          op.bias === null ? null : this.f(op.bias),
+          gy,
+          this.g(op.x),
+          op.bias === null ? null : this.g(op.bias),
+          cols(n.shape),
+          op.act,
+        );
+      case 'softmax': {
+        const gx = this.g(op.x);
+        if (!gx) return;
+        const mask = op.mask === null ? null : this.f(op.mask);
+        const maskRows = op.mask === null ? 1 : size(this.graph.node(op.mask).shape) / cols(n.shape);
+        return ops.softmaxGrad(y, gy, mask, maskRows, gx, cols(n.shape), op.log);
+      }
+      case 'pick': {
+        const gx = this.g(op.x);
+        if (gx) ops.pickGrad(gy, this.u(op.idx), gx, cols(this.graph.node(op.x).shape));
+        return;
+      }
+      case 'binary': {
+        const ga = this.g(op.a);
+        const gb = this.g(op.b);
+        if (ga) ops.binaryGrad(op.op, 0, this.f(op.a), this.f(op.b), gy, ga);
+        if (gb) ops.binaryGrad(op.op, 1, this.f(op.a), this.f(op.b), gy, gb);
+        return;
+      }
+      case 'unary': {
+        const gx = this.g(op.x);
+        if (gx) ops.unaryGrad(op.op, this.f(op.x), y, gy, gx, op.alpha);
+        return;
+      }
+      case 'bernoulliLogProb':
+        return ops.bernoulliLogProbGrad(
+          this.f(op.logits),
+          this.f(op.target),
+          gy,
+          this.g(op.logits),
+          this.g(op.target),
+        );
+      case 'gatherRows': {
+        const gt = this.g(op.table);
+        if (gt) ops.scatterAddRows(gy, this.u(op.idx), gt, cols(n.shape), true);
+        return;
+      }
+      case 'scatterAddRows': {
+        const gs = this.g(op.src);
+        if (gs) ops.gatherRows(gy, this.u(op.idx), gs, cols(n.shape), true);
+        return;
+      }
+      case 'layerNorm':
+        return ops.layerNormGrad(
+          this.f(op.x),
+          this.f(op.gamma),
+          this.stats.get(n.id) as Float32Array,
+          gy,
+          this.g(op.x),
+          this.g(op.gamma),
+          this.g(op.beta),
+          cols(n.shape),
+        );
+      case 'reduce': {
+        const gx = this.g(op.x);
+        if (gx) ops.reduceGrad(op.op, this.f(op.x), y, gy, gx, cols(this.graph.node(op.x).shape));
+        return;
+      }
+    }
+  }
+
+  step(opts: RunOptions = {}): Promise<StepResult> {
+    for (const n of this.graph.nodes) this.forwardNode(n);
+    const loss = this.lossId === null ? NaN : (this.f(this.lossId)[0] as number);
+    const backward = this.lossId !== null && (opts.backward ?? true);
+    if (!backward || this.lossId === null) return Promise.resolve({ loss, gradNorm: NaN });
+    for (const g of this.grads) g?.fill(0);
+    const seed = this.g(this.lossId);
+    if (!seed) throw new Error('the loss does not depend on any parameter');
+    seed[0] = 1;
+    for (const id of this.order) this.backwardNode(this.graph.node(id));
+    let gradNorm: number;
+    if (this.adam && (opts.update ?? true)) {
+      this.t += 1;
+      gradNorm = adamStep(this.params, this.paramGrads, this.m, this.v, this.t, this.adam);
+    } else {
+      let sq = 0;
+      for (const x of this.paramGrads) sq += x * x;
+      gradNorm = Math.sqrt(sq);
+    }
+    return Promise.resolve({ loss, gradNorm });
+  }
+
+  read(t: Tensor): Promise<Float32Array> {
+    const v = this.values[t.id];
+    if (!v) throw new Error('unknown tensor');
+    return Promise.resolve(v instanceof Float32Array ? Float32Array.from(v) : new Float32Array(v));
+  }
+
+  readGrad(t: Tensor): Promise<Float32Array> {
+    const g = this.g(t.id);
+    if (!g) throw new Error('tensor has no gradient');
+    return Promise.resolve(Float32Array.from(g));
+  }
+
+  exportState(): Promise<TrainState> {
+    return Promise.resolve({
+      params: Float32Array.from(this.params),
+      m: Float32Array.from(this.m),
+      v: Float32Array.from(this.v),
+      t: this.t,
+    });
+  }
+
+  importState(s: TrainState): void {
+    if (s.params.length !== this.layout.total) throw new Error('state does not match this graph');
+    this.params.set(s.params);
+    this.m.set(s.m);
+    this.v.set(s.v);
+    this.t = s.t;
+  }
+
+  dispose(): void {}
+}
+
+/** Node ids on a path from a parameter to the loss, in reverse recording order (the tape, replayed backwards). */
+export function backwardOrder(graph: Graph, lossId: number): number[] {
+  const needed = new Set<number>([lossId]);
+  for (let id = lossId; id >= 0; id--) {
+    if (!needed.has(id)) continue;
+    for (const d of opInputs(graph.node(id).op)) if (graph.node(d).requiresGrad) needed.add(d);
+  }
+  return [...needed].filter((id) => graph.node(id).requiresGrad).sort((a, b) => b - a);
+}

@@ -1,0 +1,44 @@
+import type { Graph, Tensor } from './graph.ts';
+import type { AdamConfig, TrainState } from './optimizer.ts';
+
+export type BackendKind = 'cpu' | 'webgpu';
+
+export interface CompileOptions {
+  /** Scalar (one-element) tensor to minimise. Without it the model only runs forward. */
+  loss?: Tensor;
+  /** Optimizer for step(); without it step() computes gradients but leaves the parameters alone. */
+  optimizer?: AdamConfig;
+}
+
+export interface StepResult {
+  /** Value of the loss tensor (NaN without a loss). */
+  loss: number;
+  /** Global L2 norm of the parameter gradients before clipping (NaN without backward). */
+  gradNorm: number;
+}
+
+export interface RunOptions {
+  /** Compute gradients of the loss (default true when a loss is set). */
+  backward?: boolean;
+  /** Apply the optimizer update (default true when an optimizer is set). */
+  update?: boolean;
+}
+
+/**
+ * A compiled graph. The same interface on both backends: set inputs, run a step, read back scalars.
+ * read() and readGrad() copy whole tensors back and are meant for tests, inspection and inference.
+ */
+export interface Model {
+  readonly backend: BackendKind;
+  readonly graph: Graph;
+  /** Writes an input by name; f32 inputs take Float32Array, u32 inputs Uint32Array. */
+  setInput(name: string, data: Float32Array | Uint32Array): void;
+  /** forward + loss + backward + optimizer update; on WebGPU one queue submission. */
+  step(opts?: RunOptions): Promise<StepResult>;
+  read(t: Tensor): Promise<Float32Array>;
+  readGrad(t: Tensor): Promise<Float32Array>;
+  /** Parameters, Adam moments and step count (on WebGPU: read back from the device). */
+  exportState(): Promise<TrainState>;
+  importState(s: TrainState): void;
+  dispose(): void;
+}

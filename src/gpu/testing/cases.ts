@@ -1,0 +1,164 @@
+/**
+ * Op cases shared by the CPU gradient checks and the WebGPU parity tests. Each case builds a small
+ * graph with odd sizes, makes every differentiable operand a parameter, and reduces the op's output
+ * to a scalar loss = Σ out ⊙ R with a fixed random R, so every output element gets its own weight.
+ */
+import type { Rng } from '../../core/rng.ts';
+import { Graph } from '../graph.ts';
+import type { Tensor } from '../graph.ts';
+import { size } from '../graph.ts';
+import { uniform } from '../init.ts';
+
+export interface OpCase {
+  name: string;
+  graph: Graph;
+  out: Tensor;
+  loss: Tensor;
+  params: Tensor[];
+  inputs: Record<string, Float32Array | Uint32Array>;
+  /** Gradient checks skip ops whose derivative jumps (max, relu at a kink) on a tiny step. */
+  smooth: boolean;
+}
+
+type Build = (
+  g: Graph,
+  rng: Rng,
+  p: (shape: number[], scale?: number) => Tensor,
+) => {
+  out: Tensor;
+  inputs?: Record<string, Float32Array | Uint32Array>;
+  smooth?: boolean;
+  /** Multiplied into R, e.g. to zero the weight of masked log-probabilities (−1e30 would swamp the loss). */
+  weight?: Float32Array;
+};
+
+function randIdx(rng: Rng, n: number, below: number): Uint32Array {
+  return Uint32Array.from({ length: n }, () => rng.int(below));
+}
+
+function randMask(rng: Rng, rowsN: number, colsN: number): Float32Array {
+  const m = new Float32Array(rowsN * colsN);
+  for (let r = 0; r < rowsN; r++) {
+    for (let c = 0; c < colsN; c++) m[r * colsN + c] = rng.next() < 0.6 ? 1 : 0;
+    m[r * colsN + rng.int(colsN)] = 1;
+  }
+  return m;
+}
+
+const BUILDS: Record<string, Build> = {};
+for (const [ta, tb] of [
+  [false, false],
+  [false, true],
+  [true, false],
+  [true, true],
+] as const) {
+  BUILDS[`matmul ${ta ? 'T' : 'N'}${tb ? 'T' : 'N'} 17x33x19`] = (g, _r, p) => {
+    const [m, n, k] = [17, 33, 19];
+    const a = p(ta ? [k, m] : [m, k]);
+    const b = p(tb ? [n, k] : [k, n]);
+    return { out: g.matmul(a, b, { transA: ta, transB: tb }) };
+  };
+}
+BUILDS['matmul batched 3x5x7x9'] = (g, _r, p) => ({
+  out: g.matmul(p([3, 5, 9]), p([3, 7, 9]), { transB: true }),
+});
+for (const act of ['none', 'relu', 'tanh', 'gelu', 'sigmoid'] as const) {
+  BUILDS[`biasAct ${act} 13x7`] = (g, _r, p) => ({
+    out: g.biasAct(p([13, 7], 2), p([7]), act),
+    smooth: act !== 'relu',
+  });
+}
+BUILDS['biasAct tanh without bias 5x3'] = (g, _r, p) => ({ out: g.biasAct(p([5, 3]), null, 'tanh') });
+for (const log of [false, true]) {
+  const name = log ? 'logSoftmax' : 'softmax';
+  BUILDS[`${name} masked 6x9`] = (g, rng, p) => {
+    const mask = randMask(rng, 6, 9);
+    return {
+      out: log
+        ? g.logSoftmax(p([6, 9], 3), g.input('mask', [6, 9]))
+        : g.softmax(p([6, 9], 3), g.input('mask', [6, 9])),
+      inputs: { mask },
+      weight: mask,
+    };
+  };
+  BUILDS[`${name} row-broadcast mask 6x70`] = (g, rng, p) => {
+    const mask = randMask(rng, 3, 70);
+    return {
+      out: log
+        ? g.logSoftmax(p([6, 70], 3), g.input('mask', [3, 70]))
+        : g.softmax(p([6, 70], 3), g.input('mask', [3, 70])),
+      inputs: { mask },
+      weight: Float32Array.from({ length: 6 * 70 }, (_, i) => mask[i % (3 * 70)] as number),
+    };
+  };
+}
+BUILDS['softmax unmasked 4x5'] = (g, _r, p) => ({ out: g.softmax(p([4, 5], 2)) });
+BUILDS['pick from logSoftmax 7x5'] = (g, rng, p) => ({
+  out: g.pick(g.logSoftmax(p([7, 5], 2)), g.input('idx', [7], 'u32')),
+  inputs: { idx: randIdx(rng, 7, 5) },
+});
+for (const op of ['add', 'sub', 'mul'] as const) {
+  BUILDS[`${op} 11x3`] = (g, _r, p) => ({ out: g[op](p([11, 3]), p([11, 3])) });
+}
+BUILDS['scale 9'] = (g, _r, p) => ({ out: g.scale(p([9]), -0.75) });
+BUILDS['exp 9'] = (g, _r, p) => ({ out: g.unary('exp', p([9])) });
+BUILDS['log of sigmoid 9'] = (g, _r, p) => ({ out: g.unary('log', g.unary('sigmoid', p([9], 3))) });
+BUILDS['tanh 9'] = (g, _r, p) => ({ out: g.unary('tanh', p([9], 2)) });
+BUILDS['bernoulliLogProb 5x7'] = (g, rng, p) => ({
+  out: g.bernoulliLogProb(p([5, 7], 4), g.input('t', [5, 7])),
+  inputs: { t: Float32Array.from({ length: 35 }, () => (rng.next() < 0.5 ? 1 : 0)) },
+});
+BUILDS['gatherRows 5x6 by 9'] = (g, rng, p) => ({
+  out: g.gatherRows(p([5, 6]), g.input('idx', [9], 'u32')),
+  inputs: { idx: randIdx(rng, 9, 5) },
+});
+BUILDS['scatterAddRows 9x6 into 4'] = (g, rng, p) => ({
+  out: g.scatterAddRows(p([9, 6]), g.input('idx', [9], 'u32'), 4),
+  inputs: { idx: randIdx(rng, 9, 4) },
+});
+BUILDS['message passing: gather, matmul, scatter 4 nodes'] = (g, rng, p) => {
+  const h = p([4, 5]);
+  const msg = g.linear(g.gatherRows(h, g.input('src', [7], 'u32')), p([5, 3]), p([3]), 'tanh');
+  return {
+    out: g.scatterAddRows(msg, g.input('dst', [7], 'u32'), 4),
+    inputs: { src: randIdx(rng, 7, 4), dst: randIdx(rng, 7, 4) },
+  };
+};
+BUILDS['layerNorm 7x67'] = (g, _r, p) => ({ out: g.layerNorm(p([7, 67], 2), p([67]), p([67])) });
+for (const op of ['sum', 'mean', 'max'] as const) {
+  BUILDS[`reduce ${op} 5x11`] = (g, _r, p) => ({ out: g.reduce(op, p([5, 11])), smooth: op !== 'max' });
+}
+
+export const CASE_NAMES = Object.keys(BUILDS);
+
+export function buildCase(name: string, rng: Rng): OpCase {
+  const build = BUILDS[name];
+  if (!build) throw new Error(`no case ${name}`);
+  const g = new Graph();
+  const params: Tensor[] = [];
+  const p = (shape: number[], scale = 1): Tensor => {
+    const t = g.param(`p${params.length}`, shape, uniform(rng, size(shape), scale));
+    params.push(t);
+    return t;
+  };
+  const built = build(g, rng, p);
+  const inputs = { ...(built.inputs ?? {}) };
+  const r = g.input('R', built.out.shape);
+  const R = uniform(rng, size(built.out.shape), 1);
+  if (built.weight) for (let i = 0; i < R.length; i++) R[i] = (R[i] as number) * (built.weight[i] as number);
+  inputs.R = R;
+  let loss = g.mul(built.out, r);
+  while (loss.shape.length > 0) loss = g.sum(loss);
+  return { name, graph: g, out: built.out, loss, params, inputs, smooth: built.smooth ?? true };
+}
+
+/** max |a − b| / (abs + rel·|b|) ≤ 1 means every element is within tolerance; returns that worst ratio. */
+export function worstError(a: Float32Array, b: Float32Array, abs: number, rel: number): number {
+  if (a.length !== b.length) return Infinity;
+  let worst = 0;
+  for (let i = 0; i < a.length; i++) {
+    const e = Math.abs((a[i] as number) - (b[i] as number)) / (abs + rel * Math.abs(b[i] as number));
+    if (!(e <= worst)) worst = Number.isNaN(e) ? Infinity : e;
+  }
+  return worst;
+}

@@ -1,0 +1,50 @@
+/** WGSL sources, one file per kernel (imported as text through Vite's ?raw). */
+import adam from '../kernels/adam.wgsl?raw';
+import bernoulli from '../kernels/bernoulli.wgsl?raw';
+import bernoulliGrad from '../kernels/bernoulli_grad.wgsl?raw';
+import biasAct from '../kernels/bias_act.wgsl?raw';
+import biasActGrad from '../kernels/bias_act_grad.wgsl?raw';
+import binary from '../kernels/binary.wgsl?raw';
+import binaryGrad from '../kernels/binary_grad.wgsl?raw';
+import colSum from '../kernels/col_sum.wgsl?raw';
+import gatherRows from '../kernels/gather_rows.wgsl?raw';
+import gradNorm from '../kernels/grad_norm.wgsl?raw';
+import layerNorm from '../kernels/layer_norm.wgsl?raw';
+import layerNormGrad from '../kernels/layer_norm_grad.wgsl?raw';
+import matmul from '../kernels/matmul.wgsl?raw';
+import pick from '../kernels/pick.wgsl?raw';
+import pickGrad from '../kernels/pick_grad.wgsl?raw';
+import reduce from '../kernels/reduce.wgsl?raw';
+import reduceGrad from '../kernels/reduce_grad.wgsl?raw';
+import scatterAddRows from '../kernels/scatter_add_rows.wgsl?raw';
+import softmax from '../kernels/softmax.wgsl?raw';
+import softmaxGrad from '../kernels/softmax_grad.wgsl?raw';
+import unary from '../kernels/unary.wgsl?raw';
+import unaryGrad from '../kernels/unary_grad.wgsl?raw';
+
+export const KERNELS = {
+  adam: adam,
+  bernoulli: bernoulli,
+  bernoulli_grad: bernoulliGrad,
+  bias_act: biasAct,
+  bias_act_grad: biasActGrad,
+  binary: binary,
+  binary_grad: binaryGrad,
+  col_sum: colSum,
+  gather_rows: gatherRows,
+  grad_norm: gradNorm,
+  layer_norm: layerNorm,
+  layer_norm_grad: layerNormGrad,
+  matmul: matmul,
+  pick: pick,
+  pick_grad: pickGrad,
+  reduce: reduce,
+  reduce_grad: reduceGrad,
+  scatter_add_rows: scatterAddRows,
+  softmax: softmax,
+  softmax_grad: softmaxGrad,
+  unary: unary,
+  unary_grad: unaryGrad,
+} as const;
+
+export type KernelName = keyof typeof KERNELS;

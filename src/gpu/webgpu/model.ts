@@ -1,0 +1,446 @@
+/**
+ * The WebGPU backend. A training step is one queue submission: clear gradients, one compute pass
+ * with every forward, backward, grad-norm and Adam dispatch, then a copy of the loss and the norm
+ * (8 bytes) into a mappable buffer — the only read-back.
+ *
+ * Buffer byte layouts (all little-endian, 4-byte elements):
+ * - params / grads / m / v arenas: f32[layout.total]; parameter p occupies floats
+ *   [offset(p), offset(p) + size(p)), offsets aligned to 64 floats = 256 bytes (see layout.ts).
+ * - one buffer per input and per op output: row-major f32 (u32 for index inputs), size(shape) × 4 bytes.
+ * - one gradient buffer per non-parameter node on the loss path, same layout as its value.
+ * - uniform arena: one 256-byte slot per kernel call (minUniformBufferOffsetAlignment), the first
+ *   64 bytes bound; words are u32, f32 fields stored as their bit patterns (plan.ts f32Bits).
+ * - norm: f32[2] = [‖g‖₂ before clipping, clip scale].
+ * - readback: f32[2] = [loss, ‖g‖₂].
+ */
+import type { Graph, Tensor } from '../graph.ts';
+import { size } from '../graph.ts';
+import { initialParams, paramLayout } from '../layout.ts';
+import type { ParamLayout } from '../layout.ts';
+import type { CompileOptions, Model, RunOptions, StepResult } from '../model.ts';
+import type { ResolvedAdam, TrainState } from '../optimizer.ts';
+import { resolveAdam } from '../optimizer.ts';
+import { backwardOrder } from '../cpu/model.ts';
+import type { GpuContext } from './device.ts';
+import { BufferPool } from './pool.ts';
+import { PipelineCache } from './pipelines.ts';
+import { adamCall, buildPlan, f32Bits } from './plan.ts';
+import type { Call, Plan, Ref } from './plan.ts';
+
+/**
+ * One buffer pool and one pipeline cache per device, shared by every model on it: a new model
+ * compiles no kernel another model already compiled, and a disposed model's buffers serve the next.
+ * A recovered context has a new device, hence fresh caches.
+ */
+const perDevice = new WeakMap<GPUDevice, { pool: BufferPool; pipelines: PipelineCache }>();
+
+export function deviceCaches(device: GPUDevice): { pool: BufferPool; pipelines: PipelineCache } {
+  let c = perDevice.get(device);
+  if (!c) {
+    c = { pool: new BufferPool(device), pipelines: new PipelineCache(device) };
+    perDevice.set(device, c);
+  }
+  return c;
+}
+
+const UNIFORM_SLOT = 256;
+const UNIFORM_BIND = 64;
+
+interface Encoded {
+  pipeline: GPUComputePipeline;
+  bindGroup: GPUBindGroup;
+  wg: [number, number, number];
+}
+
+/** Everything that lives on one device; rebuilt from the plan and the host copy after a loss. */
+interface DeviceState {
+  generation: number;
+  pool: BufferPool;
+  pipelines: PipelineCache;
+  /** Every buffer this model took from the pool; released back to it by dispose(). */
+  owned: GPUBuffer[];
+  take: (bytes: number, usage: GPUBufferUsageFlags, label: string) => GPUBuffer;
+  values: (GPUBuffer | null)[];
+  grads: (GPUBuffer | null)[];
+  temps: Map<string, GPUBuffer>;
+  arenas: Record<'params' | 'grads' | 'm' | 'v', GPUBuffer>;
+  norm: GPUBuffer;
+  ones: GPUBuffer;
+  zeros: GPUBuffer;
+  sink: GPUBuffer;
+  uniforms: GPUBuffer;
+  readback: GPUBuffer;
+  forward: Encoded[];
+  backward: Encoded[];
+  update: Encoded[];
+  /** Gradient buffers zeroed at the start of every backward pass (the loss seed is not among them). */
+  clear: GPUBuffer[];
+}
+
+export interface GpuModelOptions extends CompileOptions {
+  /**
+   * Copy parameters and Adam state back to the host every N optimizer steps, so a lost device
+   * resumes from at most N steps ago (0 = only on checkpoint()). Each copy reads back 12 bytes per
+   * parameter.
+   */
+  hostSyncEvery?: number;
+}
+
+export class GpuModel implements Model {
+  readonly backend = 'webgpu' as const;
+  private readonly layout: ParamLayout;
+  private readonly plan: Plan;
+  private readonly adam: ResolvedAdam | null;
+  private readonly lossId: number | null;
+  private readonly backwardIds: number[];
+  private readonly hostSyncEvery: number;
+  /** The host copy of the training state: restored onto a new device after a loss. */
+  private host: TrainState;
+  private t = 0;
+  /** Latest input data, re-uploaded after a device loss. */
+  private readonly inputData = new Map<number, Float32Array | Uint32Array>();
+  private dev: DeviceState | null = null;
+  /** Number of times this model rebuilt itself on a new device. */
+  recoveries = 0;
+
+  constructor(
+    readonly ctx: GpuContext,
+    readonly graph: Graph,
+    opts: GpuModelOptions = {},
+  ) {
+    this.layout = paramLayout(graph);
+    this.adam = opts.optimizer ? resolveAdam(opts.optimizer) : null;
+    this.lossId = opts.loss ? opts.loss.id : null;
+    if (opts.loss && size(opts.loss.shape) !== 1) throw new Error('loss must be a scalar');
+    this.backwardIds = this.lossId === null ? [] : backwardOrder(graph, this.lossId);
+    if (this.lossId !== null && !graph.node(this.lossId).requiresGrad)
+      throw new Error('the loss does not depend on any parameter');
+    this.hostSyncEvery = opts.hostSyncEvery ?? 100;
+    this.plan = buildPlan(graph, this.layout, this.backwardIds, this.adam?.clipNorm ?? 0);
+    if (this.adam) this.plan.update.push(adamCall(this.layout.total));
+    const params = initialParams(graph, this.layout);
+    this.host = {
+      params,
+      m: new Float32Array(this.layout.total),
+      v: new Float32Array(this.layout.total),
+      t: 0,
+    };
+    this.dev = this.materialize();
+  }
+
+  private get device(): GPUDevice {
+    return this.ctx.device;
+  }
+
+  private materialize(): DeviceState {
+    const device = this.device;
+    const { pool, pipelines } = deviceCaches(device);
+    const owned: GPUBuffer[] = [];
+    const take = (bytes: number, usage: GPUBufferUsageFlags, label: string): GPUBuffer => {
+      const b = pool.acquire(bytes, usage, label);
+      owned.push(b);
+      return b;
+    };
+    const S = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST;
+    const total = this.layout.total * 4;
+    const arenas = {
+      params: take(total, S, 'params'),
+      grads: take(total, S, 'grads'),
+      m: take(total, S, 'adam m'),
+      v: take(total, S, 'adam v'),
+    };
+    const values: (GPUBuffer | null)[] = [];
+    const grads: (GPUBuffer | null)[] = [];
+    const clear: GPUBuffer[] = [arenas.grads];
+    for (const n of this.graph.nodes) {
+      const bytes = size(n.shape) * 4;
+      if (n.op.kind === 'param') {
+        values.push(null);
+        grads.push(null);
+        continue;
+      }
+      values.push(take(bytes, S, `value ${n.id} ${n.op.kind}`));
+      const onPath = this.backwardIds.includes(n.id);
+      const g = onPath ? take(bytes, S, `grad ${n.id}`) : null;
+      grads.push(g);
+      if (g && n.id !== this.lossId) clear.push(g);
+    }
+    const maxCols = Math.max(
+      1,
+      ...this.graph.nodes.map((n) => (n.shape.length ? (n.shape[n.shape.length - 1] as number) : 1)),
+    );
+    const maxLen = Math.max(1, ...this.graph.nodes.map((n) => size(n.shape)));
+    const ones = take(maxCols * 4, S, 'ones');
+    device.queue.writeBuffer(ones, 0, new Float32Array(ones.size / 4).fill(1));
+    const zeros = take(maxCols * 4, S, 'zeros');
+    device.queue.writeBuffer(zeros, 0, new Float32Array(zeros.size / 4));
+    const sink = take(maxLen * 4, S, 'sink');
+    const norm = take(8, S, 'norm');
+    const readback = take(8, GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST, 'readback');
+    const calls = [...this.plan.forward, ...this.plan.backward, ...this.plan.update];
+    const uniforms = take(
+      Math.max(1, calls.length) * UNIFORM_SLOT,
+      GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST,
+      'uniforms',
+    );
+    const words = new Uint32Array((calls.length * UNIFORM_SLOT) / 4);
+    calls.forEach((c, i) => words.set(c.uniform, (i * UNIFORM_SLOT) / 4));
+    device.queue.writeBuffer(uniforms, 0, words);
+
+    const state: DeviceState = {
+      generation: this.ctx.generation,
+      pool,
+      pipelines,
+      owned,
+      take,
+      values,
+      grads,
+      temps: new Map(),
+      arenas,
+      norm,
+      ones,
+      zeros,
+      sink,
+      uniforms,
+      readback,
+      forward: [],
+      backward: [],
+      update: [],
+      clear,
+    };
+    let slot = 0;
+    const encode = (list: Call[]): Encoded[] => list.map((c) => this.encodeCall(state, c, slot++));
+    state.forward = encode(this.plan.forward);
+    state.backward = encode(this.plan.backward);
+    state.update = encode(this.plan.update);
+
+    // Restore the host copy: the initial parameters, or the last synced state after a loss.
+    device.queue.writeBuffer(arenas.params, 0, this.host.params);
+    device.queue.writeBuffer(arenas.m, 0, this.host.m);
+    device.queue.writeBuffer(arenas.v, 0, this.host.v);
+    this.t = this.host.t;
+    if (this.lossId !== null) {
+      const seed = grads[this.lossId];
+      if (seed) device.queue.writeBuffer(seed, 0, new Float32Array([1]));
+    }
+    for (const [id, data] of this.inputData) {
+      const buf = values[id];
+      if (buf) device.queue.writeBuffer(buf, 0, data);
+    }
+    return state;
+  }
+
+  private binding(s: DeviceState, r: Ref): GPUBufferBinding {
+    const paramSlice = (buf: GPUBuffer, id: number): GPUBufferBinding => ({
+      buffer: buf,
+      offset: (this.layout.offsets.get(id) ?? 0) * 4,
+      size: size(this.graph.node(id).shape) * 4,
+    });
+    switch (r.t) {
+      case 'value': {
+        if (this.graph.node(r.id).op.kind === 'param') return paramSlice(s.arenas.params, r.id);
+        return { buffer: s.values[r.id] as GPUBuffer, size: size(this.graph.node(r.id).shape) * 4 };
+      }
+      case 'grad': {
+        if (this.graph.node(r.id).op.kind === 'param') return paramSlice(s.arenas.grads, r.id);
+        const g = s.grads[r.id];
+        if (!g) throw new Error(`node ${r.id} has no gradient buffer`);
+        return { buffer: g, size: size(this.graph.node(r.id).shape) * 4 };
+      }
+      case 'temp': {
+        const key = `${r.id}:${r.slot}`;
+        let buf = s.temps.get(key);
+        if (!buf) {
+          const S = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC;
+          buf = s.take(r.floats * 4, S, `temp ${key}`);
+          s.temps.set(key, buf);
+        }
+        return { buffer: buf, size: r.floats * 4 };
+      }
+      case 'arena':
+        return { buffer: s.arenas[r.which], size: this.layout.total * 4 };
+      case 'norm':
+        return { buffer: s.norm, size: 8 };
+      case 'ones':
+        return { buffer: s.ones, size: r.floats * 4 };
+      case 'zeros':
+        return { buffer: s.zeros, size: r.floats * 4 };
+      case 'sink':
+        return { buffer: s.sink };
+    }
+  }
+
+  private encodeCall(s: DeviceState, c: Call, slot: number): Encoded {
+    const pipeline = s.pipelines.get(c.kernel, c.constants);
+    const entries: GPUBindGroupEntry[] = [
+      { binding: 0, resource: { buffer: s.uniforms, offset: slot * UNIFORM_SLOT, size: UNIFORM_BIND } },
+      ...c.refs.map((r, i) => ({ binding: i + 1, resource: this.binding(s, r) })),
+    ];
+    const bindGroup = this.device.createBindGroup({ layout: pipeline.getBindGroupLayout(0), entries });
+    return { pipeline, bindGroup, wg: c.wg };
+  }
+
+  /** Rebuilds on the current device when the context was recovered; recovers first when lost. */
+  private async ready(): Promise<DeviceState> {
+    if (this.ctx.lost) await this.ctx.recover();
+    if (!this.dev || this.dev.generation !== this.ctx.generation) {
+      this.dev = this.materialize();
+      this.recoveries += 1;
+    }
+    return this.dev;
+  }
+
+  setInput(name: string, data: Float32Array | Uint32Array): void {
+    const n = this.graph.inputs().find((x) => x.op.kind === 'input' && x.op.name === name);
+    if (!n) throw new Error(`no input named "${name}"`);
+    if (data.length !== size(n.shape))
+      throw new Error(`input ${name}: ${data.length} values for shape [${n.shape.join(', ')}]`);
+    const copy = n.dtype === 'u32' ? Uint32Array.from(data) : Float32Array.from(data);
+    this.inputData.set(n.id, copy);
+    const buf = this.dev?.values[n.id];
+    if (buf && !this.ctx.lost) this.device.queue.writeBuffer(buf, 0, copy);
+  }
+
+  async step(opts: RunOptions = {}): Promise<StepResult> {
+    try {
+      return await this.stepOnce(opts);
+    } catch (e) {
+      // A loss during the step rejects mapAsync; rebuild from the host copy and run the step again.
+      // device.lost may settle a little after the rejection, so wait for it briefly (100 ms).
+      const device = this.device;
+      const lost =
+        this.ctx.lost ||
+        (await Promise.race([
+          device.lost.then(() => true),
+          new Promise<boolean>((r) => setTimeout(() => r(false), 100)),
+        ]));
+      if (!lost) throw e;
+      return this.stepOnce(opts);
+    }
+  }
+
+  private async stepOnce(opts: RunOptions): Promise<StepResult> {
+    const s = await this.ready();
+    const device = this.device;
+    const backward = this.lossId !== null && (opts.backward ?? true);
+    const update = backward && this.adam !== null && (opts.update ?? true);
+    if (update && this.adam) {
+      const t = this.t + 1;
+      const a = this.adam;
+      const slot = this.plan.forward.length + this.plan.backward.length + this.plan.update.length - 1;
+      const u = new Uint32Array([
+        this.layout.total,
+        f32Bits(a.lr),
+        f32Bits(a.beta1),
+        f32Bits(a.beta2),
+        f32Bits(a.eps),
+        f32Bits(a.weightDecay),
+        f32Bits(1 - Math.pow(a.beta1, t)),
+        f32Bits(1 - Math.pow(a.beta2, t)),
+      ]);
+      device.queue.writeBuffer(s.uniforms, slot * UNIFORM_SLOT, u);
+    }
+    const enc = device.createCommandEncoder();
+    if (backward) for (const b of s.clear) enc.clearBuffer(b);
+    const pass = enc.beginComputePass();
+    const run = (list: Encoded[]): void => {
+      for (const e of list) {
+        pass.setPipeline(e.pipeline);
+        pass.setBindGroup(0, e.bindGroup);
+        pass.dispatchWorkgroups(e.wg[0], e.wg[1], e.wg[2]);
+      }
+    };
+    run(s.forward);
+    if (backward) {
+      run(s.backward);
+      run(update ? s.update : s.update.slice(0, 1));
+    }
+    pass.end();
+    if (this.lossId !== null) enc.copyBufferToBuffer(s.values[this.lossId] as GPUBuffer, 0, s.readback, 0, 4);
+    if (backward) enc.copyBufferToBuffer(s.norm, 0, s.readback, 4, 4);
+    device.queue.submit([enc.finish()]);
+    await s.readback.mapAsync(GPUMapMode.READ);
+    const out = new Float32Array(s.readback.getMappedRange().slice(0));
+    s.readback.unmap();
+    if (update) {
+      this.t += 1;
+      if (this.hostSyncEvery > 0 && this.t % this.hostSyncEvery === 0) await this.checkpoint();
+    }
+    return {
+      loss: this.lossId === null ? NaN : (out[0] as number),
+      gradNorm: backward ? (out[1] as number) : NaN,
+    };
+  }
+
+  private async readBuffer(buf: GPUBuffer, offset: number, bytes: number): Promise<Float32Array> {
+    const device = this.device;
+    const staging = device.createBuffer({
+      size: Math.max(4, bytes),
+      usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST,
+    });
+    const enc = device.createCommandEncoder();
+    enc.copyBufferToBuffer(buf, offset, staging, 0, bytes);
+    device.queue.submit([enc.finish()]);
+    await staging.mapAsync(GPUMapMode.READ);
+    const out = new Float32Array(staging.getMappedRange().slice(0, bytes));
+    staging.unmap();
+    staging.destroy();
+    return out;
+  }
+
+  async read(t: Tensor): Promise<Float32Array> {
+    const s = await this.ready();
+    const n = this.graph.node(t);
+    const bytes = size(n.shape) * 4;
+    if (n.op.kind === 'param')
+      return this.readBuffer(s.arenas.params, (this.layout.offsets.get(n.id) ?? 0) * 4, bytes);
+    const out = await this.readBuffer(s.values[n.id] as GPUBuffer, 0, bytes);
+    return n.dtype === 'u32' ? Float32Array.from(new Uint32Array(out.buffer)) : out;
+  }
+
+  async readGrad(t: Tensor): Promise<Float32Array> {
+    const s = await this.ready();
+    const n = this.graph.node(t);
+    const bytes = size(n.shape) * 4;
+    if (n.op.kind === 'param')
+      return this.readBuffer(s.arenas.grads, (this.layout.offsets.get(n.id) ?? 0) * 4, bytes);
+    const g = s.grads[n.id];
+    if (!g) throw new Error('tensor has no gradient');
+    return this.readBuffer(g, 0, bytes);
+  }
+
+  /** Copies parameters and Adam state to the host copy that recovery restores from. */
+  async checkpoint(): Promise<TrainState> {
+    const s = await this.ready();
+    const bytes = this.layout.total * 4;
+    const [params, m, v] = await Promise.all([
+      this.readBuffer(s.arenas.params, 0, bytes),
+      this.readBuffer(s.arenas.m, 0, bytes),
+      this.readBuffer(s.arenas.v, 0, bytes),
+    ]);
+    this.host = { params, m, v, t: this.t };
+    return { params: params.slice(), m: m.slice(), v: v.slice(), t: this.t };
+  }
+
+  exportState(): Promise<TrainState> {
+    return this.checkpoint();
+  }
+
+  importState(st: TrainState): void {
+    if (st.params.length !== this.layout.total) throw new Error('state does not match this graph');
+    this.host = { params: st.params.slice(), m: st.m.slice(), v: st.v.slice(), t: st.t };
+    this.t = st.t;
+    const s = this.dev;
+    if (!s || this.ctx.lost || s.generation !== this.ctx.generation) return;
+    this.device.queue.writeBuffer(s.arenas.params, 0, this.host.params);
+    this.device.queue.writeBuffer(s.arenas.m, 0, this.host.m);
+    this.device.queue.writeBuffer(s.arenas.v, 0, this.host.v);
+  }
+
+  dispose(): void {
+    const s = this.dev;
+    if (s && s.generation === this.ctx.generation && !this.ctx.lost)
+      for (const b of s.owned) s.pool.release(b);
+    this.dev = null;
+  }
+}

@@ -1,0 +1,295 @@
+/**
+ * Runs on a real WebGPU adapter: Dawn (the `webgpu` package) on SwiftShader's Vulkan driver when the
+ * machine has no GPU. Nothing here is skipped: without an adapter the suite fails.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createRng } from '../../core/rng.ts';
+import { CpuModel } from '../cpu/model.ts';
+import { Graph } from '../graph.ts';
+import type { Tensor } from '../graph.ts';
+import { uniform } from '../init.ts';
+import { mlpPolicyGraph, mlpPolicyInputs } from '../mlp.ts';
+import type { MlpPolicyConfig } from '../mlp.ts';
+import { nodeGpu } from '../node-gpu.ts';
+import { chooseBackend } from '../select.ts';
+import { CASE_NAMES, buildCase, worstError } from '../testing/cases.ts';
+import { GpuContext, describeAdapter } from './device.ts';
+import { GpuModel, deviceCaches } from './model.ts';
+import { BufferPool } from './pool.ts';
+import { PipelineCache } from './pipelines.ts';
+
+let ctx: GpuContext;
+
+beforeAll(async () => {
+  const gpu = await nodeGpu();
+  const c = await GpuContext.create({ gpu });
+  if (!c) throw new Error('no WebGPU adapter: install libvulkan1 and chromium (SwiftShader) or run on a GPU');
+  ctx = c;
+  const a = ctx.adapter;
+  console.log(
+    `[gpu tests] adapter: ${describeAdapter(a)}; vendor=${a.vendor} architecture=${a.architecture} ` +
+      `isFallbackAdapter=${a.isFallbackAdapter} features=${a.features.length} ` +
+      `maxStorageBufferBindingSize=${a.limits.maxStorageBufferBindingSize}`,
+  );
+});
+
+afterAll(() => {
+  expect(ctx.errors).toEqual([]);
+  ctx.dispose();
+});
+
+// Forward values: both sides round to f32 per op; reductions and exp/log differ in order and ulp.
+const FWD = { abs: 1e-5, rel: 1e-4 };
+// Gradients chain several such ops.
+const GRAD = { abs: 1e-4, rel: 1e-3 };
+
+describe('WebGPU kernels match the CPU reference (forward and backward)', () => {
+  for (const name of CASE_NAMES) {
+    it(name, async () => {
+      const c = buildCase(name, createRng(3));
+      const cpu = new CpuModel(c.graph, { loss: c.loss });
+      const gpu = new GpuModel(ctx, c.graph, { loss: c.loss });
+      for (const [k, v] of Object.entries(c.inputs)) {
+        cpu.setInput(k, v);
+        gpu.setInput(k, v);
+      }
+      const rc = await cpu.step();
+      const rg = await gpu.step();
+      expect(worstError(await gpu.read(c.out), await cpu.read(c.out), FWD.abs, FWD.rel)).toBeLessThanOrEqual(
+        1,
+      );
+      expect(Math.abs(rg.loss - rc.loss)).toBeLessThanOrEqual(1e-4 * Math.max(1, Math.abs(rc.loss)));
+      for (const p of c.params) {
+        expect(
+          worstError(await gpu.readGrad(p), await cpu.readGrad(p), GRAD.abs, GRAD.rel),
+          `grad of ${p.id}`,
+        ).toBeLessThanOrEqual(1);
+      }
+      expect(Math.abs(rg.gradNorm - rc.gradNorm)).toBeLessThanOrEqual(1e-3 * Math.max(1, rc.gradNorm));
+      gpu.dispose();
+    });
+  }
+});
+
+describe('WebGPU kernels on random shapes', () => {
+  // Sizes drawn by the seeded RNG in [1, 70]: they straddle the 32x32 matmul tile and the
+  // 64-invocation workgroups, including sizes of 1.
+  const rng = createRng(2024);
+  for (let trial = 0; trial < 6; trial++) {
+    const [m, n, k, rows, cols] = [1, 2, 3, 4, 5].map(() => 1 + rng.int(70)) as [
+      number,
+      number,
+      number,
+      number,
+      number,
+    ];
+    const transA = rng.next() < 0.5;
+    const transB = rng.next() < 0.5;
+    const act = rng.pick(['relu', 'tanh', 'gelu', 'sigmoid'] as const);
+    it(`matmul ${m}x${n}x${k} trans=${+transA}${+transB}, ${act}, layerNorm + logSoftmax ${rows}x${cols}`, async () => {
+      const g = new Graph();
+      const r = createRng(trial);
+      const p = (name: string, shape: number[]): Tensor =>
+        g.param(
+          name,
+          shape,
+          uniform(
+            r,
+            shape.reduce((a, b) => a * b, 1),
+            1,
+          ),
+        );
+      const a = p('a', transA ? [k, m] : [m, k]);
+      const b = p('b', transB ? [n, k] : [k, n]);
+      const y = g.biasAct(g.matmul(a, b, { transA, transB }), p('bias', [n]), act);
+      const z = g.logSoftmax(g.layerNorm(p('x', [rows, cols]), p('gamma', [cols]), p('beta', [cols])));
+      const loss = g.add(g.sum(g.sum(y)), g.sum(g.mean(z)));
+      const cpu = new CpuModel(g, { loss });
+      const gpu = new GpuModel(ctx, g, { loss });
+      const [rc, rg] = [await cpu.step(), await gpu.step()];
+      expect(Math.abs(rg.loss - rc.loss)).toBeLessThanOrEqual(1e-4 * Math.max(1, Math.abs(rc.loss)));
+      expect(worstError(await gpu.read(y), await cpu.read(y), FWD.abs, FWD.rel)).toBeLessThanOrEqual(1);
+      expect(worstError(await gpu.read(z), await cpu.read(z), FWD.abs, FWD.rel)).toBeLessThanOrEqual(1);
+      for (const t of g.params()) {
+        expect(
+          worstError(await gpu.readGrad(t), await cpu.readGrad(t), GRAD.abs, GRAD.rel),
+        ).toBeLessThanOrEqual(1);
+      }
+      gpu.dispose();
+    });
+  }
+});
+
+const MLP: MlpPolicyConfig = { batch: 33, obs: 11, hidden: [24, 17], actions: 7, act: 'gelu' };
+const ADAM = { lr: 0.01, weightDecay: 0.01, clipNorm: 0.5 };
+
+async function trainSteps(
+  model: CpuModel | GpuModel,
+  steps: number,
+  seed: number,
+  from = 0,
+): Promise<number[]> {
+  const losses: number[] = [];
+  for (let s = from; s < from + steps; s++) {
+    const inp = mlpPolicyInputs(MLP, createRng(seed + s));
+    model.setInput('obs', inp.obs);
+    model.setInput('mask', inp.mask);
+    model.setInput('actions', inp.actions);
+    model.setInput('adv', inp.adv);
+    losses.push((await model.step()).loss);
+  }
+  return losses;
+}
+
+describe('MLP policy training on both backends', () => {
+  it('gives the same losses and parameters after 5 AdamW steps with clipping', async () => {
+    const { graph, loss } = mlpPolicyGraph(MLP, createRng(1));
+    const cpu = new CpuModel(graph, { loss, optimizer: ADAM });
+    const gpu = new GpuModel(ctx, graph, { loss, optimizer: ADAM });
+    const lc = await trainSteps(cpu, 5, 100);
+    const lg = await trainSteps(gpu, 5, 100);
+    for (let i = 0; i < 5; i++)
+      expect(Math.abs((lg[i] as number) - (lc[i] as number))).toBeLessThanOrEqual(1e-4);
+    const sc = await cpu.exportState();
+    const sg = await gpu.exportState();
+    expect(sg.t).toBe(5);
+    expect(worstError(sg.params, sc.params, 1e-4, 1e-3)).toBeLessThanOrEqual(1);
+    expect(lc[4]).not.toBe(lc[0]);
+    gpu.dispose();
+  });
+
+  it('agrees with finite differences of the GPU loss itself', async () => {
+    const { graph, loss, params } = mlpPolicyGraph({ ...MLP, act: 'tanh' }, createRng(2));
+    const gpu = new GpuModel(ctx, graph, { loss });
+    await trainSteps(gpu, 1, 7);
+    const w0 = params[0];
+    if (!w0) throw new Error('no parameter');
+    const analytic = await gpu.readGrad(w0);
+    const base = await gpu.exportState();
+    // f32 losses on the GPU: h = 1e-2 keeps rounding noise (~1e-7·|loss| / h) far below the 2e-3 tolerance.
+    const h = 1e-2;
+    for (const i of [0, 5, 77, 200]) {
+      const lossAt = async (d: number): Promise<number> => {
+        const p = base.params.slice();
+        p[i] = (p[i] as number) + d;
+        gpu.importState({ ...base, params: p });
+        return (await gpu.step({ backward: false })).loss;
+      };
+      const fd = ((await lossAt(h)) - (await lossAt(-h))) / (2 * h);
+      expect(Math.abs(fd - (analytic[i] as number))).toBeLessThanOrEqual(2e-3);
+    }
+    gpu.dispose();
+  });
+
+  it('recovers from a lost device: re-creates it, restores the host copy and continues identically', async () => {
+    const gpuObj = await nodeGpu();
+    const lostCtx = await GpuContext.create({ gpu: gpuObj });
+    if (!lostCtx) throw new Error('no adapter');
+    const lostReasons: string[] = [];
+    const ref = await GpuContext.create({ gpu: gpuObj });
+    if (!ref) throw new Error('no adapter');
+    const mk = (c: GpuContext): GpuModel => {
+      const { graph, loss } = mlpPolicyGraph(MLP, createRng(4));
+      return new GpuModel(c, graph, { loss, optimizer: ADAM, hostSyncEvery: 3 });
+    };
+    const a = mk(lostCtx);
+    const b = mk(ref);
+    const la = await trainSteps(a, 3, 500);
+    const lb = await trainSteps(b, 3, 500);
+    expect(la).toEqual(lb);
+    const lostPromise = lostCtx.device.lost.then((i) => lostReasons.push(i.reason));
+    lostCtx.device.destroy();
+    await lostPromise;
+    expect(lostCtx.lost).toBe(true);
+    // Steps 3..5 after the loss: the model rebuilds on a new device from the host copy taken at t = 3.
+    const la2 = await trainSteps(a, 3, 500, 3);
+    const lb2 = await trainSteps(b, 3, 500, 3);
+    expect(a.recoveries).toBe(1);
+    expect(lostCtx.generation).toBe(1);
+    expect(lostReasons).toEqual(['destroyed']);
+    for (let i = 0; i < 3; i++)
+      expect(Math.abs((la2[i] as number) - (lb2[i] as number))).toBeLessThanOrEqual(1e-6);
+    const sa = await a.exportState();
+    const sb = await b.exportState();
+    expect(sa.t).toBe(6);
+    expect(worstError(sa.params, sb.params, 1e-6, 1e-5)).toBeLessThanOrEqual(1);
+    a.dispose();
+    b.dispose();
+    lostCtx.dispose();
+    ref.dispose();
+  });
+});
+
+describe('device plumbing', () => {
+  it('reports the adapter and picks the CPU on a software adapter in auto mode', async () => {
+    const gpu = await nodeGpu();
+    const choice = await chooseBackend('auto', { gpu });
+    expect(choice.adapter).not.toBeNull();
+    expect(choice.backend).toBe(choice.adapter?.software ? 'cpu' : 'webgpu');
+    console.log(`[gpu tests] auto backend: ${choice.backend} (${choice.reason})`);
+    const forced = await chooseBackend('webgpu', { gpu });
+    expect(forced.backend).toBe('webgpu');
+    forced.ctx?.dispose();
+    choice.ctx?.dispose();
+    expect((await chooseBackend('cpu', { gpu })).backend).toBe('cpu');
+  });
+
+  it('collects uncaptured validation errors', async () => {
+    const seen: string[] = [];
+    const c = await GpuContext.create({ gpu: await nodeGpu(), onError: (m) => seen.push(m) });
+    if (!c) throw new Error('no adapter');
+    // MAP_READ may only be combined with COPY_DST: a validation error nobody captures.
+    c.device.createBuffer({ size: 16, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.STORAGE });
+    await c.device.queue.onSubmittedWorkDone();
+    await new Promise((r) => setTimeout(r, 50));
+    expect(c.errors.length).toBe(1);
+    expect(seen).toEqual(c.errors);
+    c.dispose();
+  });
+
+  it('models on one device share the pipeline cache and reuse disposed buffers', async () => {
+    const { pool, pipelines } = deviceCaches(ctx.device);
+    const { graph, loss } = mlpPolicyGraph(MLP, createRng(9));
+    const a = new GpuModel(ctx, graph, { loss, optimizer: ADAM });
+    const live = pool.liveCount;
+    const created = pool.created;
+    const compiled = pipelines.size;
+    a.dispose();
+    expect(pool.liveCount).toBeLessThan(live);
+    const b = new GpuModel(ctx, graph, { loss, optimizer: ADAM });
+    expect(pool.created).toBe(created);
+    expect(pool.liveCount).toBe(live);
+    expect(pipelines.size).toBe(compiled);
+    const inp = mlpPolicyInputs(MLP, createRng(1));
+    b.setInput('obs', inp.obs);
+    b.setInput('mask', inp.mask);
+    b.setInput('actions', inp.actions);
+    b.setInput('adv', inp.adv);
+    expect(Number.isFinite((await b.step()).loss)).toBe(true);
+    b.dispose();
+  });
+
+  it('pipeline cache compiles once per kernel and constants', () => {
+    const cache = new PipelineCache(ctx.device);
+    const a = cache.get('matmul', { TRANS_A: 1, TRANS_B: 0, ACCUMULATE: 0 });
+    const b = cache.get('matmul', { ACCUMULATE: 0, TRANS_B: 0, TRANS_A: 1 });
+    const c = cache.get('matmul', { TRANS_A: 0, TRANS_B: 0, ACCUMULATE: 0 });
+    expect(a).toBe(b);
+    expect(c).not.toBe(a);
+    expect(cache.size).toBe(2);
+  });
+
+  it('buffer pool reuses released buffers of the same size class', () => {
+    const pool = new BufferPool(ctx.device);
+    const usage = GPUBufferUsage.STORAGE;
+    const a = pool.acquire(1000, usage);
+    expect(a.size).toBe(1024);
+    pool.release(a);
+    const b = pool.acquire(900, usage);
+    expect(b).toBe(a);
+    const c = pool.acquire(900, usage);
+    expect(c).not.toBe(a);
+    expect(pool.liveCount).toBe(2);
+    pool.destroy();
+  });
+});

@@ -1,0 +1,130 @@
+/**
+ * The policy checkpoint, `baton.policy/1`: the network's shape (`config`), the role pool version it
+ * was trained against, and every parameter as a flat row-major array. JSON on disk (CLI) and in
+ * IndexedDB (app); untrusted when loaded, so it is parsed by a schema and its shapes are checked.
+ */
+import { z } from 'zod';
+import { fail, ok, type Result } from '../core/result.ts';
+import { agentDim, stateDim } from './encoder.ts';
+
+export const POLICY_FORMAT = 'baton.policy/1';
+
+export const PolicyConfigSchema = z.object({
+  /** Width D of the hashed query n-gram block. */
+  hashDim: z.number().int().min(8).max(4096),
+  /** Hidden width H of both heads. */
+  hidden: z.number().int().min(2).max(512),
+  /** Agent slots N of the edge head; also the construction's maxAgents. */
+  maxAgents: z.number().int().min(1).max(64),
+  /** Step budget T; also the construction's maxSteps. */
+  maxSteps: z.number().int().min(2).max(256),
+  /** Role names in node-head order (the pool the checkpoint was made for). */
+  roles: z.array(z.string().min(1).max(40)).min(1).max(32),
+});
+export type PolicyConfig = z.infer<typeof PolicyConfigSchema>;
+
+/** Largest parameter array accepted from a file (floats), so a hostile file cannot exhaust memory. */
+const MAX_PARAM = 4_000_000;
+
+export const PolicyCheckpointSchema = z.object({
+  format: z.literal(POLICY_FORMAT),
+  /** Shown in traces as `designer.checkpoint`, e.g. "prior", "random:7", "trained-2026-11-22". */
+  name: z.string().min(1).max(200),
+  config: PolicyConfigSchema,
+  roleVersion: z.string().min(1).max(80),
+  params: z.record(z.string().max(80), z.array(z.number().finite()).max(MAX_PARAM)),
+  /** Free-form provenance (training steps, seed, notes). */
+  meta: z.record(z.string().max(80), z.union([z.string().max(2000), z.number(), z.boolean()])).optional(),
+});
+export type PolicyCheckpoint = z.infer<typeof PolicyCheckpointSchema>;
+
+/** The parameters of the JPSS network and their shapes (S = state dim, A = actions, Da = agent dim). */
+export function paramShapes(cfg: PolicyConfig): Record<string, number[]> {
+  const enc = {
+    hashDim: cfg.hashDim,
+    maxAgents: cfg.maxAgents,
+    maxSteps: cfg.maxSteps,
+    roles: cfg.roles.length,
+  };
+  const S = stateDim(enc);
+  const Da = agentDim(enc);
+  const H = cfg.hidden;
+  const R = cfg.roles.length;
+  const A = R + 2;
+  return {
+    'node.w1': [S, H],
+    'node.b1': [H],
+    'node.w2': [H, A],
+    'node.b2': [A],
+    'node.lin': [S, A],
+    'edge.ws': [H, H],
+    'edge.wa': [Da, H],
+    'edge.role': [R, H],
+    'edge.ba': [H],
+    'edge.wo': [H, 1],
+    'edge.bo': [1],
+    'edge.roleLin': [R, Da],
+    'edge.stateLin': [S, Da],
+  };
+}
+
+export const PARAM_NAMES = Object.keys(
+  paramShapes({ hashDim: 8, hidden: 2, maxAgents: 1, maxSteps: 2, roles: ['x'] }),
+) as readonly string[];
+
+const count = (shape: readonly number[]): number => shape.reduce((a, b) => a * b, 1);
+
+/** Parses and shape-checks a checkpoint from JSON text. Never throws. */
+export function parseCheckpoint(json: string): Result<PolicyCheckpoint> {
+  if (json.length > 64_000_000) return fail({ code: 'E_TOO_LARGE', message: 'checkpoint larger than 64 MB' });
+  let raw: unknown;
+  try {
+    raw = JSON.parse(json);
+  } catch (e) {
+    return fail({ code: 'E_JSON', message: e instanceof Error ? e.message : String(e) });
+  }
+  const parsed = PolicyCheckpointSchema.safeParse(raw);
+  if (!parsed.success) {
+    return fail(
+      ...parsed.error.issues.slice(0, 20).map((i) => ({
+        code: 'E_POLICY_SCHEMA',
+        message: i.message,
+        path: i.path.map(String).join('.'),
+      })),
+    );
+  }
+  const cp = parsed.data;
+  const problems = [];
+  for (const [name, shape] of Object.entries(paramShapes(cp.config))) {
+    const got = cp.params[name];
+    if (!got)
+      problems.push({ code: 'E_POLICY_SHAPE', message: `missing parameter ${name}`, path: `params.${name}` });
+    else if (got.length !== count(shape)) {
+      problems.push({
+        code: 'E_POLICY_SHAPE',
+        message: `parameter ${name} has ${got.length} values, expected [${shape.join(', ')}] = ${count(shape)}`,
+        path: `params.${name}`,
+      });
+    }
+  }
+  for (const name of Object.keys(cp.params)) {
+    if (!PARAM_NAMES.includes(name)) {
+      problems.push({ code: 'E_POLICY_SHAPE', message: `unknown parameter ${name}`, path: `params.${name}` });
+    }
+  }
+  return problems.length > 0 ? fail(...problems) : ok(cp);
+}
+
+/** Compact JSON (parameters rounded to f32 precision by construction). */
+export function serializeCheckpoint(cp: PolicyCheckpoint): string {
+  return JSON.stringify(cp);
+}
+
+/** Why a checkpoint cannot drive a pool, or null when it can (same role names, same order). */
+export function incompatibility(cp: PolicyCheckpoint, roleNames: readonly string[]): string | null {
+  const want = cp.config.roles;
+  if (want.length !== roleNames.length || want.some((r, i) => r !== roleNames[i])) {
+    return `the checkpoint was made for roles [${want.join(', ')}], the pool has [${roleNames.join(', ')}]`;
+  }
+  return null;
+}

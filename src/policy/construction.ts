@@ -1,0 +1,239 @@
+/**
+ * The MasHost construction state machine. Pure and immutable: `applyAction` returns a new state and
+ * never changes its argument, so the Build page keeps a plain array of states for undo/redo.
+ *
+ * Invariants (they make `toValidDesign` always pass `validateDesign`):
+ * - edges only go from an existing agent to the agent being added, so the graph is a DAG and
+ *   agents are in topological order;
+ * - an agent's input names `${id}` for exactly its incoming edges (validator rule 9);
+ * - an agent without links reads the original question (empty input) and is a start.
+ */
+import type { AgentType } from '../core/agents.ts';
+import type { Agent, ConstructionAction, Design, Edge } from '../core/trace.ts';
+import { actionCount, deleteIndex, exitIndex, type PolicyAction } from './actions.ts';
+import { SUMMARIZER_PROMPT, roleInstruction, roleSlug, type RolePool } from './roles.ts';
+
+export interface ConstructionLimits {
+  /** ADD is masked once this many agents exist (the EXIT summariser is not counted). */
+  maxAgents: number;
+  /** At step index maxSteps − 1 only EXIT is allowed (when there is an agent to summarise). */
+  maxSteps: number;
+}
+
+export const DEFAULT_LIMITS: ConstructionLimits = { maxAgents: 12, maxSteps: 16 };
+
+export interface BuiltAgent {
+  id: string;
+  /** Index of the role in the pool. */
+  role: number;
+  type: AgentType;
+  /** Agents whose outputs feed this one (its incoming edges), in the order chosen. */
+  links: readonly string[];
+  /** Number of agents on the longest path from a start to this agent, this one included. */
+  depth: number;
+  /** Step index at which it was added. */
+  addedAt: number;
+}
+
+export interface IntermediateResult {
+  step: number;
+  answer: string | null;
+  /** null when the task has no ground truth or the run failed. */
+  correct: boolean | null;
+}
+
+export interface ConstructionState {
+  readonly pool: RolePool;
+  readonly limits: ConstructionLimits;
+  /** In the order added, hence topological. */
+  readonly agents: readonly BuiltAgent[];
+  /** Number of actions applied so far (the index of the next step). */
+  readonly step: number;
+  /** Agent ids in the order they were last changed; DELETE removes the last one. */
+  readonly changed: readonly string[];
+  /** Ids issued so far; ids are never reused, so a trace's steps stay unambiguous. */
+  readonly issued: number;
+  /** Node-head column of the previous action, or null before the first. */
+  readonly lastAction: number | null;
+  readonly exited: boolean;
+  readonly summarizerId: string | null;
+  readonly results: readonly IntermediateResult[];
+}
+
+/** Id of the EXIT summariser (and of the one `toValidDesign` adds to a partial MAS). */
+export const SUMMARIZER_ID = 'summarizer';
+
+export function initialState(pool: RolePool, limits: ConstructionLimits = DEFAULT_LIMITS): ConstructionState {
+  if (!Number.isInteger(limits.maxAgents) || limits.maxAgents < 1) throw new Error('maxAgents must be ≥ 1');
+  if (!Number.isInteger(limits.maxSteps) || limits.maxSteps < 2) throw new Error('maxSteps must be ≥ 2');
+  return {
+    pool,
+    limits,
+    agents: [],
+    step: 0,
+    changed: [],
+    issued: 0,
+    lastAction: null,
+    exited: false,
+    summarizerId: null,
+    results: [],
+  };
+}
+
+/** True when only EXIT is allowed: the step budget is spent and there is something to summarise. */
+export const exitForced = (s: ConstructionState): boolean =>
+  s.step >= s.limits.maxSteps - 1 && s.agents.length > 0;
+
+/**
+ * Action mask in node-head order (1 = allowed, 0 = masked): ADD needs room (< maxAgents), DELETE and
+ * EXIT need an agent; at the last step only EXIT; after EXIT nothing.
+ */
+export function actionMask(s: ConstructionState): Float32Array {
+  const mask = new Float32Array(actionCount(s.pool));
+  if (s.exited) return mask;
+  const n = s.agents.length;
+  const forced = exitForced(s);
+  if (!forced && n < s.limits.maxAgents) mask.fill(1, 0, s.pool.roles.length);
+  if (!forced && n > 0) mask[deleteIndex(s.pool)] = 1;
+  if (n > 0) mask[exitIndex(s.pool)] = 1;
+  return mask;
+}
+
+/** Agents no other agent reads (the ends of the current branches). */
+export function sinksOf(agents: readonly BuiltAgent[]): BuiltAgent[] {
+  const read = new Set(agents.flatMap((a) => a.links));
+  return agents.filter((a) => !read.has(a.id));
+}
+
+export function edgesOf(agents: readonly BuiltAgent[]): Edge[] {
+  return agents.flatMap((a) => a.links.map((from) => ({ from, to: a.id })));
+}
+
+/** Depth of the current DAG: agents on its longest path (0 when empty). */
+export const dagDepth = (agents: readonly BuiltAgent[]): number =>
+  agents.reduce((m, a) => Math.max(m, a.depth), 0);
+
+/** Id of the most recently changed agent (DELETE's target), or null when empty. */
+export const lastChanged = (s: ConstructionState): string | null => s.changed[s.changed.length - 1] ?? null;
+
+function depthOf(links: readonly string[], agents: readonly BuiltAgent[]): number {
+  let d = 0;
+  for (const l of links) d = Math.max(d, agents.find((a) => a.id === l)?.depth ?? 0);
+  return d + 1;
+}
+
+export interface Applied {
+  state: ConstructionState;
+  /** The action as a trace records it. */
+  record: ConstructionAction;
+}
+
+/** Applies one action; throws when the mask forbids it or an ADD names an unknown or repeated link. */
+export function applyAction(s: ConstructionState, action: PolicyAction): Applied {
+  const mask = actionMask(s);
+  const col =
+    action.kind === 'add' ? action.role : action.kind === 'delete' ? deleteIndex(s.pool) : exitIndex(s.pool);
+  if (!(mask[col] === 1)) {
+    const what =
+      action.kind === 'add'
+        ? `ADD ${s.pool.roles[action.role]?.name ?? `#${action.role}`}`
+        : action.kind.toUpperCase();
+    throw new Error(
+      `${what} is not allowed at step ${s.step} (${s.agents.length} agents${s.exited ? ', exited' : ''})`,
+    );
+  }
+  const next = { ...s, step: s.step + 1, lastAction: col };
+  if (action.kind === 'add') {
+    const role = s.pool.roles[action.role];
+    if (!role) throw new Error(`no role with index ${action.role}`);
+    const known = new Set(s.agents.map((a) => a.id));
+    const links = [...action.links];
+    if (new Set(links).size !== links.length) throw new Error('ADD links an agent twice');
+    for (const l of links) if (!known.has(l)) throw new Error(`ADD links "${l}", which is not an agent`);
+    const issued = s.issued + 1;
+    const id = `${roleSlug(role.name) || 'agent'}-${issued}`;
+    const agent: BuiltAgent = {
+      id,
+      role: action.role,
+      type: role.agentType,
+      links,
+      depth: depthOf(links, s.agents),
+      addedAt: s.step,
+    };
+    return {
+      state: { ...next, agents: [...s.agents, agent], changed: [...s.changed, id], issued },
+      record: { kind: 'add', role: role.name, agentId: id, agentType: role.agentType, links },
+    };
+  }
+  if (action.kind === 'delete') {
+    // `changed` lists every agent unless a caller built the state by hand; then the newest goes.
+    const target = lastChanged(s) ?? (s.agents[s.agents.length - 1] as BuiltAgent).id;
+    // Readers of the deleted agent lose that link (and the `${id}` in their input); depths shrink.
+    const agents: BuiltAgent[] = [];
+    for (const a of s.agents) {
+      if (a.id === target) continue;
+      const links = a.links.filter((l) => l !== target);
+      agents.push({ ...a, links, depth: depthOf(links, agents) });
+    }
+    return {
+      state: { ...next, agents, changed: s.changed.filter((c) => c !== target) },
+      record: { kind: 'delete', agentId: target },
+    };
+  }
+  return {
+    state: { ...next, exited: true, summarizerId: SUMMARIZER_ID },
+    record: { kind: 'exit', summarizerId: SUMMARIZER_ID },
+  };
+}
+
+/** Records the intermediate answer of the MAS after the last step (from an IntermediateRunner). */
+export function withResult(
+  s: ConstructionState,
+  answer: string | null,
+  correct: boolean | null,
+): ConstructionState {
+  return { ...s, results: [...s.results, { step: s.step - 1, answer, correct }] };
+}
+
+/** `${id}` lines an agent's input holds for its links; empty (the original question) without links. */
+export function inputFor(links: readonly string[]): string {
+  if (links.length === 0) return '';
+  return ['Outputs of earlier agents:', ...links.map((l) => `- ${l}: \${${l}}`)].join('\n');
+}
+
+function toAgent(s: ConstructionState, a: BuiltAgent): Agent {
+  const role = s.pool.roles[a.role];
+  if (!role) throw new Error(`agent ${a.id} has an unknown role`);
+  return {
+    id: a.id,
+    type: a.type,
+    description: roleInstruction(role),
+    input: inputFor(a.links),
+    role: role.name,
+    params: role.debateRoles ? { debateRoles: [...role.debateRoles] } : {},
+  };
+}
+
+/**
+ * The design the state stands for, always valid (high DoM, one sink). After EXIT it ends in the
+ * summariser fed by every sink; before EXIT (executing a partial MAS) a summariser is added only
+ * when there is more than one sink. Null when there are no agents (nothing to run).
+ */
+export function toValidDesign(s: ConstructionState): Design | null {
+  if (s.agents.length === 0) return null;
+  const agents = s.agents.map((a) => toAgent(s, a));
+  const edges = edgesOf(s.agents);
+  const sinks = sinksOf(s.agents).map((a) => a.id);
+  if (s.exited || sinks.length > 1) {
+    agents.push({
+      id: SUMMARIZER_ID,
+      type: 'SummarizerAgent',
+      description: SUMMARIZER_PROMPT,
+      input: inputFor(sinks),
+      role: 'Summarizer',
+      params: {},
+    });
+    for (const from of sinks) edges.push({ from, to: SUMMARIZER_ID });
+  }
+  return { dom: 'high', agents, edges };
+}

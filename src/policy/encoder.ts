@@ -1,0 +1,365 @@
+/**
+ * State features for the JPSS heads. Everything is a function of the task text and the
+ * construction state, works offline (no vocabulary, no model) and is deterministic.
+ *
+ * State vector s, length `stateDim(cfg)` (R = roles in the pool, D = cfg.hashDim, N = cfg.maxAgents,
+ * T = cfg.maxSteps):
+ *
+ * | offset             | size  | block                                                               |
+ * |--------------------|-------|---------------------------------------------------------------------|
+ * | 0                  | D     | query n-grams: signed feature hashing, L2-normalised                |
+ * | D                  | 12    | MASBench cues (`CUE`), each in [0, 1]                                |
+ * | D + 12             | R     | agents per role, min(count, 4) / 4                                  |
+ * | D + 12 + R         | R     | sinks per role, min(count, 4) / 4 (one message-passing hop)         |
+ * | D + 12 + 2R        | R + 3 | last action one-hot: roles, DELETE, EXIT, none                      |
+ * | D + 12 + 3R + 3    | 8     | graph scalars (`GRAPH`)                                             |
+ *
+ * Agent vector a_i (one row per agent slot, length `agentDim(cfg)`; empty slots are all zero):
+ * [1, role one-hot (R), `AGENT` flags (7)].
+ */
+import { dagDepth, exitForced, sinksOf, type ConstructionState } from './construction.ts';
+
+export interface EncoderConfig {
+  /** Width D of the hashed n-gram block. */
+  hashDim: number;
+  /** Agent slots N of the edge head (= the construction's maxAgents). */
+  maxAgents: number;
+  /** Step budget T (= the construction's maxSteps). */
+  maxSteps: number;
+  /** Number of roles R in the pool. */
+  roles: number;
+}
+
+/** Offsets inside the 12-wide cue block. Counts are divided by the given scale and clipped to 1. */
+export const CUE = {
+  /** 1 when the text parses as a MASBench-style task (≥ 2 "The number of each …" definitions). */
+  masbench: 0,
+  /** Sentences / 32. */
+  sentences: 1,
+  /** Question marks / 12. */
+  questionMarks: 2,
+  /** Asked quantities / 12 ("Answer these N questions", else question marks). */
+  asks: 3,
+  /** 1 when more than one answer is asked for. */
+  multiAsk: 4,
+  /** Longest definition chain ending at an asked quantity / 12 (estimated sub-task depth). */
+  depth: 5,
+  /** Most quantities one definition reads / 12 (breadth). */
+  breadth: 6,
+  /** Independent groups of asked quantities (no shared ancestor) / 12 (parallel branches). */
+  parallel: 7,
+  /** Misleading notes ("Note:", "Hint:", "answer key") / 12. */
+  notes: 8,
+  /** 1 when the task is deep and single-answer: estimated depth ≥ 3 and one ask. */
+  deep: 9,
+  /** 1 when the asked quantities fall into ≥ 2 independent groups. */
+  wide: 10,
+  /** Numbers in the text / 32. */
+  numbers: 11,
+} as const;
+export const CUE_DIM = 12;
+
+/** Offsets inside the 8-wide graph-scalar block. */
+export const GRAPH = {
+  /** Agents / N. */
+  agents: 0,
+  /** 1 when there are no agents. */
+  empty: 1,
+  /** DAG depth (agents on the longest path) / N. */
+  depth: 2,
+  /** Sinks / N. */
+  sinks: 3,
+  /** Starts (agents without links) / N. */
+  starts: 4,
+  /** Edges / (2N). */
+  edges: 5,
+  /** Step index / T. */
+  step: 6,
+  /** 1 when only EXIT is allowed. */
+  forced: 7,
+} as const;
+export const GRAPH_DIM = 8;
+
+/** Offsets of the per-agent flags, after the bias and the role one-hot. */
+export const AGENT = {
+  /** 1 for the most recently changed agent (the newest branch end). */
+  latest: 0,
+  /** 1 when nothing reads it yet. */
+  sink: 1,
+  /** 1 when it has no links (reads the question). */
+  start: 2,
+  /** Its depth / N. */
+  depth: 3,
+  /** Readers / N. */
+  outDegree: 4,
+  /** Links / N. */
+  inDegree: 5,
+  /** Steps since it was added / T. */
+  age: 6,
+} as const;
+export const AGENT_FLAGS = 7;
+
+export const cueOffset = (c: EncoderConfig): number => c.hashDim;
+export const roleCountOffset = (c: EncoderConfig): number => c.hashDim + CUE_DIM;
+export const sinkRoleOffset = (c: EncoderConfig): number => roleCountOffset(c) + c.roles;
+export const lastActionOffset = (c: EncoderConfig): number => sinkRoleOffset(c) + c.roles;
+export const graphOffset = (c: EncoderConfig): number => lastActionOffset(c) + c.roles + 3;
+export const stateDim = (c: EncoderConfig): number => graphOffset(c) + GRAPH_DIM;
+/** Agent row: bias 1, role one-hot, flags. */
+export const agentDim = (c: EncoderConfig): number => 1 + c.roles + AGENT_FLAGS;
+export const agentFlagOffset = (c: EncoderConfig): number => 1 + c.roles;
+
+const clip01 = (x: number): number => (x < 0 ? 0 : x > 1 ? 1 : x);
+
+// ---------------------------------------------------------------- query n-grams
+
+/**
+ * Signed feature hashing (Weinberger et al. 2009): each n-gram g adds ±1 to bucket h(g) mod D, where
+ * h is the 32-bit FNV-1a hash of the tagged n-gram (`w:<word>`, `b:<word> <word>`, `c:<3 chars>`,
+ * the same value `hashString` gives) and the sign is the low bit of h after the MurmurHash3
+ * finaliser, so collisions cancel in expectation. Words are lower-cased runs of [a-z0-9]; character
+ * trigrams are taken over the lower-cased text with whitespace runs collapsed to one space. The
+ * vector is L2-normalised (empty text → zero vector). Hashes are folded character by character, with
+ * no substring allocations: this is most of a construction step's encoding time.
+ */
+const FNV_OFFSET = 0x811c9dc5;
+const FNV_PRIME = 0x01000193;
+const fold = (h: number, c: number): number => Math.imul(h ^ c, FNV_PRIME);
+const foldRange = (h: number, s: string, from: number, to: number): number => {
+  for (let i = from; i < to; i++) h = fold(h, s.charCodeAt(i));
+  return h;
+};
+const TAG_W = fold(fold(FNV_OFFSET, 119), 58); // "w:"
+const TAG_B = fold(fold(FNV_OFFSET, 98), 58); // "b:"
+const TAG_C = fold(fold(FNV_OFFSET, 99), 58); // "c:"
+
+function signOf(h: number): number {
+  let x = h ^ (h >>> 16);
+  x = Math.imul(x, 0x85ebca6b);
+  x ^= x >>> 13;
+  x = Math.imul(x, 0xc2b2ae35);
+  x ^= x >>> 16;
+  return (x & 1) === 0 ? 1 : -1;
+}
+
+const isWordChar = (c: number): boolean => (c >= 97 && c <= 122) || (c >= 48 && c <= 57);
+
+export function hashQuery(
+  text: string,
+  dim: number,
+  out: Float32Array = new Float32Array(dim),
+): Float32Array {
+  out.fill(0);
+  const add = (h: number): void => {
+    const u = h >>> 0;
+    const bucket = u % dim;
+    out[bucket] = (out[bucket] as number) + signOf(u);
+  };
+  const lower = text.toLowerCase();
+  let prevStart = -1;
+  let prevEnd = -1;
+  for (let i = 0; i < lower.length;) {
+    if (!isWordChar(lower.charCodeAt(i))) {
+      i++;
+      continue;
+    }
+    const start = i;
+    while (i < lower.length && isWordChar(lower.charCodeAt(i))) i++;
+    add(foldRange(TAG_W, lower, start, i));
+    if (prevStart >= 0)
+      add(foldRange(fold(foldRange(TAG_B, lower, prevStart, prevEnd), 32), lower, start, i));
+    prevStart = start;
+    prevEnd = i;
+  }
+  const squashed = lower.replace(/\s+/g, ' ');
+  for (let i = 0; i + 3 <= squashed.length; i++) add(foldRange(TAG_C, squashed, i, i + 3));
+  let sq = 0;
+  for (let i = 0; i < dim; i++) sq += (out[i] as number) ** 2;
+  if (sq > 0) {
+    const inv = 1 / Math.sqrt(sq);
+    for (let i = 0; i < dim; i++) out[i] = (out[i] as number) * inv;
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------- MASBench cues
+
+/** A quantity name as MASBench words it: "Sunny Farm's Packing Shed". */
+const QUANTITY = /each ((?:[A-Z][A-Za-z]*\s)*[A-Z][A-Za-z]*'s(?:\s[A-Z][A-Za-z]*)+)/g;
+const DEFINITION =
+  /The number of each ((?:[A-Z][A-Za-z]*\s)*[A-Z][A-Za-z]*'s(?:\s[A-Z][A-Za-z]*)+) equals ([^.]*)\./g;
+const ASKED = /How many ((?:[A-Z][A-Za-z]*\s?)+) does each ((?:[A-Z][A-Za-z]*\s?)+?) have\?/g;
+const NOTE = /\b(?:note|hint)\s*:|\banswer key\b/gi;
+
+export interface TaskCues {
+  masbench: boolean;
+  sentences: number;
+  questionMarks: number;
+  asks: number;
+  depth: number;
+  breadth: number;
+  parallel: number;
+  notes: number;
+  numbers: number;
+}
+
+/**
+ * Structural cues read from the text. For MASBench-style tasks the definitions are parsed into a
+ * quantity graph, giving estimates of the task's depth, breadth and parallel axes; for other text
+ * only the surface counts are non-zero.
+ */
+export function taskCues(text: string): TaskCues {
+  const sentences = (text.match(/[^.!?]+[.!?]/g) ?? []).length;
+  const questionMarks = (text.match(/\?/g) ?? []).length;
+  const numbers = (text.match(/\d+(?:\.\d+)?/g) ?? []).length;
+  const notes = (text.match(NOTE) ?? []).length;
+  const stated = /Answer these (\d+) questions/.exec(text);
+  const deps = new Map<string, string[]>();
+  for (const m of text.matchAll(DEFINITION)) {
+    const name = (m[1] as string).trim();
+    const reads = [...(m[2] as string).matchAll(QUANTITY)].map((q) => (q[1] as string).trim());
+    deps.set(name, reads);
+  }
+  const asked: string[] = [];
+  for (const m of text.matchAll(ASKED)) asked.push(`${(m[2] as string).trim()}'s ${(m[1] as string).trim()}`);
+  const asks = stated ? Number(stated[1]) : Math.max(asked.length, questionMarks > 0 ? questionMarks : 0);
+  const masbench = deps.size >= 2;
+  let depth = 0;
+  let breadth = 0;
+  let parallel = 0;
+  if (masbench) {
+    for (const r of deps.values()) breadth = Math.max(breadth, r.length);
+    const memo = new Map<string, number>();
+    const chain = (q: string, seen: Set<string>): number => {
+      const known = memo.get(q);
+      if (known !== undefined) return known;
+      if (seen.has(q)) return 0;
+      seen.add(q);
+      let d = 0;
+      for (const r of deps.get(q) ?? []) d = Math.max(d, chain(r, seen));
+      seen.delete(q);
+      const v = deps.has(q) ? d + 1 : d;
+      memo.set(q, v);
+      return v;
+    };
+    const ancestors = (q: string): Set<string> => {
+      const out = new Set<string>([q]);
+      const stack = [q];
+      while (stack.length > 0) {
+        for (const r of deps.get(stack.pop() as string) ?? []) {
+          if (!out.has(r)) {
+            out.add(r);
+            stack.push(r);
+          }
+        }
+      }
+      return out;
+    };
+    for (const q of asked) depth = Math.max(depth, chain(q, new Set()));
+    // Asked quantities sharing an ancestor belong to one group (union-find over ≤ 64 asks).
+    const groups: Set<string>[] = [];
+    for (const q of asked) {
+      const anc = ancestors(q);
+      const hit = groups.filter((g) => [...anc].some((x) => g.has(x)));
+      const merged = new Set<string>(anc);
+      for (const g of hit) for (const x of g) merged.add(x);
+      for (const g of hit) groups.splice(groups.indexOf(g), 1);
+      groups.push(merged);
+    }
+    parallel = groups.length;
+  }
+  return { masbench, sentences, questionMarks, asks, depth, breadth, parallel, notes, numbers };
+}
+
+export function cueVector(c: TaskCues, out = new Float32Array(CUE_DIM)): Float32Array {
+  out[CUE.masbench] = c.masbench ? 1 : 0;
+  out[CUE.sentences] = clip01(c.sentences / 32);
+  out[CUE.questionMarks] = clip01(c.questionMarks / 12);
+  out[CUE.asks] = clip01(c.asks / 12);
+  out[CUE.multiAsk] = c.asks > 1 ? 1 : 0;
+  out[CUE.depth] = clip01(c.depth / 12);
+  out[CUE.breadth] = clip01(c.breadth / 12);
+  out[CUE.parallel] = clip01(c.parallel / 12);
+  out[CUE.notes] = clip01(c.notes / 12);
+  out[CUE.deep] = c.depth >= 3 && c.asks <= 1 ? 1 : 0;
+  out[CUE.wide] = c.parallel >= 2 ? 1 : 0;
+  out[CUE.numbers] = clip01(c.numbers / 32);
+  return out;
+}
+
+/** The task part of the state (n-grams and cues): computed once per construction. */
+export interface TaskEncoding {
+  query: Float32Array;
+  cues: Float32Array;
+}
+
+export function encodeTask(text: string, hashDim: number): TaskEncoding {
+  return { query: hashQuery(text, hashDim), cues: cueVector(taskCues(text)) };
+}
+
+// ---------------------------------------------------------------- graph
+
+/** Writes the state vector s (layout above) into `out`. */
+export function encodeState(
+  cfg: EncoderConfig,
+  task: TaskEncoding,
+  s: ConstructionState,
+  out: Float32Array = new Float32Array(stateDim(cfg)),
+): Float32Array {
+  if (s.pool.roles.length !== cfg.roles)
+    throw new Error(`encoder expects ${cfg.roles} roles, the pool has ${s.pool.roles.length}`);
+  out.fill(0);
+  out.set(task.query.subarray(0, cfg.hashDim), 0);
+  out.set(task.cues, cueOffset(cfg));
+  const counts = new Array<number>(cfg.roles).fill(0);
+  for (const a of s.agents) counts[a.role] = (counts[a.role] ?? 0) + 1;
+  const sinks = sinksOf(s.agents);
+  const sinkCounts = new Array<number>(cfg.roles).fill(0);
+  for (const a of sinks) sinkCounts[a.role] = (sinkCounts[a.role] ?? 0) + 1;
+  for (let r = 0; r < cfg.roles; r++) {
+    out[roleCountOffset(cfg) + r] = Math.min(counts[r] as number, 4) / 4;
+    out[sinkRoleOffset(cfg) + r] = Math.min(sinkCounts[r] as number, 4) / 4;
+  }
+  out[lastActionOffset(cfg) + (s.lastAction ?? cfg.roles + 2)] = 1;
+  const n = cfg.maxAgents;
+  const g = graphOffset(cfg);
+  const edges = s.agents.reduce((k, a) => k + a.links.length, 0);
+  out[g + GRAPH.agents] = clip01(s.agents.length / n);
+  out[g + GRAPH.empty] = s.agents.length === 0 ? 1 : 0;
+  out[g + GRAPH.depth] = clip01(dagDepth(s.agents) / n);
+  out[g + GRAPH.sinks] = clip01(sinks.length / n);
+  out[g + GRAPH.starts] = clip01(s.agents.filter((a) => a.links.length === 0).length / n);
+  out[g + GRAPH.edges] = clip01(edges / (2 * n));
+  out[g + GRAPH.step] = clip01(s.step / cfg.maxSteps);
+  out[g + GRAPH.forced] = exitForced(s) ? 1 : 0;
+  return out;
+}
+
+/** Writes one row per agent slot (N rows of `agentDim`); slots past the last agent stay zero. */
+export function encodeAgents(
+  cfg: EncoderConfig,
+  s: ConstructionState,
+  out: Float32Array = new Float32Array(cfg.maxAgents * agentDim(cfg)),
+): Float32Array {
+  out.fill(0);
+  const w = agentDim(cfg);
+  const f = agentFlagOffset(cfg);
+  const n = cfg.maxAgents;
+  const readers = new Map<string, number>();
+  for (const a of s.agents) for (const l of a.links) readers.set(l, (readers.get(l) ?? 0) + 1);
+  const latest = s.changed[s.changed.length - 1];
+  s.agents.slice(0, n).forEach((a, i) => {
+    const row = i * w;
+    const outDeg = readers.get(a.id) ?? 0;
+    out[row] = 1;
+    out[row + 1 + a.role] = 1;
+    out[row + f + AGENT.latest] = a.id === latest ? 1 : 0;
+    out[row + f + AGENT.sink] = outDeg === 0 ? 1 : 0;
+    out[row + f + AGENT.start] = a.links.length === 0 ? 1 : 0;
+    out[row + f + AGENT.depth] = clip01(a.depth / n);
+    out[row + f + AGENT.outDegree] = clip01(outDeg / n);
+    out[row + f + AGENT.inDegree] = clip01(a.links.length / n);
+    out[row + f + AGENT.age] = clip01((s.step - a.addedAt) / cfg.maxSteps);
+  });
+  return out;
+}

@@ -1,0 +1,322 @@
+/**
+ * The JPSS policy network on the compute core (src/gpu).
+ *
+ * Node head (π_θ, one row per state b):
+ *   h = tanh(s·W1 + b1)                                  [B, H]
+ *   logits = h·W2 + s·L + b2                             [B, A]   (L: linear skip on the features)
+ *   π_node = masked softmax(logits), log π_node = masked log-softmax(logits)
+ * Edge head (π_φ, one row e per (state b, chosen role ρ, existing agent i)):
+ *   z_e = tanh(a_i·Wa + (h_b·Ws) + E[ρ] + ba)            [E, H]   (E: role embedding)
+ *   ℓ_e = z_e·wo + Σ_k a_ik·(B[ρ, k] + (s_b·M)[k]) + bo   [E, 1]   (B, M: linear agent scoring)
+ *   π_edge(link i) = σ(ℓ_e)
+ * Joint log-probability of a step: log π_node(a) + Σ_i [edge i exists]·log Bernoulli(y_i | σ(ℓ_i)).
+ *
+ * The linear terms (L, B, M) act on the interpretable features of encoder.ts; the built-in `prior`
+ * checkpoint is written entirely in them (hidden-path outputs W2, wo start at 0), so it runs on the
+ * same graph, on CPU or WebGPU, and can be fine-tuned like any other checkpoint.
+ *
+ * Two ways to run the edge head at inference (`EdgeMode`):
+ * - `fused`: the edge head for every role runs in the same forward pass as the node head (E = R·N
+ *   rows), so a step is one `step()` and one read-back, and a user-chosen role costs nothing more.
+ *   The default on WebGPU, where a pass costs a queue submission and a mapAsync round trip.
+ * - `two-pass`: the first pass gives the node distribution; after the choice, a second pass runs the
+ *   edge head for that role only (E = N rows). The default on the CPU, where the fused pass's
+ *   R× larger edge head costs more than a second pass (measured in docs/benchmarks.md, "Policy").
+ */
+import { createRng, type Rng } from '../core/rng.ts';
+import { CpuModel } from '../gpu/cpu/model.ts';
+import { Graph, type Tensor } from '../gpu/graph.ts';
+import * as init from '../gpu/init.ts';
+import type { Model } from '../gpu/model.ts';
+import type { BackendChoice } from '../gpu/select.ts';
+import { POLICY_FORMAT, paramShapes, type PolicyCheckpoint, type PolicyConfig } from './checkpoint.ts';
+import {
+  agentDim,
+  encodeAgents,
+  encodeState,
+  stateDim,
+  type EncoderConfig,
+  type TaskEncoding,
+} from './encoder.ts';
+import type { ConstructionState } from './construction.ts';
+import { actionMask } from './construction.ts';
+import type { RolePool } from './roles.ts';
+
+export const DEFAULT_CONFIG = { hashDim: 256, hidden: 64, maxAgents: 12, maxSteps: 16 } as const;
+
+export function policyConfig(pool: RolePool, over: Partial<Omit<PolicyConfig, 'roles'>> = {}): PolicyConfig {
+  return { ...DEFAULT_CONFIG, ...over, roles: pool.roles.map((r) => r.name) };
+}
+
+export function encoderConfig(cfg: PolicyConfig): EncoderConfig {
+  return { hashDim: cfg.hashDim, maxAgents: cfg.maxAgents, maxSteps: cfg.maxSteps, roles: cfg.roles.length };
+}
+
+// ---------------------------------------------------------------- graph
+
+export interface PolicyGraphOptions {
+  /** States per pass (B). */
+  batch: number;
+  /** Edge rows per pass (E): R·N for inference over every role, B·N for a training batch. */
+  edgeRows: number;
+  /** Also build the joint log-probability of taken actions (inputs `action`, `edgeTarget`, `edgeWeight`). */
+  logProb?: boolean;
+}
+
+export interface PolicyGraph {
+  graph: Graph;
+  /** π_node [B, A]. */
+  probs: Tensor;
+  /** log π_node [B, A] (MASKED_LOG_PROB where masked). */
+  logProbs: Tensor;
+  /** Edge logits ℓ [E, 1]. */
+  edgeLogits: Tensor;
+  /** Joint log-probability per state [B], when `logProb` was asked for. */
+  joint: Tensor | null;
+  params: Record<string, Tensor>;
+}
+
+/**
+ * Inputs: `state` [B, S], `mask` [B, A], `agents` [B·N, Da], `edgeAgent` / `edgeRole` / `edgeBatch`
+ * [E] u32 (which agent row, role and state each edge row is about), `ones` [Da, 1] (all 1: sums a
+ * row with a matmul, the core has no reshape). With `logProb`: `action` [B] u32, `edgeTarget` [E, 1]
+ * (1 = linked), `edgeWeight` [E, 1] (1 for rows that exist and belong to an ADD step, else 0).
+ */
+export function buildPolicyGraph(
+  cfg: PolicyConfig,
+  values: Record<string, ArrayLike<number>>,
+  opts: PolicyGraphOptions,
+): PolicyGraph {
+  const enc = encoderConfig(cfg);
+  const S = stateDim(enc);
+  const Da = agentDim(enc);
+  const A = cfg.roles.length + 2;
+  const B = opts.batch;
+  const E = opts.edgeRows;
+  const g = new Graph();
+  const params: Record<string, Tensor> = {};
+  for (const [name, shape] of Object.entries(paramShapes(cfg))) {
+    const v = values[name];
+    if (!v) throw new Error(`missing parameter ${name}`);
+    params[name] = g.param(name, shape, Float32Array.from(v));
+  }
+  const p = (name: string): Tensor => params[name] as Tensor;
+  const state = g.input('state', [B, S]);
+  const mask = g.input('mask', [B, A]);
+  const agents = g.input('agents', [B * cfg.maxAgents, Da]);
+  const edgeAgent = g.input('edgeAgent', [E], 'u32');
+  const edgeRole = g.input('edgeRole', [E], 'u32');
+  const edgeBatch = g.input('edgeBatch', [E], 'u32');
+  const ones = g.input('ones', [Da, 1]);
+
+  const h = g.linear(state, p('node.w1'), p('node.b1'), 'tanh');
+  const logits = g.biasAct(
+    g.add(g.matmul(h, p('node.w2')), g.matmul(state, p('node.lin'))),
+    p('node.b2'),
+    'none',
+  );
+  const probs = g.softmax(logits, mask);
+  const logProbs = g.logSoftmax(logits, mask);
+
+  const hs = g.matmul(h, p('edge.ws'));
+  const za = g.matmul(agents, p('edge.wa'));
+  const pre = g.add(
+    g.add(g.gatherRows(za, edgeAgent), g.gatherRows(hs, edgeBatch)),
+    g.gatherRows(p('edge.role'), edgeRole),
+  );
+  const z = g.biasAct(pre, p('edge.ba'), 'tanh');
+  const sm = g.matmul(state, p('edge.stateLin'));
+  const coef = g.add(g.gatherRows(p('edge.roleLin'), edgeRole), g.gatherRows(sm, edgeBatch));
+  const lin = g.matmul(g.mul(coef, g.gatherRows(agents, edgeAgent)), ones);
+  const edgeLogits = g.biasAct(g.add(g.matmul(z, p('edge.wo')), lin), p('edge.bo'), 'none');
+
+  let joint: Tensor | null = null;
+  if (opts.logProb) {
+    const action = g.input('action', [B], 'u32');
+    const target = g.input('edgeTarget', [E, 1]);
+    const weight = g.input('edgeWeight', [E, 1]);
+    const bern = g.mul(g.bernoulliLogProb(edgeLogits, target), weight);
+    joint = g.add(g.pick(logProbs, action), g.sum(g.scatterAddRows(bern, edgeBatch, B)));
+  }
+  return { graph: g, probs, logProbs, edgeLogits, joint, params };
+}
+
+// ---------------------------------------------------------------- built-in checkpoints
+
+function emptyParams(cfg: PolicyConfig): Record<string, Float32Array> {
+  const out: Record<string, Float32Array> = {};
+  for (const [name, shape] of Object.entries(paramShapes(cfg)))
+    out[name] = new Float32Array(shape.reduce((a, b) => a * b, 1));
+  return out;
+}
+
+/** Glorot-uniform weight matrices, zero biases, small uniform (±0.05) linear terms; seeded. */
+function randomParams(cfg: PolicyConfig, rng: Rng): Record<string, Float32Array> {
+  const out = emptyParams(cfg);
+  for (const [name, shape] of Object.entries(paramShapes(cfg))) {
+    if (shape.length !== 2) continue;
+    const [fanIn, fanOut] = shape as [number, number];
+    out[name] =
+      name.endsWith('Lin') || name === 'node.lin'
+        ? init.uniform(rng, fanIn * fanOut, 0.05)
+        : name === 'edge.role'
+          ? init.uniform(rng, fanIn * fanOut, 0.5)
+          : init.glorot(rng, fanIn, fanOut);
+  }
+  return out;
+}
+
+const toRecord = (p: Record<string, Float32Array>): Record<string, number[]> =>
+  Object.fromEntries(Object.entries(p).map(([k, v]) => [k, Array.from(v)]));
+
+/** `random`: every parameter from a seeded initialiser (an untrained policy). */
+export function randomCheckpoint(
+  pool: RolePool,
+  seed = 0,
+  over: Partial<Omit<PolicyConfig, 'roles'>> = {},
+): PolicyCheckpoint {
+  const config = policyConfig(pool, over);
+  return {
+    format: POLICY_FORMAT,
+    name: `random:${seed}`,
+    config,
+    roleVersion: pool.version,
+    params: toRecord(randomParams(config, createRng(seed))),
+  };
+}
+
+// ---------------------------------------------------------------- runtime
+
+/** What one forward pass gives for a state. */
+export interface Evaluation {
+  /** Action mask in head order (1 allowed, 0 masked). */
+  mask: Float32Array;
+  /** π_node over roles ∪ {DELETE, EXIT}; exactly 0 where masked. */
+  probs: Float32Array;
+  /**
+   * Edge logits ℓ for role ρ over the existing agents (state order). In `two-pass` mode this runs
+   * the second pass; call it before the next `evaluate` on the same network.
+   */
+  edges: (role: number) => Promise<Float32Array>;
+}
+
+export type EdgeMode = 'fused' | 'two-pass';
+
+export interface NetworkOptions {
+  /** Default: `fused` on WebGPU, `two-pass` on the CPU. */
+  edgeMode?: EdgeMode;
+}
+
+/**
+ * A compiled policy: encode a state, run the forward pass(es), read back the distributions. One
+ * model per network holds the inputs, so evaluate one state at a time (await each step).
+ */
+export class PolicyNetwork {
+  readonly backend: 'cpu' | 'webgpu';
+  readonly enc: EncoderConfig;
+  private readonly model: Model;
+  private readonly pg: PolicyGraph;
+  private readonly stateBuf: Float32Array;
+  private readonly agentBuf: Float32Array;
+
+  private readonly roleBuf: Uint32Array;
+
+  private constructor(
+    readonly checkpoint: PolicyCheckpoint,
+    readonly edgeMode: EdgeMode,
+    pg: PolicyGraph,
+    model: Model,
+  ) {
+    const cfg = checkpoint.config;
+    this.enc = encoderConfig(cfg);
+    const R = edgeMode === 'fused' ? cfg.roles.length : 1;
+    const N = cfg.maxAgents;
+    this.pg = pg;
+    this.model = model;
+    this.backend = this.model.backend;
+    // Edge row e = ρ·N + i: agent slot i, role ρ (fused), or the chosen role (two-pass), state 0.
+    const agentIdx = new Uint32Array(R * N);
+    const roleIdx = new Uint32Array(R * N);
+    for (let r = 0; r < R; r++) {
+      for (let i = 0; i < N; i++) {
+        agentIdx[r * N + i] = i;
+        roleIdx[r * N + i] = r;
+      }
+    }
+    this.roleBuf = roleIdx;
+    this.model.setInput('edgeAgent', agentIdx);
+    this.model.setInput('edgeRole', roleIdx);
+    this.model.setInput('edgeBatch', new Uint32Array(R * N));
+    this.model.setInput('ones', new Float32Array(agentDim(this.enc)).fill(1));
+    this.stateBuf = new Float32Array(stateDim(this.enc));
+    this.agentBuf = new Float32Array(N * agentDim(this.enc));
+  }
+
+  /**
+   * Compiles a checkpoint on the chosen backend (see `chooseBackend` in src/gpu). The WebGPU backend
+   * is loaded only when chosen, so CPU-only callers never load the kernels.
+   */
+  static async create(
+    checkpoint: PolicyCheckpoint,
+    choice: BackendChoice,
+    opts: NetworkOptions = {},
+  ): Promise<PolicyNetwork> {
+    const cfg = checkpoint.config;
+    const mode = opts.edgeMode ?? (choice.backend === 'webgpu' ? 'fused' : 'two-pass');
+    const rows = (mode === 'fused' ? cfg.roles.length : 1) * cfg.maxAgents;
+    const pg = buildPolicyGraph(cfg, checkpoint.params, { batch: 1, edgeRows: rows });
+    if (choice.backend === 'webgpu') {
+      if (!choice.ctx) throw new Error('WebGPU backend without a device');
+      const { GpuModel } = await import('../gpu/webgpu/model.ts');
+      return new PolicyNetwork(checkpoint, mode, pg, new GpuModel(choice.ctx, pg.graph));
+    }
+    return new PolicyNetwork(checkpoint, mode, pg, new CpuModel(pg.graph));
+  }
+
+  /** The CPU backend without asking for an adapter (tests, benchmarks, Node). */
+  static cpu(checkpoint: PolicyCheckpoint, opts: NetworkOptions = {}): Promise<PolicyNetwork> {
+    const choice = { backend: 'cpu', reason: 'CPU backend forced', adapter: null, ctx: null } as const;
+    return PolicyNetwork.create(checkpoint, choice, opts);
+  }
+
+  get name(): string {
+    return this.checkpoint.name;
+  }
+
+  async evaluate(task: TaskEncoding, state: ConstructionState): Promise<Evaluation> {
+    const mask = actionMask(state);
+    encodeState(this.enc, task, state, this.stateBuf);
+    encodeAgents(this.enc, state, this.agentBuf);
+    this.model.setInput('state', this.stateBuf);
+    this.model.setInput('mask', mask);
+    this.model.setInput('agents', this.agentBuf);
+    await this.model.step();
+    const N = this.enc.maxAgents;
+    const n = Math.min(state.agents.length, N);
+    if (this.edgeMode === 'fused') {
+      // Two read-backs per step on WebGPU; log π is taken on the host from the recorded p.
+      const [probs, logits] = await Promise.all([
+        this.model.read(this.pg.probs),
+        this.model.read(this.pg.edgeLogits),
+      ]);
+      const edges = (role: number): Promise<Float32Array> =>
+        Promise.resolve(logits.slice(role * N, role * N + n));
+      return { mask, probs, edges };
+    }
+    const probs = await this.model.read(this.pg.probs);
+    const edges = async (role: number): Promise<Float32Array> => {
+      if (!Number.isInteger(role) || role < 0 || role >= this.enc.roles)
+        throw new Error(`no role with index ${role}`);
+      if (n === 0) return new Float32Array(0);
+      this.roleBuf.fill(role);
+      this.model.setInput('edgeRole', this.roleBuf);
+      await this.model.step();
+      return (await this.model.read(this.pg.edgeLogits)).slice(0, n);
+    };
+    return { mask, probs, edges };
+  }
+
+  dispose(): void {
+    this.model.dispose();
+  }
+}
