@@ -1,0 +1,141 @@
+import { describe, expect, it } from 'vitest';
+import type { ConstructionStep, Trace, TraceEvent } from '../core/trace.ts';
+import { minimalTrace } from '../core/trace-builders.ts';
+import { buildReplay, edgeId, replayStateAt } from './replay.ts';
+
+const step = (
+  index: number,
+  action: ConstructionStep['action'],
+  edgeP: [string, number][] = [],
+): ConstructionStep => ({
+  index,
+  action,
+  roleDistribution: [
+    { action: 'Solver', p: 0.6 },
+    { action: 'EXIT', p: 0.4 },
+  ],
+  edgeProbabilities: edgeP.map(([from, p]) => ({ from, p })),
+  logProb: -0.5,
+  chooser: 'policy',
+});
+
+function sampleTrace(): Trace {
+  const t = minimalTrace({ query: 'What is 2+2?', groundTruth: '4' });
+  const agent = (id: string, input = '') => ({
+    id,
+    type: 'CoTAgent' as const,
+    description: id,
+    input,
+    params: {},
+  });
+  const events: TraceEvent[] = [
+    { type: 'agent.start', t: 0, agentId: 'a1', input: 'q' },
+    {
+      type: 'llm.call',
+      t: 1,
+      agentId: 'a1',
+      callId: 'c1',
+      model: 'm',
+      messages: [{ role: 'user', content: 'q' }],
+      output: '4',
+      promptTokens: 10,
+      completionTokens: 5,
+      latencyMs: 20,
+      costUsd: 0.001,
+    },
+    { type: 'agent.end', t: 22, agentId: 'a1', output: '4' },
+    { type: 'agent.start', t: 23, agentId: 'a3', input: '4' },
+    { type: 'agent.error', t: 30, agentId: 'a3', error: 'boom', placeholder: '[a3 failed]' },
+    { type: 'agent.start', t: 31, agentId: 'sum', input: '4 [a3 failed]' },
+    { type: 'agent.end', t: 40, agentId: 'sum', output: '4' },
+    { type: 'run.end', t: 41, status: 'completed' },
+  ];
+  return {
+    ...t,
+    construction: [
+      step(0, { kind: 'add', role: 'Solver', agentId: 'a1', agentType: 'CoTAgent', links: [] }),
+      step(1, { kind: 'add', role: 'Critic', agentId: 'a2', agentType: 'ReflexionAgent', links: ['a1'] }, [
+        ['a1', 0.8],
+      ]),
+      step(2, { kind: 'delete', agentId: 'a2' }),
+      step(3, { kind: 'add', role: 'Checker', agentId: 'a3', agentType: 'CoTAgent', links: [] }, [
+        ['a1', 0.3],
+      ]),
+      step(4, { kind: 'exit', summarizerId: 'sum' }),
+    ],
+    design: {
+      dom: 'high',
+      agents: [agent('a1'), agent('a3'), agent('sum', '${a1} ${a3}')],
+      edges: [
+        { from: 'a1', to: 'sum' },
+        { from: 'a3', to: 'sum' },
+      ],
+    },
+    execution: { backend: { kind: 'none' }, status: 'completed', events },
+    result: { finalAnswer: '4', correct: true, answerAgent: 'sum' },
+  };
+}
+
+describe('replay', () => {
+  const trace = sampleTrace();
+  const replay = buildReplay(trace);
+
+  it('linearises construction steps then events', () => {
+    expect(replay.length).toBe(5 + 8);
+    expect(replay.items[0]).toEqual({ kind: 'start' });
+    expect(replay.items[1]?.kind).toBe('construction');
+    expect(replay.items[6]?.kind).toBe('event');
+    expect(replay.sink).toBe('sum');
+    // Deleted agents are known (for a stable layout) even though the design dropped them.
+    expect([...replay.agents.keys()].sort()).toEqual(['a1', 'a2', 'a3', 'sum']);
+    expect(replay.edges.map(edgeId)).toContain('a1>a2');
+    expect(replay.eventsByAgent.get('a1')).toEqual([0, 1, 2]);
+  });
+
+  it('shows the construction graph after step k with candidate edges', () => {
+    expect(replayStateAt(replay, trace, 0).agents).toEqual([]);
+    const s2 = replayStateAt(replay, trace, 2);
+    expect(s2.phase).toBe('construction');
+    expect(s2.agents).toEqual(['a1', 'a2']);
+    expect(s2.edges.map(edgeId)).toEqual(['a1>a2']);
+    expect(s2.candidate?.edges).toEqual([{ from: 'a1', to: 'a2', p: 0.8, chosen: true }]);
+    expect(s2.description).toBe('add Critic → a2');
+    const s3 = replayStateAt(replay, trace, 3);
+    expect(s3.agents).toEqual(['a1']);
+    expect(s3.edges).toEqual([]);
+    const s4 = replayStateAt(replay, trace, 4);
+    expect(s4.candidate?.edges).toEqual([{ from: 'a1', to: 'a3', p: 0.3, chosen: false }]);
+    const s5 = replayStateAt(replay, trace, 5);
+    expect(s5.agents).toEqual(['a1', 'a3', 'sum']);
+    expect(s5.edges.map(edgeId).sort()).toEqual(['a1>sum', 'a3>sum']);
+    expect(s5.description).toBe('exit → sum');
+    expect([...s5.progress.values()].every((p) => p.status === 'pending')).toBe(true);
+  });
+
+  it('tracks statuses, partial outputs and flowing edges during execution', () => {
+    const mid = replayStateAt(replay, trace, 5 + 2);
+    expect(mid.phase).toBe('execution');
+    expect(mid.progress.get('a1')).toMatchObject({ status: 'running', calls: 1, tokens: 15, output: null });
+    expect(mid.description).toBe('llm.call a1');
+    expect(mid.time).toBe(1);
+    const afterError = replayStateAt(replay, trace, 5 + 6);
+    expect(afterError.progress.get('a3')).toMatchObject({ status: 'failed', output: '[a3 failed]' });
+    expect(afterError.progress.get('sum')?.status).toBe('running');
+    expect([...afterError.flowing].sort()).toEqual(['a1>sum', 'a3>sum']);
+    const end = replayStateAt(replay, trace, replay.length);
+    expect(end.progress.get('sum')).toMatchObject({ status: 'done', output: '4' });
+    expect(end.flowing.size).toBe(0);
+    expect(end.time).toBe(41);
+  });
+
+  it('clamps positions and handles a trace without construction or events', () => {
+    expect(replayStateAt(replay, trace, 999).position).toBe(replay.length);
+    expect(replayStateAt(replay, trace, -3).position).toBe(0);
+    const plain = { ...trace, construction: [], execution: { ...trace.execution, events: [] } };
+    const r = buildReplay(plain);
+    expect(r.length).toBe(0);
+    const s = replayStateAt(r, plain, 0);
+    expect(s.agents).toEqual(['a1', 'a3', 'sum']);
+    expect(s.time).toBeNull();
+  });
+});

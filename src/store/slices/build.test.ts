@@ -1,0 +1,223 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { TraceSchema } from '../../core/trace.ts';
+import { checkConstruction, recomputeLogProb } from '../../policy/check.ts';
+import { memoryCheckpoints } from '../services/policy.ts';
+import { memoryRecents } from '../services/recents.ts';
+import { resetBaton, useBaton } from '../store.ts';
+import { configureLibrary, type LibraryEnv } from './library.ts';
+import { configureBuild, currentFrame, sessionTrace, stepsOf, type BuildEnv } from './build.ts';
+
+const s = () => useBaton.getState();
+const session = () => {
+  const x = s().buildSession;
+  if (!x) throw new Error('no session');
+  return x;
+};
+
+let previousBuild: BuildEnv;
+let previousLibrary: LibraryEnv;
+beforeAll(() => {
+  previousBuild = configureBuild({
+    storage: memoryCheckpoints(),
+    prefer: 'cpu',
+    now: () => new Date('2026-11-22T05:00:00Z'),
+    schedule: (fn) => {
+      const t = setTimeout(fn, 0);
+      return () => clearTimeout(t);
+    },
+  });
+  previousLibrary = configureLibrary({ storage: memoryRecents() });
+});
+afterAll(() => {
+  configureBuild(previousBuild);
+  configureLibrary(previousLibrary);
+});
+
+async function start(form: Parameters<ReturnType<typeof s>['setBuildForm']>[0] = {}): Promise<void> {
+  s().setBuildForm({
+    source: 'masbench',
+    axis: 'depth',
+    value: 4,
+    taskSeed: 3,
+    seed: 7,
+    temperature: 1,
+    ...form,
+  });
+  await s().startBuild();
+  expect(s().buildProblems).toEqual([]);
+}
+
+describe('build slice', () => {
+  beforeEach(() => {
+    resetBaton();
+  });
+
+  it('opens an empty construction with a preview that sums to 1 and masks DELETE/EXIT', async () => {
+    await start();
+    const p = s().buildPreview;
+    expect(p).not.toBeNull();
+    const sum = (p?.distribution ?? []).reduce((a, b) => a + b, 0);
+    expect(sum).toBeCloseTo(1, 9);
+    const n = p?.mask.length ?? 0;
+    // Empty MAS: DELETE and EXIT need an agent.
+    expect(p?.mask[n - 2]).toBe(0);
+    expect(p?.mask[n - 1]).toBe(0);
+    expect(p?.distribution[n - 1]).toBe(0);
+    expect(session().backend).toBe('cpu');
+    expect(session().task.groundTruth).not.toBeNull();
+  });
+
+  it('records sampled steps as chooser policy, picks and toggled links as chooser user', async () => {
+    await start();
+    await s().buildStep();
+    expect(stepsOf(session())).toHaveLength(1);
+    expect(stepsOf(session())[0]?.chooser).toBe('policy');
+
+    await s().pickBuildAction(2);
+    expect(s().buildPick.action).toBe(2);
+    await s().buildStep();
+    const picked = stepsOf(session())[1];
+    expect(picked?.chooser).toBe('user');
+    expect(picked?.action.kind === 'add' && picked.action.role).toBe('Solver');
+
+    // Toggling a link pins the previewed role and flips that link relative to the policy's draw.
+    const prev = s().buildPreview;
+    const target = prev?.edges[0]?.from as string;
+    const wasLinked = prev?.sampledLinks.includes(target) ?? false;
+    s().toggleBuildLink(target);
+    expect(s().buildPick.action).toBe(prev?.role);
+    await s().buildStep({ greedy: true });
+    const toggled = stepsOf(session())[2];
+    expect(toggled?.chooser).toBe('user');
+    expect(toggled?.action.kind === 'add' && toggled.action.links.includes(target)).toBe(!wasLinked);
+
+    for (const step of stepsOf(session())) {
+      expect(step.logProb).not.toBeNull();
+      expect(recomputeLogProb(step)).toBeCloseTo(step.logProb as number, 9);
+    }
+  });
+
+  it('undoes and redoes steps, and a new step after undo drops the redo branch', async () => {
+    await start();
+    await s().buildStep();
+    await s().buildStep();
+    const two = currentFrame(session()).state;
+    await s().undoBuild();
+    expect(session().cursor).toBe(1);
+    expect(stepsOf(session())).toHaveLength(1);
+    expect(currentFrame(session()).state.agents.length).toBeLessThanOrEqual(two.agents.length);
+    await s().redoBuild();
+    expect(currentFrame(session()).state).toBe(two);
+    await s().undoBuild();
+    await s().undoBuild();
+    expect(session().cursor).toBe(0);
+    await s().undoBuild();
+    expect(session().cursor).toBe(0);
+    await s().buildStep({ greedy: true });
+    expect(session().frames).toHaveLength(2);
+    expect(session().cursor).toBe(1);
+  });
+
+  it('replays the same sampled steps for the same seed (draws do not depend on overrides)', async () => {
+    await start();
+    await s().buildStep();
+    await s().buildStep();
+    const a = stepsOf(session()).map((x) => JSON.stringify(x.action));
+    await start();
+    await s().buildStep();
+    await s().buildStep();
+    expect(stepsOf(session()).map((x) => JSON.stringify(x.action))).toEqual(a);
+  });
+
+  it('executes each partial MAS on the simulator and records answers and action rewards', async () => {
+    await start();
+    await s().buildStep({ greedy: true });
+    await s().buildStep({ greedy: true });
+    for (const f of session().frames.slice(1)) {
+      expect(f.evaluating).toBe(false);
+      expect(f.step?.intermediateCorrect).not.toBeUndefined();
+      expect(typeof f.step?.actionReward === 'number' || f.step?.actionReward === null).toBe(true);
+    }
+  });
+
+  it('deletes, exits, and runs the finished design into a consistent, simulated trace', async () => {
+    await start();
+    await s().buildStep({ greedy: true });
+    await s().buildStep({ greedy: true });
+    const before = currentFrame(session()).state.agents.length;
+    await s().buildDelete();
+    expect(currentFrame(session()).state.agents.length).toBe(before - 1);
+    expect(stepsOf(session()).at(-1)?.chooser).toBe('user');
+    await s().buildExit();
+    expect(currentFrame(session()).state.exited).toBe(true);
+    expect(s().buildPreview).toBeNull();
+    await s().buildStep();
+    expect(stepsOf(session())).toHaveLength(4);
+
+    const id = await s().runBuild();
+    expect(id).not.toBeNull();
+    const trace = s().openTraces[id as string];
+    expect(trace).toBeDefined();
+    if (!trace) return;
+    expect(TraceSchema.safeParse(trace).success).toBe(true);
+    expect(trace.construction).toHaveLength(4);
+    expect(trace.execution.backend.kind).toBe('simulated');
+    expect(trace.result.finalAnswer).not.toBeNull();
+    expect(checkConstruction(trace)).toEqual([]);
+    expect(s().recents[0]?.id).toBe(id);
+  });
+
+  it('builds for a custom query without executing steps', async () => {
+    await start({ source: 'custom', query: 'Which is larger, 2^10 or 10^3?' });
+    await s().buildStep({ greedy: true });
+    const f = currentFrame(session());
+    expect(f.evaluating).toBe(false);
+    expect(f.step?.intermediateCorrect).toBeUndefined();
+    const t = sessionTrace(session());
+    expect(t.task.source.kind).toBe('custom');
+    expect(checkConstruction(t)).toEqual([]);
+  });
+
+  it('refuses an empty query and a non-positive temperature with a problem', async () => {
+    s().setBuildForm({ source: 'custom', query: '  ' });
+    await s().startBuild();
+    expect(s().buildProblems[0]?.code).toBe('E_TASK');
+    s().setBuildForm({ source: 'masbench', temperature: 0 });
+    await s().startBuild();
+    expect(s().buildProblems[0]?.message).toMatch(/temperature/);
+  });
+
+  it('samples at a temperature: recorded distributions are the tempered ones', async () => {
+    await start({ temperature: 2 });
+    await s().buildStep();
+    const step = stepsOf(session())[0];
+    const sum = step?.roleDistribution.reduce((a, d) => a + d.p, 0) ?? 0;
+    expect(sum).toBeCloseTo(1, 9);
+    expect(recomputeLogProb(step!)).toBeCloseTo(step?.logProb as number, 9);
+  });
+
+  it('loads a checkpoint file, keeps it and selects it; rejects a broken one', async () => {
+    const { randomCheckpoint } = await import('../../policy/network.ts');
+    const { DEFAULT_POOL } = await import('../../policy/roles.ts');
+    const cp = { ...randomCheckpoint(DEFAULT_POOL, 5), name: 'my-trained' };
+    const text = JSON.stringify(cp);
+    await s().loadCheckpointFile({ name: 'cp.json', size: text.length, text: () => Promise.resolve(text) });
+    expect(s().buildCheckpoints).toContain('my-trained');
+    expect(s().buildForm.policy).toEqual({ kind: 'checkpoint', name: 'my-trained' });
+    await start({ policy: { kind: 'checkpoint', name: 'my-trained' } });
+    expect(session().policyName).toBe('my-trained');
+
+    await s().loadCheckpointFile({ name: 'bad.json', size: 5, text: () => Promise.resolve('{"x"') });
+    expect(s().buildProblems[0]?.code).toBe('E_POLICY_FILE');
+  });
+
+  it('auto-plays until EXIT and stops', async () => {
+    await start();
+    s().setBuildSpeed(0);
+    s().setBuildAutoPlay(true);
+    for (let i = 0; i < 400 && s().buildAutoPlay; i++) await new Promise((r) => setTimeout(r, 5));
+    expect(s().buildAutoPlay).toBe(false);
+    expect(currentFrame(session()).state.exited).toBe(true);
+    expect(checkConstruction(sessionTrace(session()))).toEqual([]);
+  });
+});

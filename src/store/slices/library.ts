@@ -1,0 +1,395 @@
+import { fail, ok, type Problem, type Result } from '../../core/result.ts';
+import type { Trace } from '../../core/trace.ts';
+import { decodeTraceLink } from '../../share/index.ts';
+import type { SliceCreator } from '../store.ts';
+import { loadExamples, type Example } from '../services/examples.ts';
+import { fetchText } from '../services/fetch-source.ts';
+import { readFileText, yieldToBrowser, type TextSource } from '../services/files.ts';
+import { fileFailure, importOne, summarise, type FileImport, type ImportReport } from '../services/import.ts';
+import { serviceProblem } from '../services/problems.ts';
+import { idbRecents, type RecentEntry, type RecentSource, type RecentsStorage } from '../services/recents.ts';
+
+export type { Example } from '../services/examples.ts';
+export type { ImportReport, FileImport } from '../services/import.ts';
+export type { RecentEntry, RecentSource } from '../services/recents.ts';
+
+/** How many recent traces are kept; older ones (and their stored traces) are dropped. */
+export const RECENTS_CAP = 200;
+
+export type LoadState<T> =
+  | { status: 'idle' }
+  | { status: 'loading' }
+  | { status: 'ready'; value: T }
+  | { status: 'error'; problems: Problem[] };
+
+export type TraceLoad = { status: 'loading' } | { status: 'error'; problems: Problem[] };
+
+/** A failure to open something the user pointed at (a share link, a `?src=` URL). */
+export interface OpenError {
+  title: string;
+  problems: Problem[];
+}
+
+/** Open traces, recents, import and share state. */
+export interface LibrarySlice {
+  /** True once the recents list has been read from storage (or storage has failed). */
+  libraryReady: boolean;
+  /** Traces held in memory, by id. */
+  openTraces: Record<string, Trace>;
+  /** The trace the Trace tab returns to. */
+  lastOpenedId: string | null;
+  /** Traces being looked up by id (route `#/trace/<id>`), or why they could not be found. */
+  traceLoads: Record<string, TraceLoad>;
+  /** Recently opened traces, newest first, at most RECENTS_CAP. */
+  recents: RecentEntry[];
+  /** Why recents could not be read or saved; the app keeps working in memory. */
+  storageProblem: Problem | null;
+  examples: LoadState<Example[]>;
+  /** Non-null while files or a URL are being imported; `label` says what. */
+  importing: { label: string } | null;
+  importReport: ImportReport | null;
+  openError: OpenError | null;
+
+  /** Reads the recents from storage. Idempotent: later calls return the same promise. */
+  initLibrary(): Promise<void>;
+  /** Loads the bundled examples once (again after an error). */
+  loadExamples(): Promise<void>;
+  /** Opens traces in memory and puts them at the top of the recents, in the given order. */
+  rememberTraces(
+    items: readonly { trace: Trace; source: RecentSource; sourceLabel?: string }[],
+  ): Promise<void>;
+  /** Returns the trace with this id from memory, storage, `src` or the examples; null if not found. */
+  ensureTrace(id: string, options?: { src?: string | null }): Promise<Trace | null>;
+  /** Imports files (each may hold many traces); returns the id of the first imported trace. */
+  importFiles(files: readonly TextSource[]): Promise<string | null>;
+  /** Fetches and imports `?src=<url>`; returns the id of the first trace, or null (see openError). */
+  importFromUrl(url: string): Promise<string | null>;
+  /** Decodes a `#t=…` share link and opens it; returns its id, or null (see openError). */
+  openShareLink(input: string): string | null;
+  removeRecent(id: string): Promise<void>;
+  clearRecents(): Promise<void>;
+  dismissImportReport(): void;
+  dismissOpenError(): void;
+}
+
+/** Effects the library uses; replaced in tests through `configureLibrary`. */
+export interface LibraryEnv {
+  storage: RecentsStorage;
+  /** The page address that relative URLs (examples, `?src=`) resolve against. */
+  base: () => string;
+  fetchImpl?: typeof fetch;
+  now: () => Date;
+}
+
+const defaultEnv = (): LibraryEnv => ({
+  storage: idbRecents(),
+  base: () => globalThis.document?.baseURI ?? globalThis.location?.href ?? 'http://localhost/',
+  now: () => new Date(),
+});
+
+let env: LibraryEnv = defaultEnv();
+
+/** Swaps the library's effects (storage, base URL, fetch, clock); returns the previous ones. */
+export function configureLibrary(next: Partial<LibraryEnv>): LibraryEnv {
+  const previous = env;
+  env = { ...env, ...next };
+  return previous;
+}
+
+// ---------------------------------------------------------------- pure functions
+
+export function agentTypesOf(trace: Trace): string[] {
+  return [...new Set(trace.design.agents.map((a) => a.type))];
+}
+
+export function recentEntryOf(
+  trace: Trace,
+  source: RecentSource,
+  openedAt: string,
+  sourceLabel?: string,
+): RecentEntry {
+  return {
+    id: trace.id,
+    title: trace.title,
+    createdAt: trace.createdAt,
+    openedAt,
+    agentCount: trace.design.agents.length,
+    correct: trace.result.correct,
+    source,
+    ...(sourceLabel === undefined ? {} : { sourceLabel: sourceLabel.slice(0, 2_000) }),
+    query: trace.task.query.slice(0, 2_000),
+    agentTypes: agentTypesOf(trace),
+    tags: trace.tags.slice(0, 32),
+  };
+}
+
+/**
+ * Puts `added` (in order) at the top of `list`, replacing older entries with the same id, and
+ * caps the result. `dropped` are ids that fell off the end, whose stored traces must be deleted.
+ */
+export function mergeRecents(
+  list: readonly RecentEntry[],
+  added: readonly RecentEntry[],
+  cap = RECENTS_CAP,
+): { list: RecentEntry[]; dropped: string[] } {
+  const seen = new Set<string>();
+  const merged: RecentEntry[] = [];
+  for (const e of [...added, ...list]) {
+    if (seen.has(e.id)) continue;
+    seen.add(e.id);
+    merged.push(e);
+  }
+  return { list: merged.slice(0, cap), dropped: merged.slice(cap).map((e) => e.id) };
+}
+
+/** Every whitespace-separated word of the query must occur (case-insensitive) in one of the fields. */
+export function matchesSearch(query: string, fields: readonly string[]): boolean {
+  const words = query.toLowerCase().split(/\s+/).filter(Boolean);
+  if (words.length === 0) return true;
+  const haystack = fields.join('\n').toLowerCase();
+  return words.every((w) => haystack.includes(w));
+}
+
+export function recentMatches(entry: RecentEntry, query: string): boolean {
+  return matchesSearch(query, [entry.title, entry.query, ...entry.agentTypes, ...entry.tags]);
+}
+
+export function exampleMatches(example: Example, query: string): boolean {
+  const trace = example.trace.ok ? example.trace.value : null;
+  return matchesSearch(query, [
+    example.title,
+    example.summary,
+    ...example.tags,
+    ...(trace ? [trace.title, trace.task.query, ...agentTypesOf(trace), ...trace.tags] : []),
+  ]);
+}
+
+function firstTraceOf(files: readonly FileImport[]): Trace | null {
+  for (const f of files) if (f.traces[0]) return f.traces[0];
+  return null;
+}
+
+// ---------------------------------------------------------------- slice
+
+export const createLibrarySlice: SliceCreator<LibrarySlice> = (set, get) => {
+  // Memoised loads. A reset store (tests, `resetBaton`) is back to idle / not ready, which starts
+  // a fresh load rather than reusing one that filled the old state.
+  let init: Promise<void> | null = null;
+  let initPending = false;
+  let examplesLoad: Promise<void> | null = null;
+
+  const persist = async (
+    list: RecentEntry[],
+    added: readonly Trace[],
+    dropped: readonly string[],
+  ): Promise<void> => {
+    const saved = await env.storage.save(list, added, dropped);
+    if (!saved.ok) set({ storageProblem: saved.errors[0] ?? serviceProblem('E_STORAGE') });
+  };
+
+  return {
+    libraryReady: false,
+    openTraces: {},
+    lastOpenedId: null,
+    traceLoads: {},
+    recents: [],
+    storageProblem: null,
+    examples: { status: 'idle' },
+    importing: null,
+    importReport: null,
+    openError: null,
+
+    initLibrary() {
+      if (init && (initPending || get().libraryReady)) return init;
+      initPending = true;
+      init = (async () => {
+        const loaded = await env.storage.load();
+        initPending = false;
+        if (loaded.ok) {
+          // Entries remembered while storage was being read stay on top.
+          set((s) => ({ recents: mergeRecents(loaded.value, s.recents).list, libraryReady: true }));
+        } else {
+          set({ libraryReady: true, storageProblem: loaded.errors[0] ?? serviceProblem('E_STORAGE') });
+        }
+      })();
+      return init;
+    },
+
+    loadExamples() {
+      const current = get().examples.status;
+      if (examplesLoad && (current === 'loading' || current === 'ready')) return examplesLoad;
+      set({ examples: { status: 'loading' } });
+      examplesLoad = (async () => {
+        const loaded = await loadExamples(env.base(), env.fetchImpl ? { fetchImpl: env.fetchImpl } : {});
+        set({
+          examples: loaded.ok
+            ? { status: 'ready', value: loaded.value }
+            : { status: 'error', problems: loaded.errors },
+        });
+      })();
+      return examplesLoad;
+    },
+
+    async rememberTraces(items) {
+      if (items.length === 0) return;
+      const openedAt = env.now().toISOString();
+      const unique = new Map<string, (typeof items)[number]>();
+      for (const item of items) if (!unique.has(item.trace.id)) unique.set(item.trace.id, item);
+      const first = items[0];
+      set((s) => {
+        const openTraces = { ...s.openTraces };
+        for (const { trace } of unique.values()) openTraces[trace.id] = trace;
+        return { openTraces, lastOpenedId: first ? first.trace.id : s.lastOpenedId };
+      });
+      await get().initLibrary();
+      const added = [...unique.values()].map((i) =>
+        recentEntryOf(i.trace, i.source, openedAt, i.sourceLabel),
+      );
+      const merged = mergeRecents(get().recents, added);
+      set({ recents: merged.list });
+      await persist(
+        merged.list,
+        [...unique.values()].map((i) => i.trace),
+        merged.dropped,
+      );
+    },
+
+    async ensureTrace(id, options = {}) {
+      const inMemory = get().openTraces[id];
+      if (inMemory) return inMemory;
+      const setLoad = (load: TraceLoad | null): void =>
+        set((s) => {
+          const traceLoads = { ...s.traceLoads };
+          if (load) traceLoads[id] = load;
+          else delete traceLoads[id];
+          return { traceLoads };
+        });
+      setLoad({ status: 'loading' });
+      const found = await findTrace(id, options.src ?? null);
+      if (found.ok) {
+        const previous = get().recents.find((e) => e.id === id);
+        await get().rememberTraces([
+          {
+            trace: found.value.trace,
+            source: previous?.source ?? found.value.source,
+            ...(previous?.sourceLabel !== undefined ? { sourceLabel: previous.sourceLabel } : {}),
+          },
+        ]);
+        setLoad(null);
+        return found.value.trace;
+      }
+      setLoad({ status: 'error', problems: found.errors });
+      return null;
+    },
+
+    async importFiles(files) {
+      if (files.length === 0) return null;
+      const label = files.length === 1 ? (files[0]?.name ?? 'file') : `${files.length} files`;
+      set({ importing: { label }, importReport: null });
+      const results: FileImport[] = [];
+      for (const file of files) {
+        await yieldToBrowser();
+        const text = await readFileText(file);
+        results.push(text.ok ? importOne(file.name, text.value) : fileFailure(file.name, text.errors));
+      }
+      const report = summarise(results);
+      await get().rememberTraces(
+        results.flatMap((f) =>
+          f.traces.map((trace) => ({ trace, source: 'file' as const, sourceLabel: f.name })),
+        ),
+      );
+      set({ importing: null, importReport: report });
+      return firstTraceOf(results)?.id ?? null;
+    },
+
+    async importFromUrl(url) {
+      set({ importing: { label: url }, openError: null });
+      const title = `Could not open ${url.length > 120 ? `${url.slice(0, 120)}…` : url}`;
+      const fetched = await fetchText(url, {
+        base: env.base(),
+        ...(env.fetchImpl ? { fetchImpl: env.fetchImpl } : {}),
+      });
+      if (!fetched.ok) {
+        set({ importing: null, openError: { title, problems: fetched.errors } });
+        return null;
+      }
+      const result = importOne(fetched.value.name, fetched.value.text);
+      if (result.traces.length === 0) {
+        set({
+          importing: null,
+          openError: {
+            title,
+            problems: result.failures.map((f) => ({ code: 'E_IMPORT_ITEM', message: f.message })),
+          },
+        });
+        return null;
+      }
+      await get().rememberTraces(
+        result.traces.map((trace) => ({ trace, source: 'url' as const, sourceLabel: fetched.value.url })),
+      );
+      const report = summarise([result]);
+      set({ importing: null, importReport: report.imported > 1 || report.failed > 0 ? report : null });
+      return result.traces[0]?.id ?? null;
+    },
+
+    openShareLink(input) {
+      const decoded = decodeTraceLink(input);
+      if (!decoded.ok) {
+        set({ openError: { title: 'This share link could not be opened', problems: decoded.errors } });
+        return null;
+      }
+      set({ openError: null });
+      void get().rememberTraces([{ trace: decoded.value, source: 'link' }]);
+      return decoded.value.id;
+    },
+
+    async removeRecent(id) {
+      await get().initLibrary();
+      const list = get().recents.filter((e) => e.id !== id);
+      set({ recents: list });
+      await persist(list, [], [id]);
+    },
+
+    async clearRecents() {
+      await get().initLibrary();
+      set({ recents: [] });
+      const cleared = await env.storage.clear();
+      if (!cleared.ok) set({ storageProblem: cleared.errors[0] ?? serviceProblem('E_STORAGE') });
+    },
+
+    dismissImportReport() {
+      set({ importReport: null });
+    },
+
+    dismissOpenError() {
+      set({ openError: null });
+    },
+  };
+
+  /** Storage first, then the `?src=` file, then the bundled examples. */
+  async function findTrace(
+    id: string,
+    src: string | null,
+  ): Promise<Result<{ trace: Trace; source: RecentSource }>> {
+    const stored = await env.storage.loadTrace(id);
+    if (stored?.ok) return ok({ trace: stored.value, source: 'app' });
+    const problems: Problem[] = stored && !stored.ok ? [...stored.errors] : [];
+    if (src) {
+      const fetched = await fetchText(src, {
+        base: env.base(),
+        ...(env.fetchImpl ? { fetchImpl: env.fetchImpl } : {}),
+      });
+      if (fetched.ok) {
+        const hit = importOne(fetched.value.name, fetched.value.text).traces.find((t) => t.id === id);
+        if (hit) return ok({ trace: hit, source: 'url' });
+      } else problems.push(...fetched.errors);
+    }
+    await get().loadExamples();
+    const examples = get().examples;
+    if (examples.status === 'ready') {
+      for (const e of examples.value)
+        if (e.trace.ok && e.trace.value.id === id) return ok({ trace: e.trace.value, source: 'example' });
+    }
+    return fail(serviceProblem('E_NOT_FOUND', `no trace with id "${id}" on this device`), ...problems);
+  }
+};

@@ -1,0 +1,174 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { minimalTrace } from '../../core/trace-builders.ts';
+import type { Trace } from '../../core/trace.ts';
+import { configureKeys, memoryKeyStore, type KeyStorages } from '../services/keys.ts';
+import { memoryRecents, type RecentsStorage } from '../services/recents.ts';
+import { activeRunMarker, markActiveRun } from '../services/runner.ts';
+import { resetBaton, useBaton } from '../store.ts';
+import { configureLibrary, type LibraryEnv } from './library.ts';
+import { checkDesign, interruptedAt, runBlockers } from './run.ts';
+
+let storage: RecentsStorage;
+let previousLibrary: LibraryEnv;
+let previousKeys: KeyStorages;
+
+beforeEach(() => {
+  storage = memoryRecents();
+  previousLibrary = configureLibrary({
+    storage,
+    base: () => 'https://baton.example/',
+    fetchImpl: async () => new Response('{}', { status: 404 }),
+  });
+  previousKeys = configureKeys({ session: memoryKeyStore(), local: memoryKeyStore() });
+  resetBaton();
+});
+afterEach(() => {
+  configureLibrary(previousLibrary);
+  configureKeys(previousKeys);
+});
+
+const s = () => useBaton.getState();
+
+const CHAIN = JSON.stringify({
+  agents: [
+    { id: 'x', type: 'CoTAgent', input: '' },
+    { id: 'y', type: 'CoTAgent', input: '${x}' },
+  ],
+  edges: [{ from: 'x', to: 'y' }],
+});
+
+describe('drawing a design', () => {
+  it('adds agents, connects them with ${id} inputs, renames and removes consistently', () => {
+    const a = s().draftAddAgent('CoTAgent');
+    const b = s().draftAddAgent('DebateAgent');
+    expect([a, b]).toEqual(['cot1', 'debate1']);
+    s().setDesignMode('draw');
+    expect(checkDesign(s()).violations.map((v) => v.rule)).toContain(4);
+
+    s().draftConnect(a, b);
+    s().draftConnect(a, b);
+    expect(s().draft.edges).toEqual([{ from: 'cot1', to: 'debate1' }]);
+    expect(s().draft.agents[1]?.input).toBe('${cot1}');
+    const valid = checkDesign(s());
+    expect(valid.violations).toEqual([]);
+    expect(valid.design?.agents[1]?.params.debateRoles).toEqual(['Proponent', 'Skeptic']);
+
+    s().draftUpdateAgent('cot1', { id: 'solver' });
+    expect(s().draft.edges).toEqual([{ from: 'solver', to: 'debate1' }]);
+    expect(s().draft.agents[1]?.input).toBe('${solver}');
+    expect(s().draft.positions.solver).toBeDefined();
+    // Renaming onto an existing id is refused.
+    s().draftUpdateAgent('solver', { id: 'debate1' });
+    expect(s().draft.agents.map((x) => x.id)).toEqual(['solver', 'debate1']);
+
+    s().draftRemoveEdge('solver', 'debate1');
+    expect(s().draft.agents[1]?.input).toBe('');
+    s().draftConnect('solver', 'debate1');
+    s().draftRemoveAgent('solver');
+    expect(s().draft.edges).toEqual([]);
+    expect(s().draft.agents[0]?.input).toBe('');
+    expect(checkDesign(s()).design?.dom).toBe('low');
+  });
+
+  it('ignores self-loops and edges to unknown agents', () => {
+    const a = s().draftAddAgent('CoTAgent');
+    s().draftConnect(a, a);
+    s().draftConnect(a, 'ghost');
+    expect(s().draft.edges).toEqual([]);
+  });
+});
+
+describe('checking and blocking', () => {
+  it('lists every numbered violation of a pasted design', () => {
+    s().setDesignMode('paste');
+    s().setDesignText(
+      JSON.stringify({
+        agents: [
+          { id: 'p', type: 'Nope', input: '${q}' },
+          { id: 'q', type: 'CoTAgent', input: '${p}' },
+        ],
+        edges: [
+          { from: 'p', to: 'q' },
+          { from: 'q', to: 'p' },
+        ],
+      }),
+    );
+    const check = checkDesign(s());
+    expect(check.design).toBeNull();
+    expect(check.violations.map((v) => v.rule)).toEqual(expect.arrayContaining([2, 6]));
+    s().setDesignText('<agent><oops');
+    expect(checkDesign(s()).problems.length + checkDesign(s()).violations.length).toBeGreaterThan(0);
+  });
+
+  it('blocks the simulator without a generated task and a provider without a key', () => {
+    s().setDesignMode('paste');
+    s().setDesignText(CHAIN);
+    s().setCustomQuery('Q?');
+    expect(runBlockers(s())).toEqual(['Settings: enter an API key for OpenAI.']);
+    s().setBackendMode('simulator');
+    expect(s().taskMode).toBe('masbench');
+    expect(s().benchTask?.question.length).toBeGreaterThan(10);
+    expect(runBlockers(s())).toEqual([]);
+    s().setTaskMode('custom');
+    expect(runBlockers(s())).toContain('The simulator runs generated MASBench tasks only.');
+    s().setBench({ value: 99 });
+    expect(s().benchTask).toBeNull();
+    expect(s().benchError).not.toBeNull();
+  });
+});
+
+describe('running', () => {
+  it('runs a MASBench task on the simulator, saves the trace as it grows and ends with an answer', async () => {
+    const saves: Trace[] = [];
+    const save = storage.save.bind(storage);
+    storage.save = async (index, added, dropped) => {
+      saves.push(...added);
+      return save(index, added, dropped);
+    };
+    s().setBackendMode('simulator');
+    s().setBench({ axis: 'depth', value: 2, seed: 3 });
+    s().setDesignMode('paste');
+    s().setDesignText(CHAIN);
+    const pending = s().startRun();
+    expect(s().liveRunId).not.toBeNull();
+    expect(activeRunMarker()).toBe(s().liveRunId);
+    const id = await pending;
+    expect(id).not.toBeNull();
+    expect(s().liveRunId).toBeNull();
+    expect(activeRunMarker()).toBeNull();
+    const trace = s().liveTrace as Trace;
+    expect(trace.execution.backend.kind).toBe('simulated');
+    expect(trace.task.source).toMatchObject({ kind: 'masbench', axis: 'depth', value: 2 });
+    expect(trace.result.finalAnswer).toContain('boxed');
+    expect(saves[0]?.execution.status).toBe('running');
+    expect(saves.at(-1)?.execution.status).toBe('completed');
+    expect(s().recents[0]?.id).toBe(id);
+    expect((await storage.loadTrace(id as string))?.ok).toBe(true);
+  });
+
+  it('marks a trace left running by an earlier page load as interrupted', async () => {
+    const running: Trace = {
+      ...minimalTrace({ query: 'Q', id: 'half-done' }),
+      design: {
+        dom: 'low',
+        agents: [{ id: 'x', type: 'CoTAgent', description: '', input: '', params: {} }],
+        edges: [],
+      },
+      execution: {
+        backend: { kind: 'none' },
+        status: 'running',
+        events: [{ type: 'agent.start', t: 0, agentId: 'x', input: 'Q' }],
+      },
+    };
+    await storage.save([], [running], []);
+    markActiveRun('half-done');
+    await s().initRun();
+    expect(s().interrupted).toEqual({ traceId: 'half-done', events: 1 });
+    expect(s().liveTrace?.tags).toContain('interrupted');
+    expect(activeRunMarker()).toBeNull();
+    const stored = await storage.loadTrace('half-done');
+    expect(stored?.ok && stored.value.tags).toContain('interrupted');
+    expect(interruptedAt(running, null)).toBe(1);
+    expect(interruptedAt(running, 'half-done')).toBeNull();
+  });
+});

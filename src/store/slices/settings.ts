@@ -1,0 +1,272 @@
+import { z } from 'zod';
+import {
+  DEFAULT_PRICES,
+  PROVIDER_PRESETS,
+  normalizeBaseUrl,
+  priceOf,
+  type ModelPrice,
+  type ProviderId,
+  type ProviderPreset,
+} from '../../executor/llm/index.ts';
+import { testConnection } from '../services/runner.ts';
+import {
+  forgetKey,
+  keyLocation,
+  loadKey,
+  loadPref,
+  savePref,
+  saveKey,
+  type KeyLocation,
+} from '../services/keys.ts';
+import type { SliceCreator } from '../store.ts';
+
+export { PROVIDER_PRESETS, DEFAULT_PRICES, priceOf };
+export type { KeyLocation, ModelPrice, ProviderId, ProviderPreset };
+
+/** Presets in the order the Settings page lists them. */
+export const PROVIDER_ORDER: readonly ProviderId[] = [
+  'openai',
+  'together',
+  'openrouter',
+  'groq',
+  'deepseek',
+  'ollama',
+  'vllm',
+  'custom',
+];
+
+export interface Connection {
+  baseUrl: string;
+  model: string;
+}
+
+/** Run limits; null = no limit. */
+export interface BudgetSettings {
+  /** Prompt + completion tokens for a whole run. */
+  totalTokens: number | null;
+  /** USD for a whole run; calls to models without a price are refused under it. */
+  totalUsd: number | null;
+  /** Prompt + completion tokens one agent may use over all its calls. */
+  perAgentTokens: number | null;
+}
+
+export type ConnectionTest =
+  | { status: 'idle' }
+  | { status: 'testing' }
+  | { status: 'ok'; models: string[] }
+  | { status: 'error'; message: string };
+
+export interface SettingsSlice {
+  settingsReady: boolean;
+  provider: ProviderId;
+  /** Base URL and model per preset, so switching presets keeps what was typed for each. */
+  connections: Record<ProviderId, Connection>;
+  /** USD per million tokens, by model name (see executor/llm/pricing.ts). */
+  prices: Record<string, ModelPrice>;
+  budget: BudgetSettings;
+  /** Agents running at once. */
+  concurrency: number;
+  /** Where the current provider's key is saved; the key itself never enters the store. */
+  keyLocation: KeyLocation;
+  connectionTest: ConnectionTest;
+
+  /** Reads saved settings from localStorage; idempotent. */
+  initSettings(): void;
+  selectProvider(id: ProviderId): void;
+  setBaseUrl(url: string): void;
+  setModel(model: string): void;
+  /** Saves the current provider's key: in this tab, or on this device when `remember`. */
+  setApiKey(key: string, remember: boolean): void;
+  /** Moves a saved key between this tab and this device. */
+  setRememberKey(remember: boolean): void;
+  forgetApiKey(): void;
+  /** Lists the provider's models with the saved key (GET /models). */
+  testConnection(): Promise<void>;
+  setPrice(model: string, price: ModelPrice): void;
+  removePrice(model: string): void;
+  resetPrices(): void;
+  setBudget(budget: Partial<BudgetSettings>): void;
+  setConcurrency(n: number): void;
+}
+
+export const DEFAULT_BUDGET: BudgetSettings = { totalTokens: 200_000, totalUsd: 1, perAgentTokens: 50_000 };
+export const DEFAULT_CONCURRENCY = 4;
+export const MAX_CONCURRENCY = 32;
+
+const SETTINGS_PREF = 'baton.settings/1';
+const PRICES_PREF = 'baton.prices/1';
+
+const defaultConnections = (): Record<ProviderId, Connection> =>
+  Object.fromEntries(
+    PROVIDER_ORDER.map((id) => [
+      id,
+      { baseUrl: PROVIDER_PRESETS[id].baseUrl, model: PROVIDER_PRESETS[id].exampleModel },
+    ]),
+  ) as Record<ProviderId, Connection>;
+
+const limit = z.number().finite().positive().nullable();
+const SettingsPrefSchema = z.object({
+  provider: z.enum(PROVIDER_ORDER as [ProviderId, ...ProviderId[]]),
+  connections: z.record(z.string(), z.object({ baseUrl: z.string().max(2_000), model: z.string().max(500) })),
+  budget: z.object({ totalTokens: limit, totalUsd: limit, perAgentTokens: limit }),
+  concurrency: z.number().int().min(1).max(MAX_CONCURRENCY),
+});
+const PriceSchema = z.object({
+  inputPerMTok: z.number().finite().nonnegative(),
+  outputPerMTok: z.number().finite().nonnegative(),
+});
+const PricesPrefSchema = z.record(z.string().min(1).max(500), PriceSchema);
+
+/** The base URL the current settings would call, or why they cannot. */
+export function connectionUrl(
+  s: Pick<SettingsSlice, 'provider' | 'connections'>,
+): { ok: true; url: string } | { ok: false; message: string } {
+  const raw = s.connections[s.provider].baseUrl;
+  if (raw.trim() === '') return { ok: false, message: 'Enter the base URL of the server.' };
+  return normalizeBaseUrl(raw);
+}
+
+export const createSettingsSlice: SliceCreator<SettingsSlice> = (set, get) => {
+  const persist = (): void => {
+    const s = get();
+    savePref(SETTINGS_PREF, {
+      provider: s.provider,
+      connections: s.connections,
+      budget: s.budget,
+      concurrency: s.concurrency,
+    });
+  };
+  const connectionChanged = (patch: Partial<Connection>): void => {
+    set((s) => ({
+      connections: { ...s.connections, [s.provider]: { ...s.connections[s.provider], ...patch } },
+      connectionTest: { status: 'idle' },
+    }));
+    persist();
+  };
+
+  return {
+    settingsReady: false,
+    provider: 'openai',
+    connections: defaultConnections(),
+    prices: { ...DEFAULT_PRICES },
+    budget: { ...DEFAULT_BUDGET },
+    concurrency: DEFAULT_CONCURRENCY,
+    keyLocation: 'none',
+    connectionTest: { status: 'idle' },
+
+    initSettings() {
+      if (get().settingsReady) return;
+      const saved = SettingsPrefSchema.safeParse(loadPref(SETTINGS_PREF));
+      const prices = PricesPrefSchema.safeParse(loadPref(PRICES_PREF));
+      const connections = defaultConnections();
+      if (saved.success) {
+        for (const id of PROVIDER_ORDER) {
+          const c = saved.data.connections[id];
+          if (c) connections[id] = c;
+        }
+      }
+      const provider = saved.success ? saved.data.provider : get().provider;
+      set({
+        settingsReady: true,
+        connections,
+        ...(saved.success
+          ? { provider, budget: saved.data.budget, concurrency: saved.data.concurrency }
+          : {}),
+        ...(prices.success ? { prices: prices.data } : {}),
+        keyLocation: keyLocation(provider),
+      });
+    },
+
+    selectProvider(id) {
+      set({ provider: id, keyLocation: keyLocation(id), connectionTest: { status: 'idle' } });
+      persist();
+    },
+
+    setBaseUrl(url) {
+      connectionChanged({ baseUrl: url });
+    },
+
+    setModel(model) {
+      connectionChanged({ model });
+    },
+
+    setApiKey(key, remember) {
+      const provider = get().provider;
+      set({ keyLocation: saveKey(provider, key, remember), connectionTest: { status: 'idle' } });
+    },
+
+    setRememberKey(remember) {
+      const provider = get().provider;
+      const key = loadKey(provider);
+      if (key === null) return;
+      set({ keyLocation: saveKey(provider, key, remember) });
+    },
+
+    forgetApiKey() {
+      forgetKey(get().provider);
+      set({ keyLocation: 'none', connectionTest: { status: 'idle' } });
+    },
+
+    async testConnection() {
+      const s = get();
+      const url = connectionUrl(s);
+      if (!url.ok) {
+        set({ connectionTest: { status: 'error', message: url.message } });
+        return;
+      }
+      set({ connectionTest: { status: 'testing' } });
+      const result = await testConnection({ baseUrl: url.url, apiKey: loadKey(s.provider) ?? '' });
+      // A reply for settings that changed meanwhile would describe the wrong server.
+      const now = get();
+      if (now.provider !== s.provider || now.connections[s.provider] !== s.connections[s.provider]) return;
+      set({
+        connectionTest: result.ok
+          ? { status: 'ok', models: result.models }
+          : { status: 'error', message: result.message },
+      });
+    },
+
+    setPrice(model, price) {
+      const name = model.trim();
+      if (name === '' || !PriceSchema.safeParse(price).success) return;
+      set((s) => ({ prices: { ...s.prices, [name]: price } }));
+      savePref(PRICES_PREF, get().prices);
+    },
+
+    removePrice(model) {
+      set((s) => {
+        const prices = { ...s.prices };
+        delete prices[model];
+        return { prices };
+      });
+      savePref(PRICES_PREF, get().prices);
+    },
+
+    resetPrices() {
+      set({ prices: { ...DEFAULT_PRICES } });
+      savePref(PRICES_PREF, undefined);
+    },
+
+    setBudget(budget) {
+      const clean = (v: number | null | undefined, old: number | null): number | null =>
+        v === undefined ? old : v === null || !Number.isFinite(v) || v <= 0 ? null : v;
+      set((s) => ({
+        budget: {
+          totalTokens: clean(budget.totalTokens, s.budget.totalTokens),
+          totalUsd: clean(budget.totalUsd, s.budget.totalUsd),
+          perAgentTokens: clean(budget.perAgentTokens, s.budget.perAgentTokens),
+        },
+      }));
+      persist();
+    },
+
+    setConcurrency(n) {
+      const c = Math.max(
+        1,
+        Math.min(MAX_CONCURRENCY, Math.round(Number.isFinite(n) ? n : DEFAULT_CONCURRENCY)),
+      );
+      set({ concurrency: c });
+      persist();
+    },
+  };
+};

@@ -1,0 +1,79 @@
+import { Handle, Position, type Node, type NodeProps } from '@xyflow/react';
+import { memo, type JSX } from 'react';
+import { AGENT_TYPE_INFO } from '../../core/agents.ts';
+import type { Agent } from '../../core/trace.ts';
+import type { AgentStatus } from '../../design/replay.ts';
+import { STATUS_COLORS, typeColor } from './colors.ts';
+import { formatCost, formatTokens } from './format.ts';
+
+export type AgentNodeData = {
+  agent: Agent;
+  status: AgentStatus;
+  calls: number;
+  tokens: number;
+  costUsd: number;
+  /** The final-answer agent. */
+  isSink: boolean;
+  /** The agent the current replay item is about. */
+  isFocus: boolean;
+  isSelected: boolean;
+  /** During construction replay there is no execution status to show. */
+  showStatus: boolean;
+};
+
+export type AgentFlowNode = Node<AgentNodeData, 'agent'>;
+
+/** A graph node: type colour band, id, role/description, status, token and cost badges. */
+export const AgentNode = memo(function AgentNode({ data }: NodeProps<AgentFlowNode>): JSX.Element {
+  const { agent, status } = data;
+  const color = typeColor(agent.type);
+  const classes = ['agent-node', `status-${status}`];
+  if (data.isSelected) classes.push('selected');
+  if (data.isFocus) classes.push('focus');
+  if (data.isSink) classes.push('sink');
+  // Descriptions are markdown; the node has room for plain text only, so drop the emphasis marks.
+  const plain = agent.description.replace(/[*_`#>]+/g, '');
+  const blurb = agent.role ? `${agent.role} — ${plain}` : plain;
+  return (
+    <div
+      className={classes.join(' ')}
+      data-testid="agent-node"
+      data-agent-id={agent.id}
+      data-status={status}
+      style={{ ['--type-color' as string]: color }}
+      title={`${agent.id} · ${AGENT_TYPE_INFO[agent.type].label}\n${blurb}`}
+    >
+      <Handle type="target" position={Position.Left} isConnectable={false} />
+      <div className="agent-node-head">
+        <span className="agent-node-type">{AGENT_TYPE_INFO[agent.type].label}</span>
+        {data.isSink && (
+          <span className="agent-node-sink" title="Final answer (sink)">
+            ★ final
+          </span>
+        )}
+        {data.showStatus && (
+          <span className="agent-node-status" style={{ color: STATUS_COLORS[status] }}>
+            <span className="status-dot" style={{ background: STATUS_COLORS[status] }} />
+            {status}
+          </span>
+        )}
+      </div>
+      <div className="agent-node-id">{agent.id}</div>
+      <div className="agent-node-desc">{blurb}</div>
+      {data.showStatus && data.calls > 0 && (
+        <div className="agent-node-badges">
+          <span className="badge" title="LLM calls">
+            {data.calls} {data.calls === 1 ? 'call' : 'calls'}
+          </span>
+          <span className="badge" title="Prompt + completion tokens">
+            {formatTokens(data.tokens)} tok
+          </span>
+          <span className="badge" title="Cost">
+            {formatCost(data.costUsd)}
+          </span>
+        </div>
+      )}
+      <Handle type="source" position={Position.Right} isConnectable={false} />
+    </div>
+  );
+});

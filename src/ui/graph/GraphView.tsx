@@ -1,0 +1,310 @@
+import '@xyflow/react/dist/style.css';
+import {
+  Background,
+  Controls,
+  MarkerType,
+  MiniMap,
+  Position,
+  ReactFlow,
+  ReactFlowProvider,
+  useReactFlow,
+  useStoreApi,
+  getViewportForBounds,
+  type Edge,
+  type NodeMouseHandler,
+  type Viewport,
+} from '@xyflow/react';
+import { useCallback, useLayoutEffect, useMemo, useRef, useState, type JSX } from 'react';
+import { NODE_SIZE, type Positions } from '../../design/layout.ts';
+import { edgeId, type Replay, type ReplayState } from '../../design/replay.ts';
+import { AgentNode, type AgentFlowNode, type AgentNodeData } from './AgentNode.tsx';
+import { typeColor } from './colors.ts';
+import './graph.css';
+
+const nodeTypes = { agent: AgentNode };
+
+/** The minimap helps between these sizes: small graphs fit the view, huge ones make it draw every node. */
+const MINIMAP_MIN = 12;
+const MINIMAP_MAX = 300;
+
+export interface GraphViewProps {
+  replay: Replay;
+  state: ReplayState;
+  positions: Positions;
+  /** Signature of the laid-out graph (`layoutKey`) and the engine that placed it. */
+  graphKey: string;
+  engine: string;
+  selectedId: string | null;
+  onSelect: (id: string | null) => void;
+}
+
+const ARROW = { type: MarkerType.ArrowClosed, width: 16, height: 16 } as const;
+
+/**
+ * Every agent node has the same fixed size and two handles, so the node objects say so up front:
+ * React Flow otherwise renders every node once to measure it, which defeats
+ * `onlyRenderVisibleElements` on the first paint (1,000 agents → 14,000 DOM elements).
+ */
+const SIZE = { width: NODE_SIZE.width, height: NODE_SIZE.height };
+const HANDLES: NonNullable<AgentFlowNode['handles']> = [
+  { type: 'target', position: Position.Left, x: -3, y: NODE_SIZE.height / 2 - 3, width: 6, height: 6 },
+  {
+    type: 'source',
+    position: Position.Right,
+    x: NODE_SIZE.width - 3,
+    y: NODE_SIZE.height / 2 - 3,
+    width: 6,
+    height: 6,
+  },
+];
+
+/**
+ * Node objects are cached per agent and reused while nothing they show changed, so a replay step
+ * on a 1,000-agent graph only hands React Flow the few nodes that did change.
+ */
+function useNodes(props: GraphViewProps): AgentFlowNode[] {
+  const cache = useRef(new Map<string, { sig: string; node: AgentFlowNode }>());
+  const { replay, state, positions, selectedId } = props;
+  return useMemo(() => {
+    const next = new Map<string, { sig: string; node: AgentFlowNode }>();
+    const showStatus = state.phase === 'execution' || replay.constructionSteps === 0;
+    const nodes = state.agents.map((id) => {
+      const agent = replay.agents.get(id);
+      const pr = state.progress.get(id);
+      const pos = positions[id] ?? { x: 0, y: 0 };
+      const data: AgentNodeData = {
+        agent: agent ?? { id, type: 'CoTAgent', description: '', input: '', params: {} },
+        status: pr?.status ?? 'pending',
+        calls: pr?.calls ?? 0,
+        tokens: pr?.tokens ?? 0,
+        costUsd: pr?.costUsd ?? 0,
+        isSink: replay.sink === id && (state.phase === 'execution' || state.agents.length > 1),
+        isFocus: state.focus === id,
+        isSelected: selectedId === id,
+        showStatus,
+      };
+      const sig = `${data.status}|${data.calls}|${data.tokens}|${data.isSink}|${data.isFocus}|${data.isSelected}|${showStatus}|${pos.x},${pos.y}|${agent ? 1 : 0}`;
+      const old = cache.current.get(id);
+      const node: AgentFlowNode =
+        old && old.sig === sig
+          ? old.node
+          : {
+              id,
+              type: 'agent',
+              position: pos,
+              data,
+              ...SIZE,
+              measured: SIZE,
+              handles: HANDLES,
+              draggable: false,
+              connectable: false,
+              selectable: false,
+            };
+      next.set(id, { sig, node });
+      return node;
+    });
+    cache.current = next;
+    return nodes;
+  }, [replay, state, positions, selectedId]);
+}
+
+function useEdges({ replay, state }: GraphViewProps): Edge[] {
+  return useMemo(() => {
+    const candidates = state.candidate?.edges ?? [];
+    const candidateIds = new Set(candidates.map((c) => edgeId(c)));
+    const edges: Edge[] = [];
+    for (const e of state.edges) {
+      const id = edgeId(e);
+      if (candidateIds.has(id)) continue;
+      const flowing = state.flowing.has(id);
+      const from = replay.agents.get(e.from);
+      edges.push({
+        id,
+        source: e.from,
+        target: e.to,
+        animated: flowing,
+        className: flowing ? 'edge-flowing' : undefined,
+        markerEnd: ARROW,
+        style: flowing ? { stroke: from ? typeColor(from.type) : '#f0a30a', strokeWidth: 2.5 } : undefined,
+      });
+    }
+    for (const c of candidates) {
+      edges.push({
+        id: `cand:${edgeId(c)}`,
+        source: c.from,
+        target: c.to,
+        label: `p=${c.p.toFixed(2)}${c.chosen ? ' ✓' : ''}`,
+        className: c.chosen ? 'edge-candidate chosen' : 'edge-candidate',
+        markerEnd: ARROW,
+        style: { strokeDasharray: '6 4', strokeWidth: c.chosen ? 2 : 1.2, opacity: c.chosen ? 1 : 0.75 },
+        labelBgPadding: [4, 2],
+        labelBgBorderRadius: 3,
+        labelStyle: { fontSize: 11, fontWeight: c.chosen ? 700 : 400 },
+        zIndex: 5,
+      });
+    }
+    return edges;
+  }, [replay, state]);
+}
+
+/**
+ * Fitting: padding around the graph, and a zoom floor that keeps node text readable. A big graph
+ * therefore opens on its starts (left edge, vertically centred) instead of as an unreadable view of
+ * everything, which would also make React Flow draw every node and edge at once.
+ */
+const FIT = { padding: 0.12, minZoom: 0.5, maxZoom: 1.1 };
+
+function fitViewport(nodes: readonly AgentFlowNode[], width: number, height: number): Viewport {
+  if (nodes.length === 0 || width <= 0 || height <= 0) return { x: 0, y: 0, zoom: 1 };
+  let x1 = Infinity;
+  let y1 = Infinity;
+  let x2 = -Infinity;
+  let y2 = -Infinity;
+  for (const n of nodes) {
+    x1 = Math.min(x1, n.position.x);
+    y1 = Math.min(y1, n.position.y);
+    x2 = Math.max(x2, n.position.x + NODE_SIZE.width);
+    y2 = Math.max(y2, n.position.y + NODE_SIZE.height);
+  }
+  const bounds = { x: x1, y: y1, width: x2 - x1, height: y2 - y1 };
+  const vp = getViewportForBounds(bounds, width, height, FIT.minZoom, FIT.maxZoom, FIT.padding);
+  if (bounds.width * vp.zoom > width) vp.x = -x1 * vp.zoom + width * 0.03;
+  return vp;
+}
+
+/** The node whose centre is nearest the middle of the view, in flow coordinates. */
+function nearestToCentre(
+  nodes: readonly AgentFlowNode[],
+  vp: Viewport,
+  width: number,
+  height: number,
+): string | null {
+  const cx = (width / 2 - vp.x) / vp.zoom;
+  const cy = (height / 2 - vp.y) / vp.zoom;
+  let best: string | null = null;
+  let bestD = Infinity;
+  for (const n of nodes) {
+    const d =
+      (n.position.x + NODE_SIZE.width / 2 - cx) ** 2 + (n.position.y + NODE_SIZE.height / 2 - cy) ** 2;
+    if (d < bestD) {
+      bestD = d;
+      best = n.id;
+    }
+  }
+  return best;
+}
+
+/**
+ * Moves the viewport when the layout changes. Another graph (a construction step, another trace):
+ * refit. The same graph with refined positions (dagre replacing the provisional layout): keep the
+ * reader's place — the selected agent, or the one at the centre, stays where it is on screen. The
+ * first layout is the initial viewport, so the first run does nothing. Execution replay never
+ * changes the layout, so it keeps the user's pan and zoom.
+ */
+function FitOnLayout({
+  graphKey,
+  engine,
+  nodes,
+  selectedId,
+}: {
+  graphKey: string;
+  engine: string;
+  nodes: AgentFlowNode[];
+  selectedId: string | null;
+}): null {
+  const { setViewport, getViewport } = useReactFlow();
+  const store = useStoreApi();
+  const latest = useRef({ nodes, selectedId });
+  const shown = useRef<{ graphKey: string; engine: string; nodes: AgentFlowNode[] } | null>(null);
+  useLayoutEffect(() => {
+    latest.current = { nodes, selectedId };
+  });
+  useLayoutEffect(() => {
+    const before = shown.current;
+    const now = latest.current.nodes;
+    shown.current = { graphKey, engine, nodes: now };
+    if (!before) return;
+    const { width, height } = store.getState();
+    if (before.graphKey === graphKey) {
+      const vp = getViewport();
+      const anchor = latest.current.selectedId ?? nearestToCentre(before.nodes, vp, width, height);
+      const a = before.nodes.find((n) => n.id === anchor);
+      const b = now.find((n) => n.id === anchor);
+      if (a && b) {
+        void setViewport({
+          x: vp.x - (b.position.x - a.position.x) * vp.zoom,
+          y: vp.y - (b.position.y - a.position.y) * vp.zoom,
+          zoom: vp.zoom,
+        });
+        return;
+      }
+    }
+    void setViewport(fitViewport(now, width, height));
+  }, [graphKey, engine, getViewport, setViewport, store]);
+  return null;
+}
+
+const miniMapColor = (n: AgentFlowNode): string => typeColor(n.data.agent.type);
+
+function Flow(props: GraphViewProps & { width: number; height: number }): JSX.Element {
+  const nodes = useNodes(props);
+  const edges = useEdges(props);
+  const { onSelect, width, height } = props;
+  const [initialViewport] = useState(() => fitViewport(nodes, width, height));
+  const onNodeClick = useCallback<NodeMouseHandler<AgentFlowNode>>(
+    (_e, node) => onSelect(node.id),
+    [onSelect],
+  );
+  const onPaneClick = useCallback(() => onSelect(null), [onSelect]);
+  return (
+    <ReactFlow<AgentFlowNode>
+      nodes={nodes}
+      edges={edges}
+      nodeTypes={nodeTypes}
+      onNodeClick={onNodeClick}
+      onPaneClick={onPaneClick}
+      onlyRenderVisibleElements
+      nodesDraggable={false}
+      nodesConnectable={false}
+      elementsSelectable={false}
+      minZoom={0.05}
+      maxZoom={2}
+      defaultViewport={initialViewport}
+      fitViewOptions={FIT}
+    >
+      <Background gap={20} size={1} />
+      <Controls showInteractive={false} fitViewOptions={FIT} />
+      {nodes.length <= MINIMAP_MAX && nodes.length >= MINIMAP_MIN && (
+        <MiniMap<AgentFlowNode> nodeColor={miniMapColor} pannable zoomable ariaLabel="Graph overview" />
+      )}
+      <FitOnLayout
+        graphKey={props.graphKey}
+        engine={props.engine}
+        nodes={nodes}
+        selectedId={props.selectedId}
+      />
+    </ReactFlow>
+  );
+}
+
+/**
+ * The MAS design as a React Flow graph at one replay position. The container is measured before
+ * React Flow mounts so the first paint is already at the fitted viewport (no second render).
+ */
+export function GraphView(props: GraphViewProps): JSX.Element {
+  const ref = useRef<HTMLDivElement>(null);
+  const [size, setSize] = useState<{ width: number; height: number } | null>(null);
+  useLayoutEffect(() => {
+    const el = ref.current;
+    if (el) setSize({ width: el.clientWidth, height: el.clientHeight });
+  }, []);
+  return (
+    <div ref={ref} className="graph-view">
+      {size && (
+        <ReactFlowProvider>
+          <Flow {...props} width={size.width} height={size.height} />
+        </ReactFlowProvider>
+      )}
+    </div>
+  );
+}

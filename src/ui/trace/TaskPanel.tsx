@@ -1,0 +1,244 @@
+import { memo, type JSX } from 'react';
+import type { Designer, ExecutionBackend, Task, Trace } from '../../core/trace.ts';
+import { formatCost, formatMs, formatTokens } from '../graph/format.ts';
+import { CollapsibleMarkdown, Markdown } from '../markdown/Markdown.tsx';
+import { Disclosure } from './Disclosure.tsx';
+
+/** The only image source the page ever sets: a base64 PNG data URL (the schema checks it too). */
+const PNG_DATA_URL = /^data:image\/png;base64,[A-Za-z0-9+/=]+$/;
+
+function sourceText(source: Task['source']): string {
+  switch (source.kind) {
+    case 'custom':
+      return 'Custom task';
+    case 'masbench':
+      return `MASBench · ${source.axis} ${source.value}${source.taskId ? ` · ${source.taskId}` : ''}`;
+    case 'dataset':
+      return `${source.name}${source.item ? ` · ${source.item}` : ''}`;
+    case 'imported':
+      return `Imported from ${source.tool}${source.ref ? ` · ${source.ref}` : ''}`;
+  }
+}
+
+function DesignerInfo({ designer }: { designer: Designer }): JSX.Element {
+  const rows: [string, string][] = [];
+  switch (designer.kind) {
+    case 'manual':
+      rows.push(['Designer', 'Manual (built by hand)']);
+      break;
+    case 'policy':
+      rows.push(['Designer', 'MasHost policy'], ['Checkpoint', designer.checkpoint]);
+      if (designer.backend) rows.push(['Backend', designer.backend]);
+      if (designer.seed !== undefined) rows.push(['Seed', String(designer.seed)]);
+      break;
+    case 'orchestrator':
+      rows.push(['Designer', 'Orchestrator'], ['Model', designer.model]);
+      if (designer.parseErrors.length > 0) rows.push(['Parse errors', designer.parseErrors.join('; ')]);
+      break;
+    case 'imported':
+      rows.push(['Designer', `Imported (${designer.tool})`]);
+      if (designer.orchestrator) rows.push(['Orchestrator', designer.orchestrator]);
+      if (designer.trainingStep !== undefined) rows.push(['Training step', String(designer.trainingStep)]);
+      if (designer.subAgentModel) rows.push(['Sub-agent model', designer.subAgentModel]);
+      if (designer.dom) rows.push(['Degree of MAS', designer.dom]);
+      break;
+  }
+  return (
+    <dl className="kv" data-testid="designer">
+      {rows.map(([k, v]) => (
+        <div key={k} className="kv-row">
+          <dt>{k}</dt>
+          <dd>{v}</dd>
+        </div>
+      ))}
+    </dl>
+  );
+}
+
+function BackendInfo({ backend }: { backend: ExecutionBackend }): JSX.Element {
+  switch (backend.kind) {
+    case 'none':
+      return <span className="muted">Not executed</span>;
+    case 'simulated':
+      return (
+        <span>
+          <span
+            className="chip chip-sim"
+            data-testid="simulated-badge"
+            title="Programmatic sub-agents, not a language model"
+          >
+            SIMULATED
+          </span>{' '}
+          seed {backend.seed}
+          {backend.model ? ` · ${backend.model}` : ''}
+        </span>
+      );
+    case 'remote':
+      return (
+        <span>
+          {backend.provider} · {backend.model}
+        </span>
+      );
+    case 'imported':
+      return (
+        <span>
+          Imported run ({backend.tool}
+          {backend.model ? ` · ${backend.model}` : ''})
+        </span>
+      );
+  }
+}
+
+function Verdict({ correct }: { correct: boolean | null }): JSX.Element {
+  if (correct === null) {
+    return (
+      <span className="verdict verdict-unknown" data-testid="verdict" data-verdict="unknown">
+        not judged
+      </span>
+    );
+  }
+  return (
+    <span
+      className={correct ? 'verdict verdict-correct' : 'verdict verdict-incorrect'}
+      data-testid="verdict"
+      data-verdict={correct ? 'correct' : 'incorrect'}
+    >
+      {correct ? '✓ correct' : '✗ incorrect'}
+    </span>
+  );
+}
+
+/** The task, who designed the MAS, the answer against the ground truth, backend and totals. */
+export const TaskPanel = memo(function TaskPanel({ trace }: { trace: Trace }): JSX.Element {
+  const { task, design, result, totals } = trace;
+  const truths = task.groundTruths && task.groundTruths.length > 0 ? task.groundTruths : null;
+  return (
+    <aside className="task-panel panel" data-testid="task-panel">
+      <section className="insp-section">
+        <h4>Question</h4>
+        <div className="muted small">{sourceText(task.source)}</div>
+        <div className="question" data-testid="question">
+          <CollapsibleMarkdown text={task.query} />
+        </div>
+      </section>
+
+      <section className="insp-section">
+        <h4>
+          Answer <Verdict correct={result.correct} />
+        </h4>
+        <div className="answer-grid">
+          <div className="answer-label">Final</div>
+          <div className="answer-box" data-testid="final-answer">
+            {result.finalAnswer === null ? (
+              <span className="muted">none</span>
+            ) : (
+              <Markdown text={result.finalAnswer} />
+            )}
+          </div>
+          <div className="answer-label">Truth</div>
+          <div className="answer-box">
+            {truths ? (
+              <Markdown text={truths.join(' · ')} />
+            ) : task.groundTruth === null ? (
+              <span className="muted">unknown</span>
+            ) : (
+              <Markdown text={task.groundTruth} />
+            )}
+          </div>
+        </div>
+        {result.answerAgent && <div className="muted small">from agent {result.answerAgent}</div>}
+      </section>
+
+      {design.directAnswer !== undefined && (
+        <section className="insp-section">
+          <h4>Direct answer</h4>
+          <p className="muted small">The designer answered without delegating to sub-agents.</p>
+          <CollapsibleMarkdown text={design.directAnswer} />
+        </section>
+      )}
+
+      {design.thinking && (
+        <Disclosure className="insp-section" summary="Orchestrator thinking">
+          <CollapsibleMarkdown text={design.thinking} />
+        </Disclosure>
+      )}
+
+      <section className="insp-section">
+        <h4>Design</h4>
+        <DesignerInfo designer={trace.designer} />
+        {trace.designer.kind === 'orchestrator' && trace.designer.rawOutput && (
+          <Disclosure className="raw-output" summary="Raw orchestrator output">
+            <pre className="raw-text">{trace.designer.rawOutput}</pre>
+          </Disclosure>
+        )}
+        <dl className="kv">
+          <div className="kv-row">
+            <dt>Execution</dt>
+            <dd>
+              <BackendInfo backend={trace.execution.backend} /> · {trace.execution.status}
+            </dd>
+          </div>
+          <div className="kv-row">
+            <dt>Agents</dt>
+            <dd>
+              {design.agents.length} {design.agents.length === 1 ? 'agent' : 'agents'} · {design.edges.length}{' '}
+              {design.edges.length === 1 ? 'edge' : 'edges'} · DoM {design.dom}
+              {trace.construction.length > 0 ? ` · ${trace.construction.length} construction steps` : ''}
+            </dd>
+          </div>
+        </dl>
+      </section>
+
+      <section className="insp-section">
+        <h4>Totals</h4>
+        <div className="totals" data-testid="totals">
+          <div>
+            <strong>{formatTokens(totals.promptTokens + totals.completionTokens)}</strong>
+            <span>tokens</span>
+            <small>
+              {formatTokens(totals.promptTokens)} in / {formatTokens(totals.completionTokens)} out
+            </small>
+          </div>
+          <div>
+            <strong>{formatCost(totals.costUsd)}</strong>
+            <span>cost</span>
+          </div>
+          <div>
+            <strong>{totals.llmCalls}</strong>
+            <span>LLM calls</span>
+          </div>
+          <div>
+            <strong>{formatMs(totals.wallMs)}</strong>
+            <span>wall time</span>
+          </div>
+          <div>
+            <strong>{formatMs(totals.criticalPathMs)}</strong>
+            <span>critical path</span>
+          </div>
+        </div>
+      </section>
+
+      {trace.diagram && PNG_DATA_URL.test(trace.diagram) && (
+        <Disclosure className="insp-section" summary="Diagram from the source tool">
+          <img className="diagram" src={trace.diagram} alt="MAS diagram from the source tool" />
+        </Disclosure>
+      )}
+
+      {trace.trimmed && (
+        <p className="muted small">
+          {trace.trimmed.fields} long fields were shortened to fit a share link (
+          {trace.trimmed.charsRemoved.toLocaleString('en')} characters removed).
+        </p>
+      )}
+      {trace.tags.length > 0 && (
+        <div className="tags">
+          {trace.tags.map((t) => (
+            <span key={t} className="chip">
+              {t}
+            </span>
+          ))}
+        </div>
+      )}
+    </aside>
+  );
+});

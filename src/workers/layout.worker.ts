@@ -1,0 +1,33 @@
+/// <reference lib="webworker" />
+import { layoutGraph } from '../design/layout.ts';
+import { LayoutRequestSchema, type LayoutResponse } from './protocol.ts';
+
+/** Runs the graph layout off the main thread (dagre takes seconds on 1,000-agent designs). */
+const scope = self as unknown as DedicatedWorkerGlobalScope;
+
+scope.onmessage = (ev: MessageEvent<unknown>) => {
+  const parsed = LayoutRequestSchema.safeParse(ev.data);
+  if (!parsed.success) {
+    const raw = ev.data as { requestId?: unknown } | null;
+    const requestId =
+      typeof raw?.requestId === 'number' && raw.requestId >= 0 ? Math.floor(raw.requestId) : 0;
+    reply({ type: 'layout.error', requestId, message: `Malformed layout request: ${parsed.error.message}` });
+    return;
+  }
+  const req = parsed.data;
+  const started = performance.now();
+  try {
+    const positions = layoutGraph({ nodes: req.nodes, edges: req.edges }, req.engine);
+    reply({ type: 'layout.done', requestId: req.requestId, positions, ms: performance.now() - started });
+  } catch (e) {
+    reply({
+      type: 'layout.error',
+      requestId: req.requestId,
+      message: e instanceof Error ? e.message : String(e),
+    });
+  }
+};
+
+function reply(msg: LayoutResponse): void {
+  scope.postMessage(msg);
+}

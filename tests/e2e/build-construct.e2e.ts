@@ -1,0 +1,262 @@
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launch, openPage } from './browser.ts';
+
+/**
+ * The Build page end to end: a MAS built with the mouse and the keyboard, undo, EXIT, a run on the
+ * simulator, the resulting trace in the viewer, and its share link opened in a fresh context.
+ */
+
+let browser: Browser;
+beforeAll(async () => {
+  browser = await launch();
+});
+afterAll(async () => {
+  await browser?.close();
+});
+
+const count = (page: Page, testId: string): Promise<number> =>
+  page.locator(`[data-testid="${testId}"]`).count();
+
+async function waitForCount(page: Page, testId: string, n: number): Promise<void> {
+  await page.waitForFunction(
+    ([id, want]) => document.querySelectorAll(`[data-testid="${id}"]`).length === want,
+    [testId, n] as const,
+  );
+}
+
+/** Waits until no step is in flight: the distribution is enabled again and no partial MAS is running. */
+async function settled(page: Page): Promise<void> {
+  await page.waitForFunction(() => {
+    const step = document.querySelector<HTMLButtonElement>('[data-testid="build-step"]');
+    const running = [...document.querySelectorAll('[data-testid="step-result"]')].some((e) =>
+      (e.textContent ?? '').includes('running'),
+    );
+    return (
+      step !== null &&
+      !running &&
+      (step.disabled === false || document.querySelector('[data-testid="build-exited"]'))
+    );
+  });
+}
+
+interface Bar {
+  action: string;
+  p: number;
+  shown: string;
+  masked: boolean;
+  disabled: boolean;
+}
+
+const readBars = (page: Page): Promise<Bar[]> =>
+  page.$$eval('[data-testid="dist-bar"]', (els) =>
+    els.map((e) => ({
+      action: e.getAttribute('data-action') ?? '',
+      p: Number(e.getAttribute('data-p')),
+      shown: e.querySelector('[data-testid="dist-value"]')?.textContent ?? '',
+      masked: e.getAttribute('data-masked') === 'true',
+      disabled: (e as HTMLButtonElement).disabled,
+    })),
+  );
+
+function expectValidDistribution(bars: Bar[]): void {
+  expect(bars.length).toBe(12);
+  const sum = bars.reduce((a, b) => a + b.p, 0);
+  expect(Math.abs(sum - 1)).toBeLessThan(1e-6);
+  // The shown values (3 decimals) add up to 1 within their rounding.
+  const shown = bars.reduce((a, b) => a + (b.shown.startsWith('<') ? 0 : Number(b.shown)), 0);
+  expect(Math.abs(shown - 1)).toBeLessThan(0.01);
+  for (const b of bars.filter((x) => x.masked)) {
+    expect(b.p).toBe(0);
+    expect(b.shown).toBe('0');
+    expect(b.disabled).toBe(true);
+  }
+}
+
+/** "Construction step k / N" in the viewer's construction card, after moving to the first step. */
+async function constructionTotal(page: Page): Promise<number> {
+  await page.locator('[data-testid="replay"]').waitFor();
+  await page.keyboard.press('Home');
+  await page.keyboard.press('ArrowRight');
+  const card = page.locator('[data-testid="construction-step"]');
+  await card.waitFor();
+  const m = /Construction step 1 \/ (\d+)/.exec((await card.textContent()) ?? '');
+  expect(m).not.toBeNull();
+  return Number(m?.[1]);
+}
+
+describe('build page', () => {
+  it('builds a MAS with mouse and keyboard, undoes, exits, runs it and shares the trace', async () => {
+    const { context, page, errors } = await openPage(browser, '#/build');
+    try {
+      await page.locator('[data-testid="build-page"]').waitFor();
+      await page.locator('[data-testid="source-masbench"]').check({ force: true });
+      await page.locator('[data-testid="task-axis"]').selectOption('depth');
+      await page.locator('[data-testid="task-value"]').fill('4');
+      await page.locator('[data-testid="task-seed"]').fill('1');
+      expect(await page.locator('[data-testid="ground-truth"]').textContent()).toMatch(/^\d+(, \d+)*$/);
+      await page.locator('[data-testid="build-start"]').click();
+      await page.locator('[data-testid="dist-bar"]').first().waitFor();
+      expect(await page.locator('[data-testid="build-backend"]').textContent()).toMatch(/^(cpu|webgpu)$/);
+
+      // Empty MAS: DELETE and EXIT are masked.
+      let bars = await readBars(page);
+      expectValidDistribution(bars);
+      expect(bars.find((b) => b.action === 'DELETE')?.masked).toBe(true);
+      expect(bars.find((b) => b.action === 'EXIT')?.masked).toBe(true);
+
+      // 1. A sampled step with the mouse.
+      await page.locator('[data-testid="build-step"]').click();
+      await waitForCount(page, 'step-item', 1);
+      await settled(page);
+      expect(await page.locator('[data-testid="step-item"]').first().getAttribute('data-chooser')).toBe(
+        'policy',
+      );
+
+      // 2. Pick Solver by clicking its bar, toggle a candidate edge, then step from the keyboard.
+      bars = await readBars(page);
+      expectValidDistribution(bars);
+      await page.locator('[data-testid="dist-bar"][data-action="Solver"]').click();
+      await page.waitForFunction(
+        () =>
+          document
+            .querySelector('[data-testid="dist-bar"][data-action="Solver"]')
+            ?.getAttribute('aria-pressed') === 'true',
+      );
+      expect(await page.locator('[data-testid="next-choice"]').textContent()).toContain('Solver');
+      const box = page.locator('[data-testid="edge-checkbox"]').first();
+      const from = await box.getAttribute('data-from');
+      const before = await box.isChecked();
+      await box.click();
+      expect(await box.isChecked()).toBe(!before);
+      // The same link from the graph: its dashed edge's label toggles it back, the dashed path again.
+      // (The candidate curve is point-symmetric, so the centre of its box lies on the path.)
+      await page.locator(`[data-testid="candidate-label"][data-from="${from}"]`).click();
+      expect(await box.isChecked()).toBe(before);
+      await page
+        .locator(`[data-testid="rf__edge-cand:${from}"] .react-flow__edge-interaction`)
+        .click({ force: true });
+      expect(await box.isChecked()).toBe(!before);
+      await page.locator('[data-testid="build-graph"]').click({ position: { x: 5, y: 5 } });
+      await page.keyboard.press('s');
+      await waitForCount(page, 'step-item', 2);
+      await settled(page);
+      const second = page.locator('[data-testid="step-item"]').nth(1);
+      expect(await second.getAttribute('data-chooser')).toBe('user');
+      expect(await second.textContent()).toContain('ADD Solver');
+      expect((await second.textContent())?.includes(`← ${from}`)).toBe(!before);
+
+      // 3. Greedy from the keyboard, then undo it: the graph and the step list shrink.
+      await page.keyboard.press('g');
+      await waitForCount(page, 'step-item', 3);
+      await settled(page);
+      const agentsAfter3 = await count(page, 'agent-node');
+      const stepsAfter3 = await count(page, 'step-item');
+      await page.keyboard.press('u');
+      await waitForCount(page, 'step-item', stepsAfter3 - 1);
+      await settled(page);
+      expect(await count(page, 'step-undone')).toBe(1);
+      expect(await count(page, 'agent-node')).toBeLessThan(agentsAfter3);
+
+      // Per-step results from the simulator: every step shows an answer and a reward.
+      const rewards = await page
+        .locator('[data-testid="step-item"] [data-testid="step-reward"]')
+        .allTextContents();
+      expect(rewards).toHaveLength(2);
+      for (const r of rewards) expect(r).toMatch(/^r = [+-]\d+\.\d\d$/);
+
+      // 4. EXIT from the keyboard.
+      bars = await readBars(page);
+      expectValidDistribution(bars);
+      await page.keyboard.press('e');
+      await page.locator('[data-testid="build-exited"]').waitFor();
+      await settled(page);
+      const steps = await count(page, 'step-item');
+      expect(steps).toBe(3);
+      const perf = Number(await page.locator('[data-testid="build-perf"]').getAttribute('data-median-ms'));
+      expect(perf).toBeGreaterThan(0);
+      expect(perf).toBeLessThan(16);
+
+      // 5. Run on the simulator: the trace opens in the viewer and replays the construction.
+      await page.locator('[data-testid="build-run"]').click();
+      await page.waitForURL(/#\/trace\//);
+      const title = (await page.locator('[data-testid="trace-title"]').textContent()) ?? '';
+      expect(title).toContain('Build');
+      expect(await page.locator('[data-testid="simulated-badge"]').textContent()).toContain('SIMULATED');
+      expect(await constructionTotal(page)).toBe(steps);
+      await page.keyboard.press('End');
+
+      // 6. Its share link opens the same trace, with the same construction, in a fresh context.
+      await page.locator('[data-testid="share-button"]').click();
+      const link = await page.locator('[data-testid="share-link"]').inputValue();
+      expect(link).toContain('#t=');
+      const fresh = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+      try {
+        const other = await fresh.newPage();
+        const otherErrors: string[] = [];
+        other.on('pageerror', (e) => otherErrors.push(String(e)));
+        await other.goto(link);
+        await other.waitForURL(/#\/trace\//);
+        expect(await other.locator('[data-testid="trace-title"]').textContent()).toBe(title);
+        expect(await constructionTotal(other)).toBe(steps);
+        expect(otherErrors).toEqual([]);
+      } finally {
+        await fresh.close();
+      }
+      expect(errors).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('lists the keyboard shortcuts in a help popover and redoes with Ctrl+Y', async () => {
+    const { context, page, errors } = await openPage(browser, '#/build');
+    try {
+      await page.locator('[data-testid="build-start"]').click();
+      await page.locator('[data-testid="dist-bar"]').first().waitFor();
+      await page.locator('[data-testid="build-help-button"]').click();
+      const help = page.locator('[data-testid="build-help"]');
+      await help.waitFor();
+      for (const k of ['S', 'G', 'Del', 'E', 'Space', 'Ctrl+Z'])
+        expect(await help.textContent()).toContain(k);
+      await page.keyboard.press('?');
+      await help.waitFor({ state: 'detached' });
+
+      await page.keyboard.press('1');
+      await page.waitForFunction(
+        () => document.querySelector('[data-testid="dist-bar"]')?.getAttribute('aria-pressed') === 'true',
+      );
+      await page.keyboard.press('s');
+      await waitForCount(page, 'step-item', 1);
+      await settled(page);
+      expect(await page.locator('[data-testid="step-item"]').first().getAttribute('data-chooser')).toBe(
+        'user',
+      );
+      await page.keyboard.press('Control+z');
+      await waitForCount(page, 'step-item', 0);
+      await page.keyboard.press('Control+y');
+      await waitForCount(page, 'step-item', 1);
+
+      // Share from the Build page: the link replays the construction so far in the viewer.
+      await page.keyboard.press('g');
+      await waitForCount(page, 'step-item', 2);
+      await settled(page);
+      await page.locator('[data-testid="build-share"]').click();
+      const link = await page.locator('[data-testid="share-link"]').inputValue();
+      expect(link).toContain('#t=');
+      const fresh = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+      try {
+        const other = await fresh.newPage();
+        await other.goto(link);
+        await other.waitForURL(/#\/trace\//);
+        expect(await other.locator('[data-testid="trace-title"]').textContent()).toMatch(/^Build · depth 4/);
+        expect(await constructionTotal(other)).toBe(2);
+      } finally {
+        await fresh.close();
+      }
+      expect(errors).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+});
