@@ -59,10 +59,16 @@ describe('baton share encode', () => {
     expect(lastLine()).not.toContain('sk-');
   });
 
-  it('trims automatically only when over budget', async () => {
+  it('keeps an over-budget trace whole and says so; --fit trims it to the budget', async () => {
     const big = sampleTrace({ seed: 12, shape: 'wide', steps: 400 });
     await writeFile(join(dir, 'big.json'), JSON.stringify(big));
     expect(await shareCommand.run(['encode', 'big.json'], io)).toBe(0);
+    expect(lastLine().length).toBeGreaterThan(LINK_BUDGET_CHARS);
+    expect(out.some((l) => l.includes('OVER BUDGET'))).toBe(true);
+    const whole = decodeTraceLink(lastLine());
+    expect(whole.ok && whole.value).toEqual(big);
+    out = [];
+    expect(await shareCommand.run(['encode', 'big.json', '--fit'], io)).toBe(0);
     expect(lastLine().length).toBeLessThanOrEqual(LINK_BUDGET_CHARS);
     expect(out.some((l) => l.startsWith('trimmed: '))).toBe(true);
   });

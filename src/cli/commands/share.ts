@@ -19,12 +19,14 @@ import {
 import type { CliIO, Command } from '../command.ts';
 
 const usage = `Usage:
-  baton share encode <trace.json> [--trim <chars>] [--base <url>]
+  baton share encode <trace.json> [--fit | --trim <chars>] [--base <url>]
   baton share decode <link-or-payload | @file>
 
 encode  Prints facts about the link, then the link itself as the last line of stdout.
-        API keys and other secrets are removed first. Without --trim, long texts are
-        shortened only when the link would exceed the ${LINK_BUDGET_CHARS}-character budget.
+        API keys and other secrets are removed first; nothing else is changed, so
+        decoding gives back the same trace. Above the ${LINK_BUDGET_CHARS}-character budget it
+        says so; then --fit or --trim makes a smaller link.
+  --fit           shorten long texts only as much as needed to fit the budget
   --trim <chars>  shorten every long output/message to this many characters (0 or more)
   --base <url>    print a full URL (the app's address) instead of only the "#t=…" fragment
 
@@ -33,7 +35,7 @@ decode  Prints the trace as JSON. Accepts a full URL, "#t=1.…", "t=1.…" or "
         Offline: nothing is fetched.`;
 
 type Parsed =
-  | { ok: true; sub: 'encode'; file: string; trim: number | null; base: string | null }
+  | { ok: true; sub: 'encode'; file: string; trim: number | null; fit: boolean; base: string | null }
   | { ok: true; sub: 'decode'; input: string }
   | { ok: false; message: string };
 
@@ -43,7 +45,7 @@ function parse(args: string[]): Parsed {
   try {
     ({ values, positionals } = parseArgs({
       args,
-      options: { trim: { type: 'string' }, base: { type: 'string' } },
+      options: { trim: { type: 'string' }, base: { type: 'string' }, fit: { type: 'boolean' } },
       allowPositionals: true,
       strict: true,
     }));
@@ -62,8 +64,8 @@ function parse(args: string[]): Parsed {
   }
   if (extra.length > 0) return { ok: false, message: `unexpected argument "${extra[0]}"` };
   if (sub === 'decode') {
-    if (values.trim !== undefined || values.base !== undefined) {
-      return { ok: false, message: '--trim and --base apply to "encode" only' };
+    if (values.trim !== undefined || values.base !== undefined || values.fit !== undefined) {
+      return { ok: false, message: '--fit, --trim and --base apply to "encode" only' };
     }
     return { ok: true, sub, input: target };
   }
@@ -78,7 +80,8 @@ function parse(args: string[]): Parsed {
   if (base !== null && !/^https?:\/\/\S+$/.test(base)) {
     return { ok: false, message: `--base must be an http(s) URL, got "${base}"` };
   }
-  return { ok: true, sub, file: target, trim, base };
+  if (trim !== null && values.fit) return { ok: false, message: 'use --fit or --trim, not both' };
+  return { ok: true, sub, file: target, trim, fit: values.fit === true, base };
 }
 
 /** Reads a UTF-8 file, refusing files larger than `maxChars` bytes before reading them. */
@@ -101,7 +104,13 @@ const reportProblems = (io: CliIO, problems: readonly Problem[]): void => {
   for (const p of problems) io.err(`baton share: ${p.code}: ${p.message}`);
 };
 
-async function encode(file: string, trim: number | null, base: string | null, io: CliIO): Promise<number> {
+async function encode(
+  file: string,
+  trim: number | null,
+  fit: boolean,
+  base: string | null,
+  io: CliIO,
+): Promise<number> {
   const path = resolve(io.cwd, file);
   const read = await readText(path, MAX_TRACE_CHARS);
   if (!read.ok) {
@@ -114,7 +123,12 @@ async function encode(file: string, trim: number | null, base: string | null, io
     return 1;
   }
   const trace = parsed.value;
-  const link = trim === null ? smallestLink(trace) : encodeTraceLink(trace, { trimOutputsTo: trim });
+  const link =
+    trim !== null
+      ? encodeTraceLink(trace, { trimOutputsTo: trim })
+      : fit
+        ? smallestLink(trace)
+        : encodeTraceLink(trace);
   const agents = trace.design.agents.length;
   const events = trace.execution.events.length;
   io.out(`trace: ${trace.id} — ${trace.title}`);
@@ -126,7 +140,9 @@ async function encode(file: string, trim: number | null, base: string | null, io
   }
   io.out(
     `link: ${link.chars} characters (budget ${LINK_BUDGET_CHARS}; JSON ${JSON.stringify(trace).length})` +
-      (link.overBudget ? ' — OVER BUDGET: some apps may cut it; try a smaller --trim' : ''),
+      (link.overBudget
+        ? ' — OVER BUDGET: some apps may cut it; --fit or a smaller --trim makes it shorter'
+        : ''),
   );
   io.out(base === null ? link.fragment : shareUrl(base, link));
   return 0;
@@ -162,7 +178,7 @@ async function run(args: string[], io: CliIO): Promise<number> {
     io.err(usage);
     return 2;
   }
-  return p.sub === 'encode' ? encode(p.file, p.trim, p.base, io) : decode(p.input, io);
+  return p.sub === 'encode' ? encode(p.file, p.trim, p.fit, p.base, io) : decode(p.input, io);
 }
 
 export const shareCommand: Command = {
