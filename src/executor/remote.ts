@@ -39,19 +39,24 @@ export function remoteBackend(
     costOf: (m, promptTokens, completionTokens) => costOf({ promptTokens, completionTokens }, m, prices),
     async chat(call) {
       const m = call.model ?? model;
-      const result = await client.complete(
-        {
-          model: m,
-          // Agents send system, user and assistant turns only; anything else goes as user text.
-          messages: call.messages.map((msg) => ({
-            role: msg.role === 'tool' ? 'user' : msg.role,
-            content: msg.content,
-          })),
-          ...(call.temperature !== undefined ? { temperature: call.temperature } : {}),
-          ...(call.maxTokens !== undefined ? { maxTokens: call.maxTokens } : {}),
-        },
-        { signal: call.signal, ...(where.timeoutMs !== undefined ? { timeoutMs: where.timeoutMs } : {}) },
-      );
+      const request = {
+        model: m,
+        // Agents send system, user and assistant turns only; anything else goes as user text.
+        messages: call.messages.map((msg) => ({
+          role: msg.role === 'tool' ? 'user' : msg.role,
+          content: msg.content,
+        })),
+        ...(call.temperature !== undefined ? { temperature: call.temperature } : {}),
+        ...(call.maxTokens !== undefined ? { maxTokens: call.maxTokens } : {}),
+      };
+      const opts = {
+        signal: call.signal,
+        ...(where.timeoutMs !== undefined ? { timeoutMs: where.timeoutMs } : {}),
+      };
+      // Stream only when someone watches the text arrive; a plain completion is simpler to retry.
+      const result = call.onDelta
+        ? await client.stream(request, { ...opts, onDelta: call.onDelta })
+        : await client.complete(request, opts);
       if (!result.ok) {
         const partial = result.error.partial;
         return {

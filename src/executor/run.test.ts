@@ -293,3 +293,34 @@ describe('secrets', () => {
     }
   });
 });
+
+describe('streaming output', () => {
+  it('reports each call’s text as it arrives, ending with exactly the recorded output', async () => {
+    const design = designOf([{ id: 'a' }, { id: 'b', input: 'Check ${a}' }]);
+    const seen = new Map<string, string[]>();
+    const trace = await runDesign({
+      trace: traceFor(QUERY),
+      design,
+      backend: testBackend(server.baseUrl),
+      onDelta: (agentId, label, text) => {
+        const list = seen.get(`${agentId}/${label}`) ?? [];
+        list.push(text);
+        seen.set(`${agentId}/${label}`, list);
+      },
+    });
+    expectWellFormed(trace);
+    const calls = eventsOf(trace, 'llm.call');
+    expect(calls.length).toBe(2);
+    for (const call of calls) {
+      const texts = seen.get(`${call.agentId}/${call.label}`) ?? [];
+      // The server sends small chunks, so a call streams in several pieces, each extending the last.
+      expect(texts.length).toBeGreaterThan(1);
+      texts.slice(1).forEach((t, i) => expect(t.startsWith(texts[i] as string)).toBe(true));
+      expect(texts[texts.length - 1]).toBe(call.output);
+    }
+    // Without a listener the executor asks for plain completions.
+    server.reset();
+    await runDesign({ trace: traceFor(QUERY), design, backend: testBackend(server.baseUrl) });
+    expect(server.requests.every((r) => (r.body as { stream?: boolean }).stream !== true)).toBe(true);
+  });
+});

@@ -51,6 +51,11 @@ export interface RunOptions {
    * trace so far (a copy; status `running`), for a store that persists the growing trace.
    */
   onEvent?: (event: TraceEvent, snapshot: () => Trace) => void;
+  /**
+   * Live output of a call in flight: the text so far (secrets removed), for a UI that streams it.
+   * Not recorded; the call's `llm.call` event holds the final output.
+   */
+  onDelta?: (agentId: string, label: string, textSoFar: string) => void;
 }
 
 const DEFAULT_CONCURRENCY = 4;
@@ -91,6 +96,20 @@ export async function runDesign(options: RunOptions): Promise<Trace> {
       : {}),
   });
   const perAgentTokens = options.budget?.perAgentTokens;
+  const { onDelta } = options;
+  /** Accumulates one call's streamed pieces and reports the text so far, secrets removed. */
+  const streamTo = (agentId: string, label: string): ((delta: string) => void) => {
+    let text = '';
+    return (delta) => {
+      text += delta;
+      const shown = secrets.length > 0 ? redactSecrets(text, secrets) : text;
+      try {
+        onDelta?.(agentId, label, shown);
+      } catch {
+        // A display callback must not break the run.
+      }
+    };
+  };
 
   const emit = (event: TraceEvent): void => {
     const clean = secrets.length > 0 ? redactSecrets(event, secrets) : event;
@@ -177,6 +196,7 @@ export async function runDesign(options: RunOptions): Promise<Trace> {
           ...(maxTokens !== undefined ? { maxTokens } : {}),
           ...(params.model !== undefined ? { model: params.model } : {}),
           signal: agentAbort.signal,
+          ...(onDelta ? { onDelta: streamTo(agent.id, label) } : {}),
         })
         .catch((e: unknown): ChatReply => ({
           ok: false,

@@ -28,6 +28,11 @@ export interface ChatCall {
   /** Model override from the agent's params. */
   model?: string;
   signal: AbortSignal;
+  /**
+   * Streaming: called with each piece of output text as it arrives, when the caller wants to show
+   * the call live. Backends that cannot stream may ignore it.
+   */
+  onDelta?: (delta: string) => void;
 }
 
 /** What one call produced. Failures carry a coded kind so the executor can name the reason. */

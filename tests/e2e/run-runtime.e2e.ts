@@ -454,6 +454,33 @@ describe('run page: drawing, stopping, failing', () => {
     }
   }, 90_000);
 
+  it('streams each call’s output into the page while it arrives', async () => {
+    const { context, page, errors } = await openPage(browser);
+    try {
+      await configure(page, { remember: false });
+      // Every response streams in small chunks 200 ms apart, so partial text is on screen a while.
+      server.setFaults({ rate: 1, seed: 1, rateFaults: [{ chunkDelayMs: 200 }] });
+      await prepareRun(page, CHAIN);
+      await page.click(byTest('run-start'));
+      const stream = page.locator(
+        `${byTest('run-agent')}[data-agent-id="first"] ${byTest('run-agent-stream')}`,
+      );
+      await stream.waitFor({ timeout: 20_000 });
+      const partial = (await stream.locator('pre').textContent()) ?? '';
+      expect(partial.length).toBeGreaterThan(0);
+      const done = page.locator(
+        `${byTest('run-agent')}[data-agent-id="first"] ${byTest('run-agent-output')}`,
+      );
+      await done.waitFor({ timeout: 30_000 });
+      // Once the call is recorded, the live view gives way to the agent's output.
+      expect(await stream.count()).toBe(0);
+      await page.waitForURL(/#\/trace\//, { timeout: 60_000 });
+      expect(errors).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  }, 90_000);
+
   it('stops a run: calls in flight are cancelled and the trace ends cancelled', async () => {
     const { context, page, errors } = await openPage(browser);
     try {

@@ -40,7 +40,7 @@ type Parsed =
   | { ok: false; message: string };
 
 function parse(args: string[]): Parsed {
-  let values: Record<string, string | undefined>;
+  let values: { trim?: string; base?: string; fit?: boolean };
   let positionals: string[];
   try {
     ({ values, positionals } = parseArgs({

@@ -103,6 +103,8 @@ export interface RunRequest {
   signal: AbortSignal;
   /** Every event, with the trace so far (status `running`). */
   onEvent?: (event: TraceEvent, snapshot: Trace) => void;
+  /** Text so far of a call in flight (remote providers stream it), secrets removed. */
+  onDelta?: (agentId: string, label: string, textSoFar: string) => void;
   /** Stores a trace (the growing one, then the final one); saves are chained in call order. */
   save: (trace: Trace) => Promise<void>;
   /** Least time between two saves of the growing trace, ms (default 250). */
@@ -159,6 +161,7 @@ export async function executeRun(req: RunRequest): Promise<Trace> {
       signal: req.signal,
       startedAt: req.trace.createdAt,
       secrets,
+      ...(req.onDelta ? { onDelta: req.onDelta } : {}),
       onEvent: (event, snapshot) => {
         if (event.type === 'run.end') return;
         latest = snapshot();

@@ -80,6 +80,8 @@ export interface RunSlice {
   backendMode: BackendMode;
   /** The trace of the run in progress, or of the last run shown on the page. */
   liveTrace: Trace | null;
+  /** Output streaming in for each agent's call in flight; cleared when the call is recorded. */
+  liveStreams: Record<string, { label: string; text: string }>;
   /** Non-null while this page runs a design: the trace id it owns. */
   liveRunId: string | null;
   runProblem: string | null;
@@ -250,6 +252,7 @@ export const createRunSlice: SliceCreator<RunSlice> = (set, get) => {
     draftSelected: null,
     backendMode: 'provider',
     liveTrace: null,
+    liveStreams: {},
     liveRunId: null,
     runProblem: null,
     interrupted: null,
@@ -472,11 +475,12 @@ export const createRunSlice: SliceCreator<RunSlice> = (set, get) => {
 
       controller = new AbortController();
       markActiveRun(trace.id);
-      set({ liveRunId: trace.id, liveTrace: trace, runProblem: null, interrupted: null });
+      set({ liveRunId: trace.id, liveTrace: trace, liveStreams: {}, runProblem: null, interrupted: null });
       // The page redraws at most ~10 times a second however fast events come; agent ends show at once.
       let shown: Trace = trace;
+      let streams: Record<string, { label: string; text: string }> = {};
       const view = createThrottle(() => {
-        if (get().liveRunId === trace.id) set({ liveTrace: shown });
+        if (get().liveRunId === trace.id) set({ liveTrace: shown, liveStreams: streams });
       }, 100);
       try {
         const final = await executeRun({
@@ -486,14 +490,27 @@ export const createRunSlice: SliceCreator<RunSlice> = (set, get) => {
           concurrency: s.concurrency,
           signal: controller.signal,
           save: (t) => get().rememberTraces([{ trace: t, source: 'app', sourceLabel: 'run' }]),
+          onDelta: (agentId, label, text) => {
+            streams = { ...streams, [agentId]: { label, text } };
+            view.request();
+          },
           onEvent: (event, snapshot) => {
             shown = snapshot;
+            if (
+              'agentId' in event &&
+              event.agentId in streams &&
+              event.type !== 'agent.start' &&
+              event.type !== 'agent.note'
+            ) {
+              const { [event.agentId]: _done, ...rest } = streams;
+              streams = rest;
+            }
             if (event.type === 'agent.end' || event.type === 'agent.error') view.flush();
             else view.request();
           },
         });
         view.cancel();
-        set({ liveTrace: final, liveRunId: null });
+        set({ liveTrace: final, liveRunId: null, liveStreams: {} });
         return final.id;
       } catch (e) {
         view.cancel();

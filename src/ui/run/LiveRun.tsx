@@ -4,6 +4,7 @@ import type { Trace } from '../../core/trace.ts';
 import { layoutGraph, layoutKey } from '../../design/layout.ts';
 import { buildReplay, replayStateAt, type AgentStatus } from '../../design/replay.ts';
 import { interruptedAt } from '../../store/slices/run.ts';
+import { useBaton } from '../../store/store.ts';
 import { traceHash } from '../app/route.ts';
 import { CorrectnessBadge } from '../common/Badges.tsx';
 import { GraphView } from '../graph/GraphView.tsx';
@@ -84,6 +85,7 @@ export function LiveRun({ trace, liveRunId }: { trace: Trace; liveRunId: string 
   const engine = graph.nodes.length > DAGRE_MAX ? 'layered' : 'dagre';
   const positions = useMemo(() => layoutGraph(graph, engine), [graph, engine]);
   const rows = useMemo(() => rowsOf(trace), [trace]);
+  const streams = useBaton((s) => s.liveStreams);
   const [selected, setSelected] = useState<string | null>(null);
   const simulated = trace.execution.backend.kind === 'simulated';
   const finished = trace.execution.status !== 'running';
@@ -146,6 +148,12 @@ export function LiveRun({ trace, liveRunId }: { trace: Trace; liveRunId: string 
               <p className="run-agent-error" data-testid="run-agent-error">
                 {r.error}
               </p>
+            )}
+            {r.status === 'running' && streams[r.id] !== undefined && (
+              <div className="run-agent-stream" data-testid="run-agent-stream">
+                <span className="muted small">{streams[r.id]?.label} · streaming</span>
+                <pre className="run-pre">{streams[r.id]?.text}</pre>
+              </div>
             )}
             {r.output !== null && (
               <pre className="run-pre run-agent-output" data-testid="run-agent-output">
