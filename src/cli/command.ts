@@ -16,3 +16,29 @@ export interface Command {
   /** Returns the process exit code. Never throws for bad input: report it through `io.err`. */
   run: (args: string[], io: CliIO) => Promise<number>;
 }
+
+type Parsed = { ok: true } | { ok: false; message: string };
+
+/**
+ * The start every command shares: `--help`/`-h` prints the usage (exit 0); arguments that do not
+ * parse print the problem and the usage (exit 2). Returns the parsed arguments, or the exit code.
+ */
+export function parseCommandArgs<P extends Parsed>(
+  name: string,
+  args: string[],
+  usage: string,
+  parse: (args: string[]) => P,
+  io: CliIO,
+): Extract<P, { ok: true }> | number {
+  if (args.includes('--help') || args.includes('-h')) {
+    io.out(usage);
+    return 0;
+  }
+  const p: Parsed = parse(args);
+  if (!p.ok) {
+    io.err(`baton ${name}: ${p.message}`);
+    io.err(usage);
+    return 2;
+  }
+  return p as Extract<P, { ok: true }>;
+}

@@ -13,7 +13,7 @@ import {
   toJsonl,
   type Axis,
 } from '../../bench/masbench/index.ts';
-import type { CliIO, Command } from '../command.ts';
+import { type CliIO, type Command, parseCommandArgs } from '../command.ts';
 
 /** Upper bound on --n, so a typo cannot fill the disk. */
 export const MAX_TASKS = 100_000;
@@ -93,16 +93,8 @@ function parse(args: string[]): Parsed {
 }
 
 async function run(args: string[], io: CliIO): Promise<number> {
-  if (args.includes('--help') || args.includes('-h')) {
-    io.out(usage);
-    return 0;
-  }
-  const p = parse(args);
-  if (!p.ok) {
-    io.err(`baton bench: ${p.message}`);
-    io.err(usage);
-    return 2;
-  }
+  const p = parseCommandArgs('bench', args, usage, parse, io);
+  if (typeof p === 'number') return p;
   const tasks = generateTasks({ axis: p.axis, value: p.value, baseSeed: p.seed, count: p.n });
   const path = resolve(io.cwd, p.out);
   try {

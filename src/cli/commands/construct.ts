@@ -26,7 +26,7 @@ import { PolicyNetwork, randomCheckpoint } from '../../policy/network.ts';
 import { priorCheckpoint } from '../../policy/prior.ts';
 import { DEFAULT_POOL } from '../../policy/roles.ts';
 import { construct, type IntermediateRunner } from '../../policy/sample.ts';
-import type { CliIO, Command } from '../command.ts';
+import { type CliIO, type Command, parseCommandArgs } from '../command.ts';
 
 const usage = `Usage: baton construct --policy <checkpoint.json|random[:SEED]|prior> --task <text|task.json>
                        --seed <S> --out <trace.json> [--execute simulated] [--backend auto|cpu|webgpu]
@@ -262,16 +262,8 @@ function describeStep(step: ConstructionStep, top = 3): string[] {
 }
 
 async function run(args: string[], io: CliIO): Promise<number> {
-  if (args.includes('--help') || args.includes('-h')) {
-    io.out(usage);
-    return 0;
-  }
-  const p = parse(args);
-  if (!p.ok) {
-    io.err(`baton construct: ${p.message}`);
-    io.err(usage);
-    return 2;
-  }
+  const p = parseCommandArgs('construct', args, usage, parse, io);
+  if (typeof p === 'number') return p;
   const o = p.o;
   const cp = await loadPolicy(o.policy, io.cwd);
   if (typeof cp === 'string') {

@@ -16,7 +16,7 @@ import { remoteBackend } from '../../executor/remote.ts';
 import { runDesign } from '../../executor/run.ts';
 import { simulatedBackend } from '../../executor/sim/index.ts';
 import type { ChatBackend } from '../../executor/types.ts';
-import type { CliIO, Command } from '../command.ts';
+import { type CliIO, type Command, parseCommandArgs } from '../command.ts';
 
 const usage = `Usage: baton run --design <d.xml|d.json> --task <text|task.json|tasks.jsonl:N>
                  --backend simulated|openai [--base-url <url>] [--model <name>]
@@ -210,16 +210,8 @@ const oneLine = (text: string, max = 100): string => {
 };
 
 async function run(args: string[], io: CliIO): Promise<number> {
-  if (args.includes('--help') || args.includes('-h')) {
-    io.out(usage);
-    return 0;
-  }
-  const p = parse(args);
-  if (!p.ok) {
-    io.err(`baton run: ${p.message}`);
-    io.err(usage);
-    return 2;
-  }
+  const p = parseCommandArgs('run', args, usage, parse, io);
+  if (typeof p === 'number') return p;
   const a = p.value;
   const key = a.backend === 'openai' ? (process.env[a.apiKeyEnv] ?? '') : '';
   // Everything printed goes through this, so a key echoed anywhere is replaced before it shows.

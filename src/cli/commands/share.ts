@@ -16,7 +16,7 @@ import {
   shareUrl,
   smallestLink,
 } from '../../share/index.ts';
-import type { CliIO, Command } from '../command.ts';
+import { type CliIO, type Command, parseCommandArgs } from '../command.ts';
 
 const usage = `Usage:
   baton share encode <trace.json> [--fit | --trim <chars>] [--base <url>]
@@ -168,16 +168,8 @@ async function decode(input: string, io: CliIO): Promise<number> {
 }
 
 async function run(args: string[], io: CliIO): Promise<number> {
-  if (args.includes('--help') || args.includes('-h')) {
-    io.out(usage);
-    return 0;
-  }
-  const p = parse(args);
-  if (!p.ok) {
-    io.err(`baton share: ${p.message}`);
-    io.err(usage);
-    return 2;
-  }
+  const p = parseCommandArgs('share', args, usage, parse, io);
+  if (typeof p === 'number') return p;
   return p.sub === 'encode' ? encode(p.file, p.trim, p.fit, p.base, io) : decode(p.input, io);
 }
 

@@ -7,7 +7,7 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { formatReport, parseDesign } from '../../design/parse.ts';
 import { MAX_DESIGN_CHARS } from '../../design/xml.ts';
-import type { CliIO, Command } from '../command.ts';
+import { type CliIO, type Command, parseCommandArgs } from '../command.ts';
 
 const usage = `Usage: baton validate <design.xml|design.json> [--dom low|high]
 
@@ -47,16 +47,8 @@ function parse(args: string[]): Parsed {
 }
 
 async function run(args: string[], io: CliIO): Promise<number> {
-  if (args.includes('--help') || args.includes('-h')) {
-    io.out(usage);
-    return 0;
-  }
-  const p = parse(args);
-  if (!p.ok) {
-    io.err(`baton validate: ${p.message}`);
-    io.err(usage);
-    return 2;
-  }
+  const p = parseCommandArgs('validate', args, usage, parse, io);
+  if (typeof p === 'number') return p;
   const path = resolve(io.cwd, p.file);
   let text: string;
   try {
