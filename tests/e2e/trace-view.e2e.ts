@@ -49,6 +49,8 @@ describe('trace page', () => {
       // A reference shows the producer's output and links to it.
       const ref = inspector.locator('[data-testid="input-ref"]').first();
       await ref.locator('summary code').click();
+      // The output renders once the <details> toggle event has reached React.
+      await ref.locator('.ref-output').waitFor();
       expect(await ref.textContent()).toContain('72');
       await ref.getByRole('button', { name: 'select solver_a' }).click();
       await page.waitForSelector('[data-testid="inspector"][data-agent-id="solver_a"]');
