@@ -77,6 +77,18 @@ describe('baton run', () => {
     expect(sim.err).toContain('needs a generated MASBench task');
     const usage = await cli(['--design', 'design.json', '--backend', 'openai', '--out', 'x.json']);
     expect(usage.code).toBe(2);
+    const noModel = await cli([
+      ...['--design', 'design.json', '--task', 'x', '--backend', 'openai'],
+      ...['--base-url', server.baseUrl, '--out', 'x.json'],
+    ]);
+    expect(noModel.code).toBe(2);
+    expect(noModel.err).toContain('--backend openai needs --base-url and --model');
+    const badUrl = await cli([
+      ...['--design', 'design.json', '--task', 'x', '--backend', 'openai'],
+      ...['--base-url', 'localhost:8787', '--model', 'm', '--out', 'x.json'],
+    ]);
+    expect(badUrl.code).toBe(2);
+    expect(badUrl.err).toMatch(/--base-url: The base URL must start with http/);
   });
 
   it('reads the API key only from the environment and keeps it out of the output and the trace', async () => {

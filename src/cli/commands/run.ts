@@ -11,12 +11,20 @@ import { MasBenchTaskSchema, fromJsonl, type MasBenchTask } from '../../bench/ma
 import { minimalTrace, traceIdFrom } from '../../core/trace-builders.ts';
 import type { Trace, TraceEvent } from '../../core/trace.ts';
 import { formatReport, parseDesign } from '../../design/parse.ts';
-import { createLlmClient, redactText } from '../../executor/llm/index.ts';
-import { remoteBackend } from '../../executor/remote.ts';
 import { runDesign } from '../../executor/run.ts';
 import { simulatedBackend } from '../../executor/sim/index.ts';
 import type { ChatBackend } from '../../executor/types.ts';
 import { type CliIO, type Command, parseCommandArgs } from '../command.ts';
+import {
+  PROVIDER_OPTIONS,
+  intFlag,
+  openProvider,
+  parseProviderArgs,
+  providerUsage,
+  redactedJson,
+  redactingIO,
+  type ProviderArgs,
+} from '../provider-args.ts';
 
 const usage = `Usage: baton run --design <d.xml|d.json> --task <text|task.json|tasks.jsonl:N>
                  --backend simulated|openai [--base-url <url>] [--model <name>]
@@ -30,15 +38,10 @@ Options:
                  or tasks.jsonl:N, the task on line N (from 1) of a MASBench JSONL file
   --backend      simulated: programmatic sub-agents for MASBench tasks (offline, no key);
                  openai: an OpenAI-compatible chat-completions API
-  --base-url     API base URL for --backend openai, e.g. https://api.openai.com/v1
-  --model        model name for --backend openai
-  --api-key-env  environment variable holding the API key (default OPENAI_API_KEY); the key is
-                 never read from the command line and never written to the output or the trace
-  --concurrency  agents running at once (default 4)
+${providerUsage('--backend openai')}
   --seed         simulator seed (default 0)
   --sim-time-scale  real time each simulated call takes, as a multiple of its modelled latency
                  (default 0: instant; 1: about as slow as a remote model)
-  --budget-tokens, --budget-usd   limits for the whole run; calls past them are refused
   --out          where to write the trace JSON
 
 Exit code 0 when the run completes, 1 when it fails or cannot start, 2 on a usage error.`;
@@ -50,14 +53,9 @@ interface Args {
   design: string;
   task: string;
   backend: 'simulated' | 'openai';
-  baseUrl: string | undefined;
-  model: string | undefined;
-  apiKeyEnv: string;
-  concurrency: number;
+  provider: ProviderArgs;
   seed: number;
   simTimeScale: number;
-  budgetTokens: number | undefined;
-  budgetUsd: number | undefined;
   out: string;
 }
 
@@ -70,15 +68,10 @@ function parse(args: string[]): { ok: true; value: Args } | { ok: false; message
         design: { type: 'string' },
         task: { type: 'string' },
         backend: { type: 'string' },
-        'base-url': { type: 'string' },
-        model: { type: 'string' },
-        'api-key-env': { type: 'string' },
-        concurrency: { type: 'string' },
         seed: { type: 'string' },
         'sim-time-scale': { type: 'string' },
-        'budget-tokens': { type: 'string' },
-        'budget-usd': { type: 'string' },
         out: { type: 'string' },
+        ...PROVIDER_OPTIONS,
       },
       allowPositionals: false,
       strict: true,
@@ -92,50 +85,23 @@ function parse(args: string[]): { ok: true; value: Args } | { ok: false; message
   const backend = values.backend;
   if (backend !== 'simulated' && backend !== 'openai')
     return { ok: false, message: `--backend must be "simulated" or "openai", got "${backend}"` };
-  if (backend === 'openai' && (!values['base-url'] || !values.model))
-    return { ok: false, message: '--backend openai needs --base-url and --model' };
-  const int = (
-    raw: string | undefined,
-    name: string,
-    min: number,
-    max: number,
-    fallback: number,
-  ): number | string => {
-    if (raw === undefined) return fallback;
-    if (!/^\d+$/.test(raw)) return `--${name} must be an integer from ${min} to ${max}, got "${raw}"`;
-    const v = Number(raw);
-    return v < min || v > max ? `--${name} must be an integer from ${min} to ${max}, got ${raw}` : v;
-  };
-  const concurrency = int(values.concurrency, 'concurrency', 1, 64, 4);
-  const seed = int(values.seed, 'seed', 0, 0xffffffff, 0);
-  const budgetTokens = int(values['budget-tokens'], 'budget-tokens', 1, 1e12, 0);
-  for (const v of [concurrency, seed, budgetTokens])
-    if (typeof v === 'string') return { ok: false, message: v };
-  const usdRaw = values['budget-usd'];
-  const budgetUsd = usdRaw === undefined ? undefined : Number(usdRaw);
-  if (budgetUsd !== undefined && !(Number.isFinite(budgetUsd) && budgetUsd >= 0))
-    return { ok: false, message: `--budget-usd must be a non-negative number, got "${usdRaw}"` };
+  const provider = parseProviderArgs(values, backend === 'openai' ? '--backend openai' : null);
+  if (!provider.ok) return provider;
+  const seed = intFlag(values.seed, 'seed', 0, 0xffffffff, 0);
+  if (typeof seed === 'string') return { ok: false, message: seed };
   const scaleRaw = values['sim-time-scale'];
   const simTimeScale = scaleRaw === undefined ? 0 : Number(scaleRaw);
   if (!(Number.isFinite(simTimeScale) && simTimeScale >= 0 && simTimeScale <= 100))
     return { ok: false, message: `--sim-time-scale must be a number from 0 to 100, got "${scaleRaw}"` };
-  const apiKeyEnv = values['api-key-env'] ?? 'OPENAI_API_KEY';
-  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(apiKeyEnv))
-    return { ok: false, message: '--api-key-env must name an environment variable (letters, digits, _)' };
   return {
     ok: true,
     value: {
       design: values.design as string,
       task: values.task as string,
       backend,
-      baseUrl: values['base-url'],
-      model: values.model,
-      apiKeyEnv,
-      concurrency: concurrency as number,
-      seed: seed as number,
+      provider: provider.value,
+      seed,
       simTimeScale,
-      budgetTokens: budgetTokens === 0 ? undefined : (budgetTokens as number),
-      budgetUsd,
       out: values.out as string,
     },
   };
@@ -213,10 +179,12 @@ async function run(args: string[], io: CliIO): Promise<number> {
   const p = parseCommandArgs('run', args, usage, parse, io);
   if (typeof p === 'number') return p;
   const a = p.value;
-  const key = a.backend === 'openai' ? (process.env[a.apiKeyEnv] ?? '') : '';
+  const provider = a.provider.endpoint ? openProvider(a.provider.endpoint) : null;
+  const secrets = provider?.secrets ?? [];
   // Everything printed goes through this, so a key echoed anywhere is replaced before it shows.
-  const say = (line: string): void => io.out(key ? redactText(line, [key]) : line);
-  const complain = (line: string): void => io.err(key ? redactText(line, [key]) : line);
+  const shown = redactingIO(io, secrets);
+  const say = shown.out;
+  const complain = shown.err;
 
   let designText: string;
   try {
@@ -241,8 +209,12 @@ async function run(args: string[], io: CliIO): Promise<number> {
     return 1;
   }
 
+  // `provider` is set exactly for --backend openai (parse asks for its endpoint).
   let backend: ChatBackend;
-  if (a.backend === 'simulated') {
+  if (provider) {
+    if (provider.note) say(provider.note);
+    backend = provider.backend;
+  } else {
     if (!task.masbench) {
       complain(
         'baton run: --backend simulated needs a generated MASBench task (a task .json or tasks.jsonl:N from `baton bench generate`).',
@@ -250,13 +222,6 @@ async function run(args: string[], io: CliIO): Promise<number> {
       return 1;
     }
     backend = simulatedBackend(task.masbench, a.seed, { timeScale: a.simTimeScale });
-  } else {
-    if (!key) say(`note: ${a.apiKeyEnv} is not set; calling ${a.baseUrl} without an API key.`);
-    const client = createLlmClient({ baseUrl: a.baseUrl as string, apiKey: key });
-    backend = remoteBackend(client, a.model as string, undefined, {
-      provider: 'openai-compatible',
-      baseUrl: a.baseUrl as string,
-    });
   }
 
   const createdAt = new Date().toISOString();
@@ -294,14 +259,11 @@ async function run(args: string[], io: CliIO): Promise<number> {
     result = await runDesign({
       trace,
       backend,
-      concurrency: a.concurrency,
-      budget: {
-        ...(a.budgetTokens !== undefined ? { totalTokens: a.budgetTokens } : {}),
-        ...(a.budgetUsd !== undefined ? { totalUsd: a.budgetUsd } : {}),
-      },
+      concurrency: a.provider.concurrency,
+      budget: a.provider.budget,
       signal: controller.signal,
       startedAt: createdAt,
-      secrets: key ? [key] : [],
+      secrets,
       onEvent,
     });
   } finally {
@@ -328,8 +290,7 @@ async function run(args: string[], io: CliIO): Promise<number> {
   const out = resolve(io.cwd, a.out);
   try {
     await mkdir(dirname(out), { recursive: true });
-    const json = JSON.stringify(result, null, 2);
-    await writeFile(out, key ? redactText(json, [key]) : json, 'utf8');
+    await writeFile(out, redactedJson(result, secrets), 'utf8');
   } catch (e) {
     complain(`baton run: cannot write ${out}: ${e instanceof Error ? e.message : String(e)}`);
     return 1;
