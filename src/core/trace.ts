@@ -61,6 +61,10 @@ export const DesignerSchema = z.discriminatedUnion('kind', [
     checkpoint: shortText,
     backend: z.enum(['cpu', 'webgpu']).optional(),
     seed: z.number().int().optional(),
+    /** Version of the role pool the policy chose from (`baton.roles/1`, or a user-edited pool's). */
+    roles: shortText.optional(),
+    /** The action-wise reward constants the steps' `actionReward`s were computed with. */
+    rewards: z.record(z.string().max(40), z.number().finite()).optional(),
   }),
   z.object({
     kind: z.literal('orchestrator'),
@@ -153,6 +157,20 @@ export const ConstructionStepSchema = z.object({
   chooser: z.enum(['policy', 'user']),
   intermediateAnswer: text.nullable().optional(),
   intermediateCorrect: z.boolean().nullable().optional(),
+  /** Where the intermediate answer came from and what it cost (cached calls are free). */
+  intermediateRun: z
+    .object({
+      backend: z.enum(['simulated', 'remote']),
+      status: z.enum(['completed', 'failed', 'cancelled', 'skipped']),
+      calls: nonNeg,
+      cachedCalls: nonNeg,
+      promptTokens: nonNeg,
+      completionTokens: nonNeg,
+      costUsd: nonNeg,
+      /** Why the run failed or was skipped. */
+      problem: shortText.optional(),
+    })
+    .optional(),
   /** Action-wise reward r_t (DESIGN.md "Rewards"), when the ground truth is known. */
   actionReward: z.number().finite().nullable().optional(),
 });

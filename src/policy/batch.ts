@@ -10,6 +10,7 @@ import type { PolicyConfig } from './checkpoint.ts';
 import {
   actionMask,
   applyAction,
+  withResult,
   initialState,
   type ConstructionLimits,
   type ConstructionState,
@@ -43,6 +44,9 @@ export function replay(
     states.push(s);
     actions.push(action);
     s = applied.state;
+    // An executed step's intermediate answer is part of the next state (the encoder reads it).
+    if (step.intermediateAnswer !== undefined)
+      s = withResult(s, step.intermediateAnswer ?? null, step.intermediateCorrect ?? null);
   }
   return { states, actions };
 }

@@ -2,10 +2,15 @@
  * The policy checkpoint, `baton.policy/1`: the network's shape (`config`), the role pool version it
  * was trained against, and every parameter as a flat row-major array. JSON on disk (CLI) and in
  * IndexedDB (app); untrusted when loaded, so it is parsed by a schema and its shapes are checked.
+ *
+ * `config.encoder` is the state layout the checkpoint was made for (absent = 1, the layout before
+ * the field existed). `parseCheckpoint` checks the shapes against that layout and then migrates
+ * the checkpoint to the current one with the numbered `ENCODER_MIGRATIONS`, so a loaded
+ * checkpoint always has `config.encoder === ENCODER_VERSION`.
  */
 import { z } from 'zod';
 import { fail, ok, type Result } from '../core/result.ts';
-import { agentDim, stateDim } from './encoder.ts';
+import { ENCODER_VERSION, agentDim, stateDimFor, type EncoderConfig } from './encoder.ts';
 
 export const POLICY_FORMAT = 'baton.policy/1';
 
@@ -20,6 +25,15 @@ export const PolicyConfigSchema = z.object({
   maxSteps: z.number().int().min(2).max(256),
   /** Role names in node-head order (the pool the checkpoint was made for). */
   roles: z.array(z.string().min(1).max(40)).min(1).max(32),
+  /** State layout version (encoder.ts); absent = 1. Older versions are migrated when parsed. */
+  encoder: z
+    .number()
+    .int()
+    .min(1)
+    .max(ENCODER_VERSION, {
+      message: `encoder version newer than this Baton reads (up to ${ENCODER_VERSION})`,
+    })
+    .optional(),
 });
 export type PolicyConfig = z.infer<typeof PolicyConfigSchema>;
 
@@ -38,15 +52,23 @@ export const PolicyCheckpointSchema = z.object({
 });
 export type PolicyCheckpoint = z.infer<typeof PolicyCheckpointSchema>;
 
-/** The parameters of the JPSS network and their shapes (S = state dim, A = actions, Da = agent dim). */
+/** The state layout a config was made for (absent = 1). */
+export const encoderVersion = (cfg: PolicyConfig): number => cfg.encoder ?? 1;
+
+const encoderOf = (cfg: PolicyConfig): EncoderConfig => ({
+  hashDim: cfg.hashDim,
+  maxAgents: cfg.maxAgents,
+  maxSteps: cfg.maxSteps,
+  roles: cfg.roles.length,
+});
+
+/**
+ * The parameters of the JPSS network and their shapes (S = state dim in the config's encoder
+ * version, A = actions, Da = agent dim).
+ */
 export function paramShapes(cfg: PolicyConfig): Record<string, number[]> {
-  const enc = {
-    hashDim: cfg.hashDim,
-    maxAgents: cfg.maxAgents,
-    maxSteps: cfg.maxSteps,
-    roles: cfg.roles.length,
-  };
-  const S = stateDim(enc);
+  const enc = encoderOf(cfg);
+  const S = stateDimFor(enc, encoderVersion(cfg));
   const Da = agentDim(enc);
   const H = cfg.hidden;
   const R = cfg.roles.length;
@@ -74,7 +96,59 @@ export const PARAM_NAMES = Object.keys(
 
 const count = (shape: readonly number[]): number => shape.reduce((a, b) => a * b, 1);
 
-/** Parses and shape-checks a checkpoint from JSON text. Never throws. */
+/**
+ * Upgrades a checkpoint by one encoder version (`ENCODER_MIGRATIONS[n]`: n → n + 1). Pure; the
+ * argument's shapes are already checked against version n.
+ */
+export type EncoderMigration = (cp: PolicyCheckpoint) => PolicyCheckpoint;
+
+/**
+ * Appends zero rows to every parameter whose first dimension is S, for the features version n + 1
+ * appended to the state vector. A zero row adds exactly 0 to every pre-activation, so the migrated
+ * network gives the old network's numbers whatever the new features are.
+ */
+function appendStateRows(cp: PolicyCheckpoint): PolicyCheckpoint {
+  const from = encoderVersion(cp.config);
+  const config = { ...cp.config, encoder: from + 1 };
+  const before = paramShapes(cp.config);
+  const after = paramShapes(config);
+  const params: Record<string, number[]> = { ...cp.params };
+  for (const [name, shape] of Object.entries(after)) {
+    const old = before[name] as number[];
+    if (old.join() === shape.join()) continue;
+    const [rows, ...rest] = shape as [number, ...number[]];
+    const [oldRows, ...oldRest] = old as [number, ...number[]];
+    if (rest.join() !== oldRest.join() || rows < oldRows)
+      throw new Error(`parameter ${name}: [${old.join(', ')}] cannot grow to [${shape.join(', ')}]`);
+    const values = cp.params[name] as number[];
+    params[name] = [...values, ...new Array<number>((rows - oldRows) * count(rest)).fill(0)];
+  }
+  return { ...cp, config, params };
+}
+
+export const ENCODER_MIGRATIONS: Readonly<Record<number, EncoderMigration>> = {
+  /** 1 → 2: the intermediate-answer features (`RESULT`) start with zero weights. */
+  1: appendStateRows,
+};
+
+/**
+ * A shape-checked checkpoint of any encoder version brought to the current one (returned as is when
+ * it is current). Throws when a step is missing (a programming error: the registry is complete).
+ */
+export function migrateCheckpoint(cp: PolicyCheckpoint): PolicyCheckpoint {
+  let out = cp;
+  for (let v = encoderVersion(cp.config); v < ENCODER_VERSION; v++) {
+    const step = ENCODER_MIGRATIONS[v];
+    if (!step) throw new Error(`no checkpoint migration from encoder version ${v}`);
+    out = step(out);
+  }
+  return out;
+}
+
+/**
+ * Parses and shape-checks a checkpoint from JSON text (shapes in the layout of its encoder version),
+ * then migrates it to the current encoder version. Never throws.
+ */
 export function parseCheckpoint(json: string): Result<PolicyCheckpoint> {
   if (json.length > 64_000_000) return fail({ code: 'E_TOO_LARGE', message: 'checkpoint larger than 64 MB' });
   let raw: unknown;
@@ -95,6 +169,8 @@ export function parseCheckpoint(json: string): Result<PolicyCheckpoint> {
   }
   const cp = parsed.data;
   const problems = [];
+  const version = encoderVersion(cp.config);
+  const layout = version === ENCODER_VERSION ? '' : ` (encoder version ${version})`;
   for (const [name, shape] of Object.entries(paramShapes(cp.config))) {
     const got = cp.params[name];
     if (!got)
@@ -102,7 +178,7 @@ export function parseCheckpoint(json: string): Result<PolicyCheckpoint> {
     else if (got.length !== count(shape)) {
       problems.push({
         code: 'E_POLICY_SHAPE',
-        message: `parameter ${name} has ${got.length} values, expected [${shape.join(', ')}] = ${count(shape)}`,
+        message: `parameter ${name} has ${got.length} values, expected [${shape.join(', ')}] = ${count(shape)}${layout}`,
         path: `params.${name}`,
       });
     }
@@ -112,7 +188,12 @@ export function parseCheckpoint(json: string): Result<PolicyCheckpoint> {
       problems.push({ code: 'E_POLICY_SHAPE', message: `unknown parameter ${name}`, path: `params.${name}` });
     }
   }
-  return problems.length > 0 ? fail(...problems) : ok(cp);
+  if (problems.length > 0) return fail(...problems);
+  try {
+    return ok(migrateCheckpoint(cp));
+  } catch (e) {
+    return fail({ code: 'E_POLICY_SHAPE', message: e instanceof Error ? e.message : String(e) });
+  }
 }
 
 /** Compact JSON (parameters rounded to f32 precision by construction). */

@@ -36,9 +36,14 @@ export interface BuiltAgent {
 }
 
 export interface IntermediateResult {
+  /** Index of the step whose MAS was run (`state.step − 1` when recorded by `withResult`). */
   step: number;
+  /** The partial MAS's final answer; the encoder's `RESULT` features read it. */
   answer: string | null;
-  /** null when the task has no ground truth or the run failed. */
+  /**
+   * null when the task has no ground truth or the run failed. For rewards only: the encoder never
+   * reads it (it is the label).
+   */
   correct: boolean | null;
 }
 

@@ -1,12 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { AXES, generateTask, measureAxes } from '../bench/masbench/index.ts';
 import { hashString } from '../core/rng.ts';
-import { applyAction, initialState } from './construction.ts';
+import { applyAction, initialState, withResult, type ConstructionState } from './construction.ts';
 import {
   AGENT,
   CUE,
   CUE_DIM,
   GRAPH,
+  GRAPH_DIM,
+  RESULT,
+  RESULT_DIM,
   agentDim,
   agentFlagOffset,
   cueOffset,
@@ -15,9 +18,13 @@ import {
   encodeTask,
   graphOffset,
   hashQuery,
+  isRefusal,
   lastActionOffset,
+  normalizeAnswer,
+  resultOffset,
   roleCountOffset,
   stateDim,
+  stateDimFor,
   taskCues,
 } from './encoder.ts';
 import { DEFAULT_POOL } from './roles.ts';
@@ -73,7 +80,10 @@ describe('state and agent features', () => {
     const task = encodeTask(generateTask({ axis: 'depth', value: 6, seed: 1 }).question, cfg.hashDim);
     const v = encodeState(cfg, task, s);
     expect(v.length).toBe(stateDim(cfg));
-    expect(stateDim(cfg)).toBe(cfg.hashDim + CUE_DIM + 3 * cfg.roles + 3 + 8);
+    expect(stateDim(cfg)).toBe(cfg.hashDim + CUE_DIM + 3 * cfg.roles + 3 + GRAPH_DIM + RESULT_DIM);
+    expect(stateDimFor(cfg, 1)).toBe(cfg.hashDim + CUE_DIM + 3 * cfg.roles + 3 + GRAPH_DIM);
+    expect(resultOffset(cfg)).toBe(stateDimFor(cfg, 1));
+    expect(Array.from(v.subarray(resultOffset(cfg)))).toEqual(new Array(RESULT_DIM).fill(0));
     expect(v[cueOffset(cfg) + CUE.deep]).toBe(1);
     expect(v[cueOffset(cfg) + CUE.depth]).toBeCloseTo(6 / 12, 6);
     expect(v[roleCountOffset(cfg) + solver]).toBe(0.5);
@@ -93,6 +103,99 @@ describe('state and agent features', () => {
       1, 1, 1, 0,
     ]);
     expect(Array.from(a.subarray(2 * w)).every((x) => x === 0)).toBe(true);
+  });
+});
+
+describe('answer normalisation', () => {
+  it('compares the final \\boxed{…} content, else the last line; case and whitespace do not count', () => {
+    expect(normalizeAnswer('Step 1: 3 + 4 = 7.\nSo the answer is \\boxed{ 7 }.')).toBe('7');
+    expect(normalizeAnswer('\\boxed{3} first, then \\boxed{\\frac{1}{2}} at last')).toBe('\\frac{1}{2}');
+    expect(normalizeAnswer('\\boxed  {Sunny   Farm}')).toBe('sunny farm');
+    expect(normalizeAnswer('Thinking…\n  The Total Is   42 \n\n')).toBe('the total is 42');
+    expect(normalizeAnswer('first line\r\nsecond  LINE\r\n')).toBe('second line');
+    // An unclosed box is no box: the last line counts.
+    expect(normalizeAnswer('done\n\\boxed{7')).toBe('\\boxed{7');
+    // A closed box before an unclosed one still counts.
+    expect(normalizeAnswer('\\boxed{5} and \\boxed{6')).toBe('5');
+    // `\boxedfoo` is another command.
+    expect(normalizeAnswer('\\boxedfoo{1}\nend')).toBe('end');
+    expect(normalizeAnswer('')).toBe('');
+    expect(normalizeAnswer(' \n\t\n')).toBe('');
+    expect(normalizeAnswer('A: \\boxed{X}')).toBe(normalizeAnswer('a:\n\\boxed{  x }'));
+  });
+
+  it("recognises the roles' refusals", () => {
+    expect(isRefusal('REFUSE: there is no arithmetic to do')).toBe(true);
+    expect(isRefusal('  Refuse: no proposed answer')).toBe(true);
+    expect(isRefusal('I looked at the inputs.\nREFUSE: a needed value is missing')).toBe(true);
+    expect(isRefusal('\\boxed{REFUSE: missing value}')).toBe(true);
+    expect(isRefusal('\\boxed{12}')).toBe(false);
+    expect(isRefusal('I refuse to guess, but the answer is 4')).toBe(false);
+    expect(isRefusal('')).toBe(false);
+  });
+});
+
+describe('intermediate-answer features', () => {
+  const solver = pool.roles.findIndex((r) => r.name === 'Solver');
+  const task = encodeTask('What is 3 + 4?', cfg.hashDim);
+  const add = (s: ConstructionState): ConstructionState =>
+    applyAction(s, { kind: 'add', role: solver, links: [] }).state;
+  const block = (s: ConstructionState): number[] =>
+    Array.from(encodeState(cfg, task, s).subarray(resultOffset(cfg), resultOffset(cfg) + RESULT_DIM));
+  const at = (v: number[], k: keyof typeof RESULT): number => v[RESULT[k]] as number;
+
+  it('read the answers of the latest runs', () => {
+    const s0 = initialState(pool, { maxAgents: 6, maxSteps: 8 });
+    const s1 = withResult(add(s0), 'Let me see.\n\\boxed{7}', null);
+    let v = block(s1);
+    expect(v).toEqual([1, 0, 0, 1 / 3, 1 / 8].map(Math.fround));
+    // Same answer in other words: agree.
+    const s2 = withResult(add(s1), 'The total is \\boxed{ 7 }', null);
+    v = block(s2);
+    expect([at(v, 'answered'), at(v, 'refused'), at(v, 'agree')]).toEqual([1, 0, 1]);
+    expect(at(v, 'distinct')).toBeCloseTo(1 / 3, 6);
+    expect(at(v, 'recorded')).toBeCloseTo(2 / 8, 6);
+    // A refusal: refused, no agreement, not an answer for `distinct`.
+    const s3 = withResult(add(s2), 'REFUSE: there is no arithmetic to do', null);
+    v = block(s3);
+    expect([at(v, 'answered'), at(v, 'refused'), at(v, 'agree')]).toEqual([1, 1, 0]);
+    expect(at(v, 'distinct')).toBeCloseTo(1 / 3, 6);
+    // Three different answers in the last three runs.
+    const s4 = withResult(add(withResult(add(s3), '\\boxed{8}', null)), '\\boxed{9}', null);
+    v = block(s4);
+    expect([at(v, 'answered'), at(v, 'refused'), at(v, 'agree')]).toEqual([1, 0, 0]);
+    expect(at(v, 'distinct')).toBeCloseTo(2 / 3, 6);
+    const s5 = withResult(add(s4), '\\boxed{10}', null);
+    expect(at(block(s5), 'distinct')).toBeCloseTo(1, 6);
+  });
+
+  it('say nothing about an answer of an earlier graph or a run without an answer', () => {
+    const s0 = initialState(pool, { maxAgents: 6, maxSteps: 8 });
+    const s2 = withResult(add(withResult(add(s0), '\\boxed{7}', null)), '\\boxed{7}', null);
+    expect(at(block(s2), 'agree')).toBe(1);
+    // The next action has not been run yet: the newest answer is stale.
+    const stale = block(add(s2));
+    expect([at(stale, 'answered'), at(stale, 'refused'), at(stale, 'agree')]).toEqual([0, 0, 0]);
+    expect(at(stale, 'recorded')).toBeCloseTo(2 / 8, 6);
+    const failed = block(withResult(add(s2), null, null));
+    expect([at(failed, 'answered'), at(failed, 'agree')]).toEqual([0, 0]);
+    const refusedStale = block(add(withResult(add(s2), 'REFUSE: no input', null)));
+    expect(at(refusedStale, 'refused')).toBe(0);
+  });
+
+  it('never read correctness (the label)', () => {
+    const s0 = initialState(pool, { maxAgents: 6, maxSteps: 8 });
+    const run = (c1: boolean | null, c2: boolean | null): Float32Array =>
+      encodeState(cfg, task, withResult(add(withResult(add(s0), '\\boxed{7}', c1)), '\\boxed{7}', c2));
+    const ref = run(null, null);
+    expect(ref[resultOffset(cfg) + RESULT.agree]).toBe(1);
+    for (const [a, b] of [
+      [true, true],
+      [false, true],
+      [true, false],
+      [false, false],
+    ] as const)
+      expect(run(a, b)).toEqual(ref);
   });
 });
 

@@ -13,11 +13,28 @@
  * | D + 12 + R         | R     | sinks per role, min(count, 4) / 4 (one message-passing hop)         |
  * | D + 12 + 2R        | R + 3 | last action one-hot: roles, DELETE, EXIT, none                      |
  * | D + 12 + 3R + 3    | 8     | graph scalars (`GRAPH`)                                             |
+ * | D + 12 + 3R + 11   | 5     | intermediate answers (`RESULT`, encoder version 2)                  |
  *
  * Agent vector a_i (one row per agent slot, length `agentDim(cfg)`; empty slots are all zero):
  * [1, role one-hot (R), `AGENT` flags (7)].
+ *
+ * Versions. A checkpoint records the layout it was made for (`config.encoder`, absent = 1) and
+ * checkpoint.ts migrates older checkpoints. A new version only ever appends features at the end of
+ * s, so a migration appends zero rows to the [S, ·] parameters and the old network's numbers stay
+ * bit-identical (the CPU matmul keeps its summation order for the existing rows).
+ * - 1: query, cues, role counts, sinks per role, last action, graph scalars;
+ * - 2: + intermediate answers (`RESULT`).
  */
-import { dagDepth, exitForced, sinksOf, type ConstructionState } from './construction.ts';
+import {
+  dagDepth,
+  exitForced,
+  sinksOf,
+  type ConstructionState,
+  type IntermediateResult,
+} from './construction.ts';
+
+/** The state layout this code writes (see "Versions" above). */
+export const ENCODER_VERSION = 2;
 
 export interface EncoderConfig {
   /** Width D of the hashed n-gram block. */
@@ -99,12 +116,52 @@ export const AGENT = {
 } as const;
 export const AGENT_FLAGS = 7;
 
+/**
+ * Offsets inside the 5-wide intermediate-answer block. After each action the partial MAS may be
+ * run (`withResult` appends `{ step, answer, correct }` to `state.results`); these features read
+ * only what is known at inference time: the answers, never `correct` (the policy must not see the
+ * label). Answers are compared after `normalizeAnswer`. All are 0 when nothing was executed, so a
+ * construction without a runner encodes exactly as in encoder version 1.
+ */
+export const RESULT = {
+  /**
+   * 1 when the MAS as it stands has an answer: the newest result is for the latest step and its
+   * answer is not null. `refused` and `agree` are about this answer only, because an answer of an
+   * earlier graph (say, before a DELETE that has not been run yet) says nothing sure about this one.
+   */
+  answered: 0,
+  /** 1 when that answer is a refusal (`isRefusal`: the roles' "REFUSE: <reason>"). */
+  refused: 1,
+  /**
+   * 1 when that answer and the result before it agree: both non-null, neither a refusal, equal and
+   * non-empty after `normalizeAnswer`. Another agent that changes nothing is a sign to stop.
+   */
+  agree: 2,
+  /**
+   * Distinct normalised answers among the last 3 results / 3 (null answers and refusals left out):
+   * 1/3 when the answer is stable, 1 when every run said something else.
+   */
+  distinct: 3,
+  /** Results recorded / T, clipped to 1 (how many of the steps were executed). */
+  recorded: 4,
+} as const;
+export const RESULT_DIM = 5;
+
 export const cueOffset = (c: EncoderConfig): number => c.hashDim;
 export const roleCountOffset = (c: EncoderConfig): number => c.hashDim + CUE_DIM;
 export const sinkRoleOffset = (c: EncoderConfig): number => roleCountOffset(c) + c.roles;
 export const lastActionOffset = (c: EncoderConfig): number => sinkRoleOffset(c) + c.roles;
 export const graphOffset = (c: EncoderConfig): number => lastActionOffset(c) + c.roles + 3;
-export const stateDim = (c: EncoderConfig): number => graphOffset(c) + GRAPH_DIM;
+export const resultOffset = (c: EncoderConfig): number => graphOffset(c) + GRAPH_DIM;
+
+/** Length of s in the layout of an encoder version (1..ENCODER_VERSION). */
+export function stateDimFor(c: EncoderConfig, version: number): number {
+  if (version === 1) return resultOffset(c);
+  if (version === 2) return resultOffset(c) + RESULT_DIM;
+  throw new Error(`unknown encoder version ${version} (this Baton writes 1..${ENCODER_VERSION})`);
+}
+/** Length of s in the current layout. */
+export const stateDim = (c: EncoderConfig): number => stateDimFor(c, ENCODER_VERSION);
 /** Agent row: bias 1, role one-hot, flags. */
 export const agentDim = (c: EncoderConfig): number => 1 + c.roles + AGENT_FLAGS;
 export const agentFlagOffset = (c: EncoderConfig): number => 1 + c.roles;
@@ -297,6 +354,83 @@ export function encodeTask(text: string, hashDim: number): TaskEncoding {
   return { query: hashQuery(text, hashDim), cues: cueVector(taskCues(text)) };
 }
 
+// ---------------------------------------------------------------- intermediate answers
+
+/**
+ * The content of the last closed `\boxed{…}` in the text (braces counted, `\{` and `\}` escaped),
+ * or null. The policy layer may not import src/bench, whose answer checker has a fuller version.
+ */
+function lastBoxed(text: string): string | null {
+  let found: string | null = null;
+  let from = 0;
+  for (;;) {
+    const at = text.indexOf('\\boxed', from);
+    if (at < 0) return found;
+    let i = at + 6;
+    while (i < text.length && /\s/.test(text.charAt(i))) i++;
+    from = at + 6;
+    if (text.charAt(i) !== '{') continue;
+    let depth = 0;
+    for (let j = i; j < text.length; j++) {
+      const ch = text.charAt(j);
+      if (ch === '\\') j++;
+      else if (ch === '{') depth++;
+      else if (ch === '}' && --depth === 0) {
+        found = text.slice(i + 1, j);
+        from = j + 1;
+        break;
+      }
+    }
+  }
+}
+
+/**
+ * An answer reduced to what two runs must share to count as the same answer: the content of the
+ * final `\boxed{…}` when there is one, else the last non-empty line; trimmed, lower-cased, and
+ * whitespace runs collapsed to one space. Empty for an answer with no text.
+ */
+export function normalizeAnswer(answer: string): string {
+  const lines = answer.split('\n').filter((l) => l.trim() !== '');
+  const core = lastBoxed(answer) ?? lines[lines.length - 1] ?? '';
+  return core.toLowerCase().replace(/\s+/g, ' ').trim();
+}
+
+/**
+ * True for a refusal: the answer, or its normalised form (the final box or last line), starts
+ * with "REFUSE" (any case), as the roles' refuse conditions ask ("REFUSE: <reason>").
+ */
+export function isRefusal(answer: string): boolean {
+  return /^\s*refuse/i.test(answer) || normalizeAnswer(answer).startsWith('refuse');
+}
+
+/** Writes the `RESULT` block (never reads `correct`). */
+function encodeResults(
+  results: readonly IntermediateResult[],
+  step: number,
+  maxSteps: number,
+  out: Float32Array,
+  at: number,
+): void {
+  const n = results.length;
+  if (n === 0) return;
+  const newest = results[n - 1] as IntermediateResult;
+  const answered = newest.step === step - 1 && newest.answer !== null;
+  const answer = (r: IntermediateResult | undefined): string | null =>
+    r === undefined || r.answer === null || isRefusal(r.answer) ? null : normalizeAnswer(r.answer);
+  out[at + RESULT.answered] = answered ? 1 : 0;
+  out[at + RESULT.refused] = answered && isRefusal(newest.answer as string) ? 1 : 0;
+  const a = answered ? answer(newest) : null;
+  const b = answer(results[n - 2]);
+  out[at + RESULT.agree] = a !== null && a !== '' && a === b ? 1 : 0;
+  const distinct = new Set<string>();
+  for (const r of results.slice(-3)) {
+    const x = answer(r);
+    if (x !== null && x !== '') distinct.add(x);
+  }
+  out[at + RESULT.distinct] = distinct.size / 3;
+  out[at + RESULT.recorded] = clip01(n / maxSteps);
+}
+
 // ---------------------------------------------------------------- graph
 
 /** Writes the state vector s (layout above) into `out`. */
@@ -332,6 +466,7 @@ export function encodeState(
   out[g + GRAPH.edges] = clip01(edges / (2 * n));
   out[g + GRAPH.step] = clip01(s.step / cfg.maxSteps);
   out[g + GRAPH.forced] = exitForced(s) ? 1 : 0;
+  encodeResults(s.results, s.step, cfg.maxSteps, out, resultOffset(cfg));
   return out;
 }
 

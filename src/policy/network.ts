@@ -29,12 +29,21 @@ import { Graph, type Tensor } from '../gpu/graph.ts';
 import * as init from '../gpu/init.ts';
 import type { Model } from '../gpu/model.ts';
 import type { BackendChoice } from '../gpu/select.ts';
-import { POLICY_FORMAT, paramShapes, type PolicyCheckpoint, type PolicyConfig } from './checkpoint.ts';
 import {
+  POLICY_FORMAT,
+  encoderVersion,
+  migrateCheckpoint,
+  paramShapes,
+  type PolicyCheckpoint,
+  type PolicyConfig,
+} from './checkpoint.ts';
+import {
+  ENCODER_VERSION,
   agentDim,
   encodeAgents,
   encodeState,
   stateDim,
+  stateDimFor,
   type EncoderConfig,
   type TaskEncoding,
 } from './encoder.ts';
@@ -44,8 +53,9 @@ import type { RolePool } from './roles.ts';
 
 export const DEFAULT_CONFIG = { hashDim: 256, hidden: 64, maxAgents: 12, maxSteps: 16 } as const;
 
+/** A config for a pool in the current encoder layout (`over` may name another, e.g. for tests). */
 export function policyConfig(pool: RolePool, over: Partial<Omit<PolicyConfig, 'roles'>> = {}): PolicyConfig {
-  return { ...DEFAULT_CONFIG, ...over, roles: pool.roles.map((r) => r.name) };
+  return { ...DEFAULT_CONFIG, encoder: ENCODER_VERSION, ...over, roles: pool.roles.map((r) => r.name) };
 }
 
 export function encoderConfig(cfg: PolicyConfig): EncoderConfig {
@@ -77,6 +87,9 @@ export interface PolicyGraph {
 }
 
 /**
+ * The graph for a config in its own encoder version's layout (S = `stateDimFor(enc, version)`);
+ * `PolicyNetwork` migrates a checkpoint to the current version before it builds one.
+ *
  * Inputs: `state` [B, S], `mask` [B, A], `agents` [B·N, Da], `edgeAgent` / `edgeRole` / `edgeBatch`
  * [E] u32 (which agent row, role and state each edge row is about), `ones` [Da, 1] (all 1: sums a
  * row with a matmul, the core has no reshape). With `logProb`: `action` [B] u32, `edgeTarget` [E, 1]
@@ -88,7 +101,7 @@ export function buildPolicyGraph(
   opts: PolicyGraphOptions,
 ): PolicyGraph {
   const enc = encoderConfig(cfg);
-  const S = stateDim(enc);
+  const S = stateDimFor(enc, encoderVersion(cfg));
   const Da = agentDim(enc);
   const A = cfg.roles.length + 2;
   const B = opts.batch;
@@ -254,13 +267,15 @@ export class PolicyNetwork {
 
   /**
    * Compiles a checkpoint on the chosen backend (see `chooseBackend` in src/gpu). The WebGPU backend
-   * is loaded only when chosen, so CPU-only callers never load the kernels.
+   * is loaded only when chosen, so CPU-only callers never load the kernels. A checkpoint of an older
+   * encoder version is migrated first (`migrateCheckpoint`); `checkpoint` is then the migrated one.
    */
   static async create(
-    checkpoint: PolicyCheckpoint,
+    original: PolicyCheckpoint,
     choice: BackendChoice,
     opts: NetworkOptions = {},
   ): Promise<PolicyNetwork> {
+    const checkpoint = migrateCheckpoint(original);
     const cfg = checkpoint.config;
     const mode = opts.edgeMode ?? (choice.backend === 'webgpu' ? 'fused' : 'two-pass');
     const rows = (mode === 'fused' ? cfg.roles.length : 1) * cfg.maxAgents;

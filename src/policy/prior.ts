@@ -14,6 +14,12 @@
  * - Verifier after solvers on deep or noisy tasks (+8·count(Solver), +20·notes/12), never twice.
  * - Edges: a Solver links to the newest agent on deep tasks (a chain) and to the Planner, not to
  *   other Solvers, on wide tasks (parallel branches); a Verifier reads the newest sink.
+ * - Intermediate answers (only when the partial MAS is executed; without a runner every `RESULT`
+ *   feature is 0 and the prior is exactly the table above): EXIT +3 when the newest two answers
+ *   agree (the last action changed nothing, a sign the answer has settled: e^3 ≈ 20× the odds of
+ *   stopping), and EXIT −5 when the current answer is a refusal (exiting would summarise a
+ *   refusal). The other answer features (answered, distinct, recorded) keep weight 0: they are
+ *   there for training.
  * Roles the table does not name (user-edited pools) get a bias of −3 and link to the newest agent.
  */
 import { POLICY_FORMAT, paramShapes, type PolicyCheckpoint, type PolicyConfig } from './checkpoint.ts';
@@ -21,10 +27,12 @@ import {
   AGENT,
   CUE,
   GRAPH,
+  RESULT,
   agentDim,
   agentFlagOffset,
   cueOffset,
   graphOffset,
+  resultOffset,
   roleCountOffset,
   type EncoderConfig,
 } from './encoder.ts';
@@ -33,10 +41,11 @@ import type { RolePool } from './roles.ts';
 
 type Cue = keyof typeof CUE;
 type GraphScalar = keyof typeof GRAPH;
+type AnswerFeature = keyof typeof RESULT;
 type Flag = keyof typeof AGENT;
 
-/** A state feature: a cue, a graph scalar, or the agent count of a named role. */
-type StateFeature = { cue: Cue } | { graph: GraphScalar } | { count: string };
+/** A state feature: a cue, a graph scalar, an intermediate-answer feature, or the agent count of a named role. */
+type StateFeature = { cue: Cue } | { graph: GraphScalar } | { result: AnswerFeature } | { count: string };
 /** An agent feature: the constant 1, a flag, or "this agent has role X". */
 type AgentFeature = 'bias' | { flag: Flag } | { role: string };
 
@@ -103,6 +112,8 @@ const NODE: Record<string, NodeRule> = {
       [{ count: 'Verifier' }, 6],
       [{ graph: 'step' }, 4],
       [{ graph: 'forced' }, 10],
+      [{ result: 'agree' }, 3],
+      [{ result: 'refused' }, -5],
     ],
   },
 };
@@ -146,6 +157,7 @@ const EDGE_STATE: [StateFeature, AgentFeature, number][] = [
 function stateIndex(enc: EncoderConfig, roles: readonly string[], f: StateFeature): number | null {
   if ('cue' in f) return cueOffset(enc) + CUE[f.cue];
   if ('graph' in f) return graphOffset(enc) + GRAPH[f.graph];
+  if ('result' in f) return resultOffset(enc) + RESULT[f.result];
   const r = roles.indexOf(f.count);
   return r < 0 ? null : roleCountOffset(enc) + r;
 }
@@ -157,11 +169,19 @@ function agentIndex(enc: EncoderConfig, roles: readonly string[], f: AgentFeatur
   return r < 0 ? null : 1 + r;
 }
 
-/** The prior's linear parameters for a config (roles matched by name). */
+/**
+ * The prior's linear parameters for a config (roles matched by name; state features the config's
+ * encoder version lacks are left out).
+ */
 export function priorParams(cfg: PolicyConfig): Record<string, Float32Array> {
   const enc = encoderConfig(cfg);
   const roles = cfg.roles;
   const shapes = paramShapes(cfg);
+  const S = (shapes['node.lin'] as number[])[0] as number;
+  const stateAt = (f: StateFeature): number | null => {
+    const i = stateIndex(enc, roles, f);
+    return i !== null && i < S ? i : null;
+  };
   const A = roles.length + 2;
   const Da = agentDim(enc);
   const lin = new Float32Array((shapes['node.lin'] as number[]).reduce((a, b) => a * b, 1));
@@ -171,7 +191,7 @@ export function priorParams(cfg: PolicyConfig): Record<string, Float32Array> {
     const rule = NODE[name] ?? NODE_DEFAULT;
     b2[col] = rule.bias;
     for (const [f, w] of rule.w) {
-      const i = stateIndex(enc, roles, f);
+      const i = stateAt(f);
       if (i !== null) lin[i * A + col] = (lin[i * A + col] as number) + w;
     }
   });
@@ -184,7 +204,7 @@ export function priorParams(cfg: PolicyConfig): Record<string, Float32Array> {
   });
   const stateLin = new Float32Array((shapes['edge.stateLin'] as number[]).reduce((a, b) => a * b, 1));
   for (const [sf, af, w] of EDGE_STATE) {
-    const i = stateIndex(enc, roles, sf);
+    const i = stateAt(sf);
     const k = agentIndex(enc, roles, af);
     if (i !== null && k !== null) stateLin[i * Da + k] = (stateLin[i * Da + k] as number) + w;
   }

@@ -4,12 +4,19 @@ import { generateTask, type Axis } from '../bench/masbench/index.ts';
 import { fromDesign, validateDesign } from '../design/validate.ts';
 import { actionNames, exitIndex } from './actions.ts';
 import { checkConstruction, recomputeLogProb } from './check.ts';
-import { initialState } from './construction.ts';
+import { initialState, type ConstructionState } from './construction.ts';
 import { encodeTask } from './encoder.ts';
 import { PolicyNetwork, randomCheckpoint } from './network.ts';
 import { priorCheckpoint } from './prior.ts';
 import { DEFAULT_POOL } from './roles.ts';
-import { construct, policyStep, previewStep, stepRng, type IntermediateRunner } from './sample.ts';
+import {
+  construct,
+  policyStep,
+  previewStep,
+  seededLinks,
+  stepRng,
+  type IntermediateRunner,
+} from './sample.ts';
 
 const pool = DEFAULT_POOL;
 const masTask = (axis: Axis, value: number, seed: number): Task => {
@@ -141,6 +148,40 @@ describe('JPSS sampling', () => {
     const out = await policyStep(net, task, s, stepRng(0, 1), {}, { action: critic });
     expect(out.step.roleDistribution).toEqual(preview.actions.map(({ action, p }) => ({ action, p })));
     expect(out.step.edgeProbabilities).toEqual(edges);
+  });
+
+  it("seededLinks gives the links a sampled step then takes (previewed role or the policy's own ADD)", async () => {
+    const net = await PolicyNetwork.cpu(randomCheckpoint(pool, 6));
+    const solver = pool.roles.findIndex((r) => r.name === 'Solver');
+    const task = encodeTask(masTask('parallel', 6, 3).query, 256);
+    let linked = 0;
+    let unlinked = 0;
+    let sampledAdds = 0;
+    for (const seed of [1, 2, 3, 4]) {
+      let s: ConstructionState = initialState(pool);
+      // Grow the graph with user-chosen Solvers so there are agents to link, then let the policy step.
+      for (let i = 0; i < 6 && !s.exited; i++) {
+        const role = i < 5 ? solver : (i + seed) % pool.roles.length;
+        const preview = await previewStep(net, task, s);
+        const p = (await preview.edges(role)).map((e) => e.p);
+        const want = seededLinks(s, seed, p);
+        const out = await policyStep(net, task, s, stepRng(seed, s.step), {}, { action: role });
+        expect(out.step.action).toMatchObject({ kind: 'add', links: want });
+        linked += want.length;
+        unlinked += s.agents.length - want.length;
+        s = out.state;
+      }
+      const free = await policyStep(net, task, s, stepRng(seed, s.step));
+      if (free.step.action.kind === 'add') {
+        const p = free.step.edgeProbabilities.map((e) => e.p);
+        expect(free.step.action.links).toEqual(seededLinks(s, seed, p));
+        sampledAdds++;
+      }
+    }
+    // Both outcomes occur, so the comparison says something about the draws.
+    expect(linked).toBeGreaterThan(3);
+    expect(unlinked).toBeGreaterThan(3);
+    expect(sampledAdds).toBeGreaterThan(0);
   });
 
   it('with a runner, records intermediate answers and action-wise rewards', async () => {

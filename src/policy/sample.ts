@@ -87,8 +87,32 @@ const argmax = (q: readonly number[]): number =>
   q.reduce((best, p, i) => (p > (q[best] as number) ? i : best), 0);
 
 /**
+ * The uniforms of one step, in the one order every caller uses: one for the node, then one per
+ * existing agent (state order), drawn whatever is chosen, so the random stream does not depend on
+ * overrides.
+ */
+function stepDraws(state: ConstructionState, rng: Rng): { node: number; edges: number[] } {
+  const node = rng.next();
+  return { node, edges: state.agents.map(() => rng.next()) };
+}
+
+/** Links of a sampled ADD: agent i is linked when its uniform u_i < p_i. */
+const linksFrom = (state: ConstructionState, u: readonly number[], p: readonly number[]): string[] =>
+  state.agents.filter((_, i) => (u[i] as number) < (p[i] as number)).map((a) => a.id);
+
+/**
+ * The links a sampled ADD at step `state.step` of a construction seeded with `seed` takes, given
+ * the edge probabilities over the existing agents (state order): the same draws from
+ * `stepRng(seed, state.step)` that `policyStep` makes, so a preview shows the links the step will
+ * take.
+ */
+export function seededLinks(state: ConstructionState, seed: number, edgeProbs: readonly number[]): string[] {
+  return linksFrom(state, stepDraws(state, stepRng(seed, state.step)).edges, edgeProbs);
+}
+
+/**
  * One JPSS step. Exactly one uniform draw for the node and one per existing agent are consumed
- * whatever is chosen, so the random stream does not depend on overrides.
+ * whatever is chosen (`stepDraws`), so the random stream does not depend on overrides.
  */
 export async function policyStep(
   net: PolicyNetwork,
@@ -102,14 +126,13 @@ export async function policyStep(
   if (!(tau > 0)) throw new Error('temperature must be > 0');
   const ev = await net.evaluate(task, state);
   const q = nodeDistribution(ev, tau);
-  const uNode = rng.next();
-  const uEdges = state.agents.map(() => rng.next());
+  const u = stepDraws(state, rng);
   let col: number;
   if (choice.action !== undefined) {
     if (ev.mask[choice.action] !== 1)
       throw new Error(`action ${actionNames(state.pool)[choice.action] ?? choice.action} is masked`);
     col = choice.action;
-  } else col = opts.greedy ? argmax(q) : pickIndex(q, uNode);
+  } else col = opts.greedy ? argmax(q) : pickIndex(q, u.node);
   const kind = actionKind(state.pool, col);
   let edgeP: number[] = [];
   let action: PolicyAction;
@@ -118,11 +141,9 @@ export async function policyStep(
     const links =
       choice.links !== undefined
         ? [...choice.links]
-        : state.agents
-            .filter((_, i) =>
-              opts.greedy ? (edgeP[i] as number) >= 0.5 : (uEdges[i] as number) < (edgeP[i] as number),
-            )
-            .map((a) => a.id);
+        : opts.greedy
+          ? state.agents.filter((_, i) => (edgeP[i] as number) >= 0.5).map((a) => a.id)
+          : linksFrom(state, u.edges, edgeP);
     action = { kind: 'add', role: kind.role, links };
   } else action = kind;
   const applied = applyAction(state, action);
@@ -256,7 +277,14 @@ export async function construct(o: ConstructOptions): Promise<Construction> {
     groundTruth: o.task.groundTruth,
     source: o.task.source,
     createdAt: o.createdAt,
-    designer: { kind: 'policy', checkpoint: o.policy.name, backend: o.policy.backend, seed: o.seed },
+    designer: {
+      kind: 'policy',
+      checkpoint: o.policy.name,
+      backend: o.policy.backend,
+      seed: o.seed,
+      roles: o.pool.version,
+      ...(o.runner ? { rewards: { ...(o.rewards ?? DEFAULT_ACTION_REWARD) } } : {}),
+    },
   });
   const trace: Trace = {
     ...base,

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launch, openPage } from './browser.ts';
@@ -254,6 +255,68 @@ describe('build page', () => {
       } finally {
         await fresh.close();
       }
+      expect(errors).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('edits the role pool in a dialog, builds with it, and records its version in the trace', async () => {
+    const { context, page, errors } = await openPage(browser, '#/build');
+    try {
+      await page.locator('[data-testid="build-roles-edit"]').click();
+      const dialog = page.locator('[data-testid="roles-dialog"]');
+      await dialog.waitFor();
+      await dialog
+        .locator('[data-testid="roles-item"] button.roles-pick', { hasText: 'Solver' })
+        .first()
+        .click();
+      await dialog
+        .locator('[data-testid="role-prompt"]')
+        .fill('Solve the task like a careful accountant; end with "Answer: <value>".');
+      // An empty name is refused inline and keeps Apply disabled.
+      await dialog.locator('[data-testid="role-name"]').fill('');
+      await dialog.locator('[data-testid="roles-field-error"]').first().waitFor();
+      expect(await dialog.locator('[data-testid="roles-apply"]').isDisabled()).toBe(true);
+      await dialog.locator('[data-testid="role-name"]').fill('Solver');
+      await dialog.locator('[data-testid="roles-apply"]').click();
+      await page.waitForFunction(() =>
+        /\+[0-9a-f]{8}$/.test(
+          document.querySelector('[data-testid="build-roles-version"]')?.textContent ?? '',
+        ),
+      );
+      const version = (await page.locator('[data-testid="build-roles-version"]').textContent()) ?? '';
+      await page.keyboard.press('Escape');
+      await dialog.waitFor({ state: 'detached' });
+
+      await page.locator('[data-testid="build-start"]').click();
+      await page.locator('[data-testid="dist-bar"][data-action="Solver"]').click();
+      await page.locator('[data-testid="build-step"]').click();
+      await waitForCount(page, 'step-item', 1);
+      await settled(page);
+      await page.locator('[data-testid="build-open"]').click();
+      await page.waitForURL(/#\/trace\//);
+      const [download] = await Promise.all([
+        page.waitForEvent('download'),
+        page.click('[data-testid="download-json"]'),
+      ]);
+      const trace = JSON.parse(readFileSync(await download.path(), 'utf8')) as {
+        designer: { roles?: string };
+        design: { agents: { id: string; description: string }[] };
+      };
+      expect(trace.designer.roles).toBe(version);
+      expect(trace.design.agents.find((a) => a.id.startsWith('solver'))?.description).toContain(
+        'careful accountant',
+      );
+
+      // The edited pool is kept: after a reload it is still the one in use.
+      await page.goto(page.url().replace(/#.*$/, '') + '#/build');
+      await page.reload();
+      await page.locator('[data-testid="build-roles-version"]').waitFor();
+      await page.waitForFunction(
+        (v) => document.querySelector('[data-testid="build-roles-version"]')?.textContent === v,
+        version,
+      );
       expect(errors).toEqual([]);
     } finally {
       await context.close();

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { startOpenAIServer, type OpenAIServer } from '../../../tests/server/openai-server.ts';
 import { generateTask } from '../../bench/masbench/index.ts';
 import { applyAction, initialState } from '../../policy/construction.ts';
 import { recomputeLogProb } from '../../policy/check.ts';
@@ -10,7 +11,7 @@ import {
   checkpointFromText,
   loadPolicy,
   memoryCheckpoints,
-  runIntermediate,
+  intermediateExecutorFor,
   type PolicyRuntime,
 } from './policy.ts';
 
@@ -18,6 +19,15 @@ async function prior(): Promise<PolicyRuntime> {
   const r = await loadPolicy({ kind: 'prior' }, { storage: memoryCheckpoints(), prefer: 'cpu' });
   if (!r.ok) throw new Error(r.errors[0]?.message);
   return r.value;
+}
+
+/** Chat-completion requests the server received. */
+function chats(server: OpenAIServer): number {
+  return server.requests.filter((r) => r.method === 'POST' && r.path.endsWith('/chat/completions')).length;
+}
+
+function fail(why: string): never {
+  throw new Error(why);
 }
 
 describe('policy service', () => {
@@ -105,9 +115,54 @@ describe('policy service', () => {
     const { toValidDesign } = await import('../../policy/construction.ts');
     const design = toValidDesign(state);
     if (!design) throw new Error('no design');
-    const r = await runIntermediate(design, task, mb, 0);
+    const ex = intermediateExecutorFor({ kind: 'simulated', task: mb, seed: 0 });
+    const r = await ex.run(design, task);
+    expect(r.status).toBe('completed');
     expect(typeof r.correct).toBe('boolean');
     expect(r.answer).not.toBeNull();
+    // The simulator is free and not cached: a second run makes its calls again.
+    const again = await ex.run(design, task);
+    expect(again.usage.cachedCalls).toBe(0);
+    expect(again.usage.calls).toBe(r.usage.calls);
+    expect(ex.cacheSize()).toBe(0);
+  });
+
+  it('runs partial designs on a provider, paying only for the calls a step changed', async () => {
+    const server = await startOpenAIServer({ responder: () => 'Working. \\boxed{42}' });
+    try {
+      const key = `sk-test-${Math.random().toString(36).slice(2)}`;
+      const ex = intermediateExecutorFor({
+        kind: 'remote',
+        backend: {
+          kind: 'remote',
+          provider: 'custom',
+          baseUrl: server.baseUrl,
+          model: 'm',
+          apiKey: key,
+          prices: {},
+        },
+        budget: { totalTokens: 100_000 },
+        concurrency: 2,
+      });
+      const task = { query: 'What is 6 * 7?', groundTruth: '42', source: { kind: 'custom' as const } };
+      let state = initialState(DEFAULT_POOL);
+      state = applyAction(state, { kind: 'add', role: 2, links: [] }).state;
+      const { toValidDesign } = await import('../../policy/construction.ts');
+      const first = await ex.run(toValidDesign(state) ?? fail('no design'), task);
+      expect(first.status).toBe('completed');
+      expect(first.correct).toBe(true);
+      const sentFirst = chats(server);
+      expect(first.usage.calls).toBe(sentFirst);
+      state = applyAction(state, { kind: 'add', role: 3, links: [state.agents[0]?.id ?? ''] }).state;
+      const second = await ex.run(toValidDesign(state) ?? fail('no design'), task);
+      // The Solver's call is answered from the cache; the Calculator and the summariser are new.
+      expect(second.usage.cachedCalls).toBeGreaterThanOrEqual(1);
+      expect(chats(server) - sentFirst).toBe(second.usage.calls);
+      expect(JSON.stringify([first, second])).not.toContain(key);
+      expect(ex.usage().calls).toBe(first.usage.calls + second.usage.calls);
+    } finally {
+      await server.close();
+    }
   });
 
   it('names actions in head order', () => {

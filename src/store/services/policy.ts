@@ -1,7 +1,8 @@
 /**
  * The construction policy as a service for the Build page: compile a checkpoint on the chosen
  * backend, evaluate the next step's distributions (the preview), take a step, run a (partial)
- * design on the simulator, and keep uploaded checkpoints in IndexedDB.
+ * design for its intermediate answer (simulator or provider), and keep uploaded checkpoints in
+ * IndexedDB.
  *
  * Inference runs on the main thread as an async service rather than in a worker: a step of the
  * CPU backend (two-pass) takes ≈0.8 ms median in Node (docs/benchmarks.md, "Policy") and the Build
@@ -12,9 +13,9 @@
 import { createStore, del, get, keys, set, type UseStore } from 'idb-keyval';
 import type { MasBenchTask } from '../../bench/masbench/index.ts';
 import { fail, ok, type Problem, type Result } from '../../core/result.ts';
-import type { Design, Task, Trace } from '../../core/trace.ts';
-import { minimalTrace } from '../../core/trace-builders.ts';
-import { runDesign } from '../../executor/run.ts';
+import type { Trace } from '../../core/trace.ts';
+import { createIntermediateExecutor, type IntermediateExecutor } from '../../executor/intermediate.ts';
+import { runDesign, type RunBudget } from '../../executor/run.ts';
 import { simulatedBackend } from '../../executor/sim/index.ts';
 import type { BackendChoice, BackendPreference } from '../../gpu/select.ts';
 import { actionKind } from '../../policy/actions.ts';
@@ -33,11 +34,13 @@ import {
   edgeDistribution,
   nodeDistribution,
   policyStep,
+  seededLinks,
   stepRng,
   type StepChoice,
   type StepOutcome,
 } from '../../policy/sample.ts';
 import { errorText } from './problems.ts';
+import { buildBackend, type BackendSpec } from './runner.ts';
 
 /** Which checkpoint drives the construction. */
 export type PolicySpec =
@@ -49,6 +52,8 @@ export const POLICY_ERRORS = {
   E_POLICY_STEP: 'The policy step failed',
   E_POLICY_STORAGE: 'Checkpoints could not be kept in this browser',
   E_SIMULATOR: 'The simulator could not run the design',
+  E_INTERMEDIATE: 'The partial design gave no intermediate answer',
+  E_PROVIDER: 'The provider cannot be used',
 } as const;
 
 export function policyProblem(code: keyof typeof POLICY_ERRORS, detail?: string): Problem {
@@ -192,8 +197,8 @@ export function memoryCheckpoints(): CheckpointStorage {
   };
 }
 
-/** Parses an uploaded checkpoint and checks that it can drive the default role pool. */
-export function checkpointFromText(text: string): Result<PolicyCheckpoint> {
+/** Parses an uploaded checkpoint and checks that it can drive the role pool in use. */
+export function checkpointFromText(text: string, pool: RolePool = DEFAULT_POOL): Result<PolicyCheckpoint> {
   const r = parseCheckpoint(text);
   if (!r.ok)
     return fail(
@@ -201,7 +206,7 @@ export function checkpointFromText(text: string): Result<PolicyCheckpoint> {
     );
   const why = incompatibility(
     r.value,
-    DEFAULT_POOL.roles.map((x) => x.name),
+    pool.roles.map((x) => x.name),
   );
   return why ? fail(policyProblem('E_POLICY_FILE', why)) : r;
 }
@@ -219,13 +224,6 @@ async function chooseOnce(prefer: BackendPreference): Promise<BackendChoice> {
   return backendChoice;
 }
 
-/** The links an ADD would take from the step's seeded uniforms (the same draws `policyStep` makes). */
-function seededLinks(state: ConstructionState, seed: number, edges: readonly number[]): string[] {
-  const rng = stepRng(seed, state.step);
-  rng.next();
-  return state.agents.filter((_, i) => rng.next() < (edges[i] as number)).map((a) => a.id);
-}
-
 function mostProbableRole(q: readonly number[], roles: number): number | null {
   let best: number | null = null;
   for (let i = 0; i < roles; i++)
@@ -237,32 +235,55 @@ export interface LoadOptions {
   storage: CheckpointStorage;
   /** `auto` picks WebGPU only on a hardware adapter (src/gpu/select.ts). */
   prefer?: BackendPreference;
+  /** The role pool the policy chooses from (default: the built-in pool). */
+  pool?: RolePool;
 }
 
-/** Resolves a policy spec to its checkpoint. */
+/**
+ * Resolves a policy spec to its checkpoint for a role pool: the prior and random policies are made
+ * for any pool; a stored checkpoint must have been made for the pool's roles (names and order).
+ */
 export async function checkpointFor(
   spec: PolicySpec,
   storage: CheckpointStorage,
+  pool: RolePool = DEFAULT_POOL,
 ): Promise<Result<PolicyCheckpoint>> {
-  if (spec.kind === 'prior') return ok(priorCheckpoint(DEFAULT_POOL));
-  if (spec.kind === 'random') return ok(randomCheckpoint(DEFAULT_POOL, spec.seed >>> 0));
-  return storage.load(spec.name);
+  if (spec.kind === 'prior') return ok(priorCheckpoint(pool));
+  if (spec.kind === 'random') return ok(randomCheckpoint(pool, spec.seed >>> 0));
+  const cp = await storage.load(spec.name);
+  if (!cp.ok) return cp;
+  const why = incompatibility(
+    cp.value,
+    pool.roles.map((x) => x.name),
+  );
+  return why ? fail(policyProblem('E_POLICY_LOAD', `${spec.name}: ${why}`)) : cp;
+}
+
+/** A checkpoint as a `baton.policy/1` file (name, text), for saving it to disk. */
+export async function serializeCheckpointFor(
+  spec: PolicySpec,
+  storage: CheckpointStorage,
+  pool: RolePool = DEFAULT_POOL,
+): Promise<Result<{ name: string; text: string }>> {
+  const cp = await checkpointFor(spec, storage, pool);
+  return cp.ok ? ok({ name: cp.value.name, text: serializeCheckpoint(cp.value) }) : cp;
 }
 
 /** Compiles the policy on the chosen backend. Never throws. */
 export async function loadPolicy(spec: PolicySpec, o: LoadOptions): Promise<Result<PolicyRuntime>> {
-  const cp = await checkpointFor(spec, o.storage);
+  const pool = o.pool ?? DEFAULT_POOL;
+  const cp = await checkpointFor(spec, o.storage, pool);
   if (!cp.ok) return cp;
   try {
     const choice = await chooseOnce(o.prefer ?? 'auto');
     const net = await PolicyNetwork.create(cp.value, choice);
-    return ok(runtimeOf(net, choice.reason));
+    return ok(runtimeOf(net, choice.reason, pool));
   } catch (e) {
     return fail(policyProblem('E_POLICY_LOAD', errorText(e)));
   }
 }
 
-function runtimeOf(net: PolicyNetwork, reason: string): PolicyRuntime {
+function runtimeOf(net: PolicyNetwork, reason: string, pool: RolePool): PolicyRuntime {
   const cfg = net.checkpoint.config;
   let queue: Promise<unknown> = Promise.resolve();
   const serial = <T>(job: () => Promise<T>): Promise<T> => {
@@ -274,7 +295,7 @@ function runtimeOf(net: PolicyNetwork, reason: string): PolicyRuntime {
     name: net.name,
     backend: net.backend,
     reason,
-    pool: DEFAULT_POOL,
+    pool,
     maxAgents: cfg.maxAgents,
     maxSteps: cfg.maxSteps,
     encode: (query) => encodeTask(query, cfg.hashDim),
@@ -326,23 +347,35 @@ export function actionLabel(pool: RolePool, col: number): string {
   return k.kind === 'add' ? (pool.roles[k.role]?.name ?? `role ${k.role}`) : k.kind.toUpperCase();
 }
 
-// ---------------------------------------------------------------- simulator
+// ---------------------------------------------------------------- intermediate execution
 
-/** Runs a (partial) design on the simulated sub-agents for its answer and correctness. */
-export async function runIntermediate(
-  design: Design,
-  task: Task,
-  masbench: MasBenchTask,
-  seed: number,
-): Promise<{ answer: string | null; correct: boolean | null }> {
-  const t = await runDesign({
-    trace: minimalTrace({ query: task.query }),
-    design,
-    task,
-    backend: simulatedBackend(masbench, seed),
-    startedAt: new Date(0).toISOString(),
+/** Where the partial designs of a construction run: the simulator (generated tasks) or a provider. */
+export type IntermediateSpec =
+  | { kind: 'simulated'; task: MasBenchTask; seed: number }
+  | {
+      kind: 'remote';
+      backend: Extract<BackendSpec, { kind: 'remote' }>;
+      /** Limits for all the construction's intermediate runs together. */
+      budget: RunBudget;
+      concurrency: number;
+    };
+
+/**
+ * An executor for one construction's partial designs. On a provider its calls are cached, so a
+ * step pays only for the calls that changed (src/executor/intermediate.ts); the API key is a
+ * secret removed from everything recorded.
+ */
+export function intermediateExecutorFor(spec: IntermediateSpec, signal?: AbortSignal): IntermediateExecutor {
+  if (spec.kind === 'simulated')
+    return createIntermediateExecutor({ backend: simulatedBackend(spec.task, spec.seed), cache: false });
+  return createIntermediateExecutor({
+    backend: buildBackend(spec.backend),
+    budget: spec.budget,
+    concurrency: spec.concurrency,
+    cache: true,
+    ...(signal ? { signal } : {}),
+    ...(spec.backend.apiKey !== '' ? { secrets: [spec.backend.apiKey] } : {}),
   });
-  return { answer: t.result.finalAnswer, correct: t.result.correct };
 }
 
 /** Executes a finished construction trace on the simulator (labelled `simulated` by the backend). */

@@ -1,8 +1,13 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { TraceSchema } from '../../core/trace.ts';
 import { checkConstruction, recomputeLogProb } from '../../policy/check.ts';
-import { memoryCheckpoints } from '../services/policy.ts';
+import { startOpenAIServer, type OpenAIServer } from '../../../tests/server/openai-server.ts';
+import { DEFAULT_ACTION_REWARD } from '../../policy/rewards.ts';
+import { configureKeys, memoryKeyStore } from '../services/keys.ts';
+import { checkpointFromText, memoryCheckpoints } from '../services/policy.ts';
 import { memoryRecents } from '../services/recents.ts';
+import { memoryRolePools } from '../services/roles.ts';
+import { DEFAULT_POOL, ROLE_POOL_VERSION } from '../../policy/roles.ts';
 import { resetBaton, useBaton } from '../store.ts';
 import { configureLibrary, type LibraryEnv } from './library.ts';
 import { configureBuild, currentFrame, sessionTrace, stepsOf, type BuildEnv } from './build.ts';
@@ -16,9 +21,11 @@ const session = () => {
 
 let previousBuild: BuildEnv;
 let previousLibrary: LibraryEnv;
+const recents = memoryRecents();
 beforeAll(() => {
   previousBuild = configureBuild({
     storage: memoryCheckpoints(),
+    pools: memoryRolePools(),
     prefer: 'cpu',
     now: () => new Date('2026-11-22T05:00:00Z'),
     schedule: (fn) => {
@@ -26,7 +33,7 @@ beforeAll(() => {
       return () => clearTimeout(t);
     },
   });
-  previousLibrary = configureLibrary({ storage: memoryRecents() });
+  previousLibrary = configureLibrary({ storage: recents });
 });
 afterAll(() => {
   configureBuild(previousBuild);
@@ -168,7 +175,7 @@ describe('build slice', () => {
   });
 
   it('builds for a custom query without executing steps', async () => {
-    await start({ source: 'custom', query: 'Which is larger, 2^10 or 10^3?' });
+    await start({ source: 'custom', query: 'Which is larger, 2^10 or 10^3?', execute: 'off' });
     await s().buildStep({ greedy: true });
     const f = currentFrame(session());
     expect(f.evaluating).toBe(false);
@@ -220,4 +227,172 @@ describe('build slice', () => {
     expect(currentFrame(session()).state.exited).toBe(true);
     expect(checkConstruction(sessionTrace(session()))).toEqual([]);
   });
+
+  it('executes steps of an own query on a provider, with cached calls, graded answers and rewards', async () => {
+    const server = await startOpenAIServer({ responder: () => 'Step by step. \\boxed{1024}' });
+    const keys = configureKeys({ session: memoryKeyStore(), local: memoryKeyStore() });
+    try {
+      const key = `sk-test-${Math.random().toString(36).slice(2)}`;
+      s().selectProvider('custom');
+      s().setBaseUrl(server.baseUrl);
+      s().setModel('test-model');
+      s().setApiKey(key, false);
+      // A model without a price is refused under a dollar limit; this one is limited by tokens.
+      s().setBudget({ totalUsd: null });
+      await start({
+        source: 'custom',
+        query: 'Which is larger, 2^10 or 10^3? Give the larger value.',
+        groundTruth: '1024',
+        execute: 'provider',
+        rewards: { ...DEFAULT_ACTION_REWARD, gain: 2 },
+      });
+      expect(session().execute).toBe('provider');
+      await s().pickBuildAction(2);
+      await s().buildStep();
+      const first = currentFrame(session()).step;
+      expect(first?.intermediateRun?.backend).toBe('remote');
+      expect(first?.intermediateRun?.problem).toBeUndefined();
+      expect(first?.intermediateRun?.status).toBe('completed');
+      expect(first?.intermediateCorrect).toBe(true);
+      // wrong (empty MAS) → right earns the configured gain.
+      expect(first?.actionReward).toBe(2);
+      const sentAfterFirst = chats(server);
+      expect(first?.intermediateRun?.calls).toBe(sentAfterFirst);
+
+      await s().pickBuildAction(5);
+      await s().buildStep();
+      const second = currentFrame(session()).step;
+      expect(second?.intermediateRun?.cachedCalls).toBeGreaterThan(0);
+      expect(chats(server) - sentAfterFirst).toBe(second?.intermediateRun?.calls);
+      expect(session().spend?.calls).toBe(chats(server));
+
+      await s().buildExit();
+      const t = sessionTrace(session());
+      expect(t.designer).toMatchObject({ kind: 'policy', rewards: { gain: 2 } });
+      expect(checkConstruction(t)).toEqual([]);
+      expect(TraceSchema.safeParse(t).success).toBe(true);
+      const id = await s().runBuild('provider');
+      expect(id).not.toBeNull();
+      const stored = await recents.loadTrace(id as string);
+      const ran = stored?.ok ? stored.value : fail();
+      expect(ran.execution.backend).toMatchObject({ kind: 'remote', model: 'test-model' });
+      expect(ran.execution.status).toBe('completed');
+      expect(ran.result.correct).toBe(true);
+      expect(ran.construction).toHaveLength(3);
+      expect(JSON.stringify(ran)).not.toContain(key);
+    } finally {
+      configureKeys(keys);
+      await server.close();
+    }
+  });
+
+  it('refuses provider execution until Settings name a server and a model', async () => {
+    s().selectProvider('custom');
+    s().setBaseUrl('');
+    s().setBuildForm({ source: 'custom', query: 'What is 2 + 2?', execute: 'provider' });
+    await s().startBuild();
+    expect(s().buildProblems[0]?.code).toBe('E_PROVIDER');
+    expect(s().buildProblems[0]?.message).toMatch(/base URL/);
+  });
+
+  it('switches the simulator off for an own query, and can stop executing mid-construction', async () => {
+    s().setBuildForm({ source: 'masbench', execute: 'simulator' });
+    s().setBuildForm({ source: 'custom' });
+    expect(s().buildForm.execute).toBe('off');
+    await start({ source: 'masbench', execute: 'simulator' });
+    await s().buildStep({ greedy: true });
+    expect(currentFrame(session()).step?.intermediateRun?.backend).toBe('simulated');
+    s().stopBuildExecution();
+    expect(session().execute).toBe('off');
+    await s().buildStep({ greedy: true });
+    expect(currentFrame(session()).step?.intermediateRun).toBeUndefined();
+  });
+
+  it('rejects invalid reward constants before building', async () => {
+    s().setBuildForm({ source: 'masbench', rewards: { ...DEFAULT_ACTION_REWARD, bonusDecay: 0 } });
+    await s().startBuild();
+    expect(s().buildProblems[0]?.message).toMatch(/bonusDecay/);
+    expect(s().buildSession).toBeNull();
+  });
+
+  it('exports the selected checkpoint as a file and forgets stored ones', async () => {
+    s().setBuildForm({ policy: { kind: 'random', seed: 9 } });
+    const file = await s().exportBuildCheckpoint();
+    expect(file?.name).toBe('random:9');
+    const back = checkpointFromText(file?.text ?? '');
+    expect(back.ok && back.value.name).toBe('random:9');
+    const cp = { ...(back.ok ? back.value : fail()), name: 'kept' };
+    const text = JSON.stringify(cp);
+    await s().loadCheckpointFile({ name: 'k.json', size: text.length, text: () => Promise.resolve(text) });
+    expect(s().buildCheckpoints).toContain('kept');
+    await s().removeCheckpoint('kept');
+    expect(s().buildCheckpoints).not.toContain('kept');
+    expect(s().buildForm.policy).toEqual({ kind: 'prior' });
+  });
+
+  it('builds with an edited role pool: new prompts in the agents, its version in the trace', async () => {
+    const edited = {
+      ...DEFAULT_POOL,
+      roles: DEFAULT_POOL.roles.map((r) =>
+        r.name === 'Solver' ? { ...r, prompt: 'Solve it in the style of a careful accountant.' } : r,
+      ),
+    };
+    await s().applyBuildPool(edited);
+    const version = s().buildPool.version;
+    expect(version).toMatch(/^baton\.roles\/1\+[0-9a-f]{8}$/);
+    expect(s().buildPools.map((p) => p.version)).toContain(version);
+    await start({ source: 'custom', query: 'What is 3 + 4?', execute: 'off' });
+    await s().pickBuildAction(2);
+    await s().buildStep();
+    const t = sessionTrace(session());
+    expect(t.designer).toMatchObject({ kind: 'policy', roles: version });
+    expect(t.design.agents.find((a) => a.id.startsWith('solver'))?.description).toContain(
+      'careful accountant',
+    );
+
+    await s().loadBuildPool(ROLE_POOL_VERSION);
+    expect(s().buildPool.version).toBe(ROLE_POOL_VERSION);
+    await s().loadBuildPool(version);
+    expect(s().buildPool.roles[2]?.prompt).toContain('careful accountant');
+  });
+
+  it('a pool with another head shape: prior and random adapt, checkpoints for other roles are refused', async () => {
+    const { randomCheckpoint } = await import('../../policy/network.ts');
+    const cp = { ...randomCheckpoint(DEFAULT_POOL, 5), name: 'for-default' };
+    const text = JSON.stringify(cp);
+    await s().loadCheckpointFile({ name: 'cp.json', size: text.length, text: () => Promise.resolve(text) });
+    expect(s().buildForm.policy).toEqual({ kind: 'checkpoint', name: 'for-default' });
+
+    const extra = {
+      name: 'Unit Checker',
+      agentType: 'CoTAgent' as const,
+      prompt: 'Check that every quantity carries the unit the question asks for.',
+      does: 'Checks units.',
+      refuseWhen: 'Reply exactly "REFUSE: <reason>" when no quantity has a unit.',
+    };
+    await s().applyBuildPool({ ...DEFAULT_POOL, roles: [...DEFAULT_POOL.roles, extra] });
+    // The stored checkpoint was made for ten roles: the form falls back to the prior.
+    expect(s().buildForm.policy).toEqual({ kind: 'prior' });
+    await start({ source: 'custom', query: 'A rope is 3 m long; how many cm is that?', execute: 'off' });
+    expect(s().buildPreview?.distribution).toHaveLength(DEFAULT_POOL.roles.length + 3);
+    await s().pickBuildAction(DEFAULT_POOL.roles.length);
+    await s().buildStep();
+    expect(stepsOf(session())[0]?.action).toMatchObject({ kind: 'add', role: 'Unit Checker' });
+
+    s().setBuildForm({ policy: { kind: 'checkpoint', name: 'for-default' } });
+    await s().startBuild();
+    expect(s().buildProblems[0]?.message).toMatch(/made for roles/);
+    await s().loadCheckpointFile({ name: 'cp.json', size: text.length, text: () => Promise.resolve(text) });
+    expect(s().buildProblems[0]?.code).toBe('E_POLICY_FILE');
+    await s().loadBuildPool(ROLE_POOL_VERSION);
+  });
 });
+
+/** Chat-completion requests the server received. */
+function chats(server: OpenAIServer): number {
+  return server.requests.filter((r) => r.method === 'POST' && r.path.endsWith('/chat/completions')).length;
+}
+
+function fail(): never {
+  throw new Error('unexpected');
+}

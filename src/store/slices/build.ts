@@ -24,26 +24,46 @@ import {
   type ConstructionState,
 } from '../../policy/construction.ts';
 import type { TaskEncoding } from '../../policy/encoder.ts';
-import { actionReward, DEFAULT_ACTION_REWARD } from '../../policy/rewards.ts';
+import {
+  actionReward,
+  ActionRewardConfigSchema,
+  DEFAULT_ACTION_REWARD,
+  type ActionRewardConfig,
+} from '../../policy/rewards.ts';
+import type { IntermediateExecutor, IntermediateUsage } from '../../executor/intermediate.ts';
 import type { StepChoice } from '../../policy/sample.ts';
+import {
+  DEFAULT_POOL,
+  ROLE_POOL_VERSION,
+  headChange,
+  withContentVersion,
+  type RolePool,
+} from '../../policy/roles.ts';
+import { loadPref, savePref } from '../services/keys.ts';
+import { idbRolePools, type RolePoolStorage, type RolePoolSummary } from '../services/roles.ts';
 import type { SliceCreator } from '../store.ts';
 import { readFileText, type TextSource } from '../services/files.ts';
 import {
   checkpointFromText,
   idbCheckpoints,
   loadPolicy,
+  intermediateExecutorFor,
   policyProblem,
-  runIntermediate,
   runOnSimulator,
+  serializeCheckpointFor,
   type CheckpointStorage,
   type PolicyRuntime,
   type PolicySpec,
   type StepPreview,
 } from '../services/policy.ts';
 import { errorText } from '../services/problems.ts';
+import { executeRun } from '../services/runner.ts';
+import { providerBlockers, remoteSpecOf, runBudgetOf } from './settings.ts';
 import type { BackendPreference } from '../../gpu/select.ts';
 
 export type { PolicySpec, StepPreview } from '../services/policy.ts';
+export type { RolePoolSummary } from '../services/roles.ts';
+export type { IntermediateUsage } from '../../executor/intermediate.ts';
 export type { Axis } from '../../bench/masbench/index.ts';
 export { actionNames } from '../../policy/actions.ts';
 export { AXES, MAX_AXIS_VALUE, MIN_AXIS_VALUE };
@@ -57,13 +77,27 @@ export function formTask(f: Pick<BuildForm, 'axis' | 'value' | 'taskSeed'>): Mas
   }
 }
 
+/** Preference key: the version of the role pool in use. */
+const POOL_PREF = 'baton.build.roles';
+
 /** Auto-play delays between steps, ms (the speed control). */
 export const BUILD_SPEEDS = [1200, 600, 250, 60] as const;
+
+/**
+ * Where each step's partial MAS runs for its intermediate answer: nowhere, on the simulator
+ * (generated tasks only), or on the provider configured in Settings.
+ */
+export type BuildExecute = 'off' | 'simulator' | 'provider';
 
 /** What the user sets up before building. */
 export interface BuildForm {
   source: 'custom' | 'masbench';
   query: string;
+  /** Expected answer of an own query (empty = unknown: answers are not graded, no rewards). */
+  groundTruth: string;
+  execute: BuildExecute;
+  /** Action-wise reward constants (DESIGN.md "Rewards"). */
+  rewards: ActionRewardConfig;
   axis: Axis;
   value: number;
   taskSeed: number;
@@ -79,7 +113,7 @@ export interface BuildFrame {
   step: ConstructionStep | null;
   /** Intermediate correctness after this frame (the empty MAS counts as wrong); null when unknown. */
   correct: boolean | null;
-  /** True while the simulator runs this frame's partial MAS. */
+  /** True while this frame's partial MAS runs for its intermediate answer. */
   evaluating: boolean;
   /** What the graph shows (`visibleDesign`), computed once per frame so views can rely on its identity. */
   design: Design | null;
@@ -96,6 +130,10 @@ export interface BuildSession {
   backendReason: string;
   seed: number;
   temperature: number;
+  execute: BuildExecute;
+  rewards: ActionRewardConfig;
+  /** Fresh spend of the intermediate runs so far (provider only; the simulator is free). */
+  spend: IntermediateUsage | null;
   /** frames[0] is the empty MAS; frames[1..cursor] are the steps taken; later frames are for redo. */
   frames: BuildFrame[];
   cursor: number;
@@ -130,6 +168,12 @@ export interface BuildSlice {
   /** Wall time of recent policy steps, ms (newest last, at most 50). */
   buildStepMs: number[];
   buildRunning: boolean;
+  /** Agents finished / in the design, while the finished design runs on a provider. */
+  buildRunProgress: { done: number; total: number } | null;
+  /** The role pool the next construction chooses from (its version is content-derived). */
+  buildPool: RolePool;
+  /** Role pools kept in this browser. */
+  buildPools: RolePoolSummary[];
 
   setBuildForm(patch: Partial<BuildForm>): void;
   /** Reads the stored checkpoint names. */
@@ -150,14 +194,30 @@ export interface BuildSlice {
   setBuildSpeed(ms: number): void;
   /** Loads a checkpoint file, keeps it in storage and selects it. */
   loadCheckpointFile(file: TextSource): Promise<void>;
-  /** Runs the finished design (simulator for generated tasks), opens the trace; returns its id. */
-  runBuild(): Promise<string | null>;
+  /**
+   * Stores the construction as a trace, executed on `target` (`simulator`: generated tasks;
+   * `provider`: the Settings provider; `none`: the construction alone); returns its id.
+   */
+  runBuild(target?: 'simulator' | 'provider' | 'none'): Promise<string | null>;
+  /** Stops the provider run of the finished design (the trace keeps what finished). */
+  stopBuildRun(): void;
+  /** Stops executing partial designs for the rest of this construction (cancels a run in flight). */
+  stopBuildExecution(): void;
+  /** The selected checkpoint as a `baton.policy/1` file: name and text, or null with a problem. */
+  exportBuildCheckpoint(): Promise<{ name: string; text: string } | null>;
+  /** Forgets a checkpoint kept in this browser. */
+  removeCheckpoint(name: string): Promise<void>;
+  /** Uses an edited role pool from the next start on, and keeps it in this browser. */
+  applyBuildPool(pool: RolePool): Promise<void>;
+  /** Uses a kept role pool (or the built-in one, `baton.roles/1`). */
+  loadBuildPool(version: string): Promise<void>;
   dismissBuildProblems(): void;
 }
 
 /** Effects the build slice uses; tests swap them through `configureBuild`. */
 export interface BuildEnv {
   storage: CheckpointStorage;
+  pools: RolePoolStorage;
   prefer: BackendPreference;
   now: () => Date;
   /** Schedules the next auto-play step. */
@@ -166,6 +226,7 @@ export interface BuildEnv {
 
 let env: BuildEnv = {
   storage: idbCheckpoints(),
+  pools: idbRolePools(),
   prefer: 'auto',
   now: () => new Date(),
   schedule: (fn, ms) => {
@@ -214,7 +275,14 @@ export function sessionTrace(s: BuildSession): Trace {
     source: s.task.source,
     createdAt: s.createdAt,
     title,
-    designer: { kind: 'policy', checkpoint: s.policyName, backend: s.backend, seed: s.seed },
+    designer: {
+      kind: 'policy',
+      checkpoint: s.policyName,
+      backend: s.backend,
+      seed: s.seed,
+      roles: state.pool.version,
+      ...(s.execute !== 'off' ? { rewards: { ...s.rewards } } : {}),
+    },
   });
   return {
     ...base,
@@ -235,6 +303,10 @@ export const createBuildSlice: SliceCreator<BuildSlice> = (set, get) => {
   let encoding: TaskEncoding | null = null;
   let sessionCounter = 0;
   let cancelAuto: (() => void) | null = null;
+  /** Runs the session's partial designs; replaced on every start. */
+  let executor: IntermediateExecutor | null = null;
+  let executionAbort: AbortController | null = null;
+  let runAbort: AbortController | null = null;
 
   const problem = (p: Problem[]): void => set({ buildProblems: p });
 
@@ -259,32 +331,53 @@ export const createBuildSlice: SliceCreator<BuildSlice> = (set, get) => {
     }
   };
 
-  /** Runs the new frame's partial MAS on the simulator and records answer, correctness and r_t. */
+  /** Runs the new frame's partial MAS and records its answer, correctness, cost and r_t. */
   const evaluateFrame = async (session: BuildSession, index: number): Promise<void> => {
     const frame = session.frames[index];
     const prev = session.frames[index - 1];
-    if (!frame?.step || !prev || !session.masbench) return;
+    if (!frame?.step || !prev || session.execute === 'off' || !executor) return;
     const design = toValidDesign(frame.state);
     let answer: string | null = null;
     let correct: boolean | null = null;
-    try {
-      if (design)
-        ({ answer, correct } = await runIntermediate(design, session.task, session.masbench, session.seed));
-    } catch (e) {
-      problem([policyProblem('E_SIMULATOR', errorText(e))]);
+    let run: NonNullable<ConstructionStep['intermediateRun']> | undefined;
+    if (design) {
+      const r = await executor.run(design, session.task);
+      ({ answer, correct } = r);
+      const { runs: _runs, ...usage } = r.usage;
+      run = {
+        backend: session.execute === 'provider' ? 'remote' : 'simulated',
+        status: r.status,
+        ...usage,
+        ...(r.problem !== undefined ? { problem: r.problem } : {}),
+      };
+      if (r.status === 'failed' || r.status === 'skipped')
+        problem([
+          policyProblem(
+            'E_INTERMEDIATE',
+            `step ${frame.step.index + 1}: ${r.problem ?? 'the partial MAS gave no answer'}`,
+          ),
+        ]);
     }
-    const reward = actionReward(prev.correct, correct, frame.step.index, DEFAULT_ACTION_REWARD);
+    const reward = actionReward(prev.correct, correct, frame.step.index, session.rewards);
     const s = get().buildSession;
     if (!s || s.id !== session.id || s.frames[index] !== frame) return;
     const frames = [...s.frames];
     frames[index] = {
       state: withResult(frame.state, answer, correct),
-      step: { ...frame.step, intermediateAnswer: answer, intermediateCorrect: correct, actionReward: reward },
+      step: {
+        ...frame.step,
+        intermediateAnswer: answer,
+        intermediateCorrect: correct,
+        ...(run ? { intermediateRun: run } : {}),
+        actionReward: reward,
+      },
       correct,
       evaluating: false,
       design: frame.design,
     };
-    set({ buildSession: { ...s, frames } });
+    set({
+      buildSession: { ...s, frames, spend: s.execute === 'provider' ? executor.usage() : s.spend },
+    });
   };
 
   const commit = async (choice: StepChoice, greedy: boolean): Promise<void> => {
@@ -306,7 +399,7 @@ export const createBuildSlice: SliceCreator<BuildSlice> = (set, get) => {
         state: out.state,
         step: out.step,
         correct: null,
-        evaluating: s.masbench !== null,
+        evaluating: s.execute !== 'off',
         design: visibleDesign(out.state),
       };
       const frames = [...cur.frames.slice(0, cur.cursor + 1), next];
@@ -321,6 +414,10 @@ export const createBuildSlice: SliceCreator<BuildSlice> = (set, get) => {
         buildProblems: [],
       });
       await evaluateFrame(session, frames.length - 1);
+      // The state now holds the intermediate answer, which the policy reads: preview afresh.
+      const after = get().buildSession;
+      if (session.execute !== 'off' && after?.id === session.id && after.cursor === frames.length - 1)
+        await refreshPreview();
     } catch (e) {
       problem([policyProblem('E_POLICY_STEP', errorText(e))]);
     } finally {
@@ -352,6 +449,20 @@ export const createBuildSlice: SliceCreator<BuildSlice> = (set, get) => {
     });
   };
 
+  /** Makes `pool` the pool of the next start; a checkpoint made for other roles is deselected. */
+  const adoptPool = (pool: RolePool): void => {
+    const f = get().buildForm;
+    const changed = headChange(get().buildPool, pool) !== null;
+    savePref(POOL_PREF, pool.version);
+    set({
+      buildPool: pool,
+      buildProblems: [],
+      ...(changed && f.policy.kind === 'checkpoint'
+        ? { buildForm: { ...f, policy: { kind: 'prior' } } }
+        : {}),
+    });
+  };
+
   const choiceOf = (pick: BuildPick): StepChoice => ({
     ...(pick.action !== null ? { action: pick.action } : {}),
     ...(pick.links !== null ? { links: pick.links } : {}),
@@ -361,6 +472,9 @@ export const createBuildSlice: SliceCreator<BuildSlice> = (set, get) => {
     buildForm: {
       source: 'masbench',
       query: '',
+      groundTruth: '',
+      execute: 'simulator',
+      rewards: { ...DEFAULT_ACTION_REWARD },
       axis: 'depth',
       value: 4,
       taskSeed: 1,
@@ -379,15 +493,27 @@ export const createBuildSlice: SliceCreator<BuildSlice> = (set, get) => {
     buildSpeed: BUILD_SPEEDS[1],
     buildStepMs: [],
     buildRunning: false,
+    buildRunProgress: null,
+    buildPool: DEFAULT_POOL,
+    buildPools: [],
 
     setBuildForm(patch) {
-      set({ buildForm: { ...get().buildForm, ...patch } });
+      const next = { ...get().buildForm, ...patch };
+      // The simulator runs generated tasks only: an own query switches it off unless asked for.
+      if (patch.source === 'custom' && patch.execute === undefined && next.execute === 'simulator')
+        next.execute = 'off';
+      set({ buildForm: next });
     },
 
     async initBuild() {
       const r = await env.storage.list();
       if (r.ok) set({ buildCheckpoints: r.value });
       else problem(r.errors);
+      const pools = await env.pools.list();
+      if (pools.ok) set({ buildPools: pools.value });
+      else problem(pools.errors);
+      const kept = loadPref(POOL_PREF);
+      if (typeof kept === 'string' && kept !== get().buildPool.version) await get().loadBuildPool(kept);
     },
 
     async startBuild() {
@@ -411,15 +537,47 @@ export const createBuildSlice: SliceCreator<BuildSlice> = (set, get) => {
             problem([{ code: 'E_TASK', message: 'Enter a query, or pick a generated MASBench task.' }]);
             return;
           }
-          task = { query, groundTruth: null, source: { kind: 'custom' } };
+          const truth = f.groundTruth.trim();
+          task = { query, groundTruth: truth === '' ? null : truth, source: { kind: 'custom' } };
+        }
+        const rewards = ActionRewardConfigSchema.safeParse(f.rewards);
+        if (!rewards.success) {
+          const i = rewards.error.issues[0];
+          problem([
+            {
+              code: 'E_TASK',
+              message: `Reward constant ${String(i?.path[0] ?? '')}: ${i?.message ?? 'invalid'}.`,
+            },
+          ]);
+          return;
+        }
+        if (f.execute === 'simulator' && !masbench) {
+          problem([
+            {
+              code: 'E_TASK',
+              message:
+                'The simulator runs generated MASBench tasks only: pick one, or execute steps on the provider (or not at all).',
+            },
+          ]);
+          return;
+        }
+        const st = get();
+        const remote = f.execute === 'provider' ? remoteSpecOf(st) : null;
+        if (f.execute === 'provider') {
+          const blockers = providerBlockers(st);
+          if (blockers.length > 0 || !remote) {
+            problem(blockers.map((b) => policyProblem('E_PROVIDER', b)));
+            return;
+          }
         }
         if (!(f.temperature > 0) || !Number.isFinite(f.temperature)) {
           problem([{ code: 'E_TASK', message: 'The temperature must be a number above 0.' }]);
           return;
         }
-        const key = JSON.stringify(f.policy);
+        const pool = get().buildPool;
+        const key = JSON.stringify([f.policy, pool.version]);
         if (!runtime || runtimeKey !== key) {
-          const loaded = await loadPolicy(f.policy, { storage: env.storage, prefer: env.prefer });
+          const loaded = await loadPolicy(f.policy, { storage: env.storage, prefer: env.prefer, pool });
           if (!loaded.ok) {
             problem(loaded.errors);
             return;
@@ -429,6 +587,17 @@ export const createBuildSlice: SliceCreator<BuildSlice> = (set, get) => {
           runtimeKey = key;
         }
         encoding = runtime.encode(task.query);
+        executionAbort?.abort();
+        executionAbort = new AbortController();
+        executor =
+          f.execute === 'simulator' && masbench
+            ? intermediateExecutorFor({ kind: 'simulated', task: masbench, seed: f.seed >>> 0 })
+            : f.execute === 'provider' && remote
+              ? intermediateExecutorFor(
+                  { kind: 'remote', backend: remote, budget: runBudgetOf(st), concurrency: st.concurrency },
+                  executionAbort.signal,
+                )
+              : null;
         const state = initialState(runtime.pool, {
           maxAgents: runtime.maxAgents,
           maxSteps: runtime.maxSteps,
@@ -443,6 +612,9 @@ export const createBuildSlice: SliceCreator<BuildSlice> = (set, get) => {
             backendReason: runtime.reason,
             seed: f.seed >>> 0,
             temperature: f.temperature,
+            execute: executor ? f.execute : 'off',
+            rewards: rewards.data,
+            spend: null,
             frames: [{ state, step: null, correct: false, evaluating: false, design: null }],
             cursor: 0,
             createdAt: env.now().toISOString(),
@@ -531,14 +703,14 @@ export const createBuildSlice: SliceCreator<BuildSlice> = (set, get) => {
         problem(text.errors);
         return;
       }
-      const cp = checkpointFromText(text.value);
+      const cp = checkpointFromText(text.value, get().buildPool);
       if (!cp.ok) {
         problem(cp.errors);
         return;
       }
       const saved = await env.storage.save(cp.value);
       // A file may replace a stored checkpoint of the same name: compile it afresh on the next start.
-      if (runtimeKey === JSON.stringify({ kind: 'checkpoint', name: cp.value.name })) runtimeKey = '';
+      runtimeKey = '';
       if (!saved.ok) problem(saved.errors);
       const names = [...new Set([...get().buildCheckpoints, cp.value.name])].sort();
       set({
@@ -548,30 +720,133 @@ export const createBuildSlice: SliceCreator<BuildSlice> = (set, get) => {
       });
     },
 
-    async runBuild() {
+    async runBuild(target) {
       const s = get().buildSession;
       if (!s || get().buildRunning) return null;
       stopAuto();
-      set({ buildRunning: true, buildAutoPlay: false });
-      try {
-        let trace = sessionTrace(s);
-        if (trace.design.agents.length === 0) {
-          problem([{ code: 'E_TASK', message: 'Add at least one agent before running the design.' }]);
+      const to = target ?? (s.masbench && currentFrame(s).state.exited ? 'simulator' : 'none');
+      let trace = sessionTrace(s);
+      if (trace.design.agents.length === 0) {
+        problem([{ code: 'E_TASK', message: 'Add at least one agent before running the design.' }]);
+        return null;
+      }
+      if (to !== 'none' && !currentFrame(s).state.exited) {
+        problem([{ code: 'E_TASK', message: 'EXIT first: only a finished design is run.' }]);
+        return null;
+      }
+      const st = get();
+      const remote = to === 'provider' ? remoteSpecOf(st) : null;
+      if (to === 'provider') {
+        const blockers = providerBlockers(st);
+        if (blockers.length > 0 || !remote) {
+          problem(blockers.map((b) => policyProblem('E_PROVIDER', b)));
           return null;
         }
-        if (s.masbench && currentFrame(s).state.exited) {
+      }
+      if (to === 'simulator' && !s.masbench) {
+        problem([{ code: 'E_TASK', message: 'The simulator runs generated MASBench tasks only.' }]);
+        return null;
+      }
+      set({ buildRunning: true, buildAutoPlay: false, buildProblems: [] });
+      try {
+        if (to === 'simulator' && s.masbench) {
           const r = await runOnSimulator(trace, s.masbench, s.seed);
           if (!r.ok) {
             problem(r.errors);
             return null;
           }
           trace = r.value;
+        } else if (remote) {
+          runAbort = new AbortController();
+          const total = trace.design.agents.length;
+          set({ buildRunProgress: { done: 0, total } });
+          let done = 0;
+          trace = await executeRun({
+            trace: {
+              ...trace,
+              execution: { ...trace.execution, status: 'running', startedAt: trace.createdAt },
+            },
+            backend: remote,
+            budget: runBudgetOf(st),
+            concurrency: st.concurrency,
+            signal: runAbort.signal,
+            save: (t) => get().rememberTraces([{ trace: t, source: 'app', sourceLabel: 'Build page' }]),
+            onEvent: (e) => {
+              if (e.type === 'agent.end' || e.type === 'agent.error')
+                set({ buildRunProgress: { done: ++done, total } });
+            },
+          });
         }
-        await get().rememberTraces([{ trace, source: 'app', sourceLabel: 'Build page' }]);
+        if (!remote) await get().rememberTraces([{ trace, source: 'app', sourceLabel: 'Build page' }]);
         return trace.id;
+      } catch (e) {
+        problem([policyProblem('E_POLICY_STEP', errorText(e))]);
+        return null;
       } finally {
-        set({ buildRunning: false });
+        runAbort = null;
+        set({ buildRunning: false, buildRunProgress: null });
       }
+    },
+
+    stopBuildRun() {
+      runAbort?.abort();
+    },
+
+    stopBuildExecution() {
+      const s = get().buildSession;
+      if (!s || s.execute === 'off') return;
+      executionAbort?.abort();
+      executor = null;
+      set({ buildSession: { ...s, execute: 'off' } });
+    },
+
+    async exportBuildCheckpoint() {
+      const r = await serializeCheckpointFor(get().buildForm.policy, env.storage, get().buildPool);
+      if (!r.ok) {
+        problem(r.errors);
+        return null;
+      }
+      return r.value;
+    },
+
+    async removeCheckpoint(name) {
+      const r = await env.storage.remove(name);
+      if (!r.ok) {
+        problem(r.errors);
+        return;
+      }
+      runtimeKey = '';
+      const f = get().buildForm;
+      set({
+        buildCheckpoints: get().buildCheckpoints.filter((n) => n !== name),
+        ...(f.policy.kind === 'checkpoint' && f.policy.name === name
+          ? { buildForm: { ...f, policy: { kind: 'prior' } } }
+          : {}),
+      });
+    },
+
+    async applyBuildPool(next) {
+      const pool = withContentVersion(next);
+      if (pool.version !== ROLE_POOL_VERSION) {
+        const saved = await env.pools.save(pool);
+        if (!saved.ok) problem(saved.errors);
+        const list = await env.pools.list();
+        if (list.ok) set({ buildPools: list.value });
+      }
+      adoptPool(pool);
+    },
+
+    async loadBuildPool(version) {
+      if (version === ROLE_POOL_VERSION) {
+        adoptPool(DEFAULT_POOL);
+        return;
+      }
+      const r = await env.pools.load(version);
+      if (!r.ok) {
+        problem(r.errors);
+        return;
+      }
+      adoptPool(r.value);
     },
 
     dismissBuildProblems() {

@@ -13,9 +13,6 @@ import { parseDesign } from '../../design/parse.ts';
 import type { RawAgent, RawDesign } from '../../design/raw.ts';
 import { referencesIn } from '../../design/references.ts';
 import { fromDesign, toDesign, validateDesign, type Violation } from '../../design/validate.ts';
-import type { RunBudget } from '../../executor/index.ts';
-import { PROVIDER_PRESETS } from '../../executor/llm/index.ts';
-import { loadKey } from '../services/keys.ts';
 import {
   activeRunMarker,
   createThrottle,
@@ -24,7 +21,7 @@ import {
   type BackendSpec,
 } from '../services/runner.ts';
 import type { BatonState, SliceCreator } from '../store.ts';
-import { connectionUrl } from './settings.ts';
+import { providerBlockers, remoteSpecOf, runBudgetOf } from './settings.ts';
 
 export { AXES, MAX_AXIS_VALUE, MIN_AXIS_VALUE };
 export type { Axis, MasBenchTask, Violation };
@@ -186,22 +183,8 @@ export function runBlockers(s: BatonState): string[] {
   }
   if (s.backendMode === 'simulator') {
     if (s.taskMode !== 'masbench') out.push('The simulator runs generated MASBench tasks only.');
-  } else {
-    const url = connectionUrl(s);
-    if (!url.ok) out.push(`Settings: ${url.message}`);
-    if (s.connections[s.provider].model.trim() === '') out.push('Settings: choose a model.');
-    if (PROVIDER_PRESETS[s.provider].needsKey && s.keyLocation === 'none')
-      out.push(`Settings: enter an API key for ${PROVIDER_PRESETS[s.provider].label}.`);
-  }
+  } else out.push(...providerBlockers(s));
   return out;
-}
-
-function budgetOf(s: BatonState): RunBudget {
-  return {
-    ...(s.budget.totalTokens !== null ? { totalTokens: s.budget.totalTokens } : {}),
-    ...(s.budget.totalUsd !== null ? { totalUsd: s.budget.totalUsd } : {}),
-    ...(s.budget.perAgentTokens !== null ? { perAgentTokens: s.budget.perAgentTokens } : {}),
-  };
 }
 
 const TYPE_PREFIX: Record<AgentType, string> = {
@@ -461,16 +444,9 @@ export const createRunSlice: SliceCreator<RunSlice> = (set, get) => {
       if (s.backendMode === 'simulator' && mb) {
         backend = { kind: 'simulated', task: mb, seed: s.bench.seed };
       } else {
-        const url = connectionUrl(s);
-        if (!url.ok) return null;
-        backend = {
-          kind: 'remote',
-          provider: s.provider,
-          baseUrl: url.url,
-          model: s.connections[s.provider].model.trim(),
-          apiKey: loadKey(s.provider) ?? '',
-          prices: s.prices,
-        };
+        const remote = remoteSpecOf(s);
+        if (!remote) return null;
+        backend = remote;
       }
 
       controller = new AbortController();
@@ -486,7 +462,7 @@ export const createRunSlice: SliceCreator<RunSlice> = (set, get) => {
         const final = await executeRun({
           trace,
           backend,
-          budget: budgetOf(s),
+          budget: runBudgetOf(s),
           concurrency: s.concurrency,
           signal: controller.signal,
           save: (t) => get().rememberTraces([{ trace: t, source: 'app', sourceLabel: 'run' }]),

@@ -8,7 +8,8 @@ import {
   type ProviderId,
   type ProviderPreset,
 } from '../../executor/llm/index.ts';
-import { testConnection } from '../services/runner.ts';
+import type { RunBudget } from '../../executor/run.ts';
+import { testConnection, type BackendSpec } from '../services/runner.ts';
 import {
   forgetKey,
   keyLocation,
@@ -124,6 +125,44 @@ export function connectionUrl(
   const raw = s.connections[s.provider].baseUrl;
   if (raw.trim() === '') return { ok: false, message: 'Enter the base URL of the server.' };
   return normalizeBaseUrl(raw);
+}
+
+/** What keeps the configured provider from being called, in words; empty when it can be. */
+export function providerBlockers(
+  s: Pick<SettingsSlice, 'provider' | 'connections' | 'keyLocation'>,
+): string[] {
+  const out: string[] = [];
+  const url = connectionUrl(s);
+  if (!url.ok) out.push(`Settings: ${url.message}`);
+  if (s.connections[s.provider].model.trim() === '') out.push('Settings: choose a model.');
+  if (PROVIDER_PRESETS[s.provider].needsKey && s.keyLocation === 'none')
+    out.push(`Settings: enter an API key for ${PROVIDER_PRESETS[s.provider].label}.`);
+  return out;
+}
+
+/** The remote backend the settings describe (the key read from where it is kept), or null. */
+export function remoteSpecOf(
+  s: Pick<SettingsSlice, 'provider' | 'connections' | 'prices'>,
+): Extract<BackendSpec, { kind: 'remote' }> | null {
+  const url = connectionUrl(s);
+  if (!url.ok) return null;
+  return {
+    kind: 'remote',
+    provider: s.provider,
+    baseUrl: url.url,
+    model: s.connections[s.provider].model.trim(),
+    apiKey: loadKey(s.provider) ?? '',
+    prices: s.prices,
+  };
+}
+
+/** The run limits of the settings (null = no limit). */
+export function runBudgetOf(s: Pick<SettingsSlice, 'budget'>): RunBudget {
+  return {
+    ...(s.budget.totalTokens !== null ? { totalTokens: s.budget.totalTokens } : {}),
+    ...(s.budget.totalUsd !== null ? { totalUsd: s.budget.totalUsd } : {}),
+    ...(s.budget.perAgentTokens !== null ? { perAgentTokens: s.budget.perAgentTokens } : {}),
+  };
 }
 
 export const createSettingsSlice: SliceCreator<SettingsSlice> = (set, get) => {

@@ -11,7 +11,6 @@ import {
   type StepPreview,
 } from '../../store/slices/build.ts';
 import { useBaton, type BatonState } from '../../store/store.ts';
-import { navigate, traceHash } from '../app/route.ts';
 import { ProblemAlert } from '../common/ProblemAlert.tsx';
 import { EmptyState } from '../common/Status.tsx';
 import { ShareDialog } from '../share/ShareDialog.tsx';
@@ -19,6 +18,7 @@ import { BuildGraph, type Candidate } from './BuildGraph.tsx';
 import { Distribution } from './Distribution.tsx';
 import { SetupPanel } from './SetupPanel.tsx';
 import { commandFor, SHORTCUTS, type BuildCommand } from './shortcuts.ts';
+import { RunActions } from './RunActions.tsx';
 import { StepList } from './StepList.tsx';
 import './build.css';
 
@@ -30,7 +30,6 @@ const selectProblems = (s: BatonState): BatonState['buildProblems'] => s.buildPr
 const selectAuto = (s: BatonState): boolean => s.buildAutoPlay;
 const selectSpeed = (s: BatonState): number => s.buildSpeed;
 const selectStepMs = (s: BatonState): number[] => s.buildStepMs;
-const selectRunning = (s: BatonState): boolean => s.buildRunning;
 
 const SPEED_LABELS: Record<number, string> = { 1200: '0.5×', 600: '1×', 250: '2×', 60: '8×' };
 
@@ -325,7 +324,6 @@ function Workspace({ session }: { session: BuildSession }): JSX.Element {
   const pick = useBaton(selectPick);
   const busy = useBaton(selectBusy);
   const stepMs = useBaton(selectStepMs);
-  const running = useBaton(selectRunning);
   const [help, setHelp] = useState(false);
   const [sharing, setSharing] = useState(false);
   const toggleHelp = useMemo(() => () => setHelp((h) => !h), []);
@@ -355,12 +353,7 @@ function Workspace({ session }: { session: BuildSession }): JSX.Element {
   const toggle = useBaton((s) => s.toggleBuildLink);
   const pickAction = useBaton((s) => s.pickBuildAction);
   const med = median(stepMs);
-  const simulated = session.masbench !== null;
-
-  const run = async (): Promise<void> => {
-    const id = await useBaton.getState().runBuild();
-    if (id) navigate(traceHash(id));
-  };
+  const simulated = session.execute === 'simulator';
 
   const pickLabel =
     pick.action === null
@@ -451,29 +444,9 @@ function Workspace({ session }: { session: BuildSession }): JSX.Element {
             <h2>Steps</h2>
             {simulated && <span className="badge badge-warn">SIMULATED sub-agents</span>}
           </div>
-          <StepList frames={session.frames} cursor={session.cursor} simulated={simulated} />
+          <StepList frames={session.frames} cursor={session.cursor} executed={session.execute !== 'off'} />
         </section>
-        <div className="build-actions">
-          <button
-            type="button"
-            className="btn btn-primary"
-            disabled={!exited || running || busy}
-            onClick={() => void run()}
-            data-testid="build-run"
-            title={exited ? undefined : 'Finish the construction with EXIT first'}
-          >
-            {running ? 'Running…' : simulated ? 'Run on simulator' : 'Open in viewer'}
-          </button>
-          <button
-            type="button"
-            className="btn"
-            disabled={steps.length === 0}
-            onClick={() => setSharing(true)}
-            data-testid="build-share"
-          >
-            Share construction
-          </button>
-        </div>
+        <RunActions session={session} busy={busy} onShare={() => setSharing(true)} />
         <div
           className="muted small build-perf"
           data-testid="build-perf"

@@ -25,19 +25,27 @@ function shortAnswer(text: string): string {
   return flat.length > 48 ? `…${flat.slice(-47)}` : flat;
 }
 
+/** What producing a step's intermediate answer cost: calls sent, calls from the cache, tokens, USD. */
+function runCost(run: NonNullable<ConstructionStep['intermediateRun']>): string {
+  if (run.backend === 'simulated') return 'simulated';
+  const tokens = run.promptTokens + run.completionTokens;
+  return `${run.calls} sent · ${run.cachedCalls} cached · ${tokens} tok${run.costUsd > 0 ? ` · $${run.costUsd.toFixed(4)}` : ''}`;
+}
+
 /**
- * The recorded construction steps: action, chooser, π(choice), log-probability, and — for generated
- * tasks — the partial MAS's intermediate answer and the action-wise reward r_t. Undone steps that
- * can be redone are listed dimmed.
+ * The recorded construction steps: action, chooser, π(choice), log-probability, and — when the
+ * partial designs are executed — each step's intermediate answer, its grade, what producing it
+ * cost, and the action-wise reward r_t. Undone steps that can be redone are listed dimmed.
  */
 export function StepList({
   frames,
   cursor,
-  simulated,
+  executed,
 }: {
   frames: BuildFrame[];
   cursor: number;
-  simulated: boolean;
+  /** The construction executes its partial designs (rows without a result show a dash). */
+  executed: boolean;
 }): JSX.Element {
   const rows = frames.slice(1);
   if (rows.length === 0) {
@@ -83,10 +91,12 @@ export function StepList({
                 </span>
               )}
             </div>
-            {simulated && (
+            {(executed || step.intermediateRun !== undefined) && (
               <div className="step-meta" data-testid="step-result">
                 {f.evaluating ? (
                   <span className="muted">running the partial MAS…</span>
+                ) : step.intermediateRun === undefined && step.intermediateCorrect === undefined ? (
+                  <span className="muted">not executed</span>
                 ) : (
                   <>
                     <span>
@@ -103,6 +113,18 @@ export function StepList({
                         ? 'n/a'
                         : signed(step.actionReward)}
                     </span>
+                    {step.intermediateRun && (
+                      <span
+                        className={step.intermediateRun.status === 'completed' ? 'muted' : 'step-run-problem'}
+                        title={step.intermediateRun.problem ?? 'what producing this answer cost'}
+                        data-testid="step-run"
+                        data-status={step.intermediateRun.status}
+                      >
+                        {step.intermediateRun.status === 'completed'
+                          ? runCost(step.intermediateRun)
+                          : `${step.intermediateRun.status}: ${step.intermediateRun.problem ?? ''}`}
+                      </span>
+                    )}
                   </>
                 )}
               </div>

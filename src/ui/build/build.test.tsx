@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { Distribution } from './Distribution.tsx';
 import { StepList } from './StepList.tsx';
 import type { BuildFrame } from '../../store/slices/build.ts';
+import type { ConstructionStep } from '../../core/trace.ts';
 
 const names = ['Solver', 'Verifier', 'DELETE', 'EXIT'];
 
@@ -59,12 +60,68 @@ describe('build page components', () => {
       frame(0, 'policy'),
       frame(1, 'user'),
     ];
-    const out = renderToStaticMarkup(<StepList frames={frames} cursor={1} simulated />);
+    const out = renderToStaticMarkup(<StepList frames={frames} cursor={1} executed />);
     expect(out.match(/data-testid="step-item"/g)).toHaveLength(1);
     expect(out.match(/data-testid="step-undone"/g)).toHaveLength(1);
     expect(out).toContain('data-chooser="user"');
     expect(out).toContain('log p = -0.693');
     expect(out).toContain('r = +1.00');
     expect(out).not.toContain('<img');
+  });
+
+  it('shows what each executed step cost, and why a run gave no answer, as text', () => {
+    const step = (i: number, run: NonNullable<ConstructionStep['intermediateRun']>): BuildFrame =>
+      ({
+        state: {} as BuildFrame['state'],
+        design: null,
+        correct: null,
+        evaluating: false,
+        step: {
+          index: i,
+          action: {
+            kind: 'add',
+            role: 'Solver',
+            agentId: `solver-${i + 1}`,
+            agentType: 'CoTAgent',
+            links: [],
+          },
+          roleDistribution: [{ action: 'Solver', p: 1 }],
+          edgeProbabilities: [],
+          logProb: 0,
+          chooser: 'policy',
+          intermediateAnswer: i === 0 ? 'so \\boxed{12}' : null,
+          intermediateCorrect: i === 0 ? true : null,
+          intermediateRun: run,
+          actionReward: i === 0 ? 1 : null,
+        },
+      }) as BuildFrame;
+    const frames = [
+      { state: {} as BuildFrame['state'], design: null, correct: false, evaluating: false, step: null },
+      step(0, {
+        backend: 'remote',
+        status: 'completed',
+        calls: 2,
+        cachedCalls: 3,
+        promptTokens: 100,
+        completionTokens: 20,
+        costUsd: 0.0012,
+      }),
+      step(1, {
+        backend: 'remote',
+        status: 'skipped',
+        calls: 0,
+        cachedCalls: 0,
+        promptTokens: 0,
+        completionTokens: 0,
+        costUsd: 0,
+        problem: "not run: the construction's budget <b>spent</b>",
+      }),
+    ];
+    const out = renderToStaticMarkup(<StepList frames={frames} cursor={2} executed />);
+    expect(out).toContain('2 sent · 3 cached · 120 tok · $0.0012');
+    expect(out).toContain('data-status="skipped"');
+    expect(out).toContain('&lt;b&gt;spent&lt;/b&gt;');
+    expect(out).not.toContain('<b>spent');
+    expect(out).toContain('>12<');
   });
 });

@@ -86,6 +86,23 @@ function ConstructionOverlay({ state, total }: { state: ReplayState; total: numb
           <Markdown text={s.intermediateAnswer} />
         </div>
       )}
+      {s.intermediateRun && (
+        <div
+          className="muted small"
+          data-testid="construction-run"
+          title={s.intermediateRun.problem ?? 'where the intermediate answer came from and what it cost'}
+        >
+          {s.intermediateRun.backend === 'simulated' ? (
+            <span className="badge badge-warn">SIMULATED</span>
+          ) : (
+            'provider'
+          )}{' '}
+          · {s.intermediateRun.status} · {s.intermediateRun.calls} calls sent, {s.intermediateRun.cachedCalls}{' '}
+          from the cache · {s.intermediateRun.promptTokens + s.intermediateRun.completionTokens} tokens
+          {s.intermediateRun.costUsd > 0 && <> · ${s.intermediateRun.costUsd.toFixed(4)}</>}
+          {s.intermediateRun.problem !== undefined && <> · {s.intermediateRun.problem}</>}
+        </div>
+      )}
     </div>
   );
 }
