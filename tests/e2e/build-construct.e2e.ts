@@ -86,6 +86,49 @@ async function constructionTotal(page: Page): Promise<number> {
   return Number(m?.[1]);
 }
 
+interface StepJson {
+  action: { kind: string; role?: string; agentId?: string; links?: string[] };
+  roleDistribution: { action: string; p: number }[];
+  edgeProbabilities?: { from: string; p: number }[];
+  logProb: number;
+  chooser: string;
+  intermediateAnswer?: string | null;
+}
+
+/**
+ * Builds a whole construction by auto-play on the chosen compute backend, opens it in the viewer
+ * and returns the trace the viewer downloads.
+ */
+async function autoBuild(
+  page: Page,
+  compute: 'cpu' | 'webgpu',
+): Promise<{ designer: { backend?: string; seed?: number }; construction: StepJson[] }> {
+  await page.goto(page.url().replace(/#.*$/, '') + '#/build');
+  await page.locator('[data-testid="build-page"]').waitFor();
+  await page.locator('[data-testid="source-masbench"]').check({ force: true });
+  await page.locator('[data-testid="task-axis"]').selectOption('parallel');
+  await page.locator('[data-testid="task-value"]').fill('5');
+  await page.locator('[data-testid="task-seed"]').fill('2');
+  await page.locator('[data-testid="policy-select"]').selectOption('random');
+  await page.locator('[data-testid="policy-seed"]').fill('3');
+  await page.locator('[data-testid="sampling-seed"]').fill('11');
+  await page.locator('[data-testid="build-compute"]').selectOption(compute);
+  await page.locator('[data-testid="build-start"]').click();
+  await page.locator('[data-testid="dist-bar"]').first().waitFor();
+  expect(await page.locator('[data-testid="build-backend"]').textContent()).toBe(compute);
+  await page.locator('[data-testid="build-speed"]').selectOption({ index: 3 });
+  await page.locator('[data-testid="build-autoplay"]').click();
+  await page.locator('[data-testid="build-exited"]').waitFor({ timeout: 60_000 });
+  await settled(page);
+  await page.locator('[data-testid="build-open"]').click();
+  await page.waitForURL(/#\/trace\//);
+  const [download] = await Promise.all([
+    page.waitForEvent('download'),
+    page.click('[data-testid="download-json"]'),
+  ]);
+  return JSON.parse(readFileSync(await download.path(), 'utf8')) as Awaited<ReturnType<typeof autoBuild>>;
+}
+
 describe('build page', () => {
   it('builds a MAS with mouse and keyboard, undoes, exits, runs it and shares the trace', async () => {
     const { context, page, errors } = await openPage(browser, '#/build');
@@ -317,6 +360,38 @@ describe('build page', () => {
         (v) => document.querySelector('[data-testid="build-roles-version"]')?.textContent === v,
         version,
       );
+      expect(errors).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+  it('builds the same construction for the same seed on WebGPU (software adapter) and on the CPU', async () => {
+    const { context, page, errors } = await openPage(browser, '#/build');
+    try {
+      const gpu = await autoBuild(page, 'webgpu');
+      const cpu = await autoBuild(page, 'cpu');
+      expect(gpu.designer).toMatchObject({ backend: 'webgpu', seed: 11 });
+      expect(cpu.designer).toMatchObject({ backend: 'cpu', seed: 11 });
+      const a = gpu.construction;
+      const b = cpu.construction;
+      // The untrained random policy spreads its probability, so several steps are real draws.
+      expect(a.length).toBeGreaterThan(2);
+      expect(a.map((x) => x.action)).toEqual(b.map((x) => x.action));
+      expect(a.map((x) => x.intermediateAnswer)).toEqual(b.map((x) => x.intermediateAnswer));
+      a.forEach((x, t) => {
+        const y = b[t] as StepJson;
+        expect(x.chooser).toBe('policy');
+        expect(x.roleDistribution).toHaveLength(y.roleDistribution.length);
+        x.roleDistribution.forEach((d, i) => {
+          expect(d.action).toBe(y.roleDistribution[i]?.action);
+          expect(Math.abs(d.p - (y.roleDistribution[i]?.p as number))).toBeLessThan(1e-4);
+        });
+        (x.edgeProbabilities ?? []).forEach((e, i) => {
+          expect(e.from).toBe(y.edgeProbabilities?.[i]?.from);
+          expect(Math.abs(e.p - (y.edgeProbabilities?.[i]?.p as number))).toBeLessThan(1e-4);
+        });
+        expect(Math.abs(x.logProb - y.logProb)).toBeLessThan(1e-3);
+      });
       expect(errors).toEqual([]);
     } finally {
       await context.close();

@@ -215,13 +215,22 @@ export function checkpointFromText(text: string, pool: RolePool = DEFAULT_POOL):
 
 const now = (): number => globalThis.performance?.now() ?? Date.now();
 
-/** The backend is chosen once per page: an adapter request is slow and its answer does not change. */
-let backendChoice: Promise<BackendChoice> | null = null;
+/**
+ * The backend is chosen once per page and preference: an adapter request is slow and its answer
+ * does not change. A failed choice (WebGPU forced without an adapter) is not kept, so it is asked
+ * again next time.
+ */
+const backendChoices = new Map<BackendPreference, Promise<BackendChoice>>();
 
 async function chooseOnce(prefer: BackendPreference): Promise<BackendChoice> {
   if (prefer === 'cpu') return { backend: 'cpu', reason: 'CPU backend forced', adapter: null, ctx: null };
-  backendChoice ??= import('../../gpu/select.ts').then((m) => m.chooseBackend(prefer));
-  return backendChoice;
+  let choice = backendChoices.get(prefer);
+  if (!choice) {
+    choice = import('../../gpu/select.ts').then((m) => m.chooseBackend(prefer));
+    backendChoices.set(prefer, choice);
+    choice.catch(() => backendChoices.delete(prefer));
+  }
+  return choice;
 }
 
 function mostProbableRole(q: readonly number[], roles: number): number | null {
@@ -399,5 +408,5 @@ export async function runOnSimulator(
 
 /** Test hook: forget the cached backend choice. */
 export function resetBackendChoice(): void {
-  backendChoice = null;
+  backendChoices.clear();
 }

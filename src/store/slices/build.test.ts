@@ -194,6 +194,32 @@ describe('build slice', () => {
     expect(s().buildProblems[0]?.message).toMatch(/temperature/);
   });
 
+  it('runs on the backend the form asks for, keeps the choice, and explains a missing WebGPU', async () => {
+    const keys = configureKeys({ session: memoryKeyStore(), local: memoryKeyStore() });
+    const pinned = configureBuild({ prefer: null });
+    try {
+      // Node has no navigator.gpu: forcing WebGPU is refused with a reason, and nothing starts.
+      s().setBuildForm({ compute: 'webgpu' });
+      await s().startBuild();
+      expect(s().buildSession).toBeNull();
+      expect(s().buildProblems[0]?.code).toBe('E_POLICY_LOAD');
+      expect(s().buildProblems[0]?.message).toMatch(/WebGPU was forced but no adapter is available/);
+
+      await start({ compute: 'cpu' });
+      expect(session().backend).toBe('cpu');
+      expect(session().backendReason).toMatch(/forced/);
+
+      // The choice is kept on this device and read back by a fresh store.
+      resetBaton();
+      expect(s().buildForm.compute).toBe('auto');
+      await s().initBuild();
+      expect(s().buildForm.compute).toBe('cpu');
+    } finally {
+      configureBuild({ prefer: pinned.prefer });
+      configureKeys(keys);
+    }
+  });
+
   it('samples at a temperature: recorded distributions are the tempered ones', async () => {
     await start({ temperature: 2 });
     await s().buildStep();

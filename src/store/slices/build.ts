@@ -65,6 +65,7 @@ export type { PolicySpec, StepPreview } from '../services/policy.ts';
 export type { RolePoolSummary } from '../services/roles.ts';
 export type { IntermediateUsage } from '../../executor/intermediate.ts';
 export type { Axis } from '../../bench/masbench/index.ts';
+export type { BackendPreference } from '../../gpu/select.ts';
 export { actionNames } from '../../policy/actions.ts';
 export { AXES, MAX_AXIS_VALUE, MIN_AXIS_VALUE };
 
@@ -79,6 +80,11 @@ export function formTask(f: Pick<BuildForm, 'axis' | 'value' | 'taskSeed'>): Mas
 
 /** Preference key: the version of the role pool in use. */
 const POOL_PREF = 'baton.build.roles';
+/** Preference key: the compute backend the policy runs on (`auto`, `cpu`, `webgpu`). */
+const COMPUTE_PREF = 'baton.build.compute';
+
+const COMPUTE_CHOICES: readonly BackendPreference[] = ['auto', 'cpu', 'webgpu'];
+const isCompute = (v: unknown): v is BackendPreference => COMPUTE_CHOICES.includes(v as BackendPreference);
 
 /** Auto-play delays between steps, ms (the speed control). */
 export const BUILD_SPEEDS = [1200, 600, 250, 60] as const;
@@ -105,6 +111,11 @@ export interface BuildForm {
   temperature: number;
   /** Sampling seed: step t draws from `stepRng(seed, t)`, so overrides never shift later draws. */
   seed: number;
+  /**
+   * Where the policy's network runs: `auto` takes WebGPU on a hardware adapter and the CPU
+   * otherwise (src/gpu/select.ts); `cpu` or `webgpu` force one. Kept on this device.
+   */
+  compute: BackendPreference;
 }
 
 /** One position in the construction history: the state after `step` (the first frame has none). */
@@ -218,7 +229,8 @@ export interface BuildSlice {
 export interface BuildEnv {
   storage: CheckpointStorage;
   pools: RolePoolStorage;
-  prefer: BackendPreference;
+  /** Overrides the form's `compute` choice when set (tests pin the CPU). */
+  prefer: BackendPreference | null;
   now: () => Date;
   /** Schedules the next auto-play step. */
   schedule: (fn: () => void, ms: number) => () => void;
@@ -227,7 +239,7 @@ export interface BuildEnv {
 let env: BuildEnv = {
   storage: idbCheckpoints(),
   pools: idbRolePools(),
-  prefer: 'auto',
+  prefer: null,
   now: () => new Date(),
   schedule: (fn, ms) => {
     const t = setTimeout(fn, ms);
@@ -481,6 +493,7 @@ export const createBuildSlice: SliceCreator<BuildSlice> = (set, get) => {
       policy: { kind: 'prior' },
       temperature: 1,
       seed: 0,
+      compute: 'auto',
     },
     buildCheckpoints: [],
     buildSession: null,
@@ -502,6 +515,7 @@ export const createBuildSlice: SliceCreator<BuildSlice> = (set, get) => {
       // The simulator runs generated tasks only: an own query switches it off unless asked for.
       if (patch.source === 'custom' && patch.execute === undefined && next.execute === 'simulator')
         next.execute = 'off';
+      if (patch.compute !== undefined) savePref(COMPUTE_PREF, patch.compute);
       set({ buildForm: next });
     },
 
@@ -512,6 +526,8 @@ export const createBuildSlice: SliceCreator<BuildSlice> = (set, get) => {
       const pools = await env.pools.list();
       if (pools.ok) set({ buildPools: pools.value });
       else problem(pools.errors);
+      const compute = loadPref(COMPUTE_PREF);
+      if (isCompute(compute)) set({ buildForm: { ...get().buildForm, compute } });
       const kept = loadPref(POOL_PREF);
       if (typeof kept === 'string' && kept !== get().buildPool.version) await get().loadBuildPool(kept);
     },
@@ -575,9 +591,10 @@ export const createBuildSlice: SliceCreator<BuildSlice> = (set, get) => {
           return;
         }
         const pool = get().buildPool;
-        const key = JSON.stringify([f.policy, pool.version]);
+        const prefer = env.prefer ?? f.compute;
+        const key = JSON.stringify([f.policy, pool.version, prefer]);
         if (!runtime || runtimeKey !== key) {
-          const loaded = await loadPolicy(f.policy, { storage: env.storage, prefer: env.prefer, pool });
+          const loaded = await loadPolicy(f.policy, { storage: env.storage, prefer, pool });
           if (!loaded.ok) {
             problem(loaded.errors);
             return;

@@ -12,6 +12,7 @@ import {
   type Axis,
   type BuildExecute,
   type BuildForm,
+  type BackendPreference,
   type PolicySpec,
 } from '../../store/slices/build.ts';
 import { PROVIDER_PRESETS, providerBlockers } from '../../store/slices/settings.ts';
@@ -359,6 +360,19 @@ export function SetupPanel(): JSX.Element {
               />
             </label>
           </div>
+          <label title="Where the policy network runs. Both backends give the same construction for the same seed.">
+            Runs on
+            <select
+              className="input"
+              value={form.compute}
+              onChange={(e) => setForm({ compute: e.target.value as BackendPreference })}
+              data-testid="build-compute"
+            >
+              <option value="auto">auto: WebGPU on a hardware GPU, else CPU</option>
+              <option value="cpu">CPU (TypeScript kernels)</option>
+              <option value="webgpu">WebGPU (WGSL kernels)</option>
+            </select>
+          </label>
         </fieldset>
         <fieldset className="build-fieldset">
           <legend>Intermediate answers</legend>
