@@ -6,7 +6,7 @@
  */
 import type { ConstructionStep } from '../core/trace.ts';
 import { actionCount, actionIndex, type PolicyAction } from './actions.ts';
-import type { PolicyConfig } from './checkpoint.ts';
+import { graphBlock, type PolicyConfig } from './checkpoint.ts';
 import {
   actionMask,
   applyAction,
@@ -15,7 +15,15 @@ import {
   type ConstructionLimits,
   type ConstructionState,
 } from './construction.ts';
-import { agentDim, encodeAgents, encodeState, stateDim, type TaskEncoding } from './encoder.ts';
+import {
+  agentDim,
+  encodeAgents,
+  encodeGraph,
+  encodeState,
+  graphInputs,
+  stateDim,
+  type TaskEncoding,
+} from './encoder.ts';
 import { encoderConfig } from './network.ts';
 import type { RolePool } from './roles.ts';
 
@@ -90,7 +98,19 @@ export function trainingBatch(
     states.forEach((state, i) => rows.push({ task: ep.task, state, action: actions[i] as PolicyAction }));
   }
   const B = Math.max(1, rows.length);
-  const inputs = {
+  const block = graphBlock(cfg);
+  const links = block ? graphInputs(enc, B) : null;
+  const inputs: Record<string, Float32Array | Uint32Array> & {
+    state: Float32Array;
+    mask: Float32Array;
+    agents: Float32Array;
+    edgeAgent: Uint32Array;
+    edgeRole: Uint32Array;
+    edgeBatch: Uint32Array;
+    action: Uint32Array;
+    edgeTarget: Float32Array;
+    edgeWeight: Float32Array;
+  } = {
     state: new Float32Array(B * S),
     mask: new Float32Array(B * A),
     agents: new Float32Array(B * N * Da),
@@ -101,14 +121,16 @@ export function trainingBatch(
     action: new Uint32Array(B),
     edgeTarget: new Float32Array(B * N),
     edgeWeight: new Float32Array(B * N),
+    ...(block && links ? { ...links, onesG: new Float32Array(block.hidden).fill(1) } : {}),
   };
   rows.forEach(({ task, state, action }, b) => {
     encodeState(enc, task, state, inputs.state.subarray(b * S, (b + 1) * S));
     inputs.mask.set(actionMask(state), b * A);
     encodeAgents(enc, state, inputs.agents.subarray(b * N * Da, (b + 1) * N * Da));
+    if (links) encodeGraph(enc, state, links, b);
     const col = actionIndex(pool, action.kind === 'add' ? { kind: 'add', role: action.role } : action);
     inputs.action[b] = col;
-    const links = new Set(action.kind === 'add' ? action.links : []);
+    const linked = new Set(action.kind === 'add' ? action.links : []);
     for (let i = 0; i < N; i++) {
       const e = b * N + i;
       inputs.edgeAgent[e] = e;
@@ -117,7 +139,7 @@ export function trainingBatch(
       const agent = state.agents[i];
       if (action.kind === 'add' && agent) {
         inputs.edgeWeight[e] = 1;
-        inputs.edgeTarget[e] = links.has(agent.id) ? 1 : 0;
+        inputs.edgeTarget[e] = linked.has(agent.id) ? 1 : 0;
       }
     }
   });

@@ -9,7 +9,9 @@
  * checkpoint always has `config.encoder === ENCODER_VERSION`.
  */
 import { z } from 'zod';
+import { createRng } from '../core/rng.ts';
 import { fail, ok, type Result } from '../core/result.ts';
+import { glorot } from '../gpu/init.ts';
 import { ENCODER_VERSION, agentDim, stateDimFor, type EncoderConfig } from './encoder.ts';
 
 export const POLICY_FORMAT = 'baton.policy/1';
@@ -34,8 +36,24 @@ export const PolicyConfigSchema = z.object({
       message: `encoder version newer than this Baton reads (up to ${ENCODER_VERSION})`,
     })
     .optional(),
+  /** Width G of the message-passing layers (encoder version ≥ 3; absent = `GRAPH_DEFAULTS.hidden`). */
+  graphHidden: z.number().int().min(2).max(256).optional(),
+  /** Number of message-passing layers, i.e. hops (encoder version ≥ 3; absent = `GRAPH_DEFAULTS.layers`). */
+  graphLayers: z.number().int().min(1).max(4).optional(),
 });
 export type PolicyConfig = z.infer<typeof PolicyConfigSchema>;
+
+/** The message-passing block of a new checkpoint: two hops of width 32. */
+export const GRAPH_DEFAULTS = { hidden: 32, layers: 2 } as const;
+
+/** The message-passing block of a config: width and layers, or null before encoder version 3. */
+export function graphBlock(cfg: PolicyConfig): { hidden: number; layers: number } | null {
+  if (encoderVersion(cfg) < 3) return null;
+  return {
+    hidden: cfg.graphHidden ?? GRAPH_DEFAULTS.hidden,
+    layers: cfg.graphLayers ?? GRAPH_DEFAULTS.layers,
+  };
+}
 
 /** Largest parameter array accepted from a file (floats), so a hostile file cannot exhaust memory. */
 const MAX_PARAM = 4_000_000;
@@ -64,7 +82,9 @@ const encoderOf = (cfg: PolicyConfig): EncoderConfig => ({
 
 /**
  * The parameters of the JPSS network and their shapes (S = state dim in the config's encoder
- * version, A = actions, Da = agent dim).
+ * version, A = actions, Da = agent dim; from encoder version 3 also G = message-passing width and
+ * L = its layers). The message-passing parameters come last, so that a seeded initialiser gives the
+ * other parameters the same values in every version.
  */
 export function paramShapes(cfg: PolicyConfig): Record<string, number[]> {
   const enc = encoderOf(cfg);
@@ -73,6 +93,10 @@ export function paramShapes(cfg: PolicyConfig): Record<string, number[]> {
   const H = cfg.hidden;
   const R = cfg.roles.length;
   const A = R + 2;
+  return { ...headShapes(S, Da, H, R, A), ...graphShapes(cfg, Da, H) };
+}
+
+function headShapes(S: number, Da: number, H: number, R: number, A: number): Record<string, number[]> {
   return {
     'node.w1': [S, H],
     'node.b1': [H],
@@ -90,9 +114,30 @@ export function paramShapes(cfg: PolicyConfig): Record<string, number[]> {
   };
 }
 
-export const PARAM_NAMES = Object.keys(
-  paramShapes({ hashDim: 8, hidden: 2, maxAgents: 1, maxSteps: 2, roles: ['x'] }),
-) as readonly string[];
+/**
+ * Layer l (1-based) of the message passing: `gnn.self<l>`, `gnn.in<l>` (messages from the agents
+ * an agent reads), `gnn.out<l>` (from the agents that read it), each [G_in, G] with G_in = Da for
+ * l = 1 and G after, and `gnn.b<l>` [G]. The readouts enter the node head through `node.wgm`
+ * (mean over agents) and `node.wgs` (mean over sinks), the agent states the edge head through
+ * `edge.wh`, each [G, H].
+ */
+function graphShapes(cfg: PolicyConfig, Da: number, H: number): Record<string, number[]> {
+  const block = graphBlock(cfg);
+  if (!block) return {};
+  const G = block.hidden;
+  const out: Record<string, number[]> = {};
+  for (let l = 1; l <= block.layers; l++) {
+    const gin = l === 1 ? Da : G;
+    out[`gnn.self${l}`] = [gin, G];
+    out[`gnn.in${l}`] = [gin, G];
+    out[`gnn.out${l}`] = [gin, G];
+    out[`gnn.b${l}`] = [G];
+  }
+  out['node.wgm'] = [G, H];
+  out['node.wgs'] = [G, H];
+  out['edge.wh'] = [G, H];
+  return out;
+}
 
 const count = (shape: readonly number[]): number => shape.reduce((a, b) => a * b, 1);
 
@@ -126,9 +171,41 @@ function appendStateRows(cp: PolicyCheckpoint): PolicyCheckpoint {
   return { ...cp, config, params };
 }
 
+/** Seed of the message-passing weights a 2 → 3 migration adds (fixed: a migration is pure). */
+export const GRAPH_MIGRATION_SEED = 0x6d70;
+
+/**
+ * Adds the message-passing block with the default width and layers. Its own layers get seeded
+ * Glorot weights and zero biases; the weights by which its outputs enter the heads (`node.wgm`,
+ * `node.wgs`, `edge.wh`) are zero. The heads then add exactly 0 to every pre-activation, so the
+ * migrated network gives the old numbers, while a gradient still reaches those zero weights (the
+ * block's outputs are not 0) and, once they move, the layers beneath.
+ */
+function addGraphBlock(cp: PolicyCheckpoint): PolicyCheckpoint {
+  const config = {
+    ...cp.config,
+    encoder: 3,
+    graphHidden: GRAPH_DEFAULTS.hidden,
+    graphLayers: GRAPH_DEFAULTS.layers,
+  };
+  const before = paramShapes(cp.config);
+  const rng = createRng(GRAPH_MIGRATION_SEED);
+  const params: Record<string, number[]> = { ...cp.params };
+  for (const [name, shape] of Object.entries(paramShapes(config))) {
+    if (before[name]) continue;
+    const zero = !name.startsWith('gnn.') || shape.length !== 2;
+    params[name] = zero
+      ? new Array<number>(count(shape)).fill(0)
+      : Array.from(glorot(rng, shape[0] as number, shape[1] as number));
+  }
+  return { ...cp, config, params };
+}
+
 export const ENCODER_MIGRATIONS: Readonly<Record<number, EncoderMigration>> = {
   /** 1 → 2: the intermediate-answer features (`RESULT`) start with zero weights. */
   1: appendStateRows,
+  /** 2 → 3: the message-passing block, entering the heads through zero weights. */
+  2: addGraphBlock,
 };
 
 /**
@@ -183,9 +260,14 @@ export function parseCheckpoint(json: string): Result<PolicyCheckpoint> {
       });
     }
   }
+  const known = paramShapes(cp.config);
   for (const name of Object.keys(cp.params)) {
-    if (!PARAM_NAMES.includes(name)) {
-      problems.push({ code: 'E_POLICY_SHAPE', message: `unknown parameter ${name}`, path: `params.${name}` });
+    if (!(name in known)) {
+      problems.push({
+        code: 'E_POLICY_SHAPE',
+        message: `unknown parameter ${name}${layout}`,
+        path: `params.${name}`,
+      });
     }
   }
   if (problems.length > 0) return fail(...problems);

@@ -14,12 +14,15 @@ import {
   agentFlagOffset,
   cueOffset,
   encodeAgents,
+  encodeGraph,
   encodeState,
   encodeTask,
+  graphInputs,
   graphOffset,
   hashQuery,
   isRefusal,
   lastActionOffset,
+  maxLinks,
   normalizeAnswer,
   resultOffset,
   roleCountOffset,
@@ -206,5 +209,55 @@ describe('hash folding', () => {
     const bucket = hashString('w:ab') % 64;
     expect(Math.abs(v[bucket] as number)).toBeCloseTo(1, 6);
     expect(v.filter((x) => x !== 0)).toHaveLength(1);
+  });
+});
+
+describe('the links, for message passing (encoder version 3)', () => {
+  const enc = { hashDim: 16, maxAgents: 4, maxSteps: 8, roles: DEFAULT_POOL.roles.length };
+  const add = (st: ConstructionState, role: number, links: string[] = []): ConstructionState =>
+    applyAction(st, { kind: 'add', role, links }).state;
+
+  it('lists every link once with mean weights, and readout weights over agents and sinks', () => {
+    // planner-1 → solver-2, planner-1 → solver-3, {solver-2, solver-3} → verifier-4
+    let st = initialState(DEFAULT_POOL, { maxAgents: 4, maxSteps: 8 });
+    st = add(st, 1);
+    st = add(st, 2, ['planner-1']);
+    st = add(st, 2, ['planner-1']);
+    st = add(st, 5, ['solver-2', 'solver-3']);
+    expect(maxLinks(enc)).toBe(6);
+    const gi = encodeGraph(enc, st, graphInputs(enc, 2), 1);
+    // State 1 owns slots 6..11 and rows 4..7; slot order: reader by reader, link by link.
+    expect(Array.from(gi.msgFrom.slice(6))).toEqual([4, 4, 5, 6, 4, 4]);
+    expect(Array.from(gi.msgTo.slice(6))).toEqual([5, 6, 7, 7, 4, 4]);
+    expect(Array.from(gi.inWeight.slice(6))).toEqual([1, 1, 0.5, 0.5, 0, 0]);
+    expect(Array.from(gi.outWeight.slice(6))).toEqual([0.5, 0.5, 1, 1, 0, 0]);
+    expect(Array.from(gi.readMean.slice(4))).toEqual([0.25, 0.25, 0.25, 0.25]);
+    expect(Array.from(gi.readSink.slice(4))).toEqual([0, 0, 0, 1]);
+    expect(Array.from(gi.agentBatch)).toEqual([0, 0, 0, 0, 1, 1, 1, 1]);
+    // State 0's slots are untouched: weight 0 everywhere.
+    expect(gi.inWeight.slice(0, 6).every((x) => x === 0)).toBe(true);
+    expect(gi.readMean.slice(0, 4).every((x) => x === 0)).toBe(true);
+  });
+
+  it('an empty graph has no messages and nothing to read out; a full DAG fills every slot', () => {
+    const empty = encodeGraph(
+      enc,
+      initialState(DEFAULT_POOL, { maxAgents: 4, maxSteps: 8 }),
+      graphInputs(enc, 1),
+    );
+    expect(empty.inWeight.every((x) => x === 0)).toBe(true);
+    expect(empty.readMean.every((x) => x === 0) && empty.readSink.every((x) => x === 0)).toBe(true);
+    let st = initialState(DEFAULT_POOL, { maxAgents: 4, maxSteps: 8 });
+    st = add(st, 2);
+    st = add(st, 2, ['solver-1']);
+    st = add(st, 2, ['solver-1', 'solver-2']);
+    st = add(st, 2, ['solver-1', 'solver-2', 'solver-3']);
+    const full = encodeGraph(enc, st, graphInputs(enc, 1));
+    expect(Array.from(full.inWeight).every((x) => x > 0)).toBe(true);
+    const sums = new Map<number, number>();
+    full.msgTo.forEach((k, m) => sums.set(k, (sums.get(k) ?? 0) + (full.inWeight[m] as number)));
+    // Each reader's incoming weights sum to 1: the messages into it average.
+    expect([...sums.values()].map((x) => Math.round(x * 1e6) / 1e6)).toEqual([1, 1, 1]);
+    expect(Array.from(full.readSink)).toEqual([0, 0, 0, 1]);
   });
 });

@@ -12,7 +12,7 @@ import {
   type PolicyCheckpoint,
 } from './checkpoint.ts';
 import { replay, trainingBatch } from './batch.ts';
-import { actionMask, initialState, withResult, type ConstructionState } from './construction.ts';
+import { actionMask, applyAction, initialState, withResult, type ConstructionState } from './construction.ts';
 import {
   ENCODER_VERSION,
   RESULT_DIM,
@@ -21,6 +21,8 @@ import {
   encodeState,
   encodeTask,
   stateDimFor,
+  type EncoderConfig,
+  type TaskEncoding,
 } from './encoder.ts';
 import { PolicyNetwork, buildPolicyGraph, encoderConfig, randomCheckpoint } from './network.ts';
 import { priorCheckpoint } from './prior.ts';
@@ -74,20 +76,31 @@ describe('checkpoints', () => {
 });
 
 /**
- * A checkpoint as files were written before `config.encoder` existed: no version field and
- * parameters of S = stateDimFor(enc, 1) rows (the current checkpoint's rows without `RESULT`).
+ * A checkpoint as an older Baton wrote it: version 1 had no `config.encoder` and S =
+ * stateDimFor(enc, 1) rows (the current rows without `RESULT`); version 2 had every state row but
+ * no message-passing block. The current checkpoint's parameters are cut to that layout.
  */
-function encoderV1(cp: PolicyCheckpoint): PolicyCheckpoint {
-  const { encoder: _encoder, ...config } = cp.config;
+function olderCheckpoint(cp: PolicyCheckpoint, version: 1 | 2): PolicyCheckpoint {
+  const { encoder: _encoder, graphHidden: _hidden, graphLayers: _layers, ...rest } = cp.config;
+  const config = version === 1 ? rest : { ...rest, encoder: 2 };
   const shapes = paramShapes(config);
   const params = Object.fromEntries(
-    Object.entries(cp.params).map(([name, v]) => {
-      const size = (shapes[name] as number[]).reduce((a, b) => a * b, 1);
-      return [name, v.slice(0, size)];
-    }),
+    Object.entries(cp.params)
+      .filter(([name]) => name in shapes)
+      .map(([name, v]) => [
+        name,
+        v.slice(
+          0,
+          (shapes[name] as number[]).reduce((a, b) => a * b, 1),
+        ),
+      ]),
   );
   return { ...cp, config, params };
 }
+const encoderV1 = (cp: PolicyCheckpoint): PolicyCheckpoint => olderCheckpoint(cp, 1);
+
+/** Parameters the 2 → 3 migration adds: the message-passing layers, and their zero entry weights. */
+const GRAPH_ENTRY = ['node.wgm', 'node.wgs', 'edge.wh'];
 
 /** States visited by a construction (before every step), without intermediate results. */
 async function visited(net: PolicyNetwork, seed: number): Promise<ConstructionState[]> {
@@ -107,7 +120,7 @@ async function visited(net: PolicyNetwork, seed: number): Promise<ConstructionSt
   return states;
 }
 
-describe('checkpoints of encoder version 1', () => {
+describe('checkpoints of older encoder versions', () => {
   it('parse and migrate: the new state rows get zero weights, everything else is kept', () => {
     const current = randomCheckpoint(pool, 21);
     expect(current.config.encoder).toBe(ENCODER_VERSION);
@@ -119,86 +132,112 @@ describe('checkpoints of encoder version 1', () => {
     if (!r.ok) throw new Error(JSON.stringify(r.errors));
     const m = r.value;
     expect(m.config).toEqual(current.config);
+    // The message-passing block is what the 2 → 3 step gives any version-2 checkpoint.
+    const viaV2 = parseCheckpoint(serializeCheckpoint(olderCheckpoint(current, 2)));
+    if (!viaV2.ok) throw new Error(JSON.stringify(viaV2.errors));
     for (const [name, v] of Object.entries(current.params)) {
       const got = m.params[name] as number[];
       expect(got).toHaveLength(v.length);
-      const kept = (old.params[name] as number[]).length;
+      const before = old.params[name];
+      if (!before) {
+        expect(got).toEqual(viaV2.value.params[name]);
+        if (GRAPH_ENTRY.includes(name) || name.startsWith('gnn.b'))
+          expect(got.every((x) => x === 0)).toBe(true);
+        else expect(got.some((x) => x !== 0)).toBe(true);
+        continue;
+      }
+      const kept = before.length;
       expect(got.slice(0, kept)).toEqual(v.slice(0, kept));
       expect(got.slice(kept).every((x) => x === 0)).toBe(true);
       // Exactly the [S, ·] parameters grew, by RESULT_DIM rows.
       const rows = name === 'node.w1' || name === 'node.lin' || name === 'edge.stateLin';
       expect(got.length - kept).toBe(rows ? (RESULT_DIM * v.length) / (S1 + RESULT_DIM) : 0);
     }
+    expect(Object.keys(m.params).filter((n) => !(n in old.params))).toEqual([
+      'gnn.self1',
+      'gnn.in1',
+      'gnn.out1',
+      'gnn.b1',
+      'gnn.self2',
+      'gnn.in2',
+      'gnn.out2',
+      'gnn.b2',
+      ...GRAPH_ENTRY,
+    ]);
     // Parsing the migrated checkpoint again changes nothing.
     const again = parseCheckpoint(serializeCheckpoint(m));
     expect(again.ok && again.value).toEqual(m);
   });
 
-  it('give bit-identical distributions to the version-1 network, and ignore intermediate answers', async () => {
-    const current = randomCheckpoint(pool, 33);
-    const old = encoderV1(current);
-    const r = parseCheckpoint(JSON.stringify(old));
-    if (!r.ok) throw new Error(JSON.stringify(r.errors));
-    const net = await PolicyNetwork.cpu(r.value, { edgeMode: 'fused' });
-    // The network as it was: the version-1 graph, fed the version-1 state vector.
-    const cfg = old.config;
-    const enc = encoderConfig(cfg);
-    const S1 = stateDimFor(enc, 1);
-    const N = cfg.maxAgents;
-    const R = cfg.roles.length;
-    const pg = buildPolicyGraph(cfg, old.params, { batch: 1, edgeRows: R * N });
-    expect(pg.params['node.w1']?.shape).toEqual([S1, cfg.hidden]);
-    const ref = new CpuModel(pg.graph);
-    ref.setInput(
-      'edgeAgent',
-      Uint32Array.from({ length: R * N }, (_, e) => e % N),
-    );
-    ref.setInput(
-      'edgeRole',
-      Uint32Array.from({ length: R * N }, (_, e) => Math.floor(e / N)),
-    );
-    ref.setInput('edgeBatch', new Uint32Array(R * N));
-    ref.setInput('ones', new Float32Array(agentDim(enc)).fill(1));
-    const t = task('depth', 5, 7);
-    const te = encodeTask(t.query, cfg.hashDim);
-    let compared = 0;
-    let answered = 0;
-    const states: ConstructionState[] = [];
-    for (const seed of [1, 2, 3, 4, 5]) states.push(...(await visited(net, seed)));
-    for (const state of states) {
-      const full = encodeState(enc, te, state);
-      ref.setInput('state', full.slice(0, S1));
-      ref.setInput('mask', actionMask(state));
-      ref.setInput('agents', encodeAgents(enc, state));
-      await ref.step();
-      const [probs, logits] = [await ref.read(pg.probs), await ref.read(pg.edgeLogits)];
-      // Without results (as the version-1 encoder saw it) and with agreeing or refused answers.
-      const withAnswers =
-        state.step === 0
-          ? []
-          : [
-              withResult(withResult(state, '\\boxed{4}', true), '\\boxed{4}', false),
-              withResult(state, 'REFUSE: no input', null),
-            ].map((s) => ({ ...s, results: s.results.map((x) => ({ ...x, step: state.step - 1 })) }));
-      for (const s of [state, ...withAnswers]) {
-        if (s.results.length > 0) {
-          expect(
-            encodeState(enc, te, s)
-              .slice(S1)
-              .some((x) => x !== 0),
-          ).toBe(true);
-          answered++;
+  it('give bit-identical distributions to the network of their version (version 1 ignoring intermediate answers)', async () => {
+    for (const version of [1, 2] as const) {
+      const current = randomCheckpoint(pool, 33);
+      const old = olderCheckpoint(current, version);
+      const r = parseCheckpoint(JSON.stringify(old));
+      if (!r.ok) throw new Error(JSON.stringify(r.errors));
+      const net = await PolicyNetwork.cpu(r.value, { edgeMode: 'fused' });
+      // The network as it was: the graph of that version, fed that version's state vector.
+      const cfg = old.config;
+      const enc = encoderConfig(cfg);
+      const Sv = stateDimFor(enc, version);
+      const N = cfg.maxAgents;
+      const R = cfg.roles.length;
+      const pg = buildPolicyGraph(cfg, old.params, { batch: 1, edgeRows: R * N });
+      expect(pg.params['node.w1']?.shape).toEqual([Sv, cfg.hidden]);
+      expect(pg.params['gnn.self1']).toBeUndefined();
+      const ref = new CpuModel(pg.graph);
+      ref.setInput(
+        'edgeAgent',
+        Uint32Array.from({ length: R * N }, (_, e) => e % N),
+      );
+      ref.setInput(
+        'edgeRole',
+        Uint32Array.from({ length: R * N }, (_, e) => Math.floor(e / N)),
+      );
+      ref.setInput('edgeBatch', new Uint32Array(R * N));
+      ref.setInput('ones', new Float32Array(agentDim(enc)).fill(1));
+      const t = task('depth', 5, 7);
+      const te = encodeTask(t.query, cfg.hashDim);
+      let compared = 0;
+      let answered = 0;
+      let linked = 0;
+      const states: ConstructionState[] = [];
+      for (const seed of [1, 2, 3, 4, 5]) states.push(...(await visited(net, seed)));
+      for (const state of states) {
+        // Without results (as the version-1 encoder saw it) and with agreeing or refused answers.
+        const withAnswers =
+          state.step === 0
+            ? []
+            : [
+                withResult(withResult(state, '\\boxed{4}', true), '\\boxed{4}', false),
+                withResult(state, 'REFUSE: no input', null),
+              ].map((s) => ({ ...s, results: s.results.map((x) => ({ ...x, step: state.step - 1 })) }));
+        for (const s of [state, ...withAnswers]) {
+          const full = encodeState(enc, te, s);
+          if (s.results.length > 0) {
+            expect(full.slice(stateDimFor(enc, 1)).some((x) => x !== 0)).toBe(true);
+            answered++;
+          }
+          if (s.agents.some((a) => a.links.length > 0)) linked++;
+          ref.setInput('state', full.slice(0, Sv));
+          ref.setInput('mask', actionMask(s));
+          ref.setInput('agents', encodeAgents(enc, s));
+          await ref.step();
+          const [probs, logits] = [await ref.read(pg.probs), await ref.read(pg.edgeLogits)];
+          const ev = await net.evaluate(te, s);
+          expect(ev.probs).toEqual(probs);
+          for (let role = 0; role < R; role++)
+            expect(await ev.edges(role)).toEqual(logits.slice(role * N, role * N + s.agents.length));
+          compared++;
         }
-        const ev = await net.evaluate(te, s);
-        expect(ev.probs).toEqual(probs);
-        for (let role = 0; role < R; role++)
-          expect(await ev.edges(role)).toEqual(logits.slice(role * N, role * N + s.agents.length));
-        compared++;
       }
+      expect(compared).toBeGreaterThan(20);
+      expect(answered).toBeGreaterThan(10);
+      // The message-passing block had links to read, and still changed nothing.
+      expect(linked).toBeGreaterThan(5);
+      ref.dispose();
+      net.dispose();
     }
-    expect(compared).toBeGreaterThan(20);
-    expect(answered).toBeGreaterThan(10);
-    ref.dispose();
   });
 
   it('with a wrong shape, or from a newer Baton, are rejected with readable problems', () => {
@@ -226,18 +265,197 @@ describe('checkpoints of encoder version 1', () => {
         'params.edge.stateLin',
       ]);
       expect(r2.errors[0]?.message).toBe(
-        `parameter node.w1 has ${S1 * 64} values, expected [${S1 + RESULT_DIM}, 64] = ${(S1 + RESULT_DIM) * 64}`,
+        `parameter node.w1 has ${S1 * 64} values, expected [${S1 + RESULT_DIM}, 64] = ${(S1 + RESULT_DIM) * 64} (encoder version 2)`,
       );
     }
     // A version-1 file that already has the new rows is not a version-1 file.
     const r3 = parseCheckpoint(JSON.stringify({ ...current, config: old.config }));
     expect(r3.ok).toBe(false);
     if (!r3.ok) expect(r3.errors[0]?.message).toMatch(/node\.w1 has \d+ values.*\(encoder version 1\)/);
-    const newer = parseCheckpoint(JSON.stringify({ ...current, config: { ...current.config, encoder: 3 } }));
+    const newer = parseCheckpoint(JSON.stringify({ ...current, config: { ...current.config, encoder: 4 } }));
     expect(newer).toMatchObject({ ok: false, errors: [{ code: 'E_POLICY_SCHEMA', path: 'config.encoder' }] });
-    if (!newer.ok) expect(newer.errors[0]?.message).toMatch(/newer than this Baton reads \(up to 2\)/);
+    if (!newer.ok) expect(newer.errors[0]?.message).toMatch(/newer than this Baton reads \(up to 3\)/);
+    // Version 3 needs the message-passing block; version 2 has none.
+    const { 'gnn.in2': _dropped, ...withoutLayer } = current.params;
+    const r4 = parseCheckpoint(JSON.stringify({ ...current, params: withoutLayer }));
+    expect(r4).toMatchObject({ ok: false, errors: [{ code: 'E_POLICY_SHAPE', path: 'params.gnn.in2' }] });
+    if (!r4.ok) expect(r4.errors[0]?.message).toBe('missing parameter gnn.in2');
+    const v2 = olderCheckpoint(current, 2);
+    const r5 = parseCheckpoint(
+      JSON.stringify({ ...v2, params: { ...v2.params, 'edge.wh': current.params['edge.wh'] } }),
+    );
+    expect(r5).toMatchObject({ ok: false, errors: [{ code: 'E_POLICY_SHAPE', path: 'params.edge.wh' }] });
+    if (!r5.ok) expect(r5.errors[0]?.message).toBe('unknown parameter edge.wh (encoder version 2)');
   });
 });
+
+// ---------------------------------------------------------------- message passing
+
+type Vec = number[];
+/** x·W for a row vector x [n] and a row-major W [n, cols], in float64. */
+const vecMat = (x: Vec, w: readonly number[], cols: number): Vec => {
+  const out = new Array<number>(cols).fill(0);
+  x.forEach((xi, i) => {
+    for (let c = 0; c < cols; c++) out[c] = (out[c] as number) + xi * (w[i * cols + c] as number);
+  });
+  return out;
+};
+const sumVec = (...vs: readonly (readonly number[])[]): Vec =>
+  (vs[0] as readonly number[]).map((_, i) => vs.reduce((a, v) => a + (v[i] as number), 0));
+const meanVec = (vs: Vec[], dim: number): Vec =>
+  vs.length === 0 ? new Array<number>(dim).fill(0) : sumVec(...vs).map((x) => x / vs.length);
+
+/**
+ * The network's formula (network.ts header) written out again in float64 over the agents that
+ * exist, with the links read straight from the state: an independent check of the graph's wiring,
+ * of the message directions and of the padding (empty slots and unused message slots add nothing).
+ */
+function referenceForward(
+  cp: PolicyCheckpoint,
+  enc: EncoderConfig,
+  te: TaskEncoding,
+  st: ConstructionState,
+): { probs: Vec; edges: (role: number) => Vec } {
+  const P = (name: string): number[] => cp.params[name] as number[];
+  const H = cp.config.hidden;
+  const G = cp.config.graphHidden as number;
+  const L = cp.config.graphLayers as number;
+  const A = cp.config.roles.length + 2;
+  const Da = agentDim(enc);
+  const s = Array.from(encodeState(enc, te, st));
+  const rows = encodeAgents(enc, st);
+  const a = st.agents.map((_, i) => Array.from(rows.slice(i * Da, (i + 1) * Da)));
+  const index = new Map(st.agents.map((ag, i) => [ag.id, i]));
+  const reads = st.agents.map((ag) => ag.links.map((l) => index.get(l) as number));
+  const readers = st.agents.map((ag) => st.agents.flatMap((o, k) => (o.links.includes(ag.id) ? [k] : [])));
+  let x = a;
+  for (let l = 1; l <= L; l++) {
+    const prev = x;
+    x = prev.map((xi, i) =>
+      sumVec(
+        vecMat(xi, P(`gnn.self${l}`), G),
+        meanVec(
+          (reads[i] as number[]).map((j) => vecMat(prev[j] as Vec, P(`gnn.in${l}`), G)),
+          G,
+        ),
+        meanVec(
+          (readers[i] as number[]).map((k) => vecMat(prev[k] as Vec, P(`gnn.out${l}`), G)),
+          G,
+        ),
+        P(`gnn.b${l}`),
+      ).map(Math.tanh),
+    );
+  }
+  const sinks = x.filter((_, i) => (readers[i] as number[]).length === 0);
+  const h = sumVec(
+    vecMat(s, P('node.w1'), H),
+    vecMat(meanVec(x, G), P('node.wgm'), H),
+    vecMat(meanVec(sinks, G), P('node.wgs'), H),
+    P('node.b1'),
+  ).map(Math.tanh);
+  const logits = sumVec(vecMat(h, P('node.w2'), A), vecMat(s, P('node.lin'), A), P('node.b2'));
+  const mask = actionMask(st);
+  const top = Math.max(...logits.filter((_, i) => mask[i] === 1));
+  const e = logits.map((z, i) => (mask[i] === 1 ? Math.exp(z - top) : 0));
+  const Z = e.reduce((p, q) => p + q, 0);
+  const hs = vecMat(h, P('edge.ws'), H);
+  const sM = vecMat(s, P('edge.stateLin'), Da);
+  const edges = (role: number): Vec =>
+    a.map((ai, i) => {
+      const z = sumVec(
+        vecMat(ai, P('edge.wa'), H),
+        hs,
+        P('edge.role').slice(role * H, (role + 1) * H),
+        vecMat(x[i] as Vec, P('edge.wh'), H),
+        P('edge.ba'),
+      ).map(Math.tanh);
+      const lin = ai.reduce(
+        (acc, v, k) => acc + v * ((P('edge.roleLin')[role * Da + k] as number) + (sM[k] as number)),
+        0,
+      );
+      return (vecMat(z, P('edge.wo'), 1)[0] as number) + lin + (P('edge.bo')[0] as number);
+    });
+  return { probs: e.map((v) => v / Z), edges };
+}
+
+describe('the message-passing graph encoder', () => {
+  it('computes the documented formula: the network agrees with a float64 reference', async () => {
+    const cp = randomCheckpoint(pool, 44);
+    // Without the graph block's entry weights: to show the block moves the numbers it is checked on.
+    const blind = { ...cp, params: { ...cp.params, ...withoutEntry(cp) } };
+    const net = await PolicyNetwork.cpu(cp);
+    const enc = net.enc;
+    const te = encodeTask(task('parallel', 6, 9).query, cp.config.hashDim);
+    const states: ConstructionState[] = [];
+    for (const seed of [3, 4, 5]) states.push(...(await visited(net, seed)));
+    let moved = 0;
+    let linked = 0;
+    for (const st of states) {
+      const ref = referenceForward(cp, enc, te, st);
+      const ev = await net.evaluate(te, st);
+      ev.probs.forEach((p, i) => expect(Math.abs(p - (ref.probs[i] as number))).toBeLessThan(1e-5));
+      for (let role = 0; role < pool.roles.length; role++) {
+        const got = await ev.edges(role);
+        const want = ref.edges(role);
+        expect(got).toHaveLength(want.length);
+        got.forEach((l, i) => expect(Math.abs(l - (want[i] as number))).toBeLessThan(1e-4));
+      }
+      const without = referenceForward(blind, enc, te, st);
+      if (ref.probs.some((p, i) => Math.abs(p - (without.probs[i] as number)) > 1e-3)) moved++;
+      if (st.agents.some((ag) => ag.links.length > 0)) linked++;
+    }
+    expect(states.length).toBeGreaterThan(8);
+    expect(linked).toBeGreaterThan(2);
+    expect(moved).toBeGreaterThan(states.length / 2);
+    net.dispose();
+  });
+
+  it('tells apart wirings that every hand-made feature sees as the same graph', async () => {
+    // Planner and Solver both feed one of Critic and Verifier; only who feeds whom differs.
+    const wire = (critic: string, verifier: string): ConstructionState => {
+      let st = initialState(pool, { maxAgents: 12, maxSteps: 16 });
+      for (const action of [
+        { kind: 'add', role: 1, links: [] },
+        { kind: 'add', role: 2, links: [] },
+        { kind: 'add', role: 6, links: [critic] },
+        { kind: 'add', role: 5, links: [verifier] },
+      ] as const)
+        st = applyAction(st, { ...action, links: [...action.links] }).state;
+      return st;
+    };
+    const x = wire('planner-1', 'solver-2');
+    const y = wire('solver-2', 'planner-1');
+    const cp = randomCheckpoint(pool, 45);
+    const enc = encoderConfig(cp.config);
+    const te = encodeTask(task('depth', 6, 2).query, cp.config.hashDim);
+    // Every feature of the state vector and of the agent rows is equal…
+    expect(encodeState(enc, te, x)).toEqual(encodeState(enc, te, y));
+    expect(encodeAgents(enc, x)).toEqual(encodeAgents(enc, y));
+    // …so the network without its message-passing block (entry weights zero, which is the
+    // version-2 network: see the migration tests) cannot tell them apart,
+    const old = await PolicyNetwork.cpu({ ...cp, params: { ...cp.params, ...withoutEntry(cp) } });
+    const [ox, oy] = [await old.evaluate(te, x), await old.evaluate(te, y)];
+    expect(ox.probs).toEqual(oy.probs);
+    expect(await ox.edges(2)).toEqual(await oy.edges(2));
+    // …and the message-passing one can.
+    const net = await PolicyNetwork.cpu(cp);
+    const nx = await net.evaluate(te, x);
+    const px = Array.from(nx.probs);
+    const ex = Array.from(await nx.edges(2));
+    const ny = await net.evaluate(te, y);
+    const gap = Math.max(...px.map((p, i) => Math.abs(p - (ny.probs[i] as number))));
+    expect(gap).toBeGreaterThan(1e-3);
+    const ey = Array.from(await ny.edges(2));
+    expect(Math.max(...ex.map((l, i) => Math.abs(l - (ey[i] as number))))).toBeGreaterThan(1e-3);
+    old.dispose();
+    net.dispose();
+  });
+});
+
+/** The graph block's entry weights of a checkpoint set to zero (the state right after a 2 → 3 migration). */
+function withoutEntry(cp: PolicyCheckpoint): Record<string, number[]> {
+  return Object.fromEntries(GRAPH_ENTRY.map((n) => [n, (cp.params[n] as number[]).map(() => 0)]));
+}
 
 describe('edge modes', () => {
   it('fused (all roles in one pass) and two-pass give the same construction', async () => {

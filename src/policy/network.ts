@@ -1,12 +1,17 @@
 /**
  * The JPSS policy network on the compute core (src/gpu).
  *
+ * Graph encoder (encoder version 3; message passing over the construction graph, L layers):
+ *   x_i⁰ = a_i                                                       [B·N, Da]
+ *   x_iˡ = tanh(x_iˡ⁻¹·S_l + mean_{j→i} x_jˡ⁻¹·I_l + mean_{i→k} x_kˡ⁻¹·O_l + c_l)   [B·N, G]
+ *          (j → i: i reads j; the means are over the links of i and over the readers of i)
+ *   g_b = mean_i x_iᴸ,  q_b = mean_{i sink} x_iᴸ                      [B, G]   (readouts)
  * Node head (π_θ, one row per state b):
- *   h = tanh(s·W1 + b1)                                  [B, H]
+ *   h = tanh(s·W1 + g·Wgm + q·Wgs + b1)                  [B, H]
  *   logits = h·W2 + s·L + b2                             [B, A]   (L: linear skip on the features)
  *   π_node = masked softmax(logits), log π_node = masked log-softmax(logits)
  * Edge head (π_φ, one row e per (state b, chosen role ρ, existing agent i)):
- *   z_e = tanh(a_i·Wa + (h_b·Ws) + E[ρ] + ba)            [E, H]   (E: role embedding)
+ *   z_e = tanh(a_i·Wa + (h_b·Ws) + E[ρ] + x_iᴸ·Wh + ba)  [E, H]   (E: role embedding)
  *   ℓ_e = z_e·wo + Σ_k a_ik·(B[ρ, k] + (s_b·M)[k]) + bo   [E, 1]   (B, M: linear agent scoring)
  *   π_edge(link i) = σ(ℓ_e)
  * Joint log-probability of a step: log π_node(a) + Σ_i [edge i exists]·log Bernoulli(y_i | σ(ℓ_i)).
@@ -30,8 +35,10 @@ import * as init from '../gpu/init.ts';
 import type { Model } from '../gpu/model.ts';
 import type { BackendChoice } from '../gpu/select.ts';
 import {
+  GRAPH_DEFAULTS,
   POLICY_FORMAT,
   encoderVersion,
+  graphBlock,
   migrateCheckpoint,
   paramShapes,
   type PolicyCheckpoint,
@@ -41,10 +48,14 @@ import {
   ENCODER_VERSION,
   agentDim,
   encodeAgents,
+  encodeGraph,
   encodeState,
+  graphInputs,
+  maxLinks,
   stateDim,
   stateDimFor,
   type EncoderConfig,
+  type GraphInputs,
   type TaskEncoding,
 } from './encoder.ts';
 import type { ConstructionState } from './construction.ts';
@@ -55,7 +66,14 @@ export const DEFAULT_CONFIG = { hashDim: 256, hidden: 64, maxAgents: 12, maxStep
 
 /** A config for a pool in the current encoder layout (`over` may name another, e.g. for tests). */
 export function policyConfig(pool: RolePool, over: Partial<Omit<PolicyConfig, 'roles'>> = {}): PolicyConfig {
-  return { ...DEFAULT_CONFIG, encoder: ENCODER_VERSION, ...over, roles: pool.roles.map((r) => r.name) };
+  return {
+    ...DEFAULT_CONFIG,
+    encoder: ENCODER_VERSION,
+    graphHidden: GRAPH_DEFAULTS.hidden,
+    graphLayers: GRAPH_DEFAULTS.layers,
+    ...over,
+    roles: pool.roles.map((r) => r.name),
+  };
 }
 
 export function encoderConfig(cfg: PolicyConfig): EncoderConfig {
@@ -94,6 +112,9 @@ export interface PolicyGraph {
  * [E] u32 (which agent row, role and state each edge row is about), `ones` [Da, 1] (all 1: sums a
  * row with a matmul, the core has no reshape). With `logProb`: `action` [B] u32, `edgeTarget` [E, 1]
  * (1 = linked), `edgeWeight` [E, 1] (1 for rows that exist and belong to an ADD step, else 0).
+ * From encoder version 3 also the links (`GraphInputs`, M = maxLinks per state): `msgFrom`,
+ * `msgTo` [B·M] u32, `inWeight`, `outWeight` [B·M, 1], `readMean`, `readSink` [B·N, 1],
+ * `agentBatch` [B·N] u32, and `onesG` [1, G] (all 1: turns a weight column into a [·, G] matrix).
  */
 export function buildPolicyGraph(
   cfg: PolicyConfig,
@@ -122,7 +143,54 @@ export function buildPolicyGraph(
   const edgeBatch = g.input('edgeBatch', [E], 'u32');
   const ones = g.input('ones', [Da, 1]);
 
-  const h = g.linear(state, p('node.w1'), p('node.b1'), 'tanh');
+  const block = graphBlock(cfg);
+  let graph: { nodes: Tensor; mean: Tensor; sink: Tensor } | null = null;
+  if (block) {
+    const BN = B * cfg.maxAgents;
+    const M = B * maxLinks(enc);
+    const from = g.input('msgFrom', [M], 'u32');
+    const to = g.input('msgTo', [M], 'u32');
+    const onesG = g.input('onesG', [1, block.hidden]);
+    // A weight column [K, 1] as a [K, G] matrix, since the core's binary ops do not broadcast.
+    const wide = (name: string, rows: number): Tensor => g.matmul(g.input(name, [rows, 1]), onesG);
+    const inW = wide('inWeight', M);
+    const outW = wide('outWeight', M);
+    const readMean = wide('readMean', BN);
+    const readSink = wide('readSink', BN);
+    const agentBatch = g.input('agentBatch', [BN], 'u32');
+    let x = agents;
+    for (let l = 1; l <= block.layers; l++) {
+      // Messages along each link j → k: k hears j through I_l, j hears k through O_l; unused
+      // slots have weight 0. Summing weighted messages per agent gives the means.
+      const fromReads = g.scatterAddRows(
+        g.mul(g.gatherRows(g.matmul(x, p(`gnn.in${l}`)), from), inW),
+        to,
+        BN,
+      );
+      const fromReaders = g.scatterAddRows(
+        g.mul(g.gatherRows(g.matmul(x, p(`gnn.out${l}`)), to), outW),
+        from,
+        BN,
+      );
+      x = g.biasAct(
+        g.add(g.add(g.matmul(x, p(`gnn.self${l}`)), fromReads), fromReaders),
+        p(`gnn.b${l}`),
+        'tanh',
+      );
+    }
+    graph = {
+      nodes: x,
+      mean: g.scatterAddRows(g.mul(x, readMean), agentBatch, B),
+      sink: g.scatterAddRows(g.mul(x, readSink), agentBatch, B),
+    };
+  }
+
+  // Terms are added in the order of the versions that introduced them, so that zero weights of a
+  // migrated checkpoint leave every earlier sum bit for bit as it was.
+  let hPre = g.matmul(state, p('node.w1'));
+  if (graph)
+    hPre = g.add(g.add(hPre, g.matmul(graph.mean, p('node.wgm'))), g.matmul(graph.sink, p('node.wgs')));
+  const h = g.biasAct(hPre, p('node.b1'), 'tanh');
   const logits = g.biasAct(
     g.add(g.matmul(h, p('node.w2')), g.matmul(state, p('node.lin'))),
     p('node.b2'),
@@ -133,10 +201,11 @@ export function buildPolicyGraph(
 
   const hs = g.matmul(h, p('edge.ws'));
   const za = g.matmul(agents, p('edge.wa'));
-  const pre = g.add(
+  let pre = g.add(
     g.add(g.gatherRows(za, edgeAgent), g.gatherRows(hs, edgeBatch)),
     g.gatherRows(p('edge.role'), edgeRole),
   );
+  if (graph) pre = g.add(pre, g.gatherRows(g.matmul(graph.nodes, p('edge.wh')), edgeAgent));
   const z = g.biasAct(pre, p('edge.ba'), 'tanh');
   const sm = g.matmul(state, p('edge.stateLin'));
   const coef = g.add(g.gatherRows(p('edge.roleLin'), edgeRole), g.gatherRows(sm, edgeBatch));
@@ -152,6 +221,19 @@ export function buildPolicyGraph(
     joint = g.add(g.pick(logProbs, action), g.sum(g.scatterAddRows(bern, edgeBatch, B)));
   }
   return { graph: g, probs, logProbs, edgeLogits, joint, params };
+}
+
+/** Feeds the per-state link inputs of the graph encoder (`agentBatch` and `onesG` are set once). */
+export function setGraphInputs(
+  model: { setInput(name: string, data: Float32Array | Uint32Array): void },
+  gi: GraphInputs,
+): void {
+  model.setInput('msgFrom', gi.msgFrom);
+  model.setInput('msgTo', gi.msgTo);
+  model.setInput('inWeight', gi.inWeight);
+  model.setInput('outWeight', gi.outWeight);
+  model.setInput('readMean', gi.readMean);
+  model.setInput('readSink', gi.readSink);
 }
 
 // ---------------------------------------------------------------- built-in checkpoints
@@ -231,6 +313,8 @@ export class PolicyNetwork {
   private readonly pg: PolicyGraph;
   private readonly stateBuf: Float32Array;
   private readonly agentBuf: Float32Array;
+  /** The links of the state being evaluated (encoder version ≥ 3), else null. */
+  private readonly graphBuf: GraphInputs | null;
 
   private readonly roleBuf: Uint32Array;
 
@@ -263,6 +347,12 @@ export class PolicyNetwork {
     this.model.setInput('ones', new Float32Array(agentDim(this.enc)).fill(1));
     this.stateBuf = new Float32Array(stateDim(this.enc));
     this.agentBuf = new Float32Array(N * agentDim(this.enc));
+    const block = graphBlock(cfg);
+    this.graphBuf = block ? graphInputs(this.enc, 1) : null;
+    if (block) {
+      this.model.setInput('onesG', new Float32Array(block.hidden).fill(1));
+      this.model.setInput('agentBatch', (this.graphBuf as GraphInputs).agentBatch);
+    }
   }
 
   /**
@@ -305,6 +395,7 @@ export class PolicyNetwork {
     this.model.setInput('state', this.stateBuf);
     this.model.setInput('mask', mask);
     this.model.setInput('agents', this.agentBuf);
+    if (this.graphBuf) setGraphInputs(this.model, encodeGraph(this.enc, state, this.graphBuf));
     await this.model.step();
     const N = this.enc.maxAgents;
     const n = Math.min(state.agents.length, N);
