@@ -7,19 +7,14 @@
  *
  *   npm run bench:executor
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { minimalTrace } from '../src/core/trace-builders.ts';
 import type { Design, Trace } from '../src/core/trace.ts';
 import { createLlmClient } from '../src/executor/llm/index.ts';
 import { remoteBackend } from '../src/executor/remote.ts';
 import { runDesign } from '../src/executor/run.ts';
 import { startOpenAIServer } from '../tests/server/openai-server.ts';
+import { writeDocSection, writeResults } from './report.ts';
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
-const RESULTS = join(ROOT, 'bench/results/executor.json');
-const DOC = join(ROOT, 'docs/benchmarks.md');
 /** Server latency per call, ms. */
 const LATENCY_MS = 150;
 /** Runs per design and mode; the row reports the median. */
@@ -114,8 +109,7 @@ async function main(): Promise<void> {
     await server.close();
   }
 
-  mkdirSync(dirname(RESULTS), { recursive: true });
-  writeFileSync(RESULTS, `${JSON.stringify(rows, null, 2)}\n`);
+  writeResults('executor', rows);
   const table = [
     '| design | wall ms | critical path ms | wall / critical | sequential ms | speed-up |',
     '|---|---:|---:|---:|---:|---:|',
@@ -125,9 +119,9 @@ async function main(): Promise<void> {
     ),
   ].join('\n');
   const worst = Math.max(...rows.map((r) => r.wall_ms / r.critical_path_ms));
-  writeSection(`## Executor
-
-Measured with \`npm run bench:executor\` (bench/executor.bench.ts, Node ${process.version}); raw rows in
+  writeDocSection(
+    'Executor',
+    `Measured with \`npm run bench:executor\` (bench/executor.bench.ts, Node ${process.version}); raw rows in
 \`bench/results/executor.json\`. CoT agents call the local OpenAI-wire server
 (tests/server/openai-server.ts) with ${LATENCY_MS} ms latency per call, over real HTTP. "wall" is
 the parallel executor's run (up to 8 agents at once) from the first event to the last; "critical
@@ -138,24 +132,10 @@ Medians of ${REPEATS} runs each.
 Worst wall / critical path: **${worst.toFixed(3)}** (goal ≤ ${GOAL_RATIO}).
 
 ${table}
-`);
+`,
+  );
   console.log(table);
   console.log(JSON.stringify({ worstRatio: worst, goal: GOAL_RATIO, met: worst <= GOAL_RATIO }));
-}
-
-/** Replaces this benchmark's own section of docs/benchmarks.md, creating the file if needed. */
-function writeSection(section: string): void {
-  const current = existsSync(DOC) ? readFileSync(DOC, 'utf8') : '# Benchmarks\n';
-  const start = current.search(/^## Executor\s*$/m);
-  let next: string;
-  if (start < 0) {
-    next = `${current.trimEnd()}\n\n${section}`;
-  } else {
-    const rest = current.slice(start + 1);
-    const end = rest.search(/^## /m);
-    next = current.slice(0, start) + section + (end < 0 ? '' : `\n${rest.slice(end)}`);
-  }
-  writeFileSync(DOC, next.endsWith('\n') ? next : `${next}\n`);
 }
 
 void main();

@@ -4,8 +4,7 @@
  * headless Chromium on WebGPU and CPU — then writes bench/results/gpu.json and the "## GPU" section
  * of docs/benchmarks.md. Options: --node-only, --browser-only, --quick (smallest size only).
  */
-import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
-import { cpus, loadavg } from 'node:os';
+import { loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as tf from '@tensorflow/tfjs';
@@ -17,6 +16,7 @@ import { chooseBackend } from '../src/gpu/select.ts';
 import type { BenchRow } from './gpu-common.ts';
 import { ADAM, SIZES, feed, problem, sizeLabel, tfjsStep, timePair } from './gpu-common.ts';
 import type { PageResult } from './gpu-page/main.ts';
+import { machine, writeDocSection, writeResults } from './report.ts';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const args = new Set(process.argv.slice(2));
@@ -93,7 +93,6 @@ async function browserRows(): Promise<PageResult> {
 const round = (x: number): number => Math.round(x * 100) / 100;
 
 function writeDocs(rows: BenchRow[], adapter: string, autoNode: string, autoBrowser: string): void {
-  const path = join(root, 'docs/benchmarks.md');
   const table = [
     '| backend | size | Baton ms | TF.js ms | TF.js / Baton |',
     '| --- | --- | ---: | ---: | ---: |',
@@ -113,15 +112,14 @@ function writeDocs(rows: BenchRow[], adapter: string, autoNode: string, autoBrow
       g.backend === 'webgpu (chromium)' &&
       rows.some((c) => c.backend === 'cpu (chromium)' && c.size === g.size && c.baton_ms < g.baton_ms),
   ).length;
-  const section = [
-    '## GPU',
-    '',
+  const { cpu, cores } = machine();
+  const body = [
     'One MLP policy-gradient training step (obs 32 → tanh hidden ×2 → 16 masked actions; forward,',
     'log-softmax loss, backward, global-norm clipping, Adam), Baton compute core vs the same step in',
     'TF.js 4 on the same inputs and initial weights, median wall time per step including the loss',
     'read-back. Command: `npm run bench:gpu` (writes `bench/results/gpu.json`).',
     '',
-    `- Measured ${new Date().toISOString().slice(0, 10)} on ${cpus().length} CPU cores (${cpus()[0]?.model ?? 'unknown'}), no GPU; ` +
+    `- Measured ${new Date().toISOString().slice(0, 10)} on ${cores} CPU cores (${cpu}), no GPU; ` +
       `load average at the end of the run ${loadavg()[0]?.toFixed(1)} (other processes shared the cores, so absolute times are noisy; ` +
       'Baton and TF.js steps alternate so both see the same load).',
     `- WebGPU adapter in headless Chromium: ${adapter}.`,
@@ -135,15 +133,7 @@ function writeDocs(rows: BenchRow[], adapter: string, autoNode: string, autoBrow
     ...table,
     '',
   ].join('\n');
-  const old = existsSync(path) ? readFileSync(path, 'utf8') : '# Benchmarks\n';
-  const start = old.indexOf('## GPU');
-  let next = start < 0 ? -1 : old.indexOf('\n## ', start + 1);
-  if (next >= 0) next += 1;
-  const updated =
-    start < 0
-      ? `${old.trimEnd()}\n\n${section}`
-      : `${old.slice(0, start)}${section}${next >= 0 ? `\n${old.slice(next)}` : ''}`;
-  writeFileSync(path, updated.endsWith('\n') ? updated : `${updated}\n`);
+  writeDocSection('GPU', body);
 }
 
 async function main(): Promise<void> {
@@ -168,8 +158,7 @@ async function main(): Promise<void> {
     tfjs_ms: round(r.tfjs_ms),
     ratio: round(r.ratio),
   }));
-  mkdirSync(join(root, 'bench/results'), { recursive: true });
-  writeFileSync(join(root, 'bench/results/gpu.json'), `${JSON.stringify(out, null, 2)}\n`);
+  writeResults('gpu', out);
   writeDocs(out, adapter, autoNode, autoBrowser);
   console.table(out);
 }

@@ -10,9 +10,6 @@
  *
  *   npm run bench:intermediate
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { cpus, loadavg } from 'node:os';
-import { join } from 'node:path';
 import { generateTask, type Axis } from '../src/bench/masbench/index.ts';
 import type { Task } from '../src/core/trace.ts';
 import { createIntermediateExecutor, type IntermediateUsage } from '../src/executor/intermediate.ts';
@@ -23,11 +20,9 @@ import { priorCheckpoint } from '../src/policy/prior.ts';
 import { DEFAULT_POOL } from '../src/policy/roles.ts';
 import { construct } from '../src/policy/sample.ts';
 import { startOpenAIServer, type OpenAIServer } from '../tests/server/openai-server.ts';
+import { loadAverage, machine, writeDocSection, writeResults } from './report.ts';
 
-const ROOT = join(import.meta.dirname, '..');
-const RESULTS = join(ROOT, 'bench/results/intermediate.json');
-const DOC = join(ROOT, 'docs/benchmarks.md');
-const HEADING = '## Intermediate execution (call cache)';
+const HEADING = 'Intermediate execution (call cache)';
 /** Server latency per request, ms. */
 const LATENCY_MS = 40;
 /** Measurements per construction and variant; rows report the median. */
@@ -223,13 +218,14 @@ async function main(): Promise<void> {
     tokens: { cached: sum((r) => tokens(r.cached)), uncached: sum((r) => tokens(r.uncached)) },
     wall_ms: { cached: round1(median(totalWall.cached)), uncached: round1(median(totalWall.uncached)) },
   };
-  const load = loadavg().map((x) => Math.round(x * 100) / 100);
+  const load = loadAverage();
   const date = new Date().toISOString().slice(0, 10);
+  const { node, cpu, cores } = machine();
   const summary = {
     date,
-    node: process.version,
-    cpu: cpus()[0]?.model ?? 'unknown',
-    cores: cpus().length,
+    node,
+    cpu,
+    cores,
     load_average: { '1min': load[0], '5min': load[1], '15min': load[2] },
     latency_ms: LATENCY_MS,
     repeats: REPEATS,
@@ -239,8 +235,7 @@ async function main(): Promise<void> {
     total,
     rows,
   };
-  mkdirSync(join(ROOT, 'bench/results'), { recursive: true });
-  writeFileSync(RESULTS, `${JSON.stringify(summary, null, 2)}\n`);
+  writeResults('intermediate', summary);
 
   const line = (
     name: string,
@@ -275,9 +270,9 @@ async function main(): Promise<void> {
   const wallRatio = total.wall_ms.cached / total.wall_ms.uncached;
   const perStep = (n: number): string => (n / total.steps).toFixed(2);
   const rowRatios = rows.map((r) => r.cached.requests / r.uncached.requests);
-  writeSection(`${HEADING}
-
-Measured ${date} with \`npm run bench:intermediate\` (bench/intermediate.bench.ts, Node ${process.version},
+  writeDocSection(
+    HEADING,
+    `Measured ${date} with \`npm run bench:intermediate\` (bench/intermediate.bench.ts, Node ${process.version},
 ${summary.cores} × ${summary.cpu}; 1-minute load average ${load[0]} at the end of the run, ${round1(elapsedS)} s in all); raw
 rows in \`bench/results/intermediate.json\`. Each construction is the \`prior\` policy on the default
 role pool, sampled with the row's seed, on a generated MASBench task (same seed), and every step's
@@ -305,26 +300,12 @@ remain are the ones with the longest prompts (the summariser reads every output)
 by less again: a step with the cache still waits for one request on each level of the design it
 changed (the new agent, then the summariser), ${LATENCY_MS} ms each, plus the policy step and the
 local HTTP round trips, so the deeper the design, the larger the saving.
-`);
+`,
+  );
   console.log(table);
   console.log(
     JSON.stringify({ requestRatio: reqRatio, tokenRatio: tokRatio, wallRatio, elapsed_s: round1(elapsedS) }),
   );
-}
-
-/** Replaces this benchmark's own section of docs/benchmarks.md, creating the file if needed. */
-function writeSection(section: string): void {
-  const current = existsSync(DOC) ? readFileSync(DOC, 'utf8') : '# Benchmarks\n';
-  const start = current.search(/^## Intermediate execution \(call cache\)\s*$/m);
-  let next: string;
-  if (start < 0) {
-    next = `${current.trimEnd()}\n\n${section}`;
-  } else {
-    const rest = current.slice(start + 1);
-    const end = rest.search(/^## /m);
-    next = current.slice(0, start) + section + (end < 0 ? '' : `\n${rest.slice(end)}`);
-  }
-  writeFileSync(DOC, next.endsWith('\n') ? next : `${next}\n`);
 }
 
 await main();

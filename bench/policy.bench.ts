@@ -3,7 +3,7 @@
  * state, node head, sample, edge head, sample links. Compared in the same run with
  * - "fused": the same network with the edge head for every role folded into the node pass (one
  *   pass per step instead of two);
- * - "encoder only": the task n-gram hashing, cues and state/agent features, no network.
+ * - "encoder only": the task n-gram hashing, cues, state/agent features and link lists, no network.
  * Writes bench/results/policy.json and the "Policy" section of docs/benchmarks.md (only that
  * section).
  *
@@ -12,21 +12,24 @@
  * States: every state visited by sampled constructions of the prior on MASBench-style tasks of
  * all five axes (values 2..12), replayed round-robin.
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { cpus, loadavg } from 'node:os';
-import { join } from 'node:path';
 import { AXES, generateTask } from '../src/bench/masbench/index.ts';
 import { createRng } from '../src/core/rng.ts';
 import type { ConstructionState } from '../src/policy/construction.ts';
-import { agentDim, encodeAgents, encodeState, encodeTask, stateDim } from '../src/policy/encoder.ts';
+import {
+  agentDim,
+  encodeAgents,
+  encodeGraph,
+  encodeState,
+  encodeTask,
+  graphInputs,
+  stateDim,
+} from '../src/policy/encoder.ts';
 import { PolicyNetwork, encoderConfig } from '../src/policy/network.ts';
 import { priorCheckpoint } from '../src/policy/prior.ts';
 import { DEFAULT_POOL } from '../src/policy/roles.ts';
 import { construct, policyStep, stepRng } from '../src/policy/sample.ts';
+import { loadAverage, machine, writeDocSection, writeResults } from './report.ts';
 
-const ROOT = join(import.meta.dirname, '..');
-const RESULTS = join(ROOT, 'bench/results/policy.json');
-const DOC = join(ROOT, 'docs/benchmarks.md');
 const WARMUP = 300;
 const STEPS = 3000;
 const GOAL_MS = 5;
@@ -99,19 +102,6 @@ async function timeAll(
   return ms;
 }
 
-function writeSection(section: string): void {
-  const current = existsSync(DOC) ? readFileSync(DOC, 'utf8') : '# Benchmarks\n';
-  const start = current.search(/^## Policy\s*$/m);
-  let next: string;
-  if (start < 0) next = `${current.trimEnd()}\n\n${section}`;
-  else {
-    const rest = current.slice(start + 1);
-    const end = rest.search(/^## /m);
-    next = current.slice(0, start) + section + (end < 0 ? '' : `\n${rest.slice(end + 1 - 1)}`);
-  }
-  writeFileSync(DOC, next.endsWith('\n') ? next : `${next}\n`);
-}
-
 async function main(): Promise<void> {
   const cp = priorCheckpoint(pool);
   const net = await PolicyNetwork.cpu(cp);
@@ -132,6 +122,7 @@ async function main(): Promise<void> {
   const cached = new Map(order.map((s) => [s.query, encodeTask(s.query, cfg.hashDim)] as const));
   const stateBuf = new Float32Array(stateDim(enc));
   const agentBuf = new Float32Array(cfg.maxAgents * agentDim(enc));
+  const linkBuf = graphInputs(enc, 1);
   const [def, fused, defCached, encoder] = (await timeAll(order, [
     stepWith(twoPass),
     stepWith(fusedNet),
@@ -147,6 +138,7 @@ async function main(): Promise<void> {
       const task = encodeTask(s.query, cfg.hashDim);
       encodeState(enc, task, s.state, stateBuf);
       encodeAgents(enc, s.state, agentBuf);
+      encodeGraph(enc, s.state, linkBuf);
     },
   ])) as [number[], number[], number[], number[]];
   const rows = [
@@ -156,34 +148,42 @@ async function main(): Promise<void> {
     ),
     stats('step, fused edge head (all roles in the node pass; WebGPU default)', fused),
     stats('step, two-pass, task encoding cached per construction (as construct does)', defCached),
-    stats('encoder only (task n-grams + cues + state + agent features)', encoder),
+    stats('encoder only (task n-grams + cues + state + agent features + link lists)', encoder),
   ];
   const [f, b, fc, e] = rows as [Row, Row, Row, Row];
-  const load = loadavg()[0] ?? 0;
+  const { node, cpu, cores } = machine();
   const summary = {
-    node: process.version,
-    cpu: cpus()[0]?.model ?? 'unknown',
+    node,
+    cpu,
     steps: STEPS,
     states: samples.length,
-    config: { hashDim: cfg.hashDim, hidden: cfg.hidden, maxAgents: cfg.maxAgents, roles: cfg.roles.length },
+    config: {
+      hashDim: cfg.hashDim,
+      hidden: cfg.hidden,
+      maxAgents: cfg.maxAgents,
+      roles: cfg.roles.length,
+      encoder: cfg.encoder,
+      graphHidden: cfg.graphHidden,
+      graphLayers: cfg.graphLayers,
+    },
     goal_ms: GOAL_MS,
-    load_average_1min: Math.round(load * 100) / 100,
-    cores: cpus().length,
+    load_average_1min: loadAverage()[0],
+    cores,
     rows,
   };
-  mkdirSync(join(ROOT, 'bench/results'), { recursive: true });
-  writeFileSync(RESULTS, `${JSON.stringify(summary, null, 2)}\n`);
+  writeResults('policy', summary);
   const table = rows
     .map(
       (r) =>
         `| ${r.variant} | ${r.median_ms.toFixed(3)} | ${r.p95_ms.toFixed(3)} | ${r.mean_ms.toFixed(3)} |`,
     )
     .join('\n');
-  writeSection(`## Policy
-
-Measured with \`npm run bench:policy\` (bench/policy.bench.ts, Node ${process.version}, ${summary.cpu}); raw
+  writeDocSection(
+    'Policy',
+    `Measured with \`npm run bench:policy\` (bench/policy.bench.ts, Node ${process.version}, ${summary.cpu}); raw
 rows in \`bench/results/policy.json\`. One MasHost construction step of the \`prior\` checkpoint on the
-CPU backend (hash dim ${cfg.hashDim}, hidden ${cfg.hidden}, ${cfg.maxAgents} agent slots, ${cfg.roles.length} roles), over
+CPU backend (encoder version ${cfg.encoder}: hash dim ${cfg.hashDim}, hidden ${cfg.hidden}, ${cfg.maxAgents} agent slots, ${cfg.roles.length} roles,
+${cfg.graphLayers} message-passing layers of ${cfg.graphHidden}), over
 ${STEPS} steps replayed round-robin from the ${samples.length} states that sampled constructions visit on
 MASBench-style tasks of all five axes (values 2..12), after ${WARMUP} warm-up steps. The variants
 run interleaved on the same states, and both step variants run the same network through the same
@@ -199,7 +199,8 @@ construction: ${fc.median_ms.toFixed(3)} ms; the encoder alone: ${e.median_ms.to
 | variant | median ms | p95 ms | mean ms |
 |---|---:|---:|---:|
 ${table}
-`);
+`,
+  );
   console.log(JSON.stringify(summary));
 }
 

@@ -9,7 +9,7 @@
  * Traces: the bundled examples (public/examples), sample traces built here, and the MAS-Orchestra
  * case samples in ../shared/data imported with src/importers when that folder is present.
  */
-import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import lz from 'lz-string';
 import { parseTraceJson } from '../src/core/parse-trace.ts';
@@ -17,12 +17,11 @@ import { TraceSchema, type Trace } from '../src/core/trace.ts';
 import { importText } from '../src/importers/index.ts';
 import { decodeTraceLink, encodeTraceLink, smallestLink } from '../src/share/index.ts';
 import { sampleTrace, sampleTraces } from '../src/share/sample-traces.ts';
+import { writeDocSection, writeResults } from './report.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const EXAMPLES = join(ROOT, 'public/examples');
 const SHARED = join(ROOT, '../shared/data/mas-orchestra-cases');
-const RESULTS = join(ROOT, 'bench/results/share.json');
-const DOC = join(ROOT, 'docs/benchmarks.md');
 
 interface Source {
   name: string;
@@ -141,11 +140,7 @@ function main(): void {
     max_ratio_lz: round(Math.max(...typical.map((r) => r.ratio_lz))),
     goals: { ratio_raw: 0.25, ratio_lz: 0.6 },
   };
-  mkdirSync(join(ROOT, 'bench/results'), { recursive: true });
-  writeFileSync(
-    RESULTS,
-    JSON.stringify({ command: 'npm run bench:share', node: process.version, summary, rows }, null, 2) + '\n',
-  );
+  writeResults('share', { command: 'npm run bench:share', node: process.version, summary, rows });
 
   const table = [
     '| trace | JSON chars | Baton link | lz-string | link / JSON | link / lz | fitted link | encode ms | decode ms |',
@@ -156,9 +151,7 @@ function main(): void {
         `${r.ratio_raw.toFixed(3)} | ${r.ratio_lz.toFixed(3)} | ${r.fit_chars} | ${r.encode_ms} | ${r.decode_ms} |`,
     ),
   ].join('\n');
-  const section = `## Share links
-
-Measured with \`npm run bench:share\` (bench/share.bench.ts, Node ${process.version}); raw rows in
+  const body = `Measured with \`npm run bench:share\` (bench/share.bench.ts, Node ${process.version}); raw rows in
 \`bench/results/share.json\`. "JSON chars" is the compact JSON of the trace; "Baton link" is the
 whole \`#t=1.…\` fragment; "lz-string" is \`compressToEncodedURIComponent\` of the same JSON (the
 TypeScript Playground's link codec), payload only. "Fitted link" is what \`smallestLink\` gives under
@@ -173,24 +166,9 @@ diagram (the viewer redraws it) when the link would exceed the budget.
 
 ${table}
 `;
-  writeSection(section);
+  writeDocSection('Share links', body);
   console.log(table);
   console.log(JSON.stringify(summary));
-}
-
-/** Replaces this benchmark's own section of docs/benchmarks.md, creating the file if needed. */
-function writeSection(section: string): void {
-  const current = existsSync(DOC) ? readFileSync(DOC, 'utf8') : '# Benchmarks\n';
-  const start = current.search(/^## Share links\s*$/m);
-  let next: string;
-  if (start < 0) {
-    next = `${current.trimEnd()}\n\n${section}`;
-  } else {
-    const rest = current.slice(start + 1);
-    const end = rest.search(/^## /m);
-    next = current.slice(0, start) + section + (end < 0 ? '' : `\n${rest.slice(end)}`);
-  }
-  writeFileSync(DOC, next.endsWith('\n') ? next : `${next}\n`);
 }
 
 main();
