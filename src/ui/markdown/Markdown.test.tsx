@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { renderToStaticMarkup } from 'react-dom/server';
 import { describe, expect, it, vi } from 'vitest';
 
@@ -42,5 +44,41 @@ describe('Markdown', () => {
     expect(safeUrl(' java\tscript:alert(1)')).toBe('');
     expect(safeUrl('HTTPS://x.y')).toBe('HTTPS://x.y');
     expect(safeUrl('data:text/html,hi')).toBe('');
+  });
+});
+
+/** The stylesheet `Markdown.tsx` imports, resolved the way its import is. */
+const katexCss = readFileSync(createRequire(import.meta.url).resolve('katex/dist/katex.min.css'), 'utf8');
+const styledClasses = new Set([...katexCss.matchAll(/\.([a-zA-Z][\w-]*)/g)].map((m) => m[1] ?? ''));
+const classesIn = (markup: string): string[] => [
+  ...new Set([...markup.matchAll(/class="([^"]*)"/g)].flatMap((m) => (m[1] ?? '').split(/\s+/))),
+];
+// KaTeX's atom classes (ordinary, relation, …) only carry meaning; the stylesheet need not style them.
+const ATOMS = new Set(['mord', 'mop', 'mbin', 'mrel', 'mopen', 'mclose', 'mpunct', 'minner', 'mtight']);
+
+describe('Markdown maths', () => {
+  it('renders with the KaTeX its stylesheet belongs to: every layout class is styled', () => {
+    // rehype-katex renders with its own `katex` dependency, the stylesheet comes from ours; markup
+    // from another KaTeX version misses the stylesheet's rules: 0.16's \boxed{42} is "stretchy
+    // fbox", 0.19 styles ".katex-stretchy", and the box collapses to a left border.
+    const out = html(
+      '$\\boxed{42}$ $x^2_i$ $\\frac12$ $\\sqrt{2}$ $\\overline{x}$ $\\xrightarrow{a}$ $\\widehat{ab}$ ' +
+        '$\\cancel{x}$ $\\large x$ $\\begin{array}{c}a\\\\\\hline b\\end{array}$',
+    );
+    expect(out).toMatch(/class="[^"]*\bfbox\b/);
+    const katexMarkup = out.slice(out.indexOf('<span class="katex">'));
+    const unstyled = classesIn(katexMarkup).filter((c) => !styledClasses.has(c) && !ATOMS.has(c));
+    expect(unstyled).toEqual([]);
+  });
+
+  it('renders inline, display and fenced maths; bad TeX shows as an error, not a crash', () => {
+    expect(html('a $x$ b')).toMatch(/<p>a <span class="katex">/);
+    expect(html('$$\nx^2\n$$')).toContain('class="katex-display"');
+    const fenced = html('```math\n\\frac12\n```');
+    expect(fenced).toContain('class="katex-display"');
+    expect(fenced).not.toContain('<pre');
+    const bad = html('$\\frac{1$');
+    expect(bad).toContain('katex-error');
+    expect(bad).toContain('\\frac{1');
   });
 });
