@@ -368,10 +368,15 @@ export function SetupPanel(): JSX.Element {
               onChange={(e) => setForm({ compute: e.target.value as BackendPreference })}
               data-testid="build-compute"
             >
-              <option value="auto">auto: WebGPU on a hardware GPU, else CPU</option>
+              <option value="auto">auto</option>
               <option value="cpu">CPU (TypeScript kernels)</option>
               <option value="webgpu">WebGPU (WGSL kernels)</option>
             </select>
+            {form.compute === 'auto' && (
+              <span className="muted small">
+                WebGPU on a hardware GPU; otherwise the CPU, which beats a software GPU.
+              </span>
+            )}
           </label>
         </fieldset>
         <fieldset className="build-fieldset">
