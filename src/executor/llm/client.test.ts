@@ -10,9 +10,10 @@ import {
   type OpenAIServer,
 } from '../../../tests/server/openai-server.ts';
 import { Budget } from './budget.ts';
-import { createLlmClient, type LlmClientConfig } from './client.ts';
+import { createLlmClient } from './client.ts';
 import type { LlmError, LlmResult } from './errors.ts';
 import type { Sleep } from './retry.ts';
+import type { LlmClientConfig } from './types.ts';
 import type { ChatMessage } from './usage.ts';
 
 const KEY = 'sk-test-Zq8vN3kLw0pR7tY2uX5e';
@@ -453,7 +454,9 @@ describe('under a 20% seeded fault rate', () => {
     ];
     const local = await startOpenAIServer({ faults: { rate: 0.2, seed, rateFaults } });
     try {
-      const c = createLlmClient({ baseUrl: local.baseUrl, sleep: instantSleep, timeoutMs: 100 });
+      // A hang costs one timeout; 1 s is far above a local reply even on a loaded machine, so the
+      // outcomes depend on the seeded faults alone.
+      const c = createLlmClient({ baseUrl: local.baseUrl, sleep: instantSleep, timeoutMs: 1000 });
       const outcomes: string[] = [];
       for (let i = 0; i < 50; i += 1) {
         const call = i % 2 === 0 ? c.complete(request) : c.stream(request, { onDelta: () => undefined });

@@ -7,7 +7,7 @@ export type {
   LlmClientConfig,
   RetryEvent,
   StreamOptions,
-} from './client.ts';
+} from './types.ts';
 export { Budget } from './budget.ts';
 export type { Amount, BudgetLimits, Reservation, ReserveResult } from './budget.ts';
 export { describeStatus, redactSecrets, redactText } from './errors.ts';
