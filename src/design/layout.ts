@@ -1,13 +1,17 @@
-import dagre from '@dagrejs/dagre';
-import { adjacency, topoOrder, type GraphEdge } from '../core/graph.ts';
+import type { GraphEdge } from '../core/graph.ts';
+import { bkCoordinates } from './layout-bk.ts';
+import { dagreCentres } from './layout-dagre.ts';
+import { layering, MAX_GRID_ITEMS, rankGraph, type Ranking } from './layout-layering.ts';
 
 /**
  * Automatic left-to-right layout of a MAS design for the graph view. Pure: ids and edges in,
- * top-left node positions out (React Flow's convention). Two engines:
- * - `dagre`: the layered Sugiyama layout, nicest, but superlinear (≈0.3 s for 150 agents, seconds
- *   for 1,000), so big graphs run it in a worker;
- * - `layered`: longest-path ranks plus one barycentre sweep, O(V + E log E); used as the instant
- *   provisional layout while dagre runs off the main thread.
+ * top-left node positions out (React Flow's convention). Both engines draw the same layering
+ * (`layout-layering.ts`: ranks, crossing-reduced order) with the same coordinate assignment, so
+ * they return the same positions:
+ * - `dagre`: @dagrejs/dagre doing the coordinates (≈0.4 s at 1,000 agents), in the layout worker
+ *   for big graphs;
+ * - `layered`: the same computation ported to plain arrays (≈10 ms at 1,000 agents), shown at
+ *   once while the worker runs, so the worker's answer moves nothing.
  */
 
 /** Node box used for layout, in px; the graph node is drawn at this size (src/ui/graph/graph.css). */
@@ -24,6 +28,8 @@ export type LayoutEngine = 'dagre' | 'layered';
 
 const RANK_SEP = 70;
 const NODE_SEP = 24;
+/** Dagre's default gap next to an edge's dummy. */
+const EDGE_SEP = 20;
 
 /** A stable signature of the graph, so a layout computed once can be reused and stale ones dropped. */
 export function layoutKey(graph: LayoutGraph): string {
@@ -41,87 +47,94 @@ export function layoutKey(graph: LayoutGraph): string {
   return `${graph.nodes.length}:${graph.edges.length}:${h.toString(36)}`;
 }
 
-/** Edges whose endpoints both exist, without self-loops or duplicates (layout must never throw). */
-function cleanEdges(graph: LayoutGraph): GraphEdge[] {
-  const ids = new Set(graph.nodes);
-  const seen = new Set<string>();
-  const out: GraphEdge[] = [];
-  for (const e of graph.edges) {
-    const k = `${e.from}\u0000${e.to}`;
-    if (e.from === e.to || !ids.has(e.from) || !ids.has(e.to) || seen.has(k)) continue;
-    seen.add(k);
-    out.push({ from: e.from, to: e.to });
-  }
-  return out;
+/** True when the graph gets the full layered layout (and dagre), false for the stacked fallback. */
+export function fitsDagre(graph: LayoutGraph): boolean {
+  return rankGraph(graph.nodes, graph.edges).gridItems <= MAX_GRID_ITEMS;
 }
 
-/** Dagre's layered layout, left to right. Above 300 nodes the cheaper tight-tree ranker is used. */
+const toCorner = (x: number, y: number): { x: number; y: number } => ({
+  x: Math.round(x - NODE_SIZE.width / 2),
+  y: Math.round(y - NODE_SIZE.height / 2),
+});
+
+/** Dagre's layout, left to right, on our layering (`layout-dagre.ts`). */
 export function layoutDagre(graph: LayoutGraph): Positions {
-  const g = new dagre.graphlib.Graph();
-  g.setGraph({
-    rankdir: 'LR',
-    nodesep: NODE_SEP,
-    ranksep: RANK_SEP,
-    marginx: 0,
-    marginy: 0,
-    ranker: graph.nodes.length > 300 ? 'tight-tree' : 'network-simplex',
+  const ranking = rankGraph(graph.nodes, graph.edges);
+  const lay = layering(ranking);
+  if (!lay) return layoutStacked(ranking);
+  const centres = dagreCentres(lay, {
+    width: NODE_SIZE.width,
+    height: NODE_SIZE.height,
+    rankSep: RANK_SEP,
+    nodeSep: NODE_SEP,
   });
-  g.setDefaultEdgeLabel(() => ({}));
-  const unique = [...new Set(graph.nodes)];
-  for (const id of unique) g.setNode(id, { width: NODE_SIZE.width, height: NODE_SIZE.height });
-  for (const e of cleanEdges(graph)) g.setEdge(e.from, e.to);
-  dagre.layout(g);
   const out: Positions = {};
-  for (const id of unique) {
-    const n = g.node(id) as { x: number; y: number } | undefined;
-    // Dagre reports centres; React Flow positions are top-left corners.
-    out[id] = n
-      ? { x: Math.round(n.x - NODE_SIZE.width / 2), y: Math.round(n.y - NODE_SIZE.height / 2) }
-      : { x: 0, y: 0 };
-  }
+  // Dagre reports centres; React Flow positions are top-left corners.
+  lay.ids.forEach((id, v) => {
+    const c = centres[v];
+    out[id] = c ? toCorner(c.x, c.y) : { x: 0, y: 0 };
+  });
   return out;
 }
 
 /**
- * Fast layered layout: rank = longest path from a start (cycles, which a valid design has not, fall
- * back to input order), then nodes in each rank ordered by the mean position of their predecessors.
+ * The layout shown at once while dagre runs in the worker: the same layering, and dagre's own
+ * coordinate assignment ported to plain arrays (`layout-bk.ts`), so it is the layout dagre will
+ * return and nothing moves when that arrives. ≈10 ms at 1,000 agents, against ≈0.5 s for dagre.
  */
 export function layoutLayered(graph: LayoutGraph): Positions {
-  const nodes = [...new Set(graph.nodes)];
-  const edges = cleanEdges({ nodes, edges: graph.edges });
-  const { in: inn } = adjacency(nodes, edges);
-  const order = topoOrder(nodes, edges) ?? nodes;
-  const rank = new Map<string, number>();
-  for (const n of order) {
-    let r = 0;
-    for (const p of inn.get(n) ?? []) r = Math.max(r, (rank.get(p) ?? 0) + 1);
-    rank.set(n, r);
-  }
-  const layers: string[][] = [];
-  for (const n of order) {
-    const r = rank.get(n) ?? 0;
-    (layers[r] ??= []).push(n);
-  }
-  const slot = new Map<string, number>();
+  return layoutLayeredFits(graph).positions;
+}
+
+/** `layoutLayered`, and whether the graph fitted (false: these are the stacked fallback's). */
+export function layoutLayeredFits(graph: LayoutGraph): { positions: Positions; fits: boolean } {
+  const ranking = rankGraph(graph.nodes, graph.edges);
+  const lay = layering(ranking);
+  if (!lay) return { positions: layoutStacked(ranking), fits: false };
+  const { ids, l, grid } = lay;
+  const positions: Positions = {};
+  if (ids.length === 0) return { positions, fits: true };
+  const across = bkCoordinates(grid, { node: NODE_SIZE.height, nodeSep: NODE_SEP, edgeSep: EDGE_SEP });
+  // Dagre's last steps, in its floating-point order: the topmost box at 0, centres to corners.
+  let top = Infinity;
+  for (let v = 0; v < ids.length; v++) top = Math.min(top, across[v]! - NODE_SIZE.height / 2);
+  ids.forEach((id, v) => {
+    positions[id] = toCorner(
+      l.rank[v]! * (NODE_SIZE.width + RANK_SEP) + NODE_SIZE.width / 2,
+      across[v]! - top,
+    );
+  });
+  return { positions, fits: true };
+}
+
+/**
+ * The fallback for graphs too big for the layered layout (`MAX_GRID_ITEMS`): the same ranks, each
+ * rank ordered by its predecessors' mean slot, stacked and centred. O(V + E log E).
+ */
+function layoutStacked({ ids, ranked }: Ranking): Positions {
+  const inn: number[][] = ids.map(() => []);
+  for (const [u, v] of ranked.edges) inn[v]!.push(u);
+  const layers: number[][] = [];
+  ids.forEach((_, v) => (layers[ranked.rank[v]!] ??= []).push(v));
+  const slot = new Float64Array(ids.length);
+  const step = NODE_SIZE.height + NODE_SEP;
+  let tallest = 0;
+  for (const layer of layers) tallest = Math.max(tallest, layer.length);
   const out: Positions = {};
-  let maxHeight = 0;
-  const heights = layers.map((l) => l.length * (NODE_SIZE.height + NODE_SEP) - NODE_SEP);
-  for (const h of heights) maxHeight = Math.max(maxHeight, h);
   layers.forEach((layer, r) => {
-    const keyed = layer.map((n, i) => {
-      const preds = inn.get(n) ?? [];
+    const key = (v: number): number => {
+      const preds = inn[v]!;
+      if (preds.length === 0) return -1;
       let sum = 0;
-      for (const p of preds) sum += slot.get(p) ?? 0;
-      return { n, key: preds.length > 0 ? sum / preds.length : i, i };
-    });
-    keyed.sort((a, b) => a.key - b.key || a.i - b.i);
-    const top = (maxHeight - (heights[r] ?? 0)) / 2;
-    keyed.forEach(({ n }, i) => {
-      slot.set(n, i);
-      out[n] = {
-        x: r * (NODE_SIZE.width + RANK_SEP),
-        y: Math.round(top + i * (NODE_SIZE.height + NODE_SEP)),
-      };
+      for (const p of preds) sum += slot[p]!;
+      return sum / preds.length;
+    };
+    const keyed = layer.map((v) => ({ v, k: key(v) }));
+    keyed.sort((a, b) => a.k - b.k || a.v - b.v);
+    const top = ((tallest - layer.length) * step) / 2;
+    keyed.forEach(({ v }, i) => {
+      slot[v] = i;
+      out[ids[v]!] = { x: r * (NODE_SIZE.width + RANK_SEP), y: Math.round(top + i * step) };
     });
   });
   return out;

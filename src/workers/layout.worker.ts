@@ -2,7 +2,7 @@
 import { layoutGraph } from '../design/layout.ts';
 import { LayoutRequestSchema, type LayoutResponse } from './protocol.ts';
 
-/** Runs the graph layout off the main thread (dagre takes seconds on 1,000-agent designs). */
+/** Runs the graph layout off the main thread (dagre takes ≈0.5 s on 1,000-agent designs). */
 const scope = self as unknown as DedicatedWorkerGlobalScope;
 
 scope.onmessage = (ev: MessageEvent<unknown>) => {

@@ -18,6 +18,7 @@ import { useCallback, useLayoutEffect, useMemo, useRef, useState, type JSX } fro
 import { NODE_SIZE, type Positions } from '../../design/layout.ts';
 import { edgeId, type Replay, type ReplayState } from '../../design/replay.ts';
 import { AgentNode, type AgentFlowNode, type AgentNodeData } from './AgentNode.tsx';
+import { keepPlace } from './anchor.ts';
 import { typeColor } from './colors.ts';
 import './graph.css';
 
@@ -172,34 +173,13 @@ function fitViewport(nodes: readonly AgentFlowNode[], width: number, height: num
   return vp;
 }
 
-/** The node whose centre is nearest the middle of the view, in flow coordinates. */
-function nearestToCentre(
-  nodes: readonly AgentFlowNode[],
-  vp: Viewport,
-  width: number,
-  height: number,
-): string | null {
-  const cx = (width / 2 - vp.x) / vp.zoom;
-  const cy = (height / 2 - vp.y) / vp.zoom;
-  let best: string | null = null;
-  let bestD = Infinity;
-  for (const n of nodes) {
-    const d =
-      (n.position.x + NODE_SIZE.width / 2 - cx) ** 2 + (n.position.y + NODE_SIZE.height / 2 - cy) ** 2;
-    if (d < bestD) {
-      bestD = d;
-      best = n.id;
-    }
-  }
-  return best;
-}
-
 /**
  * Moves the viewport when the layout changes. Another graph (a construction step, another trace):
- * refit. The same graph with refined positions (dagre replacing the provisional layout): keep the
- * reader's place — the selected agent, or the one at the centre, stays where it is on screen. The
- * first layout is the initial viewport, so the first run does nothing. Execution replay never
- * changes the layout, so it keeps the user's pan and zoom.
+ * refit. The same graph with new positions (the worker's dagre layout replacing the provisional
+ * one): keep the reader's place (`keepPlace`) — since both layouts agree this normally changes
+ * nothing, and then the viewport is not touched at all. The first layout is the initial viewport,
+ * so the first run does nothing. Execution replay never changes the layout, so it keeps the user's
+ * pan and zoom.
  */
 function FitOnLayout({
   graphKey,
@@ -227,15 +207,10 @@ function FitOnLayout({
     const { width, height } = store.getState();
     if (before.graphKey === graphKey) {
       const vp = getViewport();
-      const anchor = latest.current.selectedId ?? nearestToCentre(before.nodes, vp, width, height);
-      const a = before.nodes.find((n) => n.id === anchor);
-      const b = now.find((n) => n.id === anchor);
-      if (a && b) {
-        void setViewport({
-          x: vp.x - (b.position.x - a.position.x) * vp.zoom,
-          y: vp.y - (b.position.y - a.position.y) * vp.zoom,
-          zoom: vp.zoom,
-        });
+      const next = keepPlace(before.nodes, now, vp, width, height, latest.current.selectedId);
+      if (next === vp) return;
+      if (next) {
+        void setViewport(next);
         return;
       }
     }

@@ -197,7 +197,14 @@ export function TracePage({ trace }: { trace: Trace }): JSX.Element {
           phase={state.phase}
           constructionSteps={replay.constructionSteps}
         />
-        <div className="graph-area" data-testid="graph">
+        {/* The layout state, for tests and tools: dagre's confirmation from the worker changes no
+            position, so nothing on screen says it is pending. */}
+        <div
+          className="graph-area"
+          data-testid="graph"
+          data-layout-engine={layoutReady ? layout.engine : undefined}
+          data-layout-pending={layoutReady ? String(layout.pending) : undefined}
+        >
           <div className="graph-toolbar">
             <Legend
               types={types}
@@ -208,7 +215,6 @@ export function TracePage({ trace }: { trace: Trace }): JSX.Element {
             <span className="graph-count muted">
               {state.agents.length} {state.agents.length === 1 ? 'agent' : 'agents'} · {state.edges.length}{' '}
               {state.edges.length === 1 ? 'edge' : 'edges'}
-              {layout.pending && layoutReady && <span className="chip"> refining layout…</span>}
             </span>
           </div>
           <div className="graph-canvas">
