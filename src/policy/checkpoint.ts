@@ -57,6 +57,12 @@ export function graphBlock(cfg: PolicyConfig): { hidden: number; layers: number 
 
 /** Largest parameter array accepted from a file (floats), so a hostile file cannot exhaust memory. */
 const MAX_PARAM = 4_000_000;
+/**
+ * Largest parameter magnitude accepted. Parameters run in f32 (max ≈ 3.4e38); far below that a
+ * sum over a few hundred features can already overflow to ∞ and turn the distributions into NaN.
+ * Trained weights of these small tanh networks stay within a few tens.
+ */
+export const MAX_PARAM_ABS = 1e6;
 
 export const PolicyCheckpointSchema = z.object({
   format: z.literal(POLICY_FORMAT),
@@ -64,7 +70,15 @@ export const PolicyCheckpointSchema = z.object({
   name: z.string().min(1).max(200),
   config: PolicyConfigSchema,
   roleVersion: z.string().min(1).max(80),
-  params: z.record(z.string().max(80), z.array(z.number().finite()).max(MAX_PARAM)),
+  params: z.record(
+    z.string().max(80),
+    z
+      .array(z.number().finite())
+      .max(MAX_PARAM)
+      .refine((v) => v.every((x) => Math.abs(x) <= MAX_PARAM_ABS), {
+        message: `parameter values must lie within ±${MAX_PARAM_ABS} (larger ones overflow the network in f32)`,
+      }),
+  ),
   /** Free-form provenance (training steps, seed, notes). */
   meta: z.record(z.string().max(80), z.union([z.string().max(2000), z.number(), z.boolean()])).optional(),
 });

@@ -72,6 +72,26 @@ describe('checkpoints', () => {
     const r = parseCheckpoint(JSON.stringify(broken));
     expect(r.ok).toBe(false);
     if (!r.ok) expect(r.errors[0]?.message).toMatch(/node\.b1 has 3 values/);
+    // A value that overflows in f32 is refused when the file is read…
+    const huge = { ...cp, params: { ...cp.params, 'node.b2': cp.params['node.b2']?.map(() => 1e30) } };
+    const h = parseCheckpoint(JSON.stringify(huge));
+    expect(h).toMatchObject({ ok: false, errors: [{ code: 'E_POLICY_SCHEMA', path: 'params.node.b2' }] });
+    if (!h.ok) expect(h.errors[0]?.message).toMatch(/within ±1000000/);
+  });
+
+  it('explains a network whose numbers overflow instead of failing on a later symptom', async () => {
+    // …and one made in memory (no file check) stops with the reason at the first step.
+    const cp = randomCheckpoint(pool, 1);
+    // 1e308 is ∞ in f32: every logit is ∞, and softmax's ∞ − ∞ is NaN.
+    const broken = {
+      ...cp,
+      params: { ...cp.params, 'node.b2': (cp.params['node.b2'] as number[]).map(() => 1e308) },
+    };
+    const net = await PolicyNetwork.cpu(broken);
+    await expect(construct({ policy: net, pool, task: task('depth', 3, 1), seed: 1 })).rejects.toThrow(
+      /non-finite distribution/,
+    );
+    net.dispose();
   });
 });
 

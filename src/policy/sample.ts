@@ -57,6 +57,10 @@ const clampEdge = (p: number): number => Math.min(1 - EDGE_EPS, Math.max(EDGE_EP
 
 /** The distribution the node choice is drawn from (float64, masked entries exactly 0, sums to 1). */
 export function nodeDistribution(ev: Evaluation, temperature = 1): number[] {
+  if (ev.probs.some((p) => !Number.isFinite(p)))
+    throw new Error(
+      'the policy network produced a non-finite distribution (NaN or ∞): the checkpoint’s parameters overflow',
+    );
   const q = Array.from(ev.probs, (p, i) =>
     ev.mask[i] === 1 && p > 0 ? (temperature === 1 ? p : Math.pow(p, 1 / temperature)) : 0,
   );
@@ -67,6 +71,8 @@ export function nodeDistribution(ev: Evaluation, temperature = 1): number[] {
 
 /** Edge probabilities σ(ℓ/τ) over the existing agents (state order), kept in [ε, 1 − ε]. */
 export function edgeDistribution(logits: Float32Array, temperature = 1): number[] {
+  if (logits.some((l) => Number.isNaN(l)))
+    throw new Error('the policy network produced a NaN edge logit: the checkpoint’s parameters overflow');
   return Array.from(logits, (l) => clampEdge(sigmoid(l / temperature)));
 }
 
