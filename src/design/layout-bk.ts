@@ -1,12 +1,11 @@
 import type { Layered } from './layout-order.ts';
 
 /**
- * Dagre's vertical coordinates, computed without dagre. Dagre (in the worker) places nodes with
- * Brandes–Köpf; this is the same algorithm on the same grid with the same tie-breaking (a port of
- * @dagrejs/dagre's `position/bk.ts`), so the provisional layout the main thread shows at once is
- * the one the worker later confirms and nothing moves. Plain arrays instead of a graph library
- * make it cheap enough for the main thread (≈4 ms at 1,000 agents once warm, against ≈0.25 s for
- * dagre's own pass). `layout.test.ts` checks that the two agree.
+ * Dagre's vertical coordinates, computed without dagre. Dagre places nodes with Brandes–Köpf; this
+ * is the same algorithm on the same grid with the same tie-breaking (a port of @dagrejs/dagre's
+ * `position/bk.ts`), so `layoutLayered` returns dagre's layout of our layering. Plain arrays instead
+ * of a graph library make it cheap (≈4 ms at 1,000 agents once warm, against ≈0.25 s for dagre's
+ * own pass). `layout.test.ts` checks that the two agree.
  */
 
 /**

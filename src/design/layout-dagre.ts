@@ -1,11 +1,21 @@
 import dagre from '@dagrejs/dagre';
-import type { Layering } from './layout-layering.ts';
+import { layering, rankGraph, type Layering } from './layout-layering.ts';
+import {
+  NODE_SEP,
+  NODE_SIZE,
+  RANK_SEP,
+  layoutStacked,
+  toCorner,
+  type LayoutGraph,
+  type Positions,
+} from './layout.ts';
 
 /**
- * Runs dagre on our layering: dagre's ranking is switched off (`ranker: 'none'`, ranks given) and
- * its order search replaced by ours (`customOrder`), so dagre only assigns coordinates. That is
- * what keeps the provisional layout (same layering, `layout-bk.ts`) identical to dagre's, and it
- * saves most of dagre's time (≈0.6 of it at 1,000 agents).
+ * The reference layout (tests only; @dagrejs/dagre is a dev dependency). Runs dagre on our layering: dagre's ranking is switched off (`ranker: 'none'`, ranks given) and
+ * its order search replaced by ours (`customOrder`), so dagre only assigns coordinates. That makes
+ * it the reference for `layoutLayered` (same layering, coordinates from `layout-bk.ts`): the layout
+ * tests hold the two to the same positions. It also saves most of dagre's time (≈0.6 of it at
+ * 1,000 agents).
  */
 
 export interface DagreSizes {
@@ -79,4 +89,27 @@ export function dagreCentres(lay: Layering, size: DagreSizes): ({ x: number; y: 
     },
   });
   return ids.map((id) => g.node(id) as { x: number; y: number } | undefined);
+}
+
+/**
+ * Dagre's layout, left to right, on our layering: the reference `layoutLayered` (layout.ts) is
+ * tested against, position for position.
+ */
+export function layoutDagre(graph: LayoutGraph): Positions {
+  const ranking = rankGraph(graph.nodes, graph.edges);
+  const lay = layering(ranking);
+  if (!lay) return layoutStacked(ranking);
+  const centres = dagreCentres(lay, {
+    width: NODE_SIZE.width,
+    height: NODE_SIZE.height,
+    rankSep: RANK_SEP,
+    nodeSep: NODE_SEP,
+  });
+  const out: Positions = {};
+  // Dagre reports centres; React Flow positions are top-left corners.
+  lay.ids.forEach((id, v) => {
+    const c = centres[v];
+    out[id] = c ? toCorner(c.x, c.y) : { x: 0, y: 0 };
+  });
+  return out;
 }

@@ -1,14 +1,14 @@
 import type { Ranked } from './layout-rank.ts';
 
 /**
- * The order of the nodes within each rank, shared by both layout engines: the main thread's layout
- * draws it at once and dagre (in the worker) is handed it instead of searching its own, so the two
+ * The order of the nodes within each rank, shared by both layout engines: `layoutLayered` draws it
+ * and dagre, its reference in the tests, is handed it instead of searching its own, so the two
  * cannot disagree about which node sits where. Crossing reduction as in dagre: an initial
  * depth-first order, then alternating barycentre sweeps, keeping the order with the fewest
  * crossings, until 4 sweeps bring no improvement. On the viewer benchmark's 1,000-agent graph the
  * drawing has 10,317 edge crossings with this order, 10,695 with dagre's own.
  *
- * Pure and deterministic (no clock), so the main thread and the worker get the same order.
+ * Pure and deterministic (no clock): the main thread and the layout worker get the same order.
  */
 
 export interface Layered {

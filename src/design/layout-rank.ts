@@ -1,6 +1,6 @@
 /**
- * Ranks (columns) for the layered layouts. Both engines use these same ranks, so a node's column
- * never changes when the worker's dagre positions replace the provisional ones.
+ * Ranks (columns) for the layered layouts. Both engines use these same ranks, so `layoutLayered` and
+ * its reference, dagre, agree on every node's column.
  *
  * Works on dense integer ids (0..n-1) and `[from, to]` pairs; edges are assumed clean (no
  * self-loops, no duplicates). O(V + E).

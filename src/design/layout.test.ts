@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { createRng } from '../core/rng.ts';
 import { MAX_GRID_ITEMS } from './layout-layering.ts';
+import { layoutDagre } from './layout-dagre.ts';
 import {
   fitsDagre,
-  layoutDagre,
   layoutKey,
   layoutLayered,
   NODE_SIZE,
@@ -29,21 +30,9 @@ const overlaps = (pos: Positions): boolean => {
   );
 };
 
-/** mulberry32: the same graphs on every run. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** Agents in ≈√n layers, each fed by 1–2 agents of the layer before (the viewer benchmark's shape). */
 function layeredDag(n: number, seed: number): LayoutGraph {
-  const r = rng(seed);
+  const r = createRng(seed);
   const layers = Math.max(2, Math.round(Math.sqrt(n) / 1.2));
   const nodes = Array.from({ length: n }, (_, i) => `a${i}`);
   const layerOf = (i: number): number => Math.floor((i * layers) / n);
@@ -51,19 +40,19 @@ function layeredDag(n: number, seed: number): LayoutGraph {
     const l = layerOf(i);
     if (l === 0) return [];
     const prev = nodes.filter((_, j) => layerOf(j) === l - 1);
-    const k = 1 + Math.floor(r() * 2);
-    return Array.from({ length: k }, () => ({ from: prev[Math.floor(r() * prev.length)]!, to }));
+    const k = 1 + r.int(2);
+    return Array.from({ length: k }, () => ({ from: r.pick(prev), to }));
   });
   return { nodes, edges };
 }
 
 /** Random DAG with links reaching back up to 30 agents: long edges, many dummies. */
 function randomDag(n: number, seed: number): LayoutGraph {
-  const r = rng(seed);
+  const r = createRng(seed);
   const nodes = Array.from({ length: n }, (_, i) => `r${i}`);
   const edges = nodes.slice(1).flatMap((to, i) =>
-    Array.from({ length: 1 + Math.floor(r() * 2.5) }, () => ({
-      from: nodes[Math.max(0, i - Math.floor(r() * Math.min(i + 1, 30)))]!,
+    Array.from({ length: 1 + Math.floor(r.next() * 2.5) }, () => ({
+      from: nodes[Math.max(0, i - r.int(Math.min(i + 1, 30)))]!,
       to,
     })),
   );
@@ -102,9 +91,9 @@ describe.each([
   });
 });
 
-describe('provisional and final layout', () => {
-  // The fix for the graph jumping when the worker's layout arrived: the layout shown at once
-  // (layered) must be the one dagre returns, node for node.
+describe('layered layout against dagre', () => {
+  // The app shows `layoutLayered` (its reference is dagre on the same layering): node for node
+  // the positions dagre returns.
   const graphs: [string, LayoutGraph][] = [
     ['diamond', diamond],
     ['isolated and disconnected', { nodes: ['a', 'b', 'c', 'd', 'e'], edges: [{ from: 'a', to: 'b' }] }],

@@ -1,17 +1,16 @@
 import type { GraphEdge } from '../core/graph.ts';
 import { bkCoordinates } from './layout-bk.ts';
-import { dagreCentres } from './layout-dagre.ts';
 import { layering, MAX_GRID_ITEMS, rankGraph, type Ranking } from './layout-layering.ts';
 
 /**
  * Automatic left-to-right layout of a MAS design for the graph view. Pure: ids and edges in,
- * top-left node positions out (React Flow's convention). Both engines draw the same layering
+ * top-left node positions out (React Flow's convention). Two engines draw the same layering
  * (`layout-layering.ts`: ranks, crossing-reduced order) with the same coordinate assignment, so
  * they return the same positions:
- * - `dagre`: @dagrejs/dagre doing the coordinates (≈0.4 s at 1,000 agents), in the layout worker
- *   for big graphs;
- * - `layered`: the same computation ported to plain arrays (≈10 ms at 1,000 agents), shown at
- *   once while the worker runs, so the worker's answer moves nothing.
+ * - `layered` (here): the one the app uses (the Trace page, in the layout worker above 40 agents;
+ *   the live run; the Build page): ≈10 ms at 1,000 agents once warm, ≈50–90 ms on a fresh page;
+ * - `dagre` (`layout-dagre.ts`, tests only): @dagrejs/dagre doing the coordinates (≈0.4 s at
+ *   1,000 agents), the reference the layout tests hold `layered` to.
  */
 
 /** Node box used for layout, in px; the graph node is drawn at this size (src/ui/graph/graph.css). */
@@ -24,10 +23,8 @@ export interface LayoutGraph {
 
 export type Positions = Record<string, { x: number; y: number }>;
 
-export type LayoutEngine = 'dagre' | 'layered';
-
-const RANK_SEP = 70;
-const NODE_SEP = 24;
+export const RANK_SEP = 70;
+export const NODE_SEP = 24;
 /** Dagre's default gap next to an edge's dummy. */
 const EDGE_SEP = 20;
 
@@ -47,53 +44,29 @@ export function layoutKey(graph: LayoutGraph): string {
   return `${graph.nodes.length}:${graph.edges.length}:${h.toString(36)}`;
 }
 
-/** True when the graph gets the full layered layout (and dagre), false for the stacked fallback. */
+/** True when the graph gets the full layered layout, false for the stacked fallback. */
 export function fitsDagre(graph: LayoutGraph): boolean {
   return rankGraph(graph.nodes, graph.edges).gridItems <= MAX_GRID_ITEMS;
 }
 
-const toCorner = (x: number, y: number): { x: number; y: number } => ({
+export const toCorner = (x: number, y: number): { x: number; y: number } => ({
   x: Math.round(x - NODE_SIZE.width / 2),
   y: Math.round(y - NODE_SIZE.height / 2),
 });
 
-/** Dagre's layout, left to right, on our layering (`layout-dagre.ts`). */
-export function layoutDagre(graph: LayoutGraph): Positions {
+/**
+ * The app's layout: the shared layering, and dagre's coordinate assignment ported to plain arrays
+ * (`layout-bk.ts`), so it is node for node the layout dagre returns on that layering, without dagre.
+ * ≈10 ms at 1,000 agents once warm (≈50–90 ms on a fresh page), against ≈0.4 s for dagre. Graphs
+ * too big for the layering (`fitsDagre`) get the stacked fallback.
+ */
+export function layoutLayered(graph: LayoutGraph): Positions {
   const ranking = rankGraph(graph.nodes, graph.edges);
   const lay = layering(ranking);
   if (!lay) return layoutStacked(ranking);
-  const centres = dagreCentres(lay, {
-    width: NODE_SIZE.width,
-    height: NODE_SIZE.height,
-    rankSep: RANK_SEP,
-    nodeSep: NODE_SEP,
-  });
-  const out: Positions = {};
-  // Dagre reports centres; React Flow positions are top-left corners.
-  lay.ids.forEach((id, v) => {
-    const c = centres[v];
-    out[id] = c ? toCorner(c.x, c.y) : { x: 0, y: 0 };
-  });
-  return out;
-}
-
-/**
- * The layout shown at once while dagre runs in the worker: the same layering, and dagre's own
- * coordinate assignment ported to plain arrays (`layout-bk.ts`), so it is the layout dagre will
- * return and nothing moves when that arrives. ≈10 ms at 1,000 agents, against ≈0.5 s for dagre.
- */
-export function layoutLayered(graph: LayoutGraph): Positions {
-  return layoutLayeredFits(graph).positions;
-}
-
-/** `layoutLayered`, and whether the graph fitted (false: these are the stacked fallback's). */
-export function layoutLayeredFits(graph: LayoutGraph): { positions: Positions; fits: boolean } {
-  const ranking = rankGraph(graph.nodes, graph.edges);
-  const lay = layering(ranking);
-  if (!lay) return { positions: layoutStacked(ranking), fits: false };
   const { ids, l, grid } = lay;
   const positions: Positions = {};
-  if (ids.length === 0) return { positions, fits: true };
+  if (ids.length === 0) return positions;
   const across = bkCoordinates(grid, { node: NODE_SIZE.height, nodeSep: NODE_SEP, edgeSep: EDGE_SEP });
   // Dagre's last steps, in its floating-point order: the topmost box at 0, centres to corners.
   let top = Infinity;
@@ -104,14 +77,14 @@ export function layoutLayeredFits(graph: LayoutGraph): { positions: Positions; f
       across[v]! - top,
     );
   });
-  return { positions, fits: true };
+  return positions;
 }
 
 /**
  * The fallback for graphs too big for the layered layout (`MAX_GRID_ITEMS`): the same ranks, each
  * rank ordered by its predecessors' mean slot, stacked and centred. O(V + E log E).
  */
-function layoutStacked({ ids, ranked }: Ranking): Positions {
+export function layoutStacked({ ids, ranked }: Ranking): Positions {
   const inn: number[][] = ids.map(() => []);
   for (const [u, v] of ranked.edges) inn[v]!.push(u);
   const layers: number[][] = [];
@@ -138,8 +111,4 @@ function layoutStacked({ ids, ranked }: Ranking): Positions {
     });
   });
   return out;
-}
-
-export function layoutGraph(graph: LayoutGraph, engine: LayoutEngine): Positions {
-  return engine === 'dagre' ? layoutDagre(graph) : layoutLayered(graph);
 }

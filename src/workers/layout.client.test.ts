@@ -22,7 +22,7 @@ describe('layout worker client', () => {
         return { type: 'layout.done', requestId: r.requestId, positions: { a: { x: 1, y: 2 } }, ms: 3 };
       }),
     );
-    await expect(client.layout({ nodes: ['a'], edges: [] }, 'dagre')).resolves.toEqual({ a: { x: 1, y: 2 } });
+    await expect(client.layout({ nodes: ['a'], edges: [] })).resolves.toEqual({ a: { x: 1, y: 2 } });
   });
 
   it('rejects on a worker error and on a malformed reply', async () => {
@@ -33,8 +33,8 @@ describe('layout worker client', () => {
         message: 'no',
       })),
     );
-    await expect(errors.layout({ nodes: ['a'], edges: [] }, 'dagre')).rejects.toThrow('no');
+    await expect(errors.layout({ nodes: ['a'], edges: [] })).rejects.toThrow('no');
     const junk = createLayoutWorkerClient(() => fakeWorker(() => ({ type: 'layout.done', positions: 'x' })));
-    await expect(junk.layout({ nodes: ['a'], edges: [] }, 'dagre')).rejects.toThrow(/malformed/);
+    await expect(junk.layout({ nodes: ['a'], edges: [] })).rejects.toThrow(/malformed/);
   });
 });

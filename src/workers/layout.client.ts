@@ -1,9 +1,10 @@
-import type { LayoutEngine, LayoutGraph, Positions } from '../design/layout.ts';
+import type { LayoutGraph, Positions } from '../design/layout.ts';
 import { LayoutResponseSchema, type LayoutRequest } from './protocol.ts';
 
 /** The main-thread side of the layout worker: one lazily started worker, requests by id. */
 export interface LayoutWorkerClient {
-  layout(graph: LayoutGraph, engine: LayoutEngine): Promise<Positions>;
+  /** `layoutLayered(graph)`, computed in the worker. */
+  layout(graph: LayoutGraph): Promise<Positions>;
   dispose(): void;
 }
 
@@ -55,12 +56,11 @@ export function createLayoutWorkerClient(spawn: () => WorkerLike = startLayoutWo
   };
 
   return {
-    layout(graph, engine) {
+    layout(graph) {
       const requestId = nextId++;
       const req: LayoutRequest = {
         type: 'layout',
         requestId,
-        engine,
         nodes: [...graph.nodes],
         edges: graph.edges.map((e) => ({ from: e.from, to: e.to })),
       };

@@ -13,7 +13,6 @@ export const LayoutRequestSchema = z.object({
   type: z.literal('layout'),
   /** Correlates the answer with the request; answers to superseded requests are dropped. */
   requestId: z.number().int().nonnegative(),
-  engine: z.enum(['dagre', 'layered']),
   nodes: z.array(nodeId).max(MAX_NODES),
   edges: z.array(z.object({ from: nodeId, to: nodeId })).max(MAX_EDGES),
 });

@@ -8,10 +8,11 @@ import type { Agent, Design } from '../../src/core/trace.ts';
 import { baseUrl, launch } from './browser.ts';
 
 /**
- * A big trace opens on its final layout: the graph is drawn at once (the layout worker's dagre
- * answer arrives later) and, when that answer lands, no node moves, the view does not shift and
+ * A big trace is drawn once, on its final layout: a placeholder while the layout worker computes the
+ * layout, then the graph, and from the first node drawn on no node moves and the view does not
+ * shift — while the reader selects an agent, while time passes and while they step the replay — and
  * the selection stays. A watcher installed before the app loads records every node position and
- * viewport transform React Flow ever renders.
+ * viewport transform React Flow ever renders, and the layout state each node was first drawn in.
  */
 
 const AGENTS = 800;
@@ -77,8 +78,18 @@ function installWatcher(): void {
     moves: { id: string; from: string; to: string }[];
     viewports: string[];
     pending: string[];
+    /** `data-layout-pending` of the graph when each node was first drawn. */
+    drawnWhile: string[];
+    placeholder: boolean;
   }
-  const watch: Watch = { seen: new Map(), moves: [], viewports: [], pending: [] };
+  const watch: Watch = {
+    seen: new Map(),
+    moves: [],
+    viewports: [],
+    pending: [],
+    drawnWhile: [],
+    placeholder: false,
+  };
   (window as unknown as { __layoutWatch: Watch }).__layoutWatch = watch;
   const look = (el: Element): void => {
     if (!(el instanceof HTMLElement)) return;
@@ -86,14 +97,20 @@ function installWatcher(): void {
       const id = el.getAttribute('data-id') ?? '';
       const t = el.style.transform;
       const first = watch.seen.get(id);
-      if (first === undefined) watch.seen.set(id, t);
-      else if (first !== t) watch.moves.push({ id, from: first, to: t });
+      if (first === undefined) {
+        watch.seen.set(id, t);
+        const graph = document.querySelector('[data-testid="graph"]');
+        const p = graph?.getAttribute('data-layout-pending') ?? 'none';
+        if (!watch.drawnWhile.includes(p)) watch.drawnWhile.push(p);
+      } else if (first !== t) watch.moves.push({ id, from: first, to: t });
     } else if (el.classList.contains('react-flow__viewport')) {
       const t = el.style.transform;
       if (watch.viewports[watch.viewports.length - 1] !== t) watch.viewports.push(t);
     } else if (el.getAttribute('data-testid') === 'graph') {
       const p = el.getAttribute('data-layout-pending');
       if (p !== null && watch.pending[watch.pending.length - 1] !== p) watch.pending.push(p);
+    } else if (el.getAttribute('data-testid') === 'graph-placeholder') {
+      watch.placeholder = true;
     }
   };
   new MutationObserver((records) => {
@@ -102,7 +119,9 @@ function installWatcher(): void {
       for (const n of r.addedNodes) {
         if (!(n instanceof HTMLElement)) continue;
         look(n);
-        n.querySelectorAll('.react-flow__node, .react-flow__viewport, [data-testid="graph"]').forEach(look);
+        n.querySelectorAll(
+          '.react-flow__node, .react-flow__viewport, [data-testid="graph"], [data-testid="graph-placeholder"]',
+        ).forEach(look);
       }
     }
   }).observe(document, {
@@ -112,6 +131,21 @@ function installWatcher(): void {
     attributeFilter: ['style', 'data-layout-pending'],
   });
 }
+
+interface WatchSummary {
+  seen: number;
+  moves: unknown[];
+  viewports: string[];
+  pending: string[];
+  drawnWhile: string[];
+  placeholder: boolean;
+}
+
+const readWatch = (): WatchSummary => {
+  const w = (window as unknown as { __layoutWatch: WatchSummary & { seen: Map<string, string> } })
+    .__layoutWatch;
+  return { ...w, seen: w.seen.size };
+};
 
 let browser: Browser;
 let dir: string;
@@ -125,7 +159,7 @@ afterAll(async () => {
 });
 
 describe('trace layout', () => {
-  it(`opens ${AGENTS} agents on the final layout: nothing moves when the worker answers`, async () => {
+  it(`draws ${AGENTS} agents once, on the layout worker's final layout: nothing moves afterwards`, async () => {
     const file = join(dir, 'big.json');
     writeFileSync(file, bigTrace(AGENTS));
     const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
@@ -138,7 +172,19 @@ describe('trace layout', () => {
       await page.locator('[data-testid="file-input"]').setInputFiles(file);
       await page.locator('[data-testid="agent-node"]').first().waitFor();
 
-      // Select an agent on screen while the worker may still be working.
+      // The graph came from the worker, after a placeholder, and no node was drawn before it.
+      await page.waitForSelector(
+        '[data-testid="graph"][data-layout-pending="false"][data-layout-source="worker"]',
+        {
+          timeout: 1000,
+        },
+      );
+      const atFirstDraw = await page.evaluate(readWatch);
+      expect(atFirstDraw.placeholder).toBe(true);
+      expect(atFirstDraw.pending).toEqual(['true', 'false']);
+      expect(atFirstDraw.drawnWhile).toEqual(['false']);
+
+      // Select an agent on screen right away.
       const id = await page.evaluate(() => {
         for (const el of document.querySelectorAll('.react-flow__node')) {
           const r = el.getBoundingClientRect();
@@ -153,29 +199,16 @@ describe('trace layout', () => {
       await node.click();
       await page.waitForSelector(`[data-testid="inspector"][data-agent-id="${id}"]`);
 
-      // The worker's dagre layout lands …
-      await page.waitForSelector(
-        '[data-testid="graph"][data-layout-pending="false"][data-layout-engine="dagre"]',
-        {
-          timeout: 60_000,
-        },
-      );
+      // Time passes (anything still on its way would land), and the reader steps the replay back
+      // and forth: statuses change, positions must not.
+      await page.waitForTimeout(1500);
+      await page.keyboard.press('ArrowLeft');
+      await page.keyboard.press('ArrowLeft');
+      await page.keyboard.press('ArrowRight');
+      await page.keyboard.press('End');
       await page.evaluate(() => new Promise((ok) => requestAnimationFrame(() => requestAnimationFrame(ok))));
 
-      // … and changes nothing on screen.
-      const watch = await page.evaluate(() => {
-        const w = (
-          window as unknown as {
-            __layoutWatch: {
-              seen: Map<string, string>;
-              moves: unknown[];
-              viewports: string[];
-              pending: string[];
-            };
-          }
-        ).__layoutWatch;
-        return { seen: w.seen.size, moves: w.moves, viewports: w.viewports, pending: w.pending };
-      });
+      const watch = await page.evaluate(readWatch);
       expect(watch.pending).toEqual(['true', 'false']);
       expect(watch.seen).toBeGreaterThan(5);
       expect(watch.moves).toEqual([]);

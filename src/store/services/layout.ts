@@ -1,38 +1,41 @@
-import {
-  fitsDagre,
-  layoutDagre,
-  layoutKey,
-  layoutLayeredFits,
-  type LayoutGraph,
-  type Positions,
-} from '../../design/layout.ts';
+import { layoutKey, layoutLayered, type LayoutGraph, type Positions } from '../../design/layout.ts';
 import { createLayoutWorkerClient, type LayoutWorkerClient } from '../../workers/layout.client.ts';
 
 /**
- * Graph layout as a service the viewer slice calls. Small graphs get dagre synchronously (≈7 ms at
- * 20 agents, ≈11 ms at 40). Above `WORKER_THRESHOLD` agents dagre would block the main thread for
- * more than a frame (≈30 ms at 100 agents, ≈0.5 s at 1,000), so the caller gets the `layered`
- * layout at once — the same positions computed without dagre (src/design/layout.ts) — and dagre's
- * answer arrives later from the worker and confirms them: nothing moves. Graphs too big for the
- * layered layout (`fitsDagre`) get the stacked fallback and no worker job. Results are cached by
- * graph signature.
+ * Graph layout as a service the viewer slice calls. Every graph gets `layoutLayered`
+ * (src/design/layout.ts), the final layout; only where it is computed differs:
+ * - up to `WORKER_THRESHOLD` agents, here and now, so a small graph never shows a placeholder: at 40
+ *   agents ≈1.5 ms once warm and up to about a frame on a fresh page (≈6–20 ms in Chromium);
+ * - above that, in the layout worker: on a fresh page it would block the main thread for more than a
+ *   frame (≈10–40 ms at 100–300 agents, ≈50–90 ms at 1,000, before the JIT has warmed up). The
+ *   caller shows a placeholder until the answer arrives and then the graph, once: nothing moves
+ *   afterwards.
+ * Should the worker fail (or not exist, as in Node), the same layout is computed here instead.
+ * Results are cached by graph signature, and one graph is never laid out twice at once.
  */
 export const WORKER_THRESHOLD = 40;
 
+/** Where a layout was computed: here, in the worker, or earlier (the cache). */
+export type LayoutSource = 'main' | 'worker' | 'cache';
+
+export interface LaidOut {
+  positions: Positions;
+  source: LayoutSource;
+  /** Why the worker's answer was replaced by a layout computed here; null when it was not. */
+  error: string | null;
+}
+
 export interface LayoutPlan {
   key: string;
-  /** Positions to show now. */
-  positions: Positions;
-  engine: 'dagre' | 'layered';
-  /**
-   * Dagre's positions from the worker when `positions` were computed without it (they agree, and
-   * then this resolves to the very `positions` object); null when `positions` are already final.
-   */
-  refined: Promise<Positions> | null;
+  /** The layout, when it is available at once (small graph, cache, no worker); else null. */
+  ready: LaidOut | null;
+  /** The worker's answer when `ready` is null; it never rejects (a failed worker falls back here). */
+  later: Promise<LaidOut> | null;
 }
 
 const CACHE_SIZE = 8;
 const cache = new Map<string, Positions>();
+const inFlight = new Map<string, Promise<LaidOut>>();
 let client: LayoutWorkerClient | null = null;
 
 /** Tests replace the worker client (Node has no Web Workers); null restores the default. */
@@ -43,6 +46,7 @@ export function setLayoutWorkerClient(c: LayoutWorkerClient | null): void {
 
 export function clearLayoutCache(): void {
   cache.clear();
+  inFlight.clear();
 }
 
 function remember(key: string, positions: Positions): void {
@@ -62,32 +66,37 @@ function workerClient(): LayoutWorkerClient | null {
   return client;
 }
 
-/** True when both layouts place every node at the same point. */
-function samePositions(a: Positions, b: Positions): boolean {
-  const keys = Object.keys(a);
-  if (keys.length !== Object.keys(b).length) return false;
-  return keys.every((k) => a[k]!.x === b[k]?.x && a[k]!.y === b[k]?.y);
-}
-
 export function planLayout(graph: LayoutGraph): LayoutPlan {
   const key = layoutKey(graph);
   const hit = cache.get(key);
-  if (hit) return { key, positions: hit, engine: 'dagre', refined: null };
-  if (graph.nodes.length <= WORKER_THRESHOLD && fitsDagre(graph)) {
-    const positions = layoutDagre(graph);
-    remember(key, positions);
-    return { key, positions, engine: 'dagre', refined: null };
+  if (hit) {
+    // Most recently used: a trace flipped back to often stays cached.
+    remember(key, hit);
+    return { key, ready: { positions: hit, source: 'cache', error: null }, later: null };
   }
-  const { positions, fits } = layoutLayeredFits(graph);
-  // No worker (tests), or a graph dagre would take minutes over: the layered positions stay.
-  const worker = fits && graph.nodes.length > WORKER_THRESHOLD ? workerClient() : null;
-  if (!worker) return { key, positions, engine: 'layered', refined: null };
-  const refined = worker.layout(graph, 'dagre').then((final) => {
-    // The expected case: dagre agrees. Handing back the object already shown lets the view see
-    // that nothing changed (same reference) and skip rebuilding a thousand nodes.
-    const settled = samePositions(final, positions) ? positions : final;
-    remember(key, settled);
-    return settled;
+  const running = inFlight.get(key);
+  if (running) return { key, ready: null, later: running };
+  const worker = graph.nodes.length > WORKER_THRESHOLD ? workerClient() : null;
+  if (!worker) {
+    const positions = layoutLayered(graph);
+    remember(key, positions);
+    return { key, ready: { positions, source: 'main', error: null }, later: null };
+  }
+  const later = worker.layout(graph).then(
+    (positions): LaidOut => ({ positions, source: 'worker', error: null }),
+    // The worker failed (it could not start, or sent something malformed): the same layout,
+    // computed here. One long task, but the graph is shown.
+    (e: unknown): LaidOut => ({
+      positions: layoutLayered(graph),
+      source: 'main',
+      error: e instanceof Error ? e.message : String(e),
+    }),
+  );
+  const settled: Promise<LaidOut> = later.then((out) => {
+    remember(key, out.positions);
+    if (inFlight.get(key) === settled) inFlight.delete(key);
+    return out;
   });
-  return { key, positions, engine: 'layered', refined };
+  inFlight.set(key, settled);
+  return { key, ready: null, later: settled };
 }

@@ -1,5 +1,5 @@
 import { layoutKey, type LayoutGraph, type Positions } from '../../design/layout.ts';
-import { planLayout } from '../services/layout.ts';
+import { planLayout, type LaidOut, type LayoutSource } from '../services/layout.ts';
 import type { SliceCreator } from '../store.ts';
 
 /** Replay speeds offered in the UI, as multiples of the base rate (`REPLAY_BASE_MS` per position). */
@@ -9,10 +9,13 @@ export const REPLAY_BASE_MS = 400;
 export interface ViewerLayout {
   /** Signature of the graph these positions belong to (`layoutKey`). */
   key: string | null;
+  /** The final positions of graph `key`; empty while `pending`. */
   positions: Positions;
-  engine: 'dagre' | 'layered';
-  /** True while the worker refines a provisional layout. */
+  /** Where they were computed (null while pending): here, in the layout worker, or earlier (cache). */
+  source: LayoutSource | null;
+  /** True while the layout worker computes the positions of graph `key` (the page shows a placeholder). */
   pending: boolean;
+  /** Why the worker's answer was replaced by a layout computed on the main thread; null normally. */
   error: string | null;
 }
 
@@ -40,7 +43,9 @@ export interface ViewerSlice {
   requestLayout(graph: LayoutGraph): void;
 }
 
-const EMPTY_LAYOUT: ViewerLayout = { key: null, positions: {}, engine: 'dagre', pending: false, error: null };
+const EMPTY_LAYOUT: ViewerLayout = { key: null, positions: {}, source: null, pending: false, error: null };
+
+const laidOut = (key: string, out: LaidOut): ViewerLayout => ({ key, ...out, pending: false });
 
 const clamp = (p: number, length: number): number =>
   Math.max(0, Math.min(length, Math.round(Number.isFinite(p) ? p : length)));
@@ -84,32 +89,18 @@ export const createViewerSlice: SliceCreator<ViewerSlice> = (set, get) => ({
     if (Number.isFinite(speed) && speed > 0) set({ replaySpeed: speed });
   },
   requestLayout(graph) {
-    // Same graph as shown (or being refined): nothing to do; re-planning would start a second worker job.
-    if (get().layout.key === layoutKey(graph) && !get().layout.error) return;
+    // Same graph as shown or being laid out: nothing to do. The positions of a graph never change
+    // once shown, so nodes never move under the reader.
+    if (get().layout.key === layoutKey(graph)) return;
     const plan = planLayout(graph);
-    set({
-      layout: {
-        key: plan.key,
-        positions: plan.positions,
-        engine: plan.engine,
-        pending: !!plan.refined,
-        error: null,
-      },
+    if (plan.ready) {
+      set({ layout: laidOut(plan.key, plan.ready) });
+      return;
+    }
+    set({ layout: { key: plan.key, positions: {}, source: null, pending: true, error: null } });
+    void plan.later?.then((out) => {
+      // Dropped when another graph was requested meanwhile (the service has cached it anyway).
+      if (get().layout.key === plan.key && get().layout.pending) set({ layout: laidOut(plan.key, out) });
     });
-    plan.refined?.then(
-      (positions) => {
-        if (get().layout.key === plan.key) {
-          set({ layout: { key: plan.key, positions, engine: 'dagre', pending: false, error: null } });
-        }
-      },
-      (e: unknown) => {
-        // The provisional layered layout stays; it is complete, only less tidy.
-        if (get().layout.key === plan.key) {
-          set({
-            layout: { ...get().layout, pending: false, error: e instanceof Error ? e.message : String(e) },
-          });
-        }
-      },
-    );
   },
 });

@@ -18,7 +18,7 @@ import {
 } from '@xyflow/react';
 import { memo, useCallback, useEffect, useMemo, type JSX } from 'react';
 import type { Design } from '../../core/trace.ts';
-import { layoutDagre, NODE_SIZE } from '../../design/layout.ts';
+import { layoutLayered, NODE_SIZE } from '../../design/layout.ts';
 import { AgentNode, type AgentFlowNode } from '../graph/AgentNode.tsx';
 import { typeColor } from '../graph/colors.ts';
 import type { AgentType } from '../../core/agents.ts';
@@ -131,8 +131,8 @@ function Flow(props: BuildGraphProps): JSX.Element {
   const { nodes, edges, signature } = useMemo(() => {
     const agents = design?.agents ?? [];
     const ids = agents.map((a) => a.id);
-    const pos = layoutDagre({ nodes: ids, edges: design?.edges ?? [] });
-    // The would-be agent sits below and right of the graph rather than in a dagre rank: links that
+    const pos = layoutLayered({ nodes: ids, edges: design?.edges ?? [] });
+    // The would-be agent sits below and right of the graph rather than in a rank: links that
     // skip ranks would otherwise run straight through the agents between, hiding their labels.
     let right = 0;
     let bottom = 0;

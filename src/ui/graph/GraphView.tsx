@@ -31,10 +31,10 @@ const MINIMAP_MAX = 300;
 export interface GraphViewProps {
   replay: Replay;
   state: ReplayState;
+  /** The graph's final positions; a new object only when the layout changed. */
   positions: Positions;
-  /** Signature of the laid-out graph (`layoutKey`) and the engine that placed it. */
+  /** Signature of the laid-out graph (`layoutKey`). */
   graphKey: string;
-  engine: string;
   selectedId: string | null;
   onSelect: (id: string | null) => void;
 }
@@ -175,34 +175,34 @@ function fitViewport(nodes: readonly AgentFlowNode[], width: number, height: num
 
 /**
  * Moves the viewport when the layout changes. Another graph (a construction step, another trace):
- * refit. The same graph with new positions (the worker's dagre layout replacing the provisional
- * one): keep the reader's place (`keepPlace`) — since both layouts agree this normally changes
- * nothing, and then the viewport is not touched at all. The first layout is the initial viewport,
- * so the first run does nothing. Execution replay never changes the layout, so it keeps the user's
- * pan and zoom.
+ * refit. The same graph with new positions: keep the reader's place (`keepPlace`). The viewer never
+ * does that (a graph is shown once, on its final layout), but should positions ever change under
+ * the reader, the node they are looking at stays put; unchanged positions leave the viewport
+ * untouched. The first layout is the initial viewport, so the first run does nothing. Execution
+ * replay never changes the layout, so it keeps the user's pan and zoom.
  */
 function FitOnLayout({
   graphKey,
-  engine,
+  positions,
   nodes,
   selectedId,
 }: {
   graphKey: string;
-  engine: string;
+  positions: Positions;
   nodes: AgentFlowNode[];
   selectedId: string | null;
 }): null {
   const { setViewport, getViewport } = useReactFlow();
   const store = useStoreApi();
   const latest = useRef({ nodes, selectedId });
-  const shown = useRef<{ graphKey: string; engine: string; nodes: AgentFlowNode[] } | null>(null);
+  const shown = useRef<{ graphKey: string; nodes: AgentFlowNode[] } | null>(null);
   useLayoutEffect(() => {
     latest.current = { nodes, selectedId };
   });
   useLayoutEffect(() => {
     const before = shown.current;
     const now = latest.current.nodes;
-    shown.current = { graphKey, engine, nodes: now };
+    shown.current = { graphKey, nodes: now };
     if (!before) return;
     const { width, height } = store.getState();
     if (before.graphKey === graphKey) {
@@ -215,7 +215,8 @@ function FitOnLayout({
       }
     }
     void setViewport(fitViewport(now, width, height));
-  }, [graphKey, engine, getViewport, setViewport, store]);
+    // `positions` only triggers: the nodes built from them are read from `latest`.
+  }, [graphKey, positions, getViewport, setViewport, store]);
   return null;
 }
 
@@ -254,7 +255,7 @@ function Flow(props: GraphViewProps & { width: number; height: number }): JSX.El
       )}
       <FitOnLayout
         graphKey={props.graphKey}
-        engine={props.engine}
+        positions={props.positions}
         nodes={nodes}
         selectedId={props.selectedId}
       />

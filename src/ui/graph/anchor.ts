@@ -2,9 +2,9 @@ import type { Viewport } from '@xyflow/react';
 import { NODE_SIZE } from '../../design/layout.ts';
 
 /**
- * Keeping the reader's place when the same graph gets new positions (the worker's layout replacing
- * the provisional one; by construction they agree, so this normally leaves the view untouched).
- * Pure, so it is tested without a browser.
+ * Keeping the reader's place when the same graph gets new positions. The Trace page shows a graph
+ * once, on its final layout, so there this is a safeguard; positions that did not change leave the
+ * view untouched. Pure, so it is tested without a browser.
  */
 
 export interface Placed {

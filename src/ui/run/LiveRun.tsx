@@ -1,7 +1,7 @@
 import { useMemo, useState, type JSX } from 'react';
 import { AGENT_TYPE_INFO } from '../../core/agents.ts';
 import type { Trace } from '../../core/trace.ts';
-import { layoutGraph, layoutKey } from '../../design/layout.ts';
+import { layoutKey, layoutLayered } from '../../design/layout.ts';
 import { buildReplay, replayStateAt, type AgentStatus } from '../../design/replay.ts';
 import { interruptedAt } from '../../store/slices/run.ts';
 import { useBaton } from '../../store/store.ts';
@@ -10,9 +10,6 @@ import { CorrectnessBadge } from '../common/Badges.tsx';
 import { GraphView } from '../graph/GraphView.tsx';
 import { formatCost, formatTokens } from '../graph/format.ts';
 import { SimulatedBadge } from './BackendPicker.tsx';
-
-/** Above this many agents the cheaper layered layout keeps each redraw within a frame. */
-const DAGRE_MAX = 150;
 
 interface AgentRow {
   id: string;
@@ -82,8 +79,9 @@ export function LiveRun({ trace, liveRunId }: { trace: Trace; liveRunId: string 
   const design = trace.design;
   const graph = useMemo(() => ({ nodes: design.agents.map((a) => a.id), edges: design.edges }), [design]);
   const key = useMemo(() => layoutKey(graph), [graph]);
-  const engine = graph.nodes.length > DAGRE_MAX ? 'layered' : 'dagre';
-  const positions = useMemo(() => layoutGraph(graph, engine), [graph, engine]);
+  // The Trace page's layout (dagre's positions without dagre), once per design: a run never
+  // changes its design, so nodes keep their place while statuses change.
+  const positions = useMemo(() => layoutLayered(graph), [graph]);
   const rows = useMemo(() => rowsOf(trace), [trace]);
   const streams = useBaton((s) => s.liveStreams);
   const [selected, setSelected] = useState<string | null>(null);
@@ -112,7 +110,6 @@ export function LiveRun({ trace, liveRunId }: { trace: Trace; liveRunId: string 
           state={state}
           positions={positions}
           graphKey={key}
-          engine={engine}
           selectedId={selected}
           onSelect={setSelected}
         />

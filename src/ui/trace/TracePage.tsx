@@ -172,7 +172,8 @@ export function TracePage({ trace }: { trace: Trace }): JSX.Element {
   }, [constructing, state]);
   const graph = constructionGraph ?? designGraph;
   const key = useMemo(() => layoutKey(graph), [graph]);
-  // Before paint, so a small graph (laid out synchronously) never flashes a "laying out" state.
+  // Before paint, so a small graph (laid out synchronously) never flashes the placeholder. A big one
+  // shows it until the layout worker answers, then the graph on its final layout.
   useLayoutEffect(() => {
     useBaton.getState().requestLayout(graph);
   }, [graph]);
@@ -184,7 +185,7 @@ export function TracePage({ trace }: { trace: Trace }): JSX.Element {
   const onSelect = useCallback((id: string | null) => selectAgent(id), [selectAgent]);
   const [showTimeline, setShowTimeline] = useState(true);
   const ref = useFillViewport();
-  const layoutReady = layout.key === key;
+  const layoutReady = layout.key === key && !layout.pending;
 
   return (
     <div className="trace-page" ref={ref} data-testid="trace-page">
@@ -197,13 +198,12 @@ export function TracePage({ trace }: { trace: Trace }): JSX.Element {
           phase={state.phase}
           constructionSteps={replay.constructionSteps}
         />
-        {/* The layout state, for tests and tools: dagre's confirmation from the worker changes no
-            position, so nothing on screen says it is pending. */}
+        {/* The layout state of the graph on screen, for tests and tools. */}
         <div
           className="graph-area"
           data-testid="graph"
-          data-layout-engine={layoutReady ? layout.engine : undefined}
-          data-layout-pending={layoutReady ? String(layout.pending) : undefined}
+          data-layout-pending={layout.key === key ? String(layout.pending) : undefined}
+          data-layout-source={layoutReady ? (layout.source ?? undefined) : undefined}
         >
           <div className="graph-toolbar">
             <Legend
@@ -228,12 +228,11 @@ export function TracePage({ trace }: { trace: Trace }): JSX.Element {
                   state={state}
                   positions={layout.positions}
                   graphKey={key}
-                  engine={layout.engine}
                   selectedId={selected}
                   onSelect={onSelect}
                 />
               ) : (
-                <div className="graph-empty">
+                <div className="graph-empty" data-testid="graph-placeholder">
                   <p className="muted">Laying out {graph.nodes.length} agents…</p>
                 </div>
               )}
