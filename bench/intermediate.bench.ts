@@ -10,7 +10,7 @@
  *
  *   npm run bench:intermediate
  */
-import { generateTask, type Axis } from '../src/bench/masbench/index.ts';
+import { generateTask, taskOfMasbench, type Axis } from '../src/bench/masbench/index.ts';
 import type { Task } from '../src/core/trace.ts';
 import { createIntermediateExecutor, type IntermediateUsage } from '../src/executor/intermediate.ts';
 import { createLlmClient } from '../src/executor/llm/index.ts';
@@ -85,16 +85,7 @@ const ratio = (a: number, b: number): string => (b === 0 ? '–' : (a / b).toFix
 
 function taskOf(axis: Axis, value: number, seed: number): { task: Task; id: string } {
   const t = generateTask({ axis, value, seed });
-  return {
-    id: t.id,
-    task: {
-      query: t.question,
-      groundTruth: t.answers.join(', '),
-      ...(t.answers.length > 1 ? { groundTruths: t.answers.map(String) } : {}),
-      source: { kind: 'masbench', axis: t.axis, value: t.value, taskId: t.id },
-      seed: t.seed,
-    },
-  };
+  return { id: t.id, task: taskOfMasbench(t) };
 }
 
 const chatRequests = (server: OpenAIServer): number =>

@@ -15,15 +15,8 @@
 import { AXES, generateTask } from '../src/bench/masbench/index.ts';
 import { createRng } from '../src/core/rng.ts';
 import type { ConstructionState } from '../src/policy/construction.ts';
-import {
-  agentDim,
-  encodeAgents,
-  encodeGraph,
-  encodeState,
-  encodeTask,
-  graphInputs,
-  stateDim,
-} from '../src/policy/encoder.ts';
+import { agentDim, encodeAgents, encodeState, encodeTask, stateDim } from '../src/policy/encoder.ts';
+import { encodeGraph, graphInputs } from '../src/policy/links.ts';
 import { PolicyNetwork, encoderConfig } from '../src/policy/network.ts';
 import { priorCheckpoint } from '../src/policy/prior.ts';
 import { DEFAULT_POOL } from '../src/policy/roles.ts';

@@ -15,15 +15,8 @@ import {
   type ConstructionLimits,
   type ConstructionState,
 } from './construction.ts';
-import {
-  agentDim,
-  encodeAgents,
-  encodeGraph,
-  encodeState,
-  graphInputs,
-  stateDim,
-  type TaskEncoding,
-} from './encoder.ts';
+import { agentDim, encodeAgents, encodeState, stateDim, type TaskEncoding } from './encoder.ts';
+import { encodeGraph, graphInputs } from './links.ts';
 import { encoderConfig } from './network.ts';
 import type { RolePool } from './roles.ts';
 

@@ -14,15 +14,12 @@ import {
   agentFlagOffset,
   cueOffset,
   encodeAgents,
-  encodeGraph,
   encodeState,
   encodeTask,
-  graphInputs,
   graphOffset,
   hashQuery,
   isRefusal,
   lastActionOffset,
-  maxLinks,
   normalizeAnswer,
   resultOffset,
   roleCountOffset,
@@ -30,6 +27,7 @@ import {
   stateDimFor,
   taskCues,
 } from './encoder.ts';
+import { encodeGraph, graphInputs, maxLinks } from './links.ts';
 import { DEFAULT_POOL } from './roles.ts';
 
 const pool = DEFAULT_POOL;

@@ -18,10 +18,8 @@
  * Agent vector a_i (one row per agent slot, length `agentDim(cfg)`; empty slots are all zero):
  * [1, role one-hot (R), `AGENT` flags (7)].
  *
- * The graph itself (encoder version 3): the links as message lists for the network's
- * message-passing layers (`encodeGraph`, `GraphInputs`): per link j → k (k reads j) its two agent
- * rows and the weights that make the sums over an agent's links and readers means, and per agent
- * row its weight in the mean over all agents and in the mean over the sinks (the readouts).
+ * The graph itself (encoder version 3) goes to the network's message-passing layers as message
+ * lists: `links.ts`.
  *
  * Versions. A checkpoint records the layout it was made for (`config.encoder`, absent = 1) and
  * checkpoint.ts migrates older checkpoints so that the old network's numbers stay bit-identical:
@@ -503,91 +501,5 @@ export function encodeAgents(
     out[row + f + AGENT.inDegree] = clip01(a.links.length / n);
     out[row + f + AGENT.age] = clip01((s.step - a.addedAt) / cfg.maxSteps);
   });
-  return out;
-}
-
-// ---------------------------------------------------------------- links, for message passing
-
-/** Largest number of links N agents can have: a DAG over N agents has at most N(N − 1)/2 edges. */
-export const maxLinks = (c: EncoderConfig): number => Math.max(1, (c.maxAgents * (c.maxAgents - 1)) / 2);
-
-/**
- * The construction graph as the message-passing layers read it, for B states (`graphInputs`):
- * M = maxLinks message slots and N agent rows per state; state b owns slots b·M … b·M + M − 1 and
- * rows b·N … b·N + N − 1. A slot is one link j → k (agent k reads agent j's output); unused slots
- * have weight 0 (their rows point at row b·N and add exactly nothing).
- */
-export interface GraphInputs {
-  /** [B·M] u32: row of the agent read (the link's source j). */
-  msgFrom: Uint32Array;
-  /** [B·M] u32: row of the reader (the link's target k). */
-  msgTo: Uint32Array;
-  /** [B·M] 1 / links(k): summing the messages into k averages over what k reads; 0 = unused slot. */
-  inWeight: Float32Array;
-  /** [B·M] 1 / readers(j): summing the messages into j averages over who reads j; 0 = unused slot. */
-  outWeight: Float32Array;
-  /** [B·N] 1 / agents for every agent row, 0 for empty slots: the mean over agents. */
-  readMean: Float32Array;
-  /** [B·N] 1 / sinks for every sink (an agent nothing reads yet), else 0: the mean over branch ends. */
-  readSink: Float32Array;
-  /** [B·N] u32: the state each agent row belongs to (b), for the readouts. */
-  agentBatch: Uint32Array;
-}
-
-export function graphInputs(c: EncoderConfig, batch: number): GraphInputs {
-  const M = maxLinks(c) * batch;
-  const N = c.maxAgents * batch;
-  const agentBatch = new Uint32Array(N);
-  for (let r = 0; r < N; r++) agentBatch[r] = Math.floor(r / c.maxAgents);
-  return {
-    msgFrom: new Uint32Array(M),
-    msgTo: new Uint32Array(M),
-    inWeight: new Float32Array(M),
-    outWeight: new Float32Array(M),
-    readMean: new Float32Array(N),
-    readSink: new Float32Array(N),
-    agentBatch,
-  };
-}
-
-/**
- * Writes state `s` into slot `b` of `out` (layout in `GraphInputs`). Agents keep the rows of
- * `encodeAgents` (state order); links are listed reader by reader, in link order.
- */
-export function encodeGraph(c: EncoderConfig, s: ConstructionState, out: GraphInputs, b = 0): GraphInputs {
-  const N = c.maxAgents;
-  const M = maxLinks(c);
-  const base = b * N;
-  const agents = s.agents.slice(0, N);
-  const row = new Map<string, number>();
-  agents.forEach((a, i) => row.set(a.id, i));
-  const readers = new Array<number>(agents.length).fill(0);
-  for (const a of agents)
-    for (const l of a.links) {
-      const j = row.get(l);
-      if (j !== undefined) readers[j] = (readers[j] as number) + 1;
-    }
-  out.msgFrom.fill(base, b * M, (b + 1) * M);
-  out.msgTo.fill(base, b * M, (b + 1) * M);
-  out.inWeight.fill(0, b * M, (b + 1) * M);
-  out.outWeight.fill(0, b * M, (b + 1) * M);
-  let m = b * M;
-  agents.forEach((a, k) => {
-    const links = a.links.map((l) => row.get(l)).filter((j): j is number => j !== undefined);
-    for (const j of links) {
-      if (m >= (b + 1) * M) throw new Error(`more than ${M} links among ${N} agents`);
-      out.msgFrom[m] = base + j;
-      out.msgTo[m] = base + k;
-      out.inWeight[m] = 1 / links.length;
-      out.outWeight[m] = 1 / (readers[j] as number);
-      m++;
-    }
-  });
-  const sinks = readers.filter((n) => n === 0).length;
-  for (let i = 0; i < N; i++) {
-    const here = i < agents.length;
-    out.readMean[base + i] = here ? 1 / agents.length : 0;
-    out.readSink[base + i] = here && readers[i] === 0 ? 1 / sinks : 0;
-  }
   return out;
 }

@@ -1,54 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { createRng, type Rng } from '../core/rng.ts';
+import { createRng } from '../core/rng.ts';
 import type { Result } from '../core/result.ts';
+import { mutate, mutateJsonValue } from '../share/fuzz.ts';
 import { parseCheckpoint, serializeCheckpoint } from './checkpoint.ts';
 import { randomCheckpoint } from './network.ts';
 import { DEFAULT_POOL, parseRolePool, serializeRolePool } from './roles.ts';
 
 /**
  * The two files a user hands the construction policy — a checkpoint (`baton.policy/1`) and a role
- * pool (`baton.roles/1`) — are untrusted. Seeded mutations of valid files must never make a parser
- * throw, and every refusal must say what is wrong.
+ * pool (`baton.roles/1`) — are untrusted. Seeded mutations of valid files (the share fuzzer's
+ * mutations) must never make a parser throw, and every refusal must say what is wrong.
  */
-
-const ODD: unknown[] = [null, -1, 0, 1e308, 'x', '', [], {}, true, [1, 'a'], 'baton.policy/2', 4, 1.5];
-
-/** A random value deep inside the JSON document replaced by one of another type, or deleted. */
-function mutateValue(rng: Rng, json: string): string {
-  const value = JSON.parse(json) as unknown;
-  let node: unknown = value;
-  for (let depth = 0; depth < 6; depth++) {
-    if (typeof node !== 'object' || node === null) break;
-    const keys = Object.keys(node);
-    if (keys.length === 0) break;
-    const key = rng.pick(keys);
-    const child = (node as Record<string, unknown>)[key];
-    if (rng.int(3) === 0 || typeof child !== 'object' || child === null) {
-      if (rng.int(4) === 0) delete (node as Record<string, unknown>)[key];
-      else (node as Record<string, unknown>)[key] = rng.pick(ODD);
-      break;
-    }
-    node = child;
-  }
-  return JSON.stringify(value);
-}
-
-/** Byte-level damage: truncation, a flipped bit, a deleted span, an inserted structural character. */
-function mutateText(rng: Rng, text: string): string {
-  const at = rng.int(text.length);
-  switch (rng.int(4)) {
-    case 0:
-      return text.slice(0, at);
-    case 1:
-      return (
-        text.slice(0, at) + String.fromCharCode(text.charCodeAt(at) ^ (1 << rng.int(8))) + text.slice(at + 1)
-      );
-    case 2:
-      return text.slice(0, at) + text.slice(at + 1 + rng.int(40));
-    default:
-      return text.slice(0, at) + rng.pick(['"', '}', ']', ',', '\u0000', '\ud800']) + text.slice(at);
-  }
-}
 
 function fuzz<T>(
   seed: number,
@@ -59,7 +21,7 @@ function fuzz<T>(
   let accepted = 0;
   let refused = 0;
   for (let i = 0; i < 400; i++) {
-    const input = i % 2 === 0 ? mutateValue(rng, valid) : mutateText(rng, valid);
+    const input = i % 2 === 0 ? mutateJsonValue(rng, valid) : mutate(rng, valid);
     let r: Result<T>;
     try {
       r = parse(input);

@@ -11,7 +11,7 @@ import {
   serializeCheckpoint,
   type PolicyCheckpoint,
 } from './checkpoint.ts';
-import { replay, trainingBatch } from './batch.ts';
+import { replay, trainingBatch, type EpisodeSteps } from './batch.ts';
 import { actionMask, applyAction, initialState, withResult, type ConstructionState } from './construction.ts';
 import {
   ENCODER_VERSION,
@@ -502,11 +502,31 @@ function agreeingRunner(): IntermediateRunner {
     });
 }
 
+/** The training graph's `joint` over the episodes' recorded steps, and the recorded log-probabilities. */
+async function trainingJoint(
+  net: PolicyNetwork,
+  episodes: EpisodeSteps[],
+): Promise<{ joint: Float32Array; recorded: number[] }> {
+  const cfg = net.checkpoint.config;
+  const tb = trainingBatch(cfg, pool, episodes);
+  const pg = buildPolicyGraph(cfg, net.checkpoint.params, {
+    batch: tb.batch,
+    edgeRows: tb.edgeRows,
+    logProb: true,
+  });
+  const m = new CpuModel(pg.graph);
+  for (const [k, v] of Object.entries(tb.inputs)) m.setInput(k, v);
+  await m.step();
+  const joint = await m.read(pg.joint as NonNullable<typeof pg.joint>);
+  m.dispose();
+  return { joint, recorded: episodes.flatMap((e) => e.steps.map((st) => st.logProb as number)) };
+}
+
 describe('the joint log-probability of the training graph equals the recorded one', () => {
   it('log π_node(a) + Σ log Bernoulli through pick / bernoulliLogProb / scatterAddRows, over two episodes', async () => {
     const net = await PolicyNetwork.cpu(randomCheckpoint(pool, 5));
     const cfg = net.checkpoint.config;
-    const episodes = [];
+    const episodes: EpisodeSteps[] = [];
     for (const [t, seed] of [
       [task('parallel', 4, 2), 1],
       [task('depth', 5, 3), 2],
@@ -514,17 +534,7 @@ describe('the joint log-probability of the training graph equals the recorded on
       const c = await construct({ policy: net, pool, task: t, seed });
       episodes.push({ task: encodeTask(t.query, cfg.hashDim), steps: c.steps });
     }
-    const tb = trainingBatch(cfg, pool, episodes);
-    const pg = buildPolicyGraph(cfg, net.checkpoint.params, {
-      batch: tb.batch,
-      edgeRows: tb.edgeRows,
-      logProb: true,
-    });
-    const m = new CpuModel(pg.graph);
-    for (const [k, v] of Object.entries(tb.inputs)) m.setInput(k, v);
-    await m.step();
-    const joint = await m.read(pg.joint as NonNullable<typeof pg.joint>);
-    const recorded = episodes.flatMap((e) => e.steps.map((st) => st.logProb as number));
+    const { joint, recorded } = await trainingJoint(net, episodes);
     expect(joint.length).toBe(recorded.length);
     recorded.forEach((lp, b) => expect(joint[b]).toBeCloseTo(lp, 4));
   });
@@ -532,7 +542,7 @@ describe('the joint log-probability of the training graph equals the recorded on
   it('holds for constructions whose steps were executed (intermediate answers are part of the state)', async () => {
     const net = await PolicyNetwork.cpu(priorCheckpoint(pool));
     const cfg = net.checkpoint.config;
-    const episodes = [];
+    const episodes: EpisodeSteps[] = [];
     let answered = 0;
     for (const [t, seed] of [
       [task('depth', 6, 4), 3],
@@ -543,17 +553,7 @@ describe('the joint log-probability of the training graph equals the recorded on
       episodes.push({ task: encodeTask(t.query, cfg.hashDim), steps: c.steps });
     }
     expect(answered).toBeGreaterThan(0);
-    const tb = trainingBatch(cfg, pool, episodes);
-    const pg = buildPolicyGraph(cfg, net.checkpoint.params, {
-      batch: tb.batch,
-      edgeRows: tb.edgeRows,
-      logProb: true,
-    });
-    const m = new CpuModel(pg.graph);
-    for (const [k, v] of Object.entries(tb.inputs)) m.setInput(k, v);
-    await m.step();
-    const joint = await m.read(pg.joint as NonNullable<typeof pg.joint>);
-    const recorded = episodes.flatMap((e) => e.steps.map((st) => st.logProb as number));
+    const { joint, recorded } = await trainingJoint(net, episodes);
     recorded.forEach((lp, b) => expect(joint[b]).toBeCloseTo(lp, 4));
   });
 

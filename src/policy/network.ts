@@ -48,16 +48,13 @@ import {
   ENCODER_VERSION,
   agentDim,
   encodeAgents,
-  encodeGraph,
   encodeState,
-  graphInputs,
-  maxLinks,
   stateDim,
   stateDimFor,
   type EncoderConfig,
-  type GraphInputs,
   type TaskEncoding,
 } from './encoder.ts';
+import { encodeGraph, graphInputs, maxLinks, type GraphInputs } from './links.ts';
 import type { ConstructionState } from './construction.ts';
 import { actionMask } from './construction.ts';
 import type { RolePool } from './roles.ts';

@@ -214,7 +214,8 @@ function randomText(rng: Rng, max: number): string {
   return parts.join('');
 }
 
-function mutate(rng: Rng, text: string): string {
+/** One random edit of the text: truncation, bit flips, deleted, inserted or repeated spans, structural characters. */
+export function mutate(rng: Rng, text: string): string {
   const at = rng.int(text.length + 1);
   switch (rng.int(8)) {
     case 0: // truncate
@@ -252,7 +253,7 @@ function mutate(rng: Rng, text: string): string {
 }
 
 /** Replaces a random value deep inside a JSON document with a value of another type. */
-function mutateJsonValue(rng: Rng, json: string): string {
+export function mutateJsonValue(rng: Rng, json: string): string {
   let value: unknown;
   try {
     value = JSON.parse(json);

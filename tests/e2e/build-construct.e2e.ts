@@ -120,13 +120,18 @@ async function autoBuild(
   await page.locator('[data-testid="build-autoplay"]').click();
   await page.locator('[data-testid="build-exited"]').waitFor({ timeout: 60_000 });
   await settled(page);
+  return openAndDownload(page);
+}
+
+/** Opens the construction so far in the viewer and returns the trace the viewer downloads. */
+async function openAndDownload<T>(page: Page): Promise<T> {
   await page.locator('[data-testid="build-open"]').click();
   await page.waitForURL(/#\/trace\//);
   const [download] = await Promise.all([
     page.waitForEvent('download'),
     page.click('[data-testid="download-json"]'),
   ]);
-  return JSON.parse(readFileSync(await download.path(), 'utf8')) as Awaited<ReturnType<typeof autoBuild>>;
+  return JSON.parse(readFileSync(await download.path(), 'utf8')) as T;
 }
 
 describe('build page', () => {
@@ -337,16 +342,10 @@ describe('build page', () => {
       await page.locator('[data-testid="build-step"]').click();
       await waitForCount(page, 'step-item', 1);
       await settled(page);
-      await page.locator('[data-testid="build-open"]').click();
-      await page.waitForURL(/#\/trace\//);
-      const [download] = await Promise.all([
-        page.waitForEvent('download'),
-        page.click('[data-testid="download-json"]'),
-      ]);
-      const trace = JSON.parse(readFileSync(await download.path(), 'utf8')) as {
+      const trace = await openAndDownload<{
         designer: { roles?: string };
         design: { agents: { id: string; description: string }[] };
-      };
+      }>(page);
       expect(trace.designer.roles).toBe(version);
       expect(trace.design.agents.find((a) => a.id.startsWith('solver'))?.description).toContain(
         'careful accountant',

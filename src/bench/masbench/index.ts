@@ -34,3 +34,4 @@ export {
 } from './measure.ts';
 export { fromJsonl, toJsonl, MAX_LINE_CHARS, type JsonlProblem } from './jsonl.ts';
 export { checkTaskAnswer } from './grade.ts';
+export { taskOfMasbench } from './trace-task.ts';

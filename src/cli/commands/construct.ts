@@ -11,7 +11,7 @@ import { register } from 'node:module';
 import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { MasBenchTaskSchema, type MasBenchTask } from '../../bench/masbench/index.ts';
+import { MasBenchTaskSchema, taskOfMasbench, type MasBenchTask } from '../../bench/masbench/index.ts';
 import { minimalTrace } from '../../core/trace-builders.ts';
 import { TaskSchema, TraceSchema, type ConstructionStep, type Task, type Trace } from '../../core/trace.ts';
 import {
@@ -240,17 +240,7 @@ async function loadTask(spec: string, cwd: string): Promise<LoadedTask | string>
   }
   const mb = MasBenchTaskSchema.safeParse(raw);
   if (mb.success) {
-    const t = mb.data;
-    return {
-      task: {
-        query: t.question,
-        groundTruth: t.answers.join(', '),
-        ...(t.answers.length > 1 ? { groundTruths: t.answers.map(String) } : {}),
-        source: { kind: 'masbench', axis: t.axis, value: t.value, taskId: t.id },
-        seed: t.seed,
-      },
-      masbench: t,
-    };
+    return { task: taskOfMasbench(mb.data), masbench: mb.data };
   }
   const plain = TaskSchema.safeParse({ groundTruth: null, source: { kind: 'custom' }, ...(raw as object) });
   if (plain.success) return { task: plain.data, masbench: null };

@@ -9,6 +9,7 @@ import {
   MAX_AXIS_VALUE,
   MIN_AXIS_VALUE,
   generateTask,
+  taskOfMasbench,
   type Axis,
   type MasBenchTask,
 } from '../../bench/masbench/index.ts';
@@ -260,17 +261,6 @@ export const currentFrame = (s: BuildSession): BuildFrame => s.frames[s.cursor] 
 /** The steps taken so far (undone steps excluded). */
 export function stepsOf(s: BuildSession): ConstructionStep[] {
   return s.frames.slice(1, s.cursor + 1).map((f) => f.step as ConstructionStep);
-}
-
-/** The MASBench task as a trace task: every asked answer, the axis and value, the seed. */
-export function taskOfMasbench(t: MasBenchTask): Task {
-  return {
-    query: t.question,
-    groundTruth: t.answers.join(', '),
-    ...(t.answers.length > 1 ? { groundTruths: t.answers.map(String) } : {}),
-    source: { kind: 'masbench', axis: t.axis, value: t.value, taskId: t.id },
-    seed: t.seed,
-  };
 }
 
 /** The construction so far as a trace (construction steps + the design the state stands for). */

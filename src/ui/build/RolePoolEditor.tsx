@@ -15,6 +15,7 @@ import {
 import { readFileText } from '../../store/services/files.ts';
 import { formatDate, plural } from '../common/format.ts';
 import { ProblemAlert } from '../common/ProblemAlert.tsx';
+import { downloadText } from '../share/download.ts';
 import {
   MAX_ROLES,
   checkDraft,
@@ -510,18 +511,6 @@ export function RolePoolEditorView(p: RolePoolEditorViewProps): JSX.Element {
 /** `baton.roles/1+1a2b3c4d` → `baton-roles-1-1a2b3c4d.json`. */
 export const poolFileName = (version: string): string =>
   `${version.replace(/[^A-Za-z0-9]+/g, '-').replace(/^-+|-+$/g, '')}.json`;
-
-function downloadText(name: string, text: string): void {
-  const url = URL.createObjectURL(new Blob([text], { type: 'application/json' }));
-  const a = document.createElement('a');
-  a.href = url;
-  a.download = name;
-  document.body.append(a);
-  a.click();
-  a.remove();
-  // Revoked later: some browsers start the download asynchronously after click().
-  setTimeout(() => URL.revokeObjectURL(url), 10_000);
-}
 
 /** The element to focus after an edit, so keyboard users stay where they were. */
 function focusAfter(d: PoolDraft, e: PoolEdit, idPrefix: string): string | null {

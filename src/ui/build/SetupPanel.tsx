@@ -18,6 +18,7 @@ import {
 import { PROVIDER_PRESETS, providerBlockers } from '../../store/slices/settings.ts';
 import { useBaton } from '../../store/store.ts';
 import { RolePoolEditor } from './RolePoolEditor.tsx';
+import { downloadText } from '../share/download.ts';
 import type { BatonState } from '../../store/store.ts';
 
 const selectForm = (s: BatonState): BuildForm => s.buildForm;
@@ -62,16 +63,6 @@ function rewardError(r: ActionRewardConfig): string | null {
   return `${String(i?.path[0] ?? '')}: ${i?.message ?? 'invalid'}`;
 }
 
-/** Saves text as a file through a temporary object URL. */
-function download(name: string, text: string): void {
-  const url = URL.createObjectURL(new Blob([text], { type: 'application/json' }));
-  const a = document.createElement('a');
-  a.href = url;
-  a.download = name;
-  a.click();
-  setTimeout(() => URL.revokeObjectURL(url), 0);
-}
-
 const policyValue = (p: PolicySpec): string => (p.kind === 'checkpoint' ? `checkpoint:${p.name}` : p.kind);
 
 function parsePolicy(value: string, current: PolicySpec): PolicySpec {
@@ -108,7 +99,13 @@ export function SetupPanel(): JSX.Element {
   const applyPool = useBaton((s) => s.applyBuildPool);
   const loadPool = useBaton((s) => s.loadBuildPool);
   const fileInput = useRef<HTMLInputElement>(null);
-  const generated = useMemo(() => (form.source === 'masbench' ? formTask(form) : null), [form]);
+  // Generating a task is not free: only the fields that define it regenerate it.
+  const { source, axis, value, taskSeed } = form;
+  const generated = useMemo(
+    () => (source === 'masbench' ? formTask({ axis, value, taskSeed }) : null),
+    [source, axis, value, taskSeed],
+  );
+  const rewardProblem = form.execute !== 'off' ? rewardError(form.rewards) : null;
 
   return (
     <>
@@ -301,7 +298,7 @@ export function SetupPanel(): JSX.Element {
                 setSaving(true);
                 void exportCheckpoint()
                   .then((f) => {
-                    if (f) download(`${f.name.replace(/[^A-Za-z0-9_.-]+/g, '_')}.policy.json`, f.text);
+                    if (f) downloadText(`${f.name.replace(/[^A-Za-z0-9_.-]+/g, '_')}.policy.json`, f.text);
                   })
                   .finally(() => setSaving(false));
               }}
@@ -430,9 +427,7 @@ export function SetupPanel(): JSX.Element {
                   </label>
                 ))}
               </div>
-              {rewardError(form.rewards) && (
-                <div className="alert alert-error small">{rewardError(form.rewards)}</div>
-              )}
+              {rewardProblem && <div className="alert alert-error small">{rewardProblem}</div>}
               <button
                 type="button"
                 className="btn btn-small"

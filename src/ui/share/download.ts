@@ -19,11 +19,15 @@ export function traceJson(trace: Trace): string {
 }
 
 export function downloadTraceJson(trace: Trace): void {
-  const blob = new Blob([traceJson(trace)], { type: 'application/json' });
-  const url = URL.createObjectURL(blob);
+  downloadText(traceFileName(trace), traceJson(trace));
+}
+
+/** Saves JSON text as a file through a temporary object URL. */
+export function downloadText(name: string, text: string): void {
+  const url = URL.createObjectURL(new Blob([text], { type: 'application/json' }));
   const a = document.createElement('a');
   a.href = url;
-  a.download = traceFileName(trace);
+  a.download = name;
   document.body.append(a);
   a.click();
   a.remove();
