@@ -8,7 +8,9 @@ const pureLayers = [
   'src/core/**',
   'src/design/**',
   'src/importers/**',
-  'src/bench/**',
+  'src/answers/**',
+  'src/masbench/**',
+  'src/view/**',
   'src/share/**',
   'src/policy/**',
 ];

@@ -10,7 +10,7 @@
  *
  *   npm run bench:intermediate
  */
-import { generateTask, taskOfMasbench, type Axis } from '../src/bench/masbench/index.ts';
+import { generateTask, taskOfMasbench, type Axis } from '../src/masbench/index.ts';
 import type { Task } from '../src/core/trace.ts';
 import { createIntermediateExecutor, type IntermediateUsage } from '../src/executor/intermediate.ts';
 import { createLlmClient } from '../src/executor/llm/index.ts';

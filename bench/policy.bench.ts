@@ -12,7 +12,7 @@
  * States: every state visited by sampled constructions of the prior on MASBench-style tasks of
  * all five axes (values 2..12), replayed round-robin.
  */
-import { AXES, generateTask } from '../src/bench/masbench/index.ts';
+import { AXES, generateTask } from '../src/masbench/index.ts';
 import { createRng } from '../src/core/rng.ts';
 import type { ConstructionState } from '../src/policy/construction.ts';
 import { agentDim, encodeAgents, encodeState, encodeTask, stateDim } from '../src/policy/encoder.ts';

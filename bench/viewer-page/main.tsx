@@ -5,7 +5,7 @@
  */
 import { createRoot } from 'react-dom/client';
 import { parseTraceJson } from '../../src/core/parse-trace.ts';
-import { layoutLayered } from '../../src/design/layout.ts';
+import { layoutLayered } from '../../src/view/layout.ts';
 import { setLayoutWorkerClient } from '../../src/store/services/layout.ts';
 import { useBaton } from '../../src/store/store.ts';
 import { TracePage } from '../../src/ui/trace/TracePage.tsx';

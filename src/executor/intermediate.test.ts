@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { promptTokens, startOpenAIServer, type OpenAIServer } from '../../tests/server/openai-server.ts';
-import { generateTask } from '../bench/masbench/generate.ts';
+import { generateTask } from '../masbench/generate.ts';
 import type { ChatMessage, Design, Task, Trace } from '../core/trace.ts';
 import type { PolicyAction } from '../policy/actions.ts';
 import {

@@ -6,7 +6,7 @@
  * Cancelling aborts running calls; agents that were running end with `agent.error`, the rest never
  * start, and the run ends `cancelled`.
  */
-import { checkAnswer } from '../bench/index.ts';
+import { checkAnswer } from '../answers/index.ts';
 import { adjacency, topoOrder } from '../core/graph.ts';
 import { computeTotals } from '../core/totals.ts';
 import type { Agent, ChatMessage, Design, Task, Trace, TraceEvent } from '../core/trace.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AXES, generateTask, measureAxes } from '../bench/masbench/index.ts';
+import { AXES, generateTask, measureAxes } from '../masbench/index.ts';
 import { hashString } from '../core/rng.ts';
 import { applyAction, initialState, withResult, type ConstructionState } from './construction.ts';
 import {

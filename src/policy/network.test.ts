@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generateTask } from '../bench/masbench/index.ts';
+import { generateTask } from '../masbench/index.ts';
 import type { Task } from '../core/trace.ts';
 import { nodeGpu } from '../gpu/node-gpu.ts';
 import { CpuModel } from '../gpu/cpu/model.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { generateTask, taskSeed, type Axis } from '../bench/masbench/index.ts';
+import { generateTask, taskSeed, type Axis } from '../masbench/index.ts';
 import { exitIndex } from './actions.ts';
 import {
   applyAction,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { TraceSchema, type Task } from '../core/trace.ts';
-import { generateTask, type Axis } from '../bench/masbench/index.ts';
+import { generateTask, type Axis } from '../masbench/index.ts';
 import { fromDesign, validateDesign } from '../design/validate.ts';
 import { actionNames, exitIndex } from './actions.ts';
 import { checkConstruction, recomputeLogProb } from './check.ts';

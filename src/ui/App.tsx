@@ -6,7 +6,7 @@ import { Nav } from './app/Nav.tsx';
 import { NotAvailable } from './app/NotAvailable.tsx';
 import { navigate, routeKey, traceHash, useRoute, type Route } from './app/route.ts';
 import { TraceRoute } from './app/TraceRoute.tsx';
-import { BuildPage } from './build/BuildPage.tsx';
+import { BuildPage } from './construction/BuildPage.tsx';
 import { useFileImport } from './app/useFileImport.ts';
 import { ErrorBoundary } from './common/ErrorBoundary.tsx';
 import { ProblemAlert } from './common/ProblemAlert.tsx';

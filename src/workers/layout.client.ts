@@ -1,4 +1,4 @@
-import type { LayoutGraph, Positions } from '../design/layout.ts';
+import type { LayoutGraph, Positions } from '../view/layout.ts';
 import { LayoutResponseSchema, type LayoutRequest } from './protocol.ts';
 
 /** The main-thread side of the layout worker: one lazily started worker, requests by id. */

@@ -1,4 +1,4 @@
-import { layoutLayered, type LayoutGraph, type Positions } from '../design/layout.ts';
+import { layoutLayered, type LayoutGraph, type Positions } from '../view/layout.ts';
 import type { LayoutWorkerClient } from './layout.client.ts';
 
 /**

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { layoutDagre } from '../design/layout-dagre.ts';
+import { layoutDagre } from '../view/layout-dagre.ts';
 import { LayoutResponseSchema, type LayoutRequest } from './protocol.ts';
 
 /** The worker module on a stand-in for its global scope: what it posts is collected. */

@@ -1,5 +1,5 @@
 /// <reference lib="webworker" />
-import { layoutLayered } from '../design/layout.ts';
+import { layoutLayered } from '../view/layout.ts';
 import { LayoutRequestSchema, type LayoutResponse } from './protocol.ts';
 
 /**

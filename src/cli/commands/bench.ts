@@ -1,6 +1,6 @@
 /**
  * `baton bench generate`: writes MASBench-style tasks as JSON Lines. The generation itself is the
- * pure `src/bench/masbench` layer; this file only parses arguments and writes the file.
+ * pure `src/masbench` layer; this file only parses arguments and writes the file.
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
@@ -12,7 +12,7 @@ import {
   generateTasks,
   toJsonl,
   type Axis,
-} from '../../bench/masbench/index.ts';
+} from '../../masbench/index.ts';
 import { type CliIO, type Command, parseCommandArgs } from '../command.ts';
 
 /** Upper bound on --n, so a typo cannot fill the disk. */

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startOpenAIServer, type OpenAIServer } from '../../../tests/server/openai-server.ts';
-import { generateTask } from '../../bench/masbench/generate.ts';
+import { generateTask } from '../../masbench/generate.ts';
 import { minimalTrace } from '../../core/trace-builders.ts';
 import { TraceSchema, type Design, type Task, type Trace } from '../../core/trace.ts';
 import { solveMessages } from '../../executor/agents/prompts.ts';

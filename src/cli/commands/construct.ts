@@ -11,7 +11,7 @@ import { register } from 'node:module';
 import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { MasBenchTaskSchema, taskOfMasbench, type MasBenchTask } from '../../bench/masbench/index.ts';
+import { MasBenchTaskSchema, taskOfMasbench, type MasBenchTask } from '../../masbench/index.ts';
 import { minimalTrace } from '../../core/trace-builders.ts';
 import { TaskSchema, TraceSchema, type ConstructionStep, type Task, type Trace } from '../../core/trace.ts';
 import {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startOpenAIServer, type OpenAIServer } from '../../../tests/server/openai-server.ts';
-import { generateTask, toJsonl } from '../../bench/index.ts';
+import { generateTask, toJsonl } from '../../masbench/index.ts';
 import { parseTraceJson } from '../../core/parse-trace.ts';
 import { runCommand } from './run.ts';
 

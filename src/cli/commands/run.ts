@@ -6,8 +6,8 @@
 import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { lastBoxed } from '../../bench/answers/index.ts';
-import { MasBenchTaskSchema, fromJsonl, type MasBenchTask } from '../../bench/masbench/index.ts';
+import { lastBoxed } from '../../answers/index.ts';
+import { MasBenchTaskSchema, fromJsonl, type MasBenchTask } from '../../masbench/index.ts';
 import { minimalTrace, traceIdFrom } from '../../core/trace-builders.ts';
 import type { Trace, TraceEvent } from '../../core/trace.ts';
 import { formatReport, parseDesign } from '../../design/parse.ts';

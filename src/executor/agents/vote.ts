@@ -1,13 +1,13 @@
 /**
  * Reading an answer out of a model's text and voting over several, with the same extraction
- * and normalisation the answer checker uses (src/bench/answers).
+ * and normalisation the answer checker uses (src/answers).
  */
 import {
   extractAnswerPhrase,
   extractFinalNumber,
   lastBoxed,
   normalizeMathAnswer,
-} from '../../bench/index.ts';
+} from '../../answers/index.ts';
 
 /**
  * The normalised final answer of a text: the last `\boxed{}`, else an "answer is" phrase, else

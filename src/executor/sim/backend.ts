@@ -5,7 +5,8 @@
  * graph, and errs as the model in `model.ts` says. Outputs read like real answers (`\boxed{N}`),
  * so the same answer checking applies. The error and cost model is documented in docs/simulator.md.
  */
-import { lastBoxed, normalizeMathAnswer, type MasBenchTask } from '../../bench/index.ts';
+import { lastBoxed, normalizeMathAnswer } from '../../answers/index.ts';
+import type { MasBenchTask } from '../../masbench/index.ts';
 import { createRng, hashString, type Rng } from '../../core/rng.ts';
 import { estimatePromptTokens } from '../llm/index.ts';
 import type { ChatBackend, ChatCall, ChatReply } from '../types.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { generateTask, neededSubtaskIds, type MasBenchTask } from '../../bench/index.ts';
+import { generateTask, neededSubtaskIds, type MasBenchTask } from '../../masbench/index.ts';
 import type { AgentType } from '../../core/agents.ts';
 import { minimalTrace } from '../../core/trace-builders.ts';
 import { TraceSchema, type Design, type Trace } from '../../core/trace.ts';

@@ -2,7 +2,7 @@
  * What the simulator knows about a MASBench task and how it reads an agent's assignment: which
  * sub-tasks it is asked for, and which answers it has been handed by upstream agents.
  */
-import type { MasBenchTask } from '../../bench/index.ts';
+import type { MasBenchTask } from '../../masbench/index.ts';
 import { subtaskPart } from '../input.ts';
 
 export interface SimSubtask {

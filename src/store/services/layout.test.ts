@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { layoutDagre } from '../../design/layout-dagre.ts';
-import { layoutLayered, type LayoutGraph } from '../../design/layout.ts';
+import { layoutDagre } from '../../view/layout-dagre.ts';
+import { layoutLayered, type LayoutGraph } from '../../view/layout.ts';
 import { heldLayoutWorker } from '../../workers/layout.fake.ts';
 import { clearLayoutCache, planLayout, setLayoutWorkerClient, WORKER_THRESHOLD } from './layout.ts';
 

@@ -1,9 +1,9 @@
-import { layoutKey, layoutLayered, type LayoutGraph, type Positions } from '../../design/layout.ts';
+import { layoutKey, layoutLayered, type LayoutGraph, type Positions } from '../../view/layout.ts';
 import { createLayoutWorkerClient, type LayoutWorkerClient } from '../../workers/layout.client.ts';
 
 /**
  * Graph layout as a service the viewer slice calls. Every graph gets `layoutLayered`
- * (src/design/layout.ts), the final layout; only where it is computed differs:
+ * (src/view/layout.ts), the final layout; only where it is computed differs:
  * - up to `WORKER_THRESHOLD` agents, here and now, so a small graph never shows a placeholder: at 40
  *   agents ≈1.5 ms once warm and up to about a frame on a fresh page (≈6–20 ms in Chromium);
  * - above that, in the layout worker: on a fresh page it would block the main thread for more than a

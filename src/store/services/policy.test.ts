@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { startOpenAIServer, type OpenAIServer } from '../../../tests/server/openai-server.ts';
-import { generateTask, taskOfMasbench } from '../../bench/masbench/index.ts';
+import { generateTask, taskOfMasbench } from '../../masbench/index.ts';
 import { applyAction, initialState } from '../../policy/construction.ts';
 import { recomputeLogProb } from '../../policy/check.ts';
 import { randomCheckpoint } from '../../policy/network.ts';

@@ -11,7 +11,7 @@
  * because the network reuses its input buffers between the node pass and the edge pass.
  */
 import { createStore, del, get, keys, set, type UseStore } from 'idb-keyval';
-import type { MasBenchTask } from '../../bench/masbench/index.ts';
+import type { MasBenchTask } from '../../masbench/index.ts';
 import { fail, ok, type Problem, type Result } from '../../core/result.ts';
 import type { Trace } from '../../core/trace.ts';
 import { createIntermediateExecutor, type IntermediateExecutor } from '../../executor/intermediate.ts';

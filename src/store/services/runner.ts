@@ -4,7 +4,7 @@
  * at once on every agent end or error and at the finish — so a reload mid-run loses at most the
  * last fraction of a second. Also the Settings page's connection test.
  */
-import type { MasBenchTask } from '../../bench/masbench/index.ts';
+import type { MasBenchTask } from '../../masbench/index.ts';
 import type { Trace, TraceEvent } from '../../core/trace.ts';
 import { remoteBackend, runDesign, simulatedBackend, type RunBudget } from '../../executor/index.ts';
 import { createLlmClient, type PriceTable } from '../../executor/llm/index.ts';

@@ -12,7 +12,7 @@ import {
   taskOfMasbench,
   type Axis,
   type MasBenchTask,
-} from '../../bench/masbench/index.ts';
+} from '../../masbench/index.ts';
 import type { Problem } from '../../core/result.ts';
 import type { ConstructionStep, Design, Task, Trace } from '../../core/trace.ts';
 import { minimalTrace, traceIdFrom } from '../../core/trace-builders.ts';
@@ -65,7 +65,7 @@ import type { BackendPreference } from '../../gpu/select.ts';
 export type { PolicySpec, StepPreview } from '../services/policy.ts';
 export type { RolePoolSummary } from '../services/roles.ts';
 export type { IntermediateUsage } from '../../executor/intermediate.ts';
-export type { Axis } from '../../bench/masbench/index.ts';
+export type { Axis } from '../../masbench/index.ts';
 export type { BackendPreference } from '../../gpu/select.ts';
 export { actionNames } from '../../policy/actions.ts';
 export { AXES, MAX_AXIS_VALUE, MIN_AXIS_VALUE };

@@ -5,7 +5,7 @@ import {
   generateTask,
   type Axis,
   type MasBenchTask,
-} from '../../bench/masbench/index.ts';
+} from '../../masbench/index.ts';
 import { AGENT_TYPE_INFO, type AgentType } from '../../core/agents.ts';
 import { minimalTrace, traceIdFrom } from '../../core/trace-builders.ts';
 import type { Design, Designer, Task, Trace } from '../../core/trace.ts';

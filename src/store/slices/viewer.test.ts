@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { clearLayoutCache, setLayoutWorkerClient } from '../services/layout.ts';
 import { resetBaton, useBaton } from '../store.ts';
 import { heldLayoutWorker } from '../../workers/layout.fake.ts';
-import { layoutKey, layoutLayered, type LayoutGraph } from '../../design/layout.ts';
+import { layoutKey, layoutLayered, type LayoutGraph } from '../../view/layout.ts';
 
 const s = () => useBaton.getState();
 

@@ -1,4 +1,4 @@
-import { layoutKey, type LayoutGraph, type Positions } from '../../design/layout.ts';
+import { layoutKey, type LayoutGraph, type Positions } from '../../view/layout.ts';
 import { planLayout, type LaidOut, type LayoutSource } from '../services/layout.ts';
 import type { SliceCreator } from '../store.ts';
 
@@ -24,7 +24,7 @@ export interface ViewerSlice {
   /** The trace the viewer state belongs to; opening another trace resets it. */
   viewerTraceId: string | null;
   selectedAgentId: string | null;
-  /** Replay position 0..replayLength (see src/design/replay.ts); opens at the end. */
+  /** Replay position 0..replayLength (see src/view/replay.ts); opens at the end. */
   replayPosition: number;
   replayLength: number;
   replayPlaying: boolean;

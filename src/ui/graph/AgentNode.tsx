@@ -2,7 +2,7 @@ import { Handle, Position, type Node, type NodeProps } from '@xyflow/react';
 import { memo, type JSX } from 'react';
 import { AGENT_TYPE_INFO } from '../../core/agents.ts';
 import type { Agent } from '../../core/trace.ts';
-import type { AgentStatus } from '../../design/replay.ts';
+import type { AgentStatus } from '../../view/replay.ts';
 import { STATUS_COLORS, typeColor } from './colors.ts';
 import { formatCost, formatTokens } from './format.ts';
 

@@ -15,8 +15,8 @@ import {
   type Viewport,
 } from '@xyflow/react';
 import { useCallback, useLayoutEffect, useMemo, useRef, useState, type JSX } from 'react';
-import { NODE_SIZE, type Positions } from '../../design/layout.ts';
-import { edgeId, type Replay, type ReplayState } from '../../design/replay.ts';
+import { NODE_SIZE, type Positions } from '../../view/layout.ts';
+import { edgeId, type Replay, type ReplayState } from '../../view/replay.ts';
 import { AgentNode, type AgentFlowNode, type AgentNodeData } from './AgentNode.tsx';
 import { keepPlace } from './anchor.ts';
 import { typeColor } from './colors.ts';

@@ -2,7 +2,7 @@ import type { JSX } from 'react';
 import { AGENT_TYPE_INFO, type AgentType } from '../../core/agents.ts';
 import { STATUS_COLORS } from './colors.ts';
 import { typeColor } from './colors.ts';
-import type { AgentStatus } from '../../design/replay.ts';
+import type { AgentStatus } from '../../view/replay.ts';
 
 const STATUSES: AgentStatus[] = ['pending', 'running', 'done', 'failed'];
 

@@ -1,5 +1,5 @@
 import type { Viewport } from '@xyflow/react';
-import { NODE_SIZE } from '../../design/layout.ts';
+import { NODE_SIZE } from '../../view/layout.ts';
 
 /**
  * Keeping the reader's place when the same graph gets new positions. The Trace page shows a graph

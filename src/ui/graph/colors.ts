@@ -1,5 +1,5 @@
 import type { AgentType } from '../../core/agents.ts';
-import type { AgentStatus } from '../../design/replay.ts';
+import type { AgentStatus } from '../../view/replay.ts';
 
 /** One colour per agent type (legend, node header, timeline bar). Chosen to stay distinct side by side. */
 export const TYPE_COLORS: Record<AgentType, string> = {

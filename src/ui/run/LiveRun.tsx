@@ -1,8 +1,8 @@
 import { useMemo, useState, type JSX } from 'react';
 import { AGENT_TYPE_INFO } from '../../core/agents.ts';
 import type { Trace } from '../../core/trace.ts';
-import { layoutKey, layoutLayered } from '../../design/layout.ts';
-import { buildReplay, replayStateAt, type AgentStatus } from '../../design/replay.ts';
+import { layoutKey, layoutLayered } from '../../view/layout.ts';
+import { buildReplay, replayStateAt, type AgentStatus } from '../../view/replay.ts';
 import { interruptedAt } from '../../store/slices/run.ts';
 import { useBaton } from '../../store/store.ts';
 import { traceHash } from '../app/route.ts';

@@ -2,7 +2,7 @@ import { useMemo, type JSX } from 'react';
 import { AGENT_TYPE_INFO } from '../../core/agents.ts';
 import type { Agent, Trace, TraceEvent } from '../../core/trace.ts';
 import { splitReferences } from '../../design/references.ts';
-import type { Replay, ReplayState } from '../../design/replay.ts';
+import type { Replay, ReplayState } from '../../view/replay.ts';
 import { STATUS_COLORS, typeColor } from '../graph/colors.ts';
 import { formatCost, formatMs, formatTokens } from '../graph/format.ts';
 import { CollapsibleMarkdown, DeferredMarkdown, Markdown } from '../markdown/Markdown.tsx';

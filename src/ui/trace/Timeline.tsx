@@ -1,6 +1,6 @@
 import { memo, useEffect, useMemo, useRef, useState, type JSX } from 'react';
 import type { Trace, TraceEvent } from '../../core/trace.ts';
-import type { Replay, ReplayState } from '../../design/replay.ts';
+import type { Replay, ReplayState } from '../../view/replay.ts';
 import { STATUS_COLORS, typeColor } from '../graph/colors.ts';
 
 /** Row geometry in px. Rows are virtualised: only those in (or near) the viewport are rendered. */

@@ -10,8 +10,8 @@ import {
 } from 'react';
 import { AGENT_TYPES, type AgentType } from '../../core/agents.ts';
 import type { Trace } from '../../core/trace.ts';
-import { layoutKey } from '../../design/layout.ts';
-import { buildReplay, replayStateAt, type ReplayState } from '../../design/replay.ts';
+import { layoutKey } from '../../view/layout.ts';
+import { buildReplay, replayStateAt, type ReplayState } from '../../view/replay.ts';
 import { useBaton } from '../../store/store.ts';
 import { GraphView } from '../graph/GraphView.tsx';
 import { Legend } from '../graph/Legend.tsx';

@@ -1,6 +1,6 @@
 import type { GraphEdge } from '../core/graph.ts';
 import type { Agent, ConstructionStep, Trace, TraceEvent } from '../core/trace.ts';
-import { sinkOf } from './validate.ts';
+import { sinkOf } from '../design/validate.ts';
 
 /**
  * The replay model behind the Trace page. A trace is linearised into positions 0..N:

@@ -1,4 +1,4 @@
-import type { Task } from '../../core/trace.ts';
+import type { Task } from '../core/trace.ts';
 import type { MasBenchTask } from './schema.ts';
 
 /**

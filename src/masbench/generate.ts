@@ -3,7 +3,7 @@
  * answers computed modulo 23. Everything is a function of `(axis, value, seed)` (and the
  * options), so a task can be regenerated from its record.
  */
-import { createBenchRng, hashString, mix32, type BenchRng } from '../rng.ts';
+import { createRng, hashString, mix32, type Rng } from '../core/rng.ts';
 import {
   AXES,
   MASBENCH_FORMAT,
@@ -76,7 +76,7 @@ function validate(o: GenerateOptions): void {
     throw new Error(`modulus must be an integer from 5 to 1000, got ${m}`);
 }
 
-function chooseFormula(depCount: number, modulus: number, rng: BenchRng): Formula {
+function chooseFormula(depCount: number, modulus: number, rng: Rng): Formula {
   if (depCount === 0) return { kind: 'const', value: rng.int(modulus) };
   if (depCount === 1) {
     const r = rng.int(5);
@@ -95,7 +95,7 @@ export function generateTask(options: GenerateOptions): MasBenchTask {
   const { axis, value, seed } = options;
   const modulus = options.modulus ?? DEFAULT_MODULUS;
   // The axis and value go into the generator seed so that one seed gives unrelated tasks on different axes.
-  const rng = createBenchRng(mix32(hashString(`${axis}:${value}:${seed}`)));
+  const rng = createRng(mix32(hashString(`${axis}:${value}:${seed}`)));
   const shape = addDistractors(shapeFor(axis, value, rng), options.distractors ?? DEFAULT_DISTRACTORS, rng);
 
   const theme = rng.pick(THEMES);

@@ -18,7 +18,7 @@ import {
 } from '@xyflow/react';
 import { memo, useCallback, useEffect, useMemo, type JSX } from 'react';
 import type { Design } from '../../core/trace.ts';
-import { layoutLayered, NODE_SIZE } from '../../design/layout.ts';
+import { layoutLayered, NODE_SIZE } from '../../view/layout.ts';
 import { AgentNode, type AgentFlowNode } from '../graph/AgentNode.tsx';
 import { typeColor } from '../graph/colors.ts';
 import type { AgentType } from '../../core/agents.ts';

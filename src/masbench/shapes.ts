@@ -16,7 +16,7 @@
  * On the parallel axis the horizon equals v: a component without an asked sub-task would not
  * matter to the answer, so every component must be asked about once.
  */
-import type { BenchRng } from '../rng.ts';
+import type { Rng } from '../core/rng.ts';
 import type { Axis } from './schema.ts';
 
 export interface ShapeNode {
@@ -35,7 +35,7 @@ export interface Shape {
 /** Nodes in the robustness tree: 9 leaves, 3 middle nodes, 1 root. */
 export const ROBUSTNESS_TREE_SIZE = 13;
 
-export function shapeFor(axis: Axis, value: number, rng: BenchRng): Shape {
+export function shapeFor(axis: Axis, value: number, rng: Rng): Shape {
   switch (axis) {
     case 'depth':
       return {
@@ -80,7 +80,7 @@ export function shapeFor(axis: Axis, value: number, rng: BenchRng): Shape {
  * measures: it adds no chain that ends at an asked node, has one dep (≤ every shape's breadth),
  * joins an existing component, and carries no note.
  */
-export function addDistractors(shape: Shape, count: number, rng: BenchRng): Shape {
+export function addDistractors(shape: Shape, count: number, rng: Rng): Shape {
   const core = shape.nodes.length;
   const extra = range(count).map(() => ({ deps: [rng.int(core)] }));
   return { ...shape, nodes: [...shape.nodes, ...extra] };
