@@ -13,7 +13,9 @@ export default defineConfig({
     // dist/.vite/manifest.json: which chunks each module loads, read by scripts/check-size.mjs to hold
     // the first page (the gallery) to its JavaScript budget, 250 kB gzip.
     manifest: true,
-    chunkSizeWarningLimit: 1500,
+    // Vite's default (500 kB minified) would warn about the entry (about 570 kB, React DOM and zod are
+    // most of it); the budget that matters is enforced by the size check, which `npm test` runs.
+    chunkSizeWarningLimit: 600,
   },
   server: { host: '127.0.0.1' },
 });

@@ -1,20 +1,26 @@
-import { useEffect, type JSX } from 'react';
+import { Suspense, useEffect, type JSX } from 'react';
 import { useBaton } from '../store/store.ts';
 import { DropOverlay } from './app/DropOverlay.tsx';
 import { ImportReportPanel } from './app/ImportReportPanel.tsx';
 import { Nav } from './app/Nav.tsx';
 import { NotAvailable } from './app/NotAvailable.tsx';
 import { navigate, routeKey, traceHash, useRoute, type Route } from './app/route.ts';
-import { TraceRoute } from './app/TraceRoute.tsx';
-import { BuildPage } from './construction/BuildPage.tsx';
 import { useFileImport } from './app/useFileImport.ts';
 import { ErrorBoundary } from './common/ErrorBoundary.tsx';
+import { lazyComponent } from './common/lazy.ts';
+import { PageLoading } from './common/PageLoading.tsx';
 import { ProblemAlert } from './common/ProblemAlert.tsx';
 import { EmptyState, Loading } from './common/Status.tsx';
 import { GalleryPage } from './gallery/GalleryPage.tsx';
-import { RunPage } from './run/RunPage.tsx';
-import { SettingsPage } from './settings/SettingsPage.tsx';
 import './app/app.css';
+
+// The gallery is the first page of every visit and stays in the entry chunk; the other pages, and
+// the libraries only they use (React Flow, markdown + KaTeX, the share codec), download when first
+// opened. `scripts/check-size.mjs` holds the entry to its budget and names these chunks.
+const TraceRoute = lazyComponent(() => import('./app/TraceRoute.tsx').then((m) => m.TraceRoute));
+const BuildPage = lazyComponent(() => import('./construction/BuildPage.tsx').then((m) => m.BuildPage));
+const RunPage = lazyComponent(() => import('./run/RunPage.tsx').then((m) => m.RunPage));
+const SettingsPage = lazyComponent(() => import('./settings/SettingsPage.tsx').then((m) => m.SettingsPage));
 
 /** `?src=` is read once per page load, even when React runs effects twice in development. */
 let srcHandled = false;
@@ -61,6 +67,10 @@ const PAGE_NAMES: Record<Route['page'], string> = {
   settings: 'Settings',
   unknown: 'This page',
 };
+
+/** "The trace view" → "the trace view", "Build" → "the Build page": what "Loading …" names. */
+const loadingName = (name: string): string =>
+  name.startsWith('The ') ? `the ${name.slice(4)}` : `the ${name} page`;
 
 function Page({ route }: { route: Route }): JSX.Element {
   switch (route.page) {
@@ -131,7 +141,9 @@ export function App(): JSX.Element {
       </div>
       <main className="main">
         <ErrorBoundary key={routeKey(route)} what={PAGE_NAMES[route.page]}>
-          <Page route={route} />
+          <Suspense fallback={<PageLoading what={loadingName(PAGE_NAMES[route.page])} />}>
+            <Page route={route} />
+          </Suspense>
         </ErrorBoundary>
       </main>
       <DropOverlay onFiles={importFiles} />

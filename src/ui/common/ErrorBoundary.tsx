@@ -1,4 +1,5 @@
 import { Component, type ErrorInfo, type ReactNode } from 'react';
+import { isChunkLoadError } from './lazy.ts';
 
 interface Props {
   /** What failed, in words, e.g. "The trace page". */
@@ -13,6 +14,8 @@ interface State {
 /**
  * Catches a render error in one page so the shell (nav, other pages) keeps working and the user
  * sees what broke instead of a blank page. Keyed by route in the shell, so navigating resets it.
+ * A page's code that failed to download (`ChunkLoadError`) gets a reload button instead of "Try
+ * again": React.lazy keeps the failed load, and after a redeploy only a reload finds the new files.
  */
 export class ErrorBoundary extends Component<Props, State> {
   override state: State = { error: null };
@@ -28,6 +31,26 @@ export class ErrorBoundary extends Component<Props, State> {
   override render(): ReactNode {
     const { error } = this.state;
     if (!error) return this.props.children;
+    if (isChunkLoadError(error)) {
+      return (
+        <div className="alert alert-error page-error" role="alert" data-testid="chunk-error">
+          <strong>{this.props.what} could not be loaded.</strong>
+          <p>
+            Part of Baton did not download: the connection dropped, or Baton was updated since this tab was
+            opened. Reloading the page fetches the current version.
+          </p>
+          <p className="mono">{error.message}</p>
+          <div className="row">
+            <button type="button" className="btn btn-primary" onClick={() => location.reload()}>
+              Reload
+            </button>
+            <a className="btn btn-ghost" href="#/">
+              Back to the gallery
+            </a>
+          </div>
+        </div>
+      );
+    }
     return (
       <div className="alert alert-error page-error" role="alert">
         <strong>{this.props.what} failed to render.</strong>
