@@ -17,7 +17,14 @@ import './app/app.css';
 // The gallery is the first page of every visit and stays in the entry chunk; the other pages, and
 // the libraries only they use (React Flow, markdown + KaTeX, the share codec), download when first
 // opened. `scripts/check-size.mjs` holds the entry to its budget and names these chunks.
-const TraceRoute = lazyComponent(() => import('./app/TraceRoute.tsx').then((m) => m.TraceRoute));
+// The trace page renders LLM text at once (task panel, inspector), so its route downloads the
+// markdown renderer alongside its own chunk instead of after its first render.
+const TraceRoute = lazyComponent(() =>
+  Promise.all([
+    import('./app/TraceRoute.tsx'),
+    import('./markdown/Markdown.tsx').then((m) => m.loadMarkdown()),
+  ]).then(([m]) => m.TraceRoute),
+);
 const BuildPage = lazyComponent(() => import('./construction/BuildPage.tsx').then((m) => m.BuildPage));
 const RunPage = lazyComponent(() => import('./run/RunPage.tsx').then((m) => m.RunPage));
 const SettingsPage = lazyComponent(() => import('./settings/SettingsPage.tsx').then((m) => m.SettingsPage));

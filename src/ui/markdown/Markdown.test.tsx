@@ -1,17 +1,42 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { renderToStaticMarkup } from 'react-dom/server';
+import { prerender } from 'react-dom/static';
 import { describe, expect, it, vi } from 'vitest';
 
 vi.mock('katex/dist/katex.min.css', () => ({}));
 vi.mock('./markdown.css', () => ({}));
 
 const { Markdown } = await import('./Markdown.tsx');
+const { MarkdownRenderer } = await import('./MarkdownRenderer.tsx');
 const { safeUrl } = await import('./safety.ts');
 
-const html = (text: string): string => renderToStaticMarkup(<Markdown text={text} />);
+const html = (text: string): string => renderToStaticMarkup(<MarkdownRenderer text={text} />);
 
-describe('Markdown', () => {
+describe('Markdown, loaded on first use', () => {
+  const TEXT = 'Area $\\pi r^2$ <b>bold?</b>';
+
+  it('shows the text as text while the renderer downloads, then renders it', async () => {
+    // The first render starts the download: markdown and KaTeX are not loaded yet, so the text shows
+    // as it is, HTML included as literal characters.
+    const first = renderToStaticMarkup(<Markdown text={TEXT} className="x" />);
+    expect(first).toBe('<div class="md md-plain x">Area $\\pi r^2$ &lt;b&gt;bold?&lt;/b&gt;</div>');
+    // A render that waits for the download gets the formatted text.
+    const { prelude } = await prerender(<Markdown text={TEXT} className="x" />);
+    const done = await new Response(prelude).text();
+    expect(done).toContain('<div class="md x">');
+    expect(done).toContain('class="katex"');
+    expect(done).not.toContain('md-plain');
+  });
+
+  it('renders at once when the renderer is already loaded', () => {
+    const out = renderToStaticMarkup(<Markdown text={TEXT} />);
+    expect(out).toContain('class="katex"');
+    expect(out).toBe(html(TEXT));
+  });
+});
+
+describe('MarkdownRenderer', () => {
   it('shows raw HTML as literal text', () => {
     const out = html('Hi <script>window.__pwned=1</script>\n\n<img src=x onerror="window.__pwned=1">');
     expect(out).not.toMatch(/<script/i);
@@ -47,7 +72,7 @@ describe('Markdown', () => {
   });
 });
 
-/** The stylesheet `Markdown.tsx` imports, resolved the way its import is. */
+/** The stylesheet `MarkdownRenderer.tsx` imports, resolved the way its import is. */
 const katexCss = readFileSync(createRequire(import.meta.url).resolve('katex/dist/katex.min.css'), 'utf8');
 const styledClasses = new Set([...katexCss.matchAll(/\.([a-zA-Z][\w-]*)/g)].map((m) => m[1] ?? ''));
 const classesIn = (markup: string): string[] => [

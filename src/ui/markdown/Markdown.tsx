@@ -1,52 +1,53 @@
-import 'katex/dist/katex.min.css';
-import { memo, startTransition, useEffect, useState, type JSX } from 'react';
-import ReactMarkdown, { type Components } from 'react-markdown';
-import rehypeKatex from 'rehype-katex';
-import remarkMath from 'remark-math';
-import { KATEX_OPTIONS, remarkHtmlAsText, safeUrl } from './safety.ts';
+import { memo, startTransition, Suspense, use, useEffect, useState, type JSX } from 'react';
+import { ChunkLoadError } from '../common/lazy.ts';
+import type { MarkdownProps } from './MarkdownRenderer.tsx';
 import './markdown.css';
 
-const remarkPlugins = [remarkMath, remarkHtmlAsText];
-const rehypePlugins: [typeof rehypeKatex, typeof KATEX_OPTIONS][] = [[rehypeKatex, KATEX_OPTIONS]];
+export type { MarkdownProps };
 
-const components: Components = {
-  a({ href, children }) {
-    const url = href ? safeUrl(href) : '';
-    if (!url) return <span className="md-inert-link">{children}</span>;
-    return (
-      <a href={url} target="_blank" rel="noopener noreferrer nofollow">
-        {children}
-      </a>
-    );
-  },
-  // Images would fetch from wherever the trace says (a tracking pixel); show the alt text instead.
-  img({ alt, src }) {
-    return (
-      <span className="md-image-placeholder" title={src ? safeUrl(src) || undefined : undefined}>
-        [image: {alt || 'no description'}]
-      </span>
-    );
-  },
-};
+type Renderer = (props: MarkdownProps) => JSX.Element;
 
-export interface MarkdownProps {
-  text: string;
-  className?: string;
+/** The renderer once its chunk has arrived; from then on `Markdown` renders without suspending. */
+let renderer: Renderer | null = null;
+let loading: Promise<Renderer> | null = null;
+
+/**
+ * Downloads markdown + KaTeX (and KaTeX's stylesheet) once. The trace route calls it alongside its
+ * own chunk so its text is drawn formatted from the first frame; any other caller of `Markdown`
+ * gets it on first render. A failed download is forgotten, so a later render tries again, and
+ * rejects with a `ChunkLoadError` that the page's error boundary shows with a reload button.
+ */
+export function loadMarkdown(): Promise<Renderer> {
+  loading ??= import('./MarkdownRenderer.tsx').then(
+    (m) => (renderer = m.MarkdownRenderer),
+    (error: unknown) => {
+      loading = null;
+      throw new ChunkLoadError(error);
+    },
+  );
+  return loading;
 }
 
-/** Markdown with math for untrusted text: no raw HTML, safe links, no images fetched. */
-export const Markdown = memo(function Markdown({ text, className }: MarkdownProps): JSX.Element {
+function Rendered(props: MarkdownProps): JSX.Element {
+  // `use` may sit in a condition: once loaded, the renderer is read without suspending.
+  const Render = renderer ?? use(loadMarkdown());
+  return <Render {...props} />;
+}
+
+/** The text as it is, in the markdown box, while the renderer downloads. */
+function PlainText({ text, className }: MarkdownProps): JSX.Element {
+  return <div className={className ? `md md-plain ${className}` : 'md md-plain'}>{text}</div>;
+}
+
+/**
+ * Markdown with math for untrusted text: no raw HTML, safe links, no images fetched
+ * (`MarkdownRenderer.tsx`). Shows the plain text until the renderer's chunk has loaded.
+ */
+export const Markdown = memo(function Markdown(props: MarkdownProps): JSX.Element {
   return (
-    <div className={className ? `md ${className}` : 'md'}>
-      <ReactMarkdown
-        remarkPlugins={remarkPlugins}
-        rehypePlugins={rehypePlugins}
-        components={components}
-        urlTransform={safeUrl}
-      >
-        {text}
-      </ReactMarkdown>
-    </div>
+    <Suspense fallback={<PlainText {...props} />}>
+      <Rendered {...props} />
+    </Suspense>
   );
 });
 
