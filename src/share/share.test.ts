@@ -16,7 +16,7 @@ import {
   shareUrl,
   smallestLink,
 } from './index.ts';
-import { sampleTrace, sampleTraces } from './sample-traces.ts';
+import { sampleTrace, sampleTraces } from '../../tests/support/sample-traces.ts';
 
 const EXAMPLES = join(import.meta.dirname, '../../public/examples');
 

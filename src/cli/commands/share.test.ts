@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { decodeTraceLink, LINK_BUDGET_CHARS } from '../../share/index.ts';
-import { sampleTrace } from '../../share/sample-traces.ts';
+import { sampleTrace } from '../../../tests/support/sample-traces.ts';
 import type { CliIO } from '../command.ts';
 import { shareCommand } from './share.ts';
 

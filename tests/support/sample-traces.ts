@@ -1,6 +1,6 @@
-import { createRng, type Rng } from '../core/rng.ts';
-import { minimalTrace, withTotals } from '../core/trace-builders.ts';
-import type { Agent, ChatMessage, Edge, Trace, TraceEvent } from '../core/trace.ts';
+import { createRng, type Rng } from '../../src/core/rng.ts';
+import { minimalTrace, withTotals } from '../../src/core/trace-builders.ts';
+import type { Agent, ChatMessage, Edge, Trace, TraceEvent } from '../../src/core/trace.ts';
 
 /**
  * Seeded, realistic-looking traces for the share-link tests, fixtures, fuzzing and benchmark:

@@ -1,15 +1,15 @@
 import { deflateSync, strToU8 } from 'fflate';
-import { parseTraceJson } from '../core/parse-trace.ts';
-import type { Problem, Result } from '../core/result.ts';
-import { createRng, hashString, type Rng } from '../core/rng.ts';
-import type { Trace } from '../core/trace.ts';
-import { parseDesign } from '../design/parse.ts';
-import type { RawDesign } from '../design/raw.ts';
-import { serializeDesignJson } from '../design/json.ts';
-import { serializeDesignXml } from '../design/xml.ts';
-import { encodeBase64Url } from './base64url.ts';
-import { DICTIONARY_V1 } from './codec.ts';
-import { decodeTraceLink, encodeTraceLink, MAX_LINK_INPUT_CHARS } from './link.ts';
+import { parseTraceJson } from '../../src/core/parse-trace.ts';
+import type { Problem, Result } from '../../src/core/result.ts';
+import { createRng, hashString, type Rng } from '../../src/core/rng.ts';
+import type { Trace } from '../../src/core/trace.ts';
+import { parseDesign } from '../../src/design/parse.ts';
+import type { RawDesign } from '../../src/design/raw.ts';
+import { serializeDesignJson } from '../../src/design/json.ts';
+import { serializeDesignXml } from '../../src/design/xml.ts';
+import { encodeBase64Url } from '../../src/share/base64url.ts';
+import { DICTIONARY_V1 } from '../../src/share/codec.ts';
+import { decodeTraceLink, encodeTraceLink, MAX_LINK_INPUT_CHARS } from '../../src/share/link.ts';
 import { sampleTraces } from './sample-traces.ts';
 
 /**
