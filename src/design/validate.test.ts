@@ -134,6 +134,25 @@ describe('validateDesign', () => {
     expect(rules(high([agent('bad id!')], []))).toContain(13);
     expect(rules(high([], []))).toEqual([14]);
   });
+  it('rule 13 alone for a non-ASCII id: its ${…} references are still read as references', () => {
+    const d = high(
+      [agent('ñandú'), agent('Ω', 'ask ${ñandú}'), agent('end', 'sum ${Ω} and ${ñandú}')],
+      [
+        ['ñandú', 'Ω'],
+        ['Ω', 'end'],
+        ['ñandú', 'end'],
+      ],
+    );
+    const v = validateDesign(d);
+    expect(v.map((x) => x.rule)).toEqual([13]);
+    expect(v[0]?.agents).toEqual(['ñandú', 'Ω']);
+    expect(v[0]?.message).toContain('(say, "nandu")');
+  });
+
+  it('LaTeX after a dollar sign is not a reference', () => {
+    const d = high([agent('a'), agent('b', 'for ${\\alpha} and ${x^2}$ use ${a}')], [['a', 'b']]);
+    expect(validateDesign(d)).toEqual([]);
+  });
 });
 
 describe('parseDesign never throws', () => {

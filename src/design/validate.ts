@@ -21,7 +21,7 @@ export const DESIGN_RULES = {
   10: 'Edges and `${…}` references name existing agents.',
   11: 'A DebateAgent has at least two debate roles.',
   12: 'Low Degree of MAS allows at most one agent and no edges.',
-  13: 'Agent ids use only letters, digits and _ . : -',
+  13: 'Agent ids use only ASCII letters, digits and _ . : -',
   14: 'A high Degree-of-MAS design has at least one agent.',
 } as const;
 
@@ -35,6 +35,19 @@ export interface Violation {
 }
 
 const ID_RE = /^[A-Za-z0-9_.:-]+$/;
+
+/**
+ * An id in the id alphabet made from any text: accents dropped (`ñandú` → `nandu`), every other
+ * run of characters outside the alphabet → `_`. Empty when nothing is left.
+ */
+export function asciiId(id: string): string {
+  const cleaned = id
+    .trim()
+    .normalize('NFKD')
+    .replace(/\p{M}+/gu, '')
+    .replace(/[^A-Za-z0-9_.:-]+/g, '_');
+  return /^_*$/.test(cleaned) ? '' : cleaned;
+}
 const MAX_LISTED = 8;
 
 const list = (ids: readonly string[]): string =>
@@ -68,9 +81,11 @@ export function validateDesign(design: RawDesign): Violation[] {
   }
   const badIds = ids.filter((id) => id.trim() !== '' && !ID_RE.test(id));
   if (badIds.length > 0) {
+    const them = badIds.length === 1 ? 'it' : 'them';
+    const hint = asciiId(badIds[0] as string);
     v.push({
       rule: 13,
-      message: `Agent id with characters other than letters, digits, _ . : -: ${list(badIds)}.`,
+      message: `Agent id${badIds.length === 1 ? '' : 's'} with characters other than ASCII letters, digits, _ . : -: ${list(badIds)}. Rename ${them}${hint === '' ? '' : ` (say, "${hint}")`} and every \${…} reference to ${them}.`,
       agents: badIds,
     });
   }
