@@ -124,6 +124,25 @@ describe('validateDesign', () => {
     expect(rules(d)).toEqual([]);
   });
 
+  it('rule 11: repeated roles count once, compared trimmed and ignoring case', () => {
+    const debate = (debateRoles: string[]): RawDesign => ({
+      dom: 'low',
+      agents: [agent('D', '', 'DebateAgent', { debateRoles })],
+      edges: [],
+    });
+    const twice = validateDesign(debate(['Critic', 'Critic']));
+    expect(twice.map((x) => x.rule)).toEqual([11]);
+    expect(twice[0]?.message).toBe(
+      'Debate agent "D" has 2 debate roles, but both name the same role ("Critic" twice; names are compared ignoring case and surrounding spaces); it needs at least 2 different roles.',
+    );
+    expect(validateDesign(debate(['Judge', ' judge ', 'JUDGE']))[0]?.message).toContain(
+      'they all name the same role ("Judge", "judge", "JUDGE";',
+    );
+    expect(rules(debate(['Judge', 'judge', '']))).toEqual([11]);
+    expect(rules(debate(['Judge', 'judge', 'Critic']))).toEqual([]);
+    expect(rules(debate(['Δικαστής', 'δικαστής']))).toEqual([11]);
+  });
+
   it('rule 12: low DoM with two agents and an edge', () => {
     const d = diamond();
     d.dom = 'low';
