@@ -43,6 +43,8 @@ describe.skipIf(!hasData)(
           events: [],
         });
         expect(t.designer.kind).toBe('imported');
+        // Case pages carry no dates: the date is marked unknown, not claimed to be 1970.
+        expect(t.createdAtKnown).toBe(false);
       }
       expect(new Set(all.map((t) => t.id)).size).toBe(all.length);
     });

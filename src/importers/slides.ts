@@ -231,6 +231,8 @@ function slideToTrace(slide: z.infer<typeof SlideSchema>, ctx: SlideContext): Re
   const trace: Trace = {
     ...base,
     title: `${base.title || 'Untitled'}`.slice(0, 200),
+    // Case pages carry no dates; the epoch from minimalTrace is only a placeholder.
+    createdAtKnown: false,
     design: finished.design,
     execution: {
       backend: { kind: 'imported', tool: MAS_ORCHESTRA, ...(model !== undefined ? { model } : {}) },

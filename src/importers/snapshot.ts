@@ -335,6 +335,7 @@ function snapshotToTrace(s: Snapshot, fileName?: string): Result<Trace> {
   });
   const trace: Trace = {
     ...base,
+    ...(createdAt ? {} : { createdAtKnown: false }),
     task: { ...base.task, ...(truths.length > 1 ? { groundTruths: truths } : {}) },
     design,
     execution: {
