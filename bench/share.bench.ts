@@ -16,7 +16,7 @@ import { parseTraceJson } from '../src/core/parse-trace.ts';
 import { TraceSchema, type Trace } from '../src/core/trace.ts';
 import { importText } from '../src/importers/index.ts';
 import { decodeTraceLink, encodeTraceLink, smallestLink } from '../src/share/index.ts';
-import { sampleTrace, sampleTraces } from '../src/share/sample-traces.ts';
+import { sampleTrace, sampleTraces } from '../tests/support/sample-traces.ts';
 import { writeDocSection, writeResults } from './report.ts';
 
 const ROOT = join(import.meta.dirname, '..');

@@ -18,7 +18,7 @@ import {
   importerTarget,
   runFuzz,
   type Corpus,
-} from '../src/share/fuzz.ts';
+} from '../tests/support/fuzz.ts';
 
 const SHARED = join(import.meta.dirname, '../../shared/data/mas-orchestra-cases');
 

@@ -15,7 +15,7 @@ import { parseTraceJson } from '../src/core/parse-trace.ts';
 import { minimalTrace, withTotals } from '../src/core/trace-builders.ts';
 import type { ConstructionStep, Trace } from '../src/core/trace.ts';
 import { encodeTraceLink, shareUrl } from '../src/share/index.ts';
-import { sampleTrace } from '../src/share/sample-traces.ts';
+import { sampleTrace } from '../tests/support/sample-traces.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const OUT = join(ROOT, 'tests/fixtures/links/links.json');

@@ -1,4 +1,12 @@
-export { extractBoxed, lastBoxed, matchingBrace } from './boxed.ts';
+export { answerKey, isRefusal } from './agreement.ts';
+export {
+  extractBoxed,
+  lastBoxed,
+  lastBoxedFromEnd,
+  matchingBrace,
+  scanBoxes,
+  type BoxScanOptions,
+} from './boxed.ts';
 export {
   CHOICE_LETTERS,
   extractAnswerPhrase,
@@ -16,6 +24,7 @@ export {
   parseNumber,
 } from './math.ts';
 export { extractMultiAnswers, splitAnswers, splitTopLevel, type MultiExtraction } from './multi.ts';
+export { lenientCorrect, normalizeLenient, plainNumber } from './lenient.ts';
 export { exactMatch, normalizeQaAnswer, tokenF1 } from './qa.ts';
 export {
   DEFAULT_F1_THRESHOLD,

@@ -1,3 +1,5 @@
+import type { Problem } from './result.ts';
+
 /**
  * Every error code Baton shows, with the sentence a person reads. One table, so messages stay
  * consistent and tests can assert on codes rather than wording.
@@ -15,6 +17,25 @@ export const ERRORS = {
   E_LINK: 'The share link is not valid',
   E_DESIGN_PARSE: 'The design could not be read',
   E_DESIGN_INVALID: 'The design breaks a rule',
+
+  // Role pools (src/policy/roles.ts) and the pools kept in this browser (src/store/services/roles.ts).
+  E_ROLES_FORMAT: 'This is not a Baton role pool',
+  E_ROLES_SCHEMA: 'The role pool breaks a rule',
+  E_ROLES_STORAGE: 'Role pools could not be kept in this browser',
+  E_ROLES_NOT_FOUND: 'This role pool version is not stored in this browser',
+  E_ROLES_STORED: 'A stored role pool is damaged',
+
+  // The library's effects: network, files, storage (src/store/services).
+  E_FETCH_URL: 'The address is not a URL Baton can fetch',
+  E_FETCH_NETWORK: 'The file could not be fetched',
+  E_FETCH_HTTP: 'The server refused the request',
+  E_FETCH_TIMEOUT: 'The server took too long to answer',
+  E_FETCH_TOO_LARGE: 'The file is larger than Baton accepts',
+  E_FILE_READ: 'The file could not be read',
+  E_FILE_TOO_LARGE: 'The file is larger than Baton accepts',
+  E_STORAGE: 'Recent traces could not be saved in this browser',
+  E_NOT_FOUND: 'This trace is not open and not among the recent traces',
+  E_EXAMPLES: 'The bundled examples could not be loaded',
 } as const;
 
 export type ErrorCode = keyof typeof ERRORS;
@@ -22,4 +43,9 @@ export type ErrorCode = keyof typeof ERRORS;
 /** `E_CODE: sentence — detail`, the one format used in the UI, the CLI and logs. */
 export function describe(code: ErrorCode, detail?: string): string {
   return detail ? `${ERRORS[code]}: ${detail}` : `${ERRORS[code]}.`;
+}
+
+/** The problem for a code, its message written by `describe`. */
+export function problemOf(code: ErrorCode, detail?: string): Problem {
+  return { code, message: describe(code, detail) };
 }

@@ -259,6 +259,11 @@ export const TraceSchema = z.object({
   id,
   title: shortText,
   createdAt: z.iso.datetime(),
+  /**
+   * false when the source gave no date (imported case pages have none): `createdAt` then holds
+   * the epoch as a placeholder and is shown as unknown. Absent means the date is known.
+   */
+  createdAtKnown: z.boolean().optional(),
   task: TaskSchema,
   designer: DesignerSchema,
   construction: z.array(ConstructionStepSchema).max(TRACE_LIMITS.steps),

@@ -2,7 +2,7 @@ import type { Design } from '../core/trace.ts';
 import { parseDesignJson } from './json.ts';
 import type { RawDesign } from './raw.ts';
 import { toDesign, validateDesign, type Violation } from './validate.ts';
-import { MAX_DESIGN_CHARS, parseDesignXml } from './xml.ts';
+import { designTooLong, MAX_DESIGN_CHARS, parseDesignXml } from './xml.ts';
 
 export interface DesignReport {
   /** What could be read (null when nothing could). */
@@ -26,7 +26,7 @@ export function parseDesign(text: unknown, dom?: 'low' | 'high'): DesignReport {
     return {
       raw: null,
       design: null,
-      problems: [`The design is ${text.length} characters long; the limit is ${MAX_DESIGN_CHARS * 4}.`],
+      problems: [designTooLong(text.length, MAX_DESIGN_CHARS * 4)],
       violations: [],
     };
   }

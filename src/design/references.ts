@@ -1,5 +1,13 @@
-/** `${ID}` references inside an agent input. IDs follow the trace id alphabet. */
-const REF_RE = /\$\{([A-Za-z0-9_.:-]+)\}/g;
+/**
+ * `${ID}` references inside an agent input.
+ *
+ * A reference is recognised with letters, digits and marks of any script (and `_ . : -`, emoji),
+ * wider than the id alphabet (rule 13: ASCII letters, digits, `_ . : -`). So a design that names
+ * an agent `ñandú` and uses `${ñandú}` breaks rule 13 once, for the id, instead of also reading
+ * as an edge without a reference (rule 9) — and an importer that renames the id can find every
+ * reference to it. LaTeX such as `${\alpha}` or `${x^2}` is not a reference.
+ */
+const REF_RE = /\$\{([\p{L}\p{M}\p{N}\p{Pc}\p{So}\u200d.:-]+)\}/gu;
 
 export function referencesIn(input: string): string[] {
   const out: string[] = [];
@@ -30,4 +38,12 @@ export function splitReferences(input: string): InputPart[] {
 /** Replaces every `${ID}` with `resolve(ID)`; unknown ids are left as written. */
 export function resolveReferences(input: string, resolve: (id: string) => string | undefined): string {
   return input.replace(REF_RE, (whole, id: string) => resolve(id) ?? whole);
+}
+
+/** Rewrites `${OLD}` to `${NEW}` for every id in `renamed`; other references are left as written. */
+export function renameReferences(input: string, renamed: ReadonlyMap<string, string>): string {
+  return resolveReferences(input, (id) => {
+    const next = renamed.get(id);
+    return next === undefined ? undefined : `\${${next}}`;
+  });
 }

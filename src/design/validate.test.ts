@@ -124,6 +124,25 @@ describe('validateDesign', () => {
     expect(rules(d)).toEqual([]);
   });
 
+  it('rule 11: repeated roles count once, compared trimmed and ignoring case', () => {
+    const debate = (debateRoles: string[]): RawDesign => ({
+      dom: 'low',
+      agents: [agent('D', '', 'DebateAgent', { debateRoles })],
+      edges: [],
+    });
+    const twice = validateDesign(debate(['Critic', 'Critic']));
+    expect(twice.map((x) => x.rule)).toEqual([11]);
+    expect(twice[0]?.message).toBe(
+      'Debate agent "D" has 2 debate roles, but both name the same role ("Critic" twice; names are compared ignoring case and surrounding spaces); it needs at least 2 different roles.',
+    );
+    expect(validateDesign(debate(['Judge', ' judge ', 'JUDGE']))[0]?.message).toContain(
+      'they all name the same role ("Judge", "judge", "JUDGE";',
+    );
+    expect(rules(debate(['Judge', 'judge', '']))).toEqual([11]);
+    expect(rules(debate(['Judge', 'judge', 'Critic']))).toEqual([]);
+    expect(rules(debate(['Δικαστής', 'δικαστής']))).toEqual([11]);
+  });
+
   it('rule 12: low DoM with two agents and an edge', () => {
     const d = diamond();
     d.dom = 'low';
@@ -133,6 +152,25 @@ describe('validateDesign', () => {
   it('rule 13 and 14', () => {
     expect(rules(high([agent('bad id!')], []))).toContain(13);
     expect(rules(high([], []))).toEqual([14]);
+  });
+  it('rule 13 alone for a non-ASCII id: its ${…} references are still read as references', () => {
+    const d = high(
+      [agent('ñandú'), agent('Ω', 'ask ${ñandú}'), agent('end', 'sum ${Ω} and ${ñandú}')],
+      [
+        ['ñandú', 'Ω'],
+        ['Ω', 'end'],
+        ['ñandú', 'end'],
+      ],
+    );
+    const v = validateDesign(d);
+    expect(v.map((x) => x.rule)).toEqual([13]);
+    expect(v[0]?.agents).toEqual(['ñandú', 'Ω']);
+    expect(v[0]?.message).toContain('(say, "nandu")');
+  });
+
+  it('LaTeX after a dollar sign is not a reference', () => {
+    const d = high([agent('a'), agent('b', 'for ${\\alpha} and ${x^2}$ use ${a}')], [['a', 'b']]);
+    expect(validateDesign(d)).toEqual([]);
   });
 });
 

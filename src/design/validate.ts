@@ -19,9 +19,9 @@ export const DESIGN_RULES = {
   8: 'No edge appears twice.',
   9: '`${X}` in the input of Y exactly when X→Y is an edge.',
   10: 'Edges and `${…}` references name existing agents.',
-  11: 'A DebateAgent has at least two debate roles.',
+  11: 'A DebateAgent has at least two different debate roles (compared trimmed, ignoring case).',
   12: 'Low Degree of MAS allows at most one agent and no edges.',
-  13: 'Agent ids use only letters, digits and _ . : -',
+  13: 'Agent ids use only ASCII letters, digits and _ . : -',
   14: 'A high Degree-of-MAS design has at least one agent.',
 } as const;
 
@@ -35,6 +35,19 @@ export interface Violation {
 }
 
 const ID_RE = /^[A-Za-z0-9_.:-]+$/;
+
+/**
+ * An id in the id alphabet made from any text: accents dropped (`ñandú` → `nandu`), every other
+ * run of characters outside the alphabet → `_`. Empty when nothing is left.
+ */
+export function asciiId(id: string): string {
+  const cleaned = id
+    .trim()
+    .normalize('NFKD')
+    .replace(/\p{M}+/gu, '')
+    .replace(/[^A-Za-z0-9_.:-]+/g, '_');
+  return /^_*$/.test(cleaned) ? '' : cleaned;
+}
 const MAX_LISTED = 8;
 
 const list = (ids: readonly string[]): string =>
@@ -44,6 +57,32 @@ const list = (ids: readonly string[]): string =>
         .slice(0, MAX_LISTED)
         .map((i) => `"${i}"`)
         .join(', ')} and ${ids.length - MAX_LISTED} more`;
+
+/**
+ * Rule 11. A debate is between different roles: `Critic` twice, or `Judge` and `judge `, is one
+ * role arguing with itself, so names count once each, compared trimmed and ignoring case.
+ * Returns the end of the violation's sentence, or null when the roles are fine.
+ */
+function debateRolesProblem(given: readonly string[]): string | null {
+  const named = given.map((r) => r.trim()).filter((r) => r !== '');
+  const byKey = new Map<string, string[]>();
+  for (const r of named) {
+    const key = r.toLowerCase();
+    byKey.set(key, [...(byKey.get(key) ?? []), r]);
+  }
+  if (byKey.size >= 2) return null;
+  if (named.length < 2) {
+    return `has ${named.length} debate role${named.length === 1 ? '' : 's'}; it needs at least 2.`;
+  }
+  const same = [...(byKey.values().next().value ?? [])];
+  const shown = [...new Set(same)];
+  const names =
+    shown.length === 1
+      ? `"${shown[0]}" ${same.length === 2 ? 'twice' : `${same.length} times`}`
+      : list(shown);
+  const all = named.length === 2 ? 'both name' : 'they all name';
+  return `has ${named.length} debate roles, but ${all} the same role (${names}; names are compared ignoring case and surrounding spaces); it needs at least 2 different roles.`;
+}
 
 /**
  * Checks every rule and reports every violation (not just the first). Pure and total: it never
@@ -68,9 +107,11 @@ export function validateDesign(design: RawDesign): Violation[] {
   }
   const badIds = ids.filter((id) => id.trim() !== '' && !ID_RE.test(id));
   if (badIds.length > 0) {
+    const them = badIds.length === 1 ? 'it' : 'them';
+    const hint = asciiId(badIds[0] as string);
     v.push({
       rule: 13,
-      message: `Agent id with characters other than letters, digits, _ . : -: ${list(badIds)}.`,
+      message: `Agent id${badIds.length === 1 ? '' : 's'} with characters other than ASCII letters, digits, _ . : -: ${list(badIds)}. Rename ${them}${hint === '' ? '' : ` (say, "${hint}")`} and every \${…} reference to ${them}.`,
       agents: badIds,
     });
   }
@@ -85,13 +126,9 @@ export function validateDesign(design: RawDesign): Violation[] {
         agents: [a.id],
       });
     } else if (type === 'DebateAgent') {
-      const roles = (a.debateRoles ?? []).filter((r) => r.trim() !== '');
-      if (roles.length < 2) {
-        v.push({
-          rule: 11,
-          message: `Debate agent "${a.id}" has ${roles.length} debate role${roles.length === 1 ? '' : 's'}; it needs at least 2.`,
-          agents: [a.id],
-        });
+      const problem = debateRolesProblem(a.debateRoles ?? []);
+      if (problem !== null) {
+        v.push({ rule: 11, message: `Debate agent "${a.id}" ${problem}`, agents: [a.id] });
       }
     }
   }

@@ -11,8 +11,14 @@ import type { RawAgent, RawDesign } from './raw.ts';
 
 export const MAX_DESIGN_CHARS = 1_000_000;
 
+/** The one problem reported for a design over a size limit; nothing else in it is checked. */
+export function designTooLong(length: number, limit: number): string {
+  return `The design is ${length.toLocaleString('en-US')} characters long; the limit is ${limit.toLocaleString('en-US')}. Nothing in it was checked.`;
+}
+
 export interface XmlParseOutput {
-  design: RawDesign;
+  /** What could be read; null when the text is over `MAX_DESIGN_CHARS` and was not read. */
+  design: RawDesign | null;
   /** Things that could not be read; each becomes a parse error for the user. */
   problems: string[];
 }
@@ -75,14 +81,95 @@ function parseScalar(text: string): string | number | boolean {
   return unescapeXml(t);
 }
 
-export function parseDesignXml(text: string, dom?: 'low' | 'high'): XmlParseOutput {
-  const problems: string[] = [];
-  const input = text.length > MAX_DESIGN_CHARS ? text.slice(0, MAX_DESIGN_CHARS) : text;
-  if (text.length > MAX_DESIGN_CHARS) {
-    problems.push(
-      `The design is ${text.length} characters long; only the first ${MAX_DESIGN_CHARS} were read.`,
-    );
+/** A parameter's value from text already decoded (a CDATA section): a number, a boolean, or the text. */
+function scalarOf(text: string): string | number | boolean {
+  const t = text.trim();
+  if (/^-?\d+(\.\d+)?$/.test(t)) return Number(t);
+  if (t === 'true' || t === 'false') return t === 'true';
+  return text;
+}
+
+const CDATA_RE = /<!\[CDATA\[([\s\S]*?)\]\]>/g;
+
+/**
+ * `<![CDATA[…]]>` sections: their text is taken as written, with no tags and no entities inside.
+ * Before the tag pairs are read, each section is swapped for a placeholder (`mark`, its index,
+ * `mark`) that holds no markup, so a `</agent_input>` or a `<b>` inside one cannot end or start a
+ * tag; reading a field's text puts the sections back. `mark` is a private-use character that
+ * does not occur in the input, so a placeholder cannot be forged.
+ */
+interface CdataSections {
+  text: string;
+  /** A field's text as written: entities decoded outside the sections, the sections verbatim. */
+  decode: (raw: string) => string;
+  /** True when the raw text holds a section. */
+  holds: (raw: string) => boolean;
+  problems: string[];
+}
+
+function unusedPrivateUseChar(text: string): string | null {
+  const used = new Uint8Array(0xf8ff - 0xe000 + 1);
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 0xe000 && c <= 0xf8ff) used[c - 0xe000] = 1;
   }
+  const free = used.indexOf(0);
+  return free < 0 ? null : String.fromCharCode(0xe000 + free);
+}
+
+function plainText(raw: string): string {
+  return unescapeXml(raw.trim());
+}
+
+function cdataSections(text: string): CdataSections {
+  const none: CdataSections = { text, decode: plainText, holds: () => false, problems: [] };
+  if (!text.includes('<![CDATA[')) return none;
+  const mark = unusedPrivateUseChar(text);
+  if (mark === null) {
+    return {
+      ...none,
+      problems: ['The <![CDATA[ sections could not be told apart from the text around them.'],
+    };
+  }
+  const sections: string[] = [];
+  const swapped = text.replace(CDATA_RE, (_whole, inner: string) => {
+    sections.push(inner);
+    return `${mark}${sections.length - 1}${mark}`;
+  });
+  const problems = swapped.includes('<![CDATA[')
+    ? ['A <![CDATA[ section is never closed with ]]>; it was read as ordinary text.']
+    : [];
+  const placeholder = new RegExp(`${mark}(\\d+)${mark}`, 'g');
+  return {
+    text: swapped,
+    holds: (raw) => raw.includes(mark),
+    decode: (raw) => {
+      if (!raw.includes(mark)) return plainText(raw);
+      let out = '';
+      let last = 0;
+      for (const m of raw.matchAll(placeholder)) {
+        const at = m.index ?? 0;
+        out += unescapeXml(raw.slice(last, at)) + (sections[Number(m[1])] ?? '');
+        last = at + m[0].length;
+      }
+      return (out + unescapeXml(raw.slice(last))).trim();
+    },
+    problems,
+  };
+}
+
+export function parseDesignXml(text: string, dom?: 'low' | 'high'): XmlParseOutput {
+  if (text.length > MAX_DESIGN_CHARS) {
+    // A cut-off design would only add errors about what the cut removed; the size is the problem.
+    return {
+      design: null,
+      problems: [designTooLong(text.length, MAX_DESIGN_CHARS)],
+    };
+  }
+  const cdata = cdataSections(text);
+  const problems: string[] = [...cdata.problems];
+  const input = cdata.text;
+  const read = cdata.decode;
 
   let thinking = firstTag(input, 'thinking');
   if (thinking === null) {
@@ -92,35 +179,37 @@ export function parseDesignXml(text: string, dom?: 'low' | 'high'): XmlParseOutp
 
   const agents: RawAgent[] = [];
   allTags(input, 'agent').forEach((block, i) => {
-    const id = firstTag(block, 'agent_id');
-    const name = firstTag(block, 'agent_name');
-    if (id === null || id.trim() === '') {
+    const id = read(firstTag(block, 'agent_id') ?? '');
+    const name = read(firstTag(block, 'agent_name') ?? '');
+    if (id === '') {
       problems.push(`Agent block ${i + 1} has no <agent_id>.`);
       return;
     }
-    if (name === null || name.trim() === '') {
-      problems.push(`Agent block ${i + 1} ("${id.trim()}") has no <agent_name>.`);
+    if (name === '') {
+      problems.push(`Agent block ${i + 1} ("${id}") has no <agent_name>.`);
       return;
     }
     const args = firstTag(block, 'required_arguments') ?? '';
-    let agentInput = unescapeXml((firstTag(args, 'agent_input') ?? '').trim());
+    let agentInput = read(firstTag(args, 'agent_input') ?? '');
     if (agentInput === '""' || agentInput === "''") agentInput = '';
     const agent: RawAgent = {
-      id: unescapeXml(id.trim()),
-      type: unescapeXml(name.trim()),
-      description: unescapeXml((firstTag(block, 'agent_description') ?? '').trim()),
+      id,
+      type: name,
+      description: read(firstTag(block, 'agent_description') ?? ''),
       input: agentInput,
     };
     const rolesText = firstTag(args, 'debate_roles');
     if (rolesText !== null) {
-      const roles = parseRoleList(rolesText);
+      const roles = parseRoleList(cdata.holds(rolesText) ? read(rolesText) : rolesText);
       if (roles === null) problems.push(`Agent "${agent.id}": <debate_roles> is not a list of role names.`);
       else agent.debateRoles = roles;
     }
     const params: Record<string, unknown> = {};
     for (const m of args.matchAll(/<(\w+)\s*>([\s\S]*?)<\/\1\s*>/g)) {
       const key = m[1] as string;
-      if (key !== 'agent_input' && key !== 'debate_roles') params[key] = parseScalar(m[2] as string);
+      const value = m[2] as string;
+      if (key !== 'agent_input' && key !== 'debate_roles')
+        params[key] = cdata.holds(value) ? scalarOf(read(value)) : parseScalar(value);
     }
     if (Object.keys(params).length > 0) agent.params = params;
     agents.push(agent);
@@ -140,10 +229,7 @@ export function parseDesignXml(text: string, dom?: 'low' | 'high'): XmlParseOutp
       );
     }
     for (let i = 0; i < Math.min(froms.length, tos.length); i++) {
-      edges.push({
-        from: unescapeXml((froms[i] as string).trim()),
-        to: unescapeXml((tos[i] as string).trim()),
-      });
+      edges.push({ from: read(froms[i] as string), to: read(tos[i] as string) });
     }
   }
 
@@ -158,7 +244,7 @@ export function parseDesignXml(text: string, dom?: 'low' | 'high'): XmlParseOutp
     agents,
     edges,
   };
-  if (thinking !== null) design.thinking = unescapeXml(thinking.trim());
+  if (thinking !== null) design.thinking = read(thinking);
   return { design, problems };
 }
 

@@ -2,7 +2,8 @@ import { normaliseAgentType } from '../core/agents.ts';
 import type { Problem } from '../core/result.ts';
 import { AgentParamsSchema, type Design } from '../core/trace.ts';
 import type { RawDesign } from '../design/raw.ts';
-import { toDesign, validateDesign, type Violation } from '../design/validate.ts';
+import { renameReferences } from '../design/references.ts';
+import { asciiId, toDesign, validateDesign, type Violation } from '../design/validate.ts';
 
 /**
  * Turns a design recovered from another tool into a trace design. An imported design is a record
@@ -11,7 +12,8 @@ import { toDesign, validateDesign, type Violation } from '../design/validate.ts'
  * `design-rule-<n>` tag per broken rule. Only what the trace schema cannot hold is changed, and
  * each change is reported as a warning: ids outside the id alphabet are rewritten, unknown agent
  * types become CoTAgent with the original name kept in `params.importedType`, and parameters the
- * schema would reject are dropped.
+ * schema would reject are dropped. A renamed agent keeps its place: edges, `${…}` references and
+ * the answer agent (through `renamed`) follow it.
  */
 export interface FinishedDesign {
   design: Design;
@@ -33,10 +35,7 @@ export function ruleTag(rule: number): string {
 }
 
 function safeId(id: string, fallback: string): string {
-  const cleaned = id
-    .trim()
-    .replace(/[^A-Za-z0-9_.:-]+/g, '_')
-    .slice(0, 200);
+  const cleaned = asciiId(id).slice(0, 200);
   return cleaned === '' || /^_+$/.test(cleaned) ? fallback : cleaned;
 }
 
@@ -80,6 +79,10 @@ export function finishDesign(raw: RawDesign, options: { validate?: boolean } = {
     from: ID_RE.test(e.from) ? e.from : (renamed.get(e.from) ?? safeId(e.from, 'unknown')),
     to: ID_RE.test(e.to) ? e.to : (renamed.get(e.to) ?? safeId(e.to, 'unknown')),
   }));
+  // References follow their agents, so a renamed agent is still the input of the ones it feeds.
+  if (renamed.size > 0) {
+    for (const agent of design.agents) agent.input = renameReferences(agent.input, renamed);
+  }
 
   for (const agent of design.agents) {
     const params: Design['agents'][number]['params'] = {};

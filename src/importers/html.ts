@@ -6,7 +6,10 @@ import { parsePyLiteral } from './py-literal.ts';
  * bracket matching (aware of quoted strings) and read as JSON, falling back to the Python-literal
  * reader for hand-edited pages with single quotes or `True`/`False`. Nothing is evaluated.
  */
-export type SlidesExtraction = { ok: true; value: unknown; pageName?: string } | { ok: false; error: string };
+export type SlidesExtraction =
+  | { ok: true; value: unknown; pageName?: string }
+  /** `error` says in one clause what is wrong with the page, e.g. "this HTML page is not …". */
+  | { ok: false; error: string };
 
 const DECLARATION_RE = /\b(?:const|let|var)\s+slides\s*=\s*/g;
 
@@ -51,7 +54,11 @@ export function extractSlides(html: string): SlidesExtraction {
     if (html[open] !== '[') continue;
     const end = matchBracket(html, open);
     if (end < 0)
-      return { ok: false, error: 'the `slides` array in the page is never closed (is the file cut short?)' };
+      return {
+        ok: false,
+        error:
+          'the `const slides = [...]` array of this MAS-Orchestra case page is never closed (is the file cut short?)',
+      };
     const literal = html.slice(open, end);
     const pageName = pageNameOf(html);
     const named = pageName !== undefined ? { pageName } : {};
@@ -62,9 +69,12 @@ export function extractSlides(html: string): SlidesExtraction {
       if (py.ok) return { ok: true, value: py.value, ...named };
       return {
         ok: false,
-        error: `the \`slides\` array is neither JSON nor a plain literal: ${e instanceof Error ? e.message : String(e)}`,
+        error: `the \`slides\` array of this MAS-Orchestra case page is neither JSON nor a plain literal (${e instanceof Error ? e.message : String(e)})`,
       };
     }
   }
-  return { ok: false, error: 'no `const slides = [...]` array was found in the HTML page' };
+  return {
+    ok: false,
+    error: 'this HTML page is not a MAS-Orchestra case page: it has no `const slides = [...]` array',
+  };
 }

@@ -33,6 +33,14 @@ function unknown(found: string): ImportOutcome {
   };
 }
 
+/** An HTML file that is not a readable case page: one sentence saying what is wrong with it. */
+function unknownPage(what: string): ImportOutcome {
+  return {
+    ok: false,
+    error: { code: 'E_IMPORT_UNKNOWN', message: describe('E_IMPORT_UNKNOWN', `${what}.`) },
+  };
+}
+
 /** A short description of a value for error messages: its type, keys or first element. */
 export function describeValue(v: unknown): string {
   if (v === null) return 'null';
@@ -142,10 +150,14 @@ export function importText(text: string, fileName?: string): ImportOutcome {
   if (body.trim() === '') return error({ code: 'E_JSON', message: describe('E_JSON', 'the file is empty') });
   const isHtml = /\.html?$/i.test(fileName ?? '') || looksLikeHtml(body);
   if (isHtml) {
+    // The page is the whole story here; the list of every other format would only bury it.
     const slides = extractSlides(body);
-    if (!slides.ok) return unknown(`an HTML page in which ${slides.error}`);
-    if (!Array.isArray(slides.value))
-      return unknown(`an HTML page whose \`slides\` is ${describeValue(slides.value)}`);
+    if (!slides.ok) return unknownPage(slides.error);
+    if (!Array.isArray(slides.value)) {
+      return unknownPage(
+        `the \`slides\` of this MAS-Orchestra case page is ${describeValue(slides.value)}, not an array`,
+      );
+    }
     // Saved pages are often renamed; the page's own title keeps the case name.
     return fromArray(slides.value, slides.pageName ?? fileName, true);
   }

@@ -43,6 +43,8 @@ describe.skipIf(!hasData)(
           events: [],
         });
         expect(t.designer.kind).toBe('imported');
+        // Case pages carry no dates: the date is marked unknown, not claimed to be 1970.
+        expect(t.createdAtKnown).toBe(false);
       }
       expect(new Set(all.map((t) => t.id)).size).toBe(all.length);
     });
@@ -235,13 +237,22 @@ describe('MAS-Orchestra case page (HTML)', () => {
     expect(direct?.design.directAnswer).toBe('12');
   });
 
-  it('explains a page without slides or with a cut-off array', () => {
-    const none = importText('<!DOCTYPE html><html><body>hello</body></html>');
-    expect(none.ok).toBe(false);
-    if (!none.ok) expect(none.error.message).toContain('no `const slides = [...]`');
+  it('explains a page without slides or with a cut-off array, in one sentence each', () => {
+    const none = importText('<!DOCTYPE html><html><body>hello</body></html>', 'notes.html');
+    expect(none.ok || none.error).toEqual({
+      code: 'E_IMPORT_UNKNOWN',
+      message:
+        'Baton does not recognise this file: this HTML page is not a MAS-Orchestra case page: it has no `const slides = [...]` array.',
+    });
     const cut = importText(fixture('case-page.html').slice(0, 1500));
-    expect(cut.ok).toBe(false);
-    if (!cut.ok) expect(cut.error.message).toContain('never closed');
+    expect(cut.ok || cut.error.message).toBe(
+      'Baton does not recognise this file: the `const slides = [...]` array of this MAS-Orchestra case page is never closed (is the file cut short?).',
+    );
+    for (const outcome of [none, cut]) {
+      const message = outcome.ok ? '' : outcome.error.message;
+      expect(message.match(/found/g)).toBeNull();
+      expect(message.match(/HTML page|case page/g)?.length ?? 0).toBeLessThanOrEqual(2);
+    }
   });
 
   it('accepts a hand-edited page with a Python-style literal', () => {

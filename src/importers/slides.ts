@@ -6,7 +6,7 @@ import { minimalTrace, traceIdFrom, withTotals } from '../core/trace-builders.ts
 import { TraceSchema, type Designer, type Trace, type TaskSource } from '../core/trace.ts';
 import type { RawDesign } from '../design/raw.ts';
 import { sinkOf } from '../design/validate.ts';
-import { isCorrect } from './answers.ts';
+import { lenientCorrect } from '../answers/index.ts';
 import { parseCaseName, type CaseName } from './case-name.ts';
 import { finishDesign } from './design.ts';
 import { parseMasCode } from './mas-code.ts';
@@ -231,6 +231,8 @@ function slideToTrace(slide: z.infer<typeof SlideSchema>, ctx: SlideContext): Re
   const trace: Trace = {
     ...base,
     title: `${base.title || 'Untitled'}`.slice(0, 200),
+    // Case pages carry no dates; the epoch from minimalTrace is only a placeholder.
+    createdAtKnown: false,
     design: finished.design,
     execution: {
       backend: { kind: 'imported', tool: MAS_ORCHESTRA, ...(model !== undefined ? { model } : {}) },
@@ -240,7 +242,7 @@ function slideToTrace(slide: z.infer<typeof SlideSchema>, ctx: SlideContext): Re
     result: {
       finalAnswer,
       ...(hasAnswerAgent ? { answerAgent } : {}),
-      correct: isCorrect(finalAnswer, groundTruth),
+      correct: lenientCorrect(finalAnswer, groundTruth),
     },
     ...(keepDiagram ? { diagram } : {}),
     tags: [...new Set(tags)].slice(0, 32),

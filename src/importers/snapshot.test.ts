@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { TraceSchema, type Trace } from '../core/trace.ts';
+import { referencesIn } from '../design/references.ts';
+import { fromDesign, validateDesign } from '../design/validate.ts';
 import { importText, importValue, type ImportOutcome } from './index.ts';
 import { NO_TIMING_NOTE } from './snapshot.ts';
 
@@ -25,6 +27,7 @@ describe('MAS-Orchestra demo snapshots', () => {
     const { trace: t, warnings } = only(importText(fixture('snapshot-high.json'), 'snapshot-high.json'));
     expect(t.title).toBe('Muffins across two shops');
     expect(t.createdAt).toBe('2026-03-14T09:26:53.000Z');
+    expect(t).not.toHaveProperty('createdAtKnown');
     expect(t.task).toMatchObject({
       groundTruth: '27',
       source: { kind: 'masbench', axis: 'depth', value: 4 },
@@ -153,7 +156,9 @@ describe('MAS-Orchestra demo snapshots', () => {
       }),
     );
     expect(t.tags).toEqual(expect.arrayContaining(['invalid-design', 'design-rule-4']));
+    // "yesterday" is no date: the epoch is a placeholder, marked as such.
     expect(t.createdAt).toBe('1970-01-01T00:00:00.000Z');
+    expect(t.createdAtKnown).toBe(false);
     expect(t.result.answerAgent).toBeUndefined();
     expect(t.execution.status).toBe('running');
     const all = warnings.join('\n');
@@ -161,6 +166,46 @@ describe('MAS-Orchestra demo snapshots', () => {
     expect(all).toContain('"yesterday"');
     expect(all).toContain('"ghost"');
     expect(all).toContain('answer_agent "zzz"');
+  });
+
+  it('renames a non-ASCII agent id together with every reference to it, and reports only rule 13', () => {
+    const { trace: t, warnings } = only(
+      importValue({
+        problem: 'How fast does a rhea run?',
+        dom: 'high',
+        graph: {
+          agents: [
+            { id: 'ñandú', type: 'CoTAgent', description: 'Estimate.', input: '', depends_on: [] },
+            {
+              id: 'judge',
+              type: 'CoTAgent',
+              description: 'Check.',
+              input: 'Check ${ñandú}.',
+              depends_on: ['ñandú'],
+            },
+          ],
+          edges: [{ source: 'ñandú', target: 'judge' }],
+          answer_agent: 'judge',
+        },
+        agent_states: {
+          ñandú: { status: 'completed', output: '60 km/h' },
+          judge: { status: 'completed', output: '60 km/h' },
+        },
+        final_answer: '60 km/h',
+      }),
+    );
+    expect(t.design.agents.map((a) => a.id)).toEqual(['nandu', 'judge']);
+    expect(t.design.edges).toEqual([{ from: 'nandu', to: 'judge' }]);
+    expect(referencesIn(t.design.agents[1]?.input ?? '')).toEqual(['nandu']);
+    expect(t.design.agents[1]?.input).toBe('Check ${nandu}.');
+    expect(t.execution.events.filter((e) => e.type === 'agent.end').map((e) => e.agentId)).toEqual([
+      'nandu',
+      'judge',
+    ]);
+    // The design as written broke the id rule and nothing else; the imported one breaks nothing.
+    expect(t.tags.filter((tag) => tag.startsWith('design-rule-'))).toEqual(['design-rule-13']);
+    expect(validateDesign(fromDesign(t.design))).toEqual([]);
+    expect(warnings.join('\n')).toContain('"ñandú"');
   });
 
   it('a snapshot without a problem is a per-item error, not a crash', () => {

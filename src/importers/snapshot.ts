@@ -8,7 +8,7 @@ import { TraceSchema, type Designer, type TaskSource, type Trace, type TraceEven
 import { parseDesign } from '../design/parse.ts';
 import type { RawAgent, RawDesign } from '../design/raw.ts';
 import { sinkOf } from '../design/validate.ts';
-import { isCorrect } from './answers.ts';
+import { lenientCorrect } from '../answers/index.ts';
 import { finishDesign } from './design.ts';
 import { MAS_ORCHESTRA } from './slides.ts';
 import type { ImportItem } from './types.ts';
@@ -299,7 +299,7 @@ function snapshotToTrace(s: Snapshot, fileName?: string): Result<Trace> {
       ? null
       : status === 'running'
         ? null
-        : truths.some((t) => isCorrect(finalAnswer, t) === true);
+        : truths.some((t) => lenientCorrect(finalAnswer, t) === true);
 
   const answerRaw = s.graph?.answer_agent?.trim();
   const answerAgent = answerRaw ? idOf(answerRaw) : (sinkOf(design) ?? undefined);
@@ -335,6 +335,7 @@ function snapshotToTrace(s: Snapshot, fileName?: string): Result<Trace> {
   });
   const trace: Trace = {
     ...base,
+    ...(createdAt ? {} : { createdAtKnown: false }),
     task: { ...base.task, ...(truths.length > 1 ? { groundTruths: truths } : {}) },
     design,
     execution: {

@@ -30,6 +30,7 @@
  * - 2: + intermediate answers (`RESULT`);
  * - 3: + the links themselves, through message passing (s and a_i unchanged).
  */
+import { answerKey, isRefusal } from '../answers/index.ts';
 import {
   dagDepth,
   exitForced,
@@ -362,51 +363,11 @@ export function encodeTask(text: string, hashDim: number): TaskEncoding {
 // ---------------------------------------------------------------- intermediate answers
 
 /**
- * The content of the last closed `\boxed{…}` in the text (braces counted, `\{` and `\}` escaped),
- * or null. The policy layer may not import src/bench, whose answer checker has a fuller version.
+ * Answers are compared by their key and refusals told apart by the one answer reader,
+ * src/answers (`answerKey`, `isRefusal`), whose readings are frozen because trained checkpoints
+ * saw features computed with them. The policy API keeps the names it always had.
  */
-function lastBoxed(text: string): string | null {
-  let found: string | null = null;
-  let from = 0;
-  for (;;) {
-    const at = text.indexOf('\\boxed', from);
-    if (at < 0) return found;
-    let i = at + 6;
-    while (i < text.length && /\s/.test(text.charAt(i))) i++;
-    from = at + 6;
-    if (text.charAt(i) !== '{') continue;
-    let depth = 0;
-    for (let j = i; j < text.length; j++) {
-      const ch = text.charAt(j);
-      if (ch === '\\') j++;
-      else if (ch === '{') depth++;
-      else if (ch === '}' && --depth === 0) {
-        found = text.slice(i + 1, j);
-        from = j + 1;
-        break;
-      }
-    }
-  }
-}
-
-/**
- * An answer reduced to what two runs must share to count as the same answer: the content of the
- * final `\boxed{…}` when there is one, else the last non-empty line; trimmed, lower-cased, and
- * whitespace runs collapsed to one space. Empty for an answer with no text.
- */
-export function normalizeAnswer(answer: string): string {
-  const lines = answer.split('\n').filter((l) => l.trim() !== '');
-  const core = lastBoxed(answer) ?? lines[lines.length - 1] ?? '';
-  return core.toLowerCase().replace(/\s+/g, ' ').trim();
-}
-
-/**
- * True for a refusal: the answer, or its normalised form (the final box or last line), starts
- * with "REFUSE" (any case), as the roles' refuse conditions ask ("REFUSE: <reason>").
- */
-export function isRefusal(answer: string): boolean {
-  return /^\s*refuse/i.test(answer) || normalizeAnswer(answer).startsWith('refuse');
-}
+export { answerKey as normalizeAnswer, isRefusal };
 
 /** Writes the `RESULT` block (never reads `correct`). */
 function encodeResults(
@@ -421,7 +382,7 @@ function encodeResults(
   const newest = results[n - 1] as IntermediateResult;
   const answered = newest.step === step - 1 && newest.answer !== null;
   const answer = (r: IntermediateResult | undefined): string | null =>
-    r === undefined || r.answer === null || isRefusal(r.answer) ? null : normalizeAnswer(r.answer);
+    r === undefined || r.answer === null || isRefusal(r.answer) ? null : answerKey(r.answer);
   out[at + RESULT.answered] = answered ? 1 : 0;
   out[at + RESULT.refused] = answered && isRefusal(newest.answer as string) ? 1 : 0;
   const a = answered ? answer(newest) : null;

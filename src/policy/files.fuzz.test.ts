@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createRng } from '../core/rng.ts';
 import type { Result } from '../core/result.ts';
-import { mutate, mutateJsonValue } from '../share/fuzz.ts';
+import { mutate, mutateJsonValue } from '../../tests/support/fuzz.ts';
 import { parseCheckpoint, serializeCheckpoint } from './checkpoint.ts';
 import { randomCheckpoint } from './network.ts';
 import { DEFAULT_POOL, parseRolePool, serializeRolePool } from './roles.ts';

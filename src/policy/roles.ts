@@ -8,6 +8,7 @@
  */
 import { z } from 'zod';
 import { AgentTypeSchema } from '../core/agents.ts';
+import type { ErrorCode } from '../core/errors.ts';
 import { fail, ok, type Problem, type Result } from '../core/result.ts';
 import { hashString } from '../core/rng.ts';
 
@@ -221,16 +222,11 @@ export const REFUSE_REPLY = REFUSE;
 /** The checkpoint format, repeated: checkpoint.ts reaches this module through encoder.ts. */
 const POLICY_FILE_FORMAT = 'baton.policy/1';
 
-export const ROLE_POOL_ERRORS = {
-  E_ROLES_FORMAT: 'This is not a Baton role pool',
-  E_ROLES_SCHEMA: 'The role pool breaks a rule',
-} as const;
+/** Codes a role-pool file can fail with; their sentences are in core/errors.ts. */
+type RolePoolErrorCode = Extract<ErrorCode, 'E_ROLES_FORMAT' | 'E_ROLES_SCHEMA' | 'E_JSON' | 'E_TOO_LARGE'>;
 
-const problem = (
-  code: keyof typeof ROLE_POOL_ERRORS | 'E_JSON' | 'E_TOO_LARGE',
-  message: string,
-  path?: string,
-): Problem => (path ? { code, message, path } : { code, message });
+const problem = (code: RolePoolErrorCode, message: string, path?: string): Problem =>
+  path ? { code, message, path } : { code, message };
 
 /** `['roles', 3, 'name']` → `roles[3].name`, the path style of `Problem.path`. */
 function pathText(path: readonly PropertyKey[]): string {

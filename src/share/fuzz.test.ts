@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { importText } from '../importers/index.ts';
-import { CORE_TARGETS, defaultCorpus, fuzzCase, importerTarget, runFuzz, type FuzzTarget } from './fuzz.ts';
+import {
+  CORE_TARGETS,
+  defaultCorpus,
+  fuzzCase,
+  importerTarget,
+  runFuzz,
+  type FuzzTarget,
+} from '../../tests/support/fuzz.ts';
 
 const FUZZ_TARGETS = [...CORE_TARGETS, importerTarget(importText)];
 

@@ -9,6 +9,7 @@ export {
   encodeTraceLink,
   smallestLink,
   decodeTraceLink,
+  designOnlyInDiagram,
   shareUrl,
   type EncodedLink,
   type EncodeOptions,

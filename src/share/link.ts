@@ -35,11 +35,31 @@ export interface EncodedLink {
   overBudget: boolean;
   /** What trimming cut from this link; null when nothing was cut. */
   trimmed: TrimCount | null;
+  /**
+   * The trace's rendered diagram when this link leaves it out; null when the link carries it or
+   * the trace has none. `onlyRecordOfDesign`: the trace has no agents (`designOnlyInDiagram`), so
+   * whoever opens the link sees no design at all — the file, not the link, is the way to share it.
+   */
+  droppedDiagram: { chars: number; onlyRecordOfDesign: boolean } | null;
 }
 
 export interface EncodeOptions {
   /** Cut outputs, messages and other long texts to this many characters (see trim.ts). */
   trimOutputsTo?: number;
+  /** When trimming, keep the rendered diagram instead of dropping it (default false). */
+  keepDiagram?: boolean;
+}
+
+/**
+ * True when the trace's design exists only as the source tool's rendered diagram: it has a
+ * diagram, but no agents and no direct answer (MAS-Orchestra case slides tagged
+ * `design-in-diagram-only`). The viewer cannot redraw such a design, so a link without the
+ * diagram carries no design.
+ */
+export function designOnlyInDiagram(trace: Trace): boolean {
+  return (
+    trace.diagram !== undefined && trace.design.agents.length === 0 && trace.design.directAnswer === undefined
+  );
 }
 
 /**
@@ -52,10 +72,14 @@ export function encodeTraceLink(trace: Trace, opts: EncodeOptions = {}): Encoded
   let trimmed: TrimCount | null = null;
   if (opts.trimOutputsTo !== undefined) {
     const max = Number.isFinite(opts.trimOutputsTo) ? Math.max(0, Math.floor(opts.trimOutputsTo)) : 0;
-    const cut = trimTrace(value, max);
+    const cut = trimTrace(value, max, { keepDiagram: opts.keepDiagram === true });
     value = cut.trace;
     trimmed = cut.count;
   }
+  const droppedDiagram =
+    trace.diagram !== undefined && value.diagram === undefined
+      ? { chars: trace.diagram.length, onlyRecordOfDesign: designOnlyInDiagram(trace) }
+      : null;
   // The schema's parse gives every object its keys in schema order; a value that does not parse
   // (the caller bypassed the type) is encoded as it is and the reader will explain what is wrong.
   const canonical = TraceSchema.safeParse(value);
@@ -68,6 +92,7 @@ export function encodeTraceLink(trace: Trace, opts: EncodeOptions = {}): Encoded
     chars: fragment.length,
     overBudget: fragment.length > LINK_BUDGET_CHARS,
     trimmed,
+    droppedDiagram,
   };
 }
 
@@ -78,28 +103,42 @@ const TRIM_STEPS = [16_000, 8_000, 4_000, 2_000, 1_000, 500, 250, 120, 60, 0];
  * The most complete link that fits the budget: untrimmed when possible, otherwise the longest
  * trim length that fits (found by stepping down, then bisecting between the last two steps). When
  * even trimming everything does not fit, the smallest link found, with `overBudget` set.
+ *
+ * Trimming drops the rendered diagram, except when it is the only record of the design
+ * (`designOnlyInDiagram`): then texts are trimmed with the diagram kept first, and the diagram is
+ * dropped only when no such link fits (`droppedDiagram` says so).
  */
 export function smallestLink(trace: Trace): EncodedLink {
   const full = encodeTraceLink(trace);
   if (!full.overBudget) return full;
+  // Base64 PNG data hardly compresses, so a diagram longer than the budget cannot fit.
+  if (designOnlyInDiagram(trace) && (trace.diagram?.length ?? 0) < LINK_BUDGET_CHARS) {
+    const keeping = fitByTrimming(trace, full, true);
+    if (!keeping.overBudget) return keeping;
+  }
+  return fitByTrimming(trace, full, false);
+}
+
+/** The longest trim that fits, or the smallest link found (at worst `full`). */
+function fitByTrimming(trace: Trace, full: EncodedLink, keepDiagram: boolean): EncodedLink {
   let best = full;
   let tooLong = Infinity;
   for (const n of TRIM_STEPS) {
-    const link = encodeTraceLink(trace, { trimOutputsTo: n });
+    const link = encodeTraceLink(trace, { trimOutputsTo: n, keepDiagram });
     if (link.chars < best.chars) best = link;
-    if (!link.overBudget) return refine(trace, n, tooLong, link);
+    if (!link.overBudget) return refine(trace, n, tooLong, link, keepDiagram);
     tooLong = n;
   }
   return best;
 }
 
 /** Bisects between a trim length that fits (`lo`) and one that does not (`hi`), a few rounds. */
-function refine(trace: Trace, lo: number, hi: number, fits: EncodedLink): EncodedLink {
+function refine(trace: Trace, lo: number, hi: number, fits: EncodedLink, keepDiagram: boolean): EncodedLink {
   if (!Number.isFinite(hi)) return fits;
   let best = fits;
   for (let round = 0; round < 5 && hi - lo > 50; round++) {
     const mid = Math.floor((lo + hi) / 2);
-    const link = encodeTraceLink(trace, { trimOutputsTo: mid });
+    const link = encodeTraceLink(trace, { trimOutputsTo: mid, keepDiagram });
     if (link.overBudget) hi = mid;
     else {
       lo = mid;

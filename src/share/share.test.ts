@@ -10,13 +10,19 @@ import { DICTIONARY_V1 } from './codec.ts';
 import { DICTIONARY_V1_TEXT } from './dictionary-v1.ts';
 import {
   decodeTraceLink,
+  designOnlyInDiagram,
   encodeTraceLink,
   LINK_BUDGET_CHARS,
   MAX_LINK_INPUT_CHARS,
   shareUrl,
   smallestLink,
 } from './index.ts';
-import { sampleTrace, sampleTraces } from './sample-traces.ts';
+import {
+  diagramOnlyTrace,
+  incompressibleBase64,
+  sampleTrace,
+  sampleTraces,
+} from '../../tests/support/sample-traces.ts';
 
 const EXAMPLES = join(import.meta.dirname, '../../public/examples');
 
@@ -254,6 +260,54 @@ describe('trimming', () => {
     expect(link.chars).toBeLessThanOrEqual(LINK_BUDGET_CHARS);
     expect(link.trimmed).not.toBeNull();
     expect(decoded(link.fragment).trimmed).toEqual(link.trimmed);
+  });
+});
+
+describe('a design that exists only as a diagram', () => {
+  const diagramOnly = (diagramChars: number, thinkingChars: number): Trace =>
+    diagramOnlyTrace({ diagramChars, thinkingChars });
+
+  it('is recognised by its shape: a diagram, no agents, no direct answer', () => {
+    const t = diagramOnly(100, 10);
+    expect(designOnlyInDiagram(t)).toBe(true);
+    expect(designOnlyInDiagram({ ...t, design: { ...t.design, directAnswer: '7' } })).toBe(false);
+    const withAgents = sampleTrace({ seed: 6, shape: 'cot' });
+    expect(designOnlyInDiagram({ ...withAgents, diagram: t.diagram! })).toBe(false);
+  });
+
+  it('keeps a small diagram and trims the texts instead', () => {
+    const t = diagramOnly(6_000, 60_000);
+    expect(encodeTraceLink(t).overBudget).toBe(true);
+    const link = smallestLink(t);
+    expect(link.overBudget).toBe(false);
+    expect(link.droppedDiagram).toBeNull();
+    expect(link.trimmed?.fields).toBe(1);
+    const back = decoded(link.fragment);
+    expect(back.diagram).toBe(t.diagram);
+    expect(back.design.thinking).toMatch(/ … \[\d+ characters trimmed\]$/);
+  });
+
+  it('says when a diagram too large for any link is left out, and that it was the whole design', () => {
+    const t = diagramOnly(120_000, 2_000);
+    const full = encodeTraceLink(t);
+    expect(full.overBudget).toBe(true);
+    expect(full.droppedDiagram).toBeNull();
+    const link = smallestLink(t);
+    expect(link.overBudget).toBe(false);
+    expect(link.droppedDiagram).toEqual({ chars: t.diagram!.length, onlyRecordOfDesign: true });
+    expect(decoded(link.fragment).diagram).toBeUndefined();
+  });
+
+  it('a dropped diagram of a design with agents is not the whole design', () => {
+    const t: Trace = {
+      ...sampleTrace({ seed: 6, shape: 'cot' }),
+      diagram: `data:image/png;base64,${incompressibleBase64(5_000, 3)}`,
+    };
+    expect(encodeTraceLink(t).droppedDiagram).toBeNull();
+    expect(encodeTraceLink(t, { trimOutputsTo: 100 }).droppedDiagram).toEqual({
+      chars: t.diagram!.length,
+      onlyRecordOfDesign: false,
+    });
   });
 });
 

@@ -5,7 +5,8 @@ import type { Trace, TraceEvent } from '../core/trace.ts';
  * chat messages, agent inputs/outputs/notes/errors, the designer's prompt and raw output, the
  * design's thinking — never ids, the task, the design's structure or the final answer, so a
  * trimmed trace still shows the same run. The rendered diagram, which the viewer can redraw from
- * the design, is dropped whole.
+ * the design, is dropped whole, unless the caller keeps it (for a design that exists only as
+ * that diagram; see `designOnlyInDiagram` in link.ts).
  */
 
 export interface TrimCount {
@@ -51,12 +52,21 @@ function trimEvent(e: TraceEvent, max: number, c: TrimCount): TraceEvent {
   }
 }
 
+export interface TrimOptions {
+  /** Keep `trace.diagram` instead of dropping it (default false). */
+  keepDiagram?: boolean;
+}
+
 /**
  * Returns a copy of `trace` with every long text cut to `max` characters (plus a marker saying
  * how much was cut), and `trace.trimmed` increased by what was cut. `count` is null when nothing
  * needed cutting.
  */
-export function trimTrace(trace: Trace, max: number): { trace: Trace; count: TrimCount | null } {
+export function trimTrace(
+  trace: Trace,
+  max: number,
+  options: TrimOptions = {},
+): { trace: Trace; count: TrimCount | null } {
   const c: TrimCount = { fields: 0, charsRemoved: 0 };
   const designer =
     trace.designer.kind === 'orchestrator'
@@ -78,8 +88,9 @@ export function trimTrace(trace: Trace, max: number): { trace: Trace; count: Tri
       : s,
   );
   const events = trace.execution.events.map((e) => trimEvent(e, max, c));
-  const { diagram, ...rest } = trace;
-  if (diagram !== undefined) {
+  const { diagram, ...withoutDiagram } = trace;
+  const rest = options.keepDiagram === true ? trace : withoutDiagram;
+  if (diagram !== undefined && options.keepDiagram !== true) {
     c.fields += 1;
     c.charsRemoved += diagram.length;
   }

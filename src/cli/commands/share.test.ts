@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { decodeTraceLink, LINK_BUDGET_CHARS } from '../../share/index.ts';
-import { sampleTrace } from '../../share/sample-traces.ts';
+import { diagramOnlyTrace, sampleTrace } from '../../../tests/support/sample-traces.ts';
 import type { CliIO } from '../command.ts';
 import { shareCommand } from './share.ts';
 
@@ -71,6 +71,21 @@ describe('baton share encode', () => {
     expect(await shareCommand.run(['encode', 'big.json', '--fit'], io)).toBe(0);
     expect(lastLine().length).toBeLessThanOrEqual(LINK_BUDGET_CHARS);
     expect(out.some((l) => l.startsWith('trimmed: '))).toBe(true);
+  });
+
+  it('says what a fitted link lacks when the design exists only as a diagram', async () => {
+    // PNG data hardly compresses: a 120,000-character diagram is far over the budget in any link.
+    const slide = diagramOnlyTrace({ diagramChars: 120_000 });
+    await writeFile(join(dir, 'slide.json'), JSON.stringify(slide));
+    expect(await shareCommand.run(['encode', 'slide.json'], io)).toBe(0);
+    expect(out.find((l) => l.includes('OVER BUDGET'))).toContain(
+      'Its design exists only as the diagram, which --fit or --trim leave out; share slide.json itself to keep it',
+    );
+    out = [];
+    expect(await shareCommand.run(['encode', 'slide.json', '--fit'], io)).toBe(0);
+    expect(out).toContain(
+      `lacks: the diagram (${slide.diagram?.length} characters), the only record of this trace's design — the link opens with no design; share slide.json itself to keep it`,
+    );
   });
 
   it('reports unreadable and invalid files on stderr with exit 1', async () => {

@@ -9,6 +9,7 @@ import { MAX_TRACE_CHARS, parseTraceJson } from '../../core/parse-trace.ts';
 import type { Problem } from '../../core/result.ts';
 import {
   decodeTraceLink,
+  designOnlyInDiagram,
   encodeTraceLink,
   LINK_BUDGET_CHARS,
   MAX_LINK_INPUT_CHARS,
@@ -138,10 +139,20 @@ async function encode(
   if (link.trimmed) {
     io.out(`trimmed: ${link.trimmed.fields} field(s), ${link.trimmed.charsRemoved} characters removed`);
   }
+  if (link.droppedDiagram) {
+    io.out(
+      link.droppedDiagram.onlyRecordOfDesign
+        ? `lacks: the diagram (${link.droppedDiagram.chars} characters), the only record of this trace's design — the link opens with no design; share ${file} itself to keep it`
+        : `lacks: the diagram (${link.droppedDiagram.chars} characters); the viewer redraws the design without it`,
+    );
+  }
+  const diagramOnly = designOnlyInDiagram(trace);
   io.out(
     `link: ${link.chars} characters (budget ${LINK_BUDGET_CHARS}; JSON ${JSON.stringify(trace).length})` +
       (link.overBudget
-        ? ' — OVER BUDGET: some apps may cut it; --fit or a smaller --trim makes it shorter'
+        ? diagramOnly
+          ? ` — OVER BUDGET: some apps may cut it. Its design exists only as the diagram, which --fit or --trim leave out; share ${file} itself to keep it`
+          : ' — OVER BUDGET: some apps may cut it; --fit or a smaller --trim makes it shorter'
         : ''),
   );
   io.out(base === null ? link.fragment : shareUrl(base, link));

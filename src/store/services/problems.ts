@@ -1,27 +1,24 @@
+import { problemOf, type ErrorCode } from '../../core/errors.ts';
 import type { Problem } from '../../core/result.ts';
 
-/**
- * Errors raised by the library services (network, files, storage). They sit beside the services
- * rather than in core/errors.ts because only effects produce them; the message format matches
- * `describe()`: `sentence: detail`.
- */
-export const SERVICE_ERRORS = {
-  E_FETCH_URL: 'The address is not a URL Baton can fetch',
-  E_FETCH_NETWORK: 'The file could not be fetched',
-  E_FETCH_HTTP: 'The server refused the request',
-  E_FETCH_TIMEOUT: 'The server took too long to answer',
-  E_FETCH_TOO_LARGE: 'The file is larger than Baton accepts',
-  E_FILE_READ: 'The file could not be read',
-  E_FILE_TOO_LARGE: 'The file is larger than Baton accepts',
-  E_STORAGE: 'Recent traces could not be saved in this browser',
-  E_NOT_FOUND: 'This trace is not open and not among the recent traces',
-  E_EXAMPLES: 'The bundled examples could not be loaded',
-} as const;
+/** Codes the library services (network, files, storage) raise; their sentences are in core/errors.ts. */
+export type ServiceErrorCode = Extract<
+  ErrorCode,
+  | 'E_FETCH_URL'
+  | 'E_FETCH_NETWORK'
+  | 'E_FETCH_HTTP'
+  | 'E_FETCH_TIMEOUT'
+  | 'E_FETCH_TOO_LARGE'
+  | 'E_FILE_READ'
+  | 'E_FILE_TOO_LARGE'
+  | 'E_STORAGE'
+  | 'E_NOT_FOUND'
+  | 'E_EXAMPLES'
+>;
 
-export type ServiceErrorCode = keyof typeof SERVICE_ERRORS;
-
+/** `sentence: detail`, the format of `describe()`. */
 export function serviceProblem(code: ServiceErrorCode, detail?: string): Problem {
-  return { code, message: detail ? `${SERVICE_ERRORS[code]}: ${detail}` : `${SERVICE_ERRORS[code]}.` };
+  return problemOf(code, detail);
 }
 
 export function errorText(e: unknown): string {

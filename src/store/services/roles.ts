@@ -7,21 +7,16 @@
  */
 import { createStore, del, entries, get, set, type UseStore } from 'idb-keyval';
 import { z } from 'zod';
+import { problemOf, type ErrorCode } from '../../core/errors.ts';
 import { fail, ok, type Problem, type Result } from '../../core/result.ts';
 import { parseRolePool, serializeRolePool, type RolePool } from '../../policy/roles.ts';
 import { errorText } from './problems.ts';
 
-export const ROLE_STORAGE_ERRORS = {
-  E_ROLES_STORAGE: 'Role pools could not be kept in this browser',
-  E_ROLES_NOT_FOUND: 'This role pool version is not stored in this browser',
-  E_ROLES_STORED: 'A stored role pool is damaged',
-} as const;
+/** Codes the role-pool storage raises; their sentences are in core/errors.ts. */
+type RoleStorageErrorCode = Extract<ErrorCode, 'E_ROLES_STORAGE' | 'E_ROLES_NOT_FOUND' | 'E_ROLES_STORED'>;
 
-export function rolesProblem(code: keyof typeof ROLE_STORAGE_ERRORS, detail?: string): Problem {
-  return {
-    code,
-    message: detail ? `${ROLE_STORAGE_ERRORS[code]}: ${detail}` : `${ROLE_STORAGE_ERRORS[code]}.`,
-  };
+export function rolesProblem(code: RoleStorageErrorCode, detail?: string): Problem {
+  return problemOf(code, detail);
 }
 
 /** One stored version, as listed. */

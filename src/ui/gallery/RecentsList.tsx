@@ -4,10 +4,10 @@ import { traceHash } from '../app/route.ts';
 import { CorrectnessBadge } from '../common/Badges.tsx';
 import { formatDate, plural } from '../common/format.ts';
 
-/** Imported traces without a date carry the epoch; showing "1970" would be misleading. */
+/** Imported traces without a date carry the epoch (`createdAtKnown: false`); showing "1970" would be misleading. */
 function knownDate(iso: string): string {
   const t = Date.parse(iso);
-  return Number.isNaN(t) || t === 0 ? '—' : formatDate(iso);
+  return Number.isNaN(t) || t === 0 ? 'unknown' : formatDate(iso);
 }
 
 const SOURCE_LABEL: Record<RecentEntry['source'], string> = {

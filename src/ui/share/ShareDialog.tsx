@@ -10,6 +10,7 @@ import {
 import { plural } from '../common/format.ts';
 import { copyText } from './clipboard.ts';
 import { downloadTraceJson } from './download.ts';
+import { linkNotes } from './link-notes.ts';
 import './share.css';
 
 type Made = { ok: true; link: EncodedLink; url: string } | { ok: false; message: string };
@@ -33,6 +34,7 @@ export function ShareDialog({ trace, onClose }: { trace: Trace; onClose: () => v
   const [smaller, setSmaller] = useState(false);
   const [copied, setCopied] = useState<'idle' | 'copied' | 'failed'>('idle');
   const made = useMemo(() => makeLink(trace, smaller), [trace, smaller]);
+  const notes = made.ok ? linkNotes(trace, made.link) : null;
 
   useEffect(() => {
     const d = dialog.current;
@@ -106,6 +108,15 @@ export function ShareDialog({ trace, onClose }: { trace: Trace; onClose: () => v
                   instead
                   {smaller ? '' : ', or make a smaller link with long outputs trimmed'}.
                 </p>
+                {notes?.smallerLoses && <p data-testid="share-smaller-loses">{notes.smallerLoses}</p>}
+              </div>
+            </div>
+          )}
+          {notes?.noDesign && (
+            <div className="alert alert-warn" data-testid="share-no-design">
+              <div className="alert-body">
+                <strong>This link carries no design.</strong>
+                <p>{notes.noDesign}</p>
               </div>
             </div>
           )}
@@ -141,12 +152,13 @@ export function ShareDialog({ trace, onClose }: { trace: Trace; onClose: () => v
               )}
             </div>
           )}
-          {smaller && made.link.trimmed && (
+          {smaller && made.link.trimmed && !notes?.noDesign && (
             <p className="muted">
               Long outputs, messages and notes are cut with a marker; the trace opens marked as trimmed. The
               task, the design and the final answer are kept whole.
             </p>
           )}
+          {notes?.diagramLeftOut && <p className="muted">{notes.diagramLeftOut}</p>}
         </>
       ) : (
         <div className="alert alert-error" role="alert">

@@ -1,6 +1,6 @@
-import { createRng, type Rng } from '../core/rng.ts';
-import { minimalTrace, withTotals } from '../core/trace-builders.ts';
-import type { Agent, ChatMessage, Edge, Trace, TraceEvent } from '../core/trace.ts';
+import { createRng, type Rng } from '../../src/core/rng.ts';
+import { minimalTrace, withTotals } from '../../src/core/trace-builders.ts';
+import type { Agent, ChatMessage, Edge, Trace, TraceEvent } from '../../src/core/trace.ts';
 
 /**
  * Seeded, realistic-looking traces for the share-link tests, fixtures, fuzzing and benchmark:
@@ -321,4 +321,41 @@ export function sampleTrace(o: SampleTraceOptions): Trace {
 export function sampleTraces(): Trace[] {
   const shapes: SampleTraceOptions['shape'][] = ['cot', 'sc', 'debate', 'reflexion', 'chain', 'wide'];
   return shapes.map((shape, i) => sampleTrace({ seed: 101 + i, shape }));
+}
+
+const BASE64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+
+/** Seeded base64 text that does not compress, as PNG data does not. */
+export function incompressibleBase64(chars: number, seed: number): string {
+  const rng = createRng(seed);
+  return Array.from({ length: chars }, () => BASE64.charAt(rng.int(64))).join('');
+}
+
+/**
+ * An imported MAS-Orchestra slide whose page drew a design but published no code for it: a
+ * diagram of `diagramChars` base64 characters, no agents, no direct answer, and reasoning of
+ * `thinkingChars` characters (trimmable text).
+ */
+export function diagramOnlyTrace(o: { diagramChars: number; thinkingChars?: number; seed?: number }): Trace {
+  const seed = o.seed ?? 1;
+  const base = minimalTrace({
+    query: 'The number of each bakery’s muffin equals 12. How many muffins do both shops have?',
+    groundTruth: '24',
+    id: `diagram-only-${seed}`,
+    source: { kind: 'masbench', axis: 'depth', value: 2, taskId: 'row 1' },
+    designer: { kind: 'imported', tool: 'MAS-Orchestra', subAgentModel: 'gpt-oss-120b', dom: 'low' },
+  });
+  return {
+    ...base,
+    design: {
+      dom: 'low',
+      agents: [],
+      edges: [],
+      ...(o.thinkingChars ? { thinking: incompressibleBase64(o.thinkingChars, seed + 1) } : {}),
+    },
+    execution: { backend: { kind: 'imported', tool: 'MAS-Orchestra' }, status: 'completed', events: [] },
+    result: { finalAnswer: '24', correct: true },
+    diagram: `data:image/png;base64,${incompressibleBase64(o.diagramChars, seed)}`,
+    tags: ['mas-orchestra', 'case-page', 'design-in-diagram-only'],
+  };
 }

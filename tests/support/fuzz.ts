@@ -1,15 +1,15 @@
 import { deflateSync, strToU8 } from 'fflate';
-import { parseTraceJson } from '../core/parse-trace.ts';
-import type { Problem, Result } from '../core/result.ts';
-import { createRng, hashString, type Rng } from '../core/rng.ts';
-import type { Trace } from '../core/trace.ts';
-import { parseDesign } from '../design/parse.ts';
-import type { RawDesign } from '../design/raw.ts';
-import { serializeDesignJson } from '../design/json.ts';
-import { serializeDesignXml } from '../design/xml.ts';
-import { encodeBase64Url } from './base64url.ts';
-import { DICTIONARY_V1 } from './codec.ts';
-import { decodeTraceLink, encodeTraceLink, MAX_LINK_INPUT_CHARS } from './link.ts';
+import { parseTraceJson } from '../../src/core/parse-trace.ts';
+import type { Problem, Result } from '../../src/core/result.ts';
+import { createRng, hashString, type Rng } from '../../src/core/rng.ts';
+import type { Trace } from '../../src/core/trace.ts';
+import { parseDesign } from '../../src/design/parse.ts';
+import type { RawDesign } from '../../src/design/raw.ts';
+import { serializeDesignJson } from '../../src/design/json.ts';
+import { serializeDesignXml } from '../../src/design/xml.ts';
+import { encodeBase64Url } from '../../src/share/base64url.ts';
+import { DICTIONARY_V1 } from '../../src/share/codec.ts';
+import { decodeTraceLink, encodeTraceLink, MAX_LINK_INPUT_CHARS } from '../../src/share/link.ts';
 import { sampleTraces } from './sample-traces.ts';
 
 /**
@@ -156,12 +156,20 @@ const SNAPSHOT = {
 };
 
 /** Valid inputs of every kind, built from the sample traces; mutations start from these. */
+/** A design with CDATA sections and a non-ASCII id, the forms the XML reader handles specially. */
+const CDATA_DESIGN = `<agent><agent_id>ñandú</agent_id><agent_name>CoTAgent</agent_name><agent_description><![CDATA[Estimate, if 2 > 1 & more.]]></agent_description><required_arguments><agent_input><![CDATA[]]></agent_input></required_arguments></agent>
+<agent><agent_id>judge</agent_id><agent_name>DebateAgent</agent_name><agent_description>Decide.</agent_description><required_arguments><agent_input><![CDATA[Check \${ñandú}; x<y, </agent_input> is text.]]></agent_input><debate_roles><![CDATA[["Critic", "critic"]]]></debate_roles></required_arguments></agent>
+<edge><from>ñandú</from><to>judge</to></edge>`;
+
 export function defaultCorpus(): Corpus {
   const traces = sampleTraces();
   return {
     links: traces.map((t) => encodeTraceLink(t).fragment),
     traceJson: traces.map((t, i) => JSON.stringify(t, null, i % 2 === 0 ? 2 : undefined)),
-    designs: traces.flatMap((t) => [serializeDesignXml(rawDesignOf(t)), serializeDesignJson(rawDesignOf(t))]),
+    designs: [
+      ...traces.flatMap((t) => [serializeDesignXml(rawDesignOf(t)), serializeDesignJson(rawDesignOf(t))]),
+      CDATA_DESIGN,
+    ],
     imports: [
       {
         text: JSON.stringify([SLIDE, { ...SLIDE, row: '4' }]),
@@ -207,6 +215,8 @@ function randomText(rng: Rng, max: number): string {
           'agent',
           '#t=',
           '.',
+          '<![CDATA[',
+          ']]>',
         ]),
       );
     else parts.push('ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_'[rng.int(64)] ?? 'A');
