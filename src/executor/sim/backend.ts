@@ -19,6 +19,12 @@ export interface SimulatedBackendOptions {
    * 0 (default) answers at once; 1 makes wall times look like a remote model's.
    */
   timeScale?: number;
+  /**
+   * How a modelled delay is waited for: resolves true when it elapsed, false when the call was
+   * cancelled first. Default: a real timer. A virtual clock (e.g. the example generator's) passes its
+   * own, so a run gets the modelled timeline without waiting for it.
+   */
+  sleep?: (ms: number, signal: AbortSignal) => Promise<boolean>;
 }
 
 /** What one solving call produced: a value per sub-task it stated, and how many steps it solved. */
@@ -217,6 +223,7 @@ export function simulatedBackend(
 ): ChatBackend {
   const sim = prepareTask(task);
   const timeScale = options.timeScale ?? 0;
+  const sleep = options.sleep ?? abortableSleep;
   return {
     info: { kind: 'simulated', seed, model: SIM_MODEL },
     tags: ['simulated'],
@@ -245,7 +252,7 @@ export function simulatedBackend(
       const r = reply(sim, call, rng);
       const completionTokens = Math.min(r.completionTokens, call.maxTokens ?? Infinity);
       const latency = COST_MODEL.latencyBaseMs + COST_MODEL.latencyPerTokenMs * completionTokens;
-      const finished = await abortableSleep(latency * timeScale, call.signal);
+      const finished = await sleep(latency * timeScale, call.signal);
       if (!finished) {
         return {
           ok: false,
