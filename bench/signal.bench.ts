@@ -6,7 +6,8 @@
  * this samples constructions from the `prior` and from a `random` checkpoint, runs every step's
  * partial MAS on the simulator, and counts how often the intermediate correctness changes. It also
  * reports the entropy of the prior's node distribution per step along its greedy constructions
- * (how much sampling from it explores).
+ * (how much sampling from it explores), and the prior without its intermediate-answer rules (what
+ * those rules change: steps and final accuracy).
  *
  * Each run is stored under a label with the commit it measured, so the same script run on older
  * code gives the "before" columns (bench/results/signal.json keeps every label; the docs section
@@ -29,7 +30,8 @@ import {
   type MasBenchTask,
 } from '../src/masbench/index.ts';
 import type { PolicyCheckpoint } from '../src/policy/checkpoint.ts';
-import { PolicyNetwork, randomCheckpoint } from '../src/policy/network.ts';
+import { stateDimFor } from '../src/policy/encoder.ts';
+import { PolicyNetwork, encoderConfig, randomCheckpoint } from '../src/policy/network.ts';
 import { priorCheckpoint } from '../src/policy/prior.ts';
 import { DEFAULT_POOL } from '../src/policy/roles.ts';
 import { construct, type IntermediateRunner } from '../src/policy/sample.ts';
@@ -157,15 +159,32 @@ function metricsOf(constructions: readonly ConstructionStep[][]): Metrics {
   };
 }
 
+/** The prior with its intermediate-answer rules removed (what the answer features change). */
+const NO_ANSWER_RULES = 'prior without answer rules';
+
+/** `cp` with the node terms of the intermediate-answer features (the `RESULT` rows of L) set to 0. */
+function withoutAnswerRules(cp: PolicyCheckpoint): PolicyCheckpoint {
+  const A = cp.config.roles.length + 2;
+  const rows = stateDimFor(encoderConfig(cp.config), 1);
+  const lin = cp.params['node.lin'] ?? [];
+  return {
+    ...cp,
+    name: `${cp.name} without answer rules`,
+    params: { ...cp.params, 'node.lin': lin.map((x, i) => (i < rows * A ? x : 0)) },
+  };
+}
+
 const entropyOf = (ps: readonly number[]): number =>
   -ps.reduce((a, p) => (p > 0 ? a + p * Math.log(p) : a), 0);
 
 async function measure(label: string): Promise<Run> {
   const t0 = performance.now();
   const pool = DEFAULT_POOL;
+  const prior = priorCheckpoint(pool);
   const policies: { name: string; checkpoint: PolicyCheckpoint }[] = [
-    { name: 'prior', checkpoint: priorCheckpoint(pool) },
+    { name: 'prior', checkpoint: prior },
     { name: 'random:0', checkpoint: randomCheckpoint(pool, 0) },
+    { name: NO_ANSWER_RULES, checkpoint: withoutAnswerRules(prior) },
   ];
   const signal: Run['signal'] = [];
   const entropy: EntropyRow[] = [];
@@ -231,8 +250,9 @@ function signalTable(runs: readonly Run[]): string {
     ),
   ].join('');
   const rule = `|---|---|${runs.map(() => '---:|---:|---:|').join('')}`;
-  const first = runs[0];
-  const rows = (first?.signal ?? []).map(({ policy, axis }) => {
+  const keys = [...new Set(runs.flatMap((r) => r.signal.map((x) => `${x.policy}\u0000${x.axis}`)))];
+  const rows = keys.map((key) => {
+    const [policy = '', axis = ''] = key.split('\u0000');
     const cells = runs.map((r) => {
       const m = r.signal.find((s) => s.policy === policy && s.axis === axis)?.metrics;
       return ` ${fmt(m?.any_change)} | ${fmt(m?.all_right)} | ${fmt(m?.first_right)} |`;
@@ -292,9 +312,11 @@ async function main(): Promise<void> {
 every run is kept under its label in \`bench/results/signal.json\`, so each column below is the same
 script on the code of the commit it names. Tasks: MASBench ${AXES.join(', ')}, values ${VALUES.join(', ')},
 ${PER_VALUE} tasks per value (task k with seed \`taskSeed(${BASE_SEED}, k)\`), i.e. ${VALUES.length * PER_VALUE} tasks per
-axis. On each task one construction is sampled (τ = 1, seed = the task's seed) from the \`prior\` and
-from the \`random:0\` checkpoint, and after every step its partial MAS runs on the simulator with
-that seed (as the Build page does); the EXIT step's MAS is the final design.
+axis. On each task one construction is sampled (τ = 1, seed = the task's seed) from the \`prior\`,
+from the \`random:0\` checkpoint and (in runs that have the row) from the prior without its
+intermediate-answer rules, and after every step its partial MAS runs on the simulator with that
+seed (as the Build page does); the EXIT step's MAS is the final design. "–": not measured in that
+run.
 
 ${legend}
 
