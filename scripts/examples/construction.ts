@@ -1,6 +1,8 @@
 /**
  * The MasHost construction example, produced by the code it illustrates rather than written by
- * hand: the built-in `prior` checkpoint builds a MAS for a generated MASBench task, every partial
+ * hand: the built-in `prior` checkpoint builds a MAS for a generated MASBench task (greedily: its
+ * most probable action at every step, so the example shows what the prior prefers, while each
+ * step's distribution shows what sampling would explore), every partial
  * MAS runs on the simulator for its intermediate answer (graded by the executor with the answer
  * checker), the action-wise rewards come from `src/policy/rewards.ts`, and the final design runs on
  * the simulator with its modelled latencies on a virtual clock. Nothing in it is typed in, so its
@@ -36,6 +38,7 @@ export async function constructionExample(): Promise<Trace> {
     pool: DEFAULT_POOL,
     task,
     seed: e.seed,
+    greedy: true,
     createdAt: e.createdAt,
     runner: async (design, t) => {
       const run = await runDesign({
@@ -60,7 +63,7 @@ export async function constructionExample(): Promise<Trace> {
   return {
     ...trace,
     id: 'example-mashost-construction',
-    title: `MasHost construction by the prior on MASBench ${e.axis} ${e.value} (simulated run)`,
+    title: `MasHost construction: the prior's greedy steps on MASBench ${e.axis} ${e.value} (simulated run)`,
     tags: [...trace.tags, 'mashost', trace.result.correct ? 'correct' : 'wrong'],
   };
 }
