@@ -4,12 +4,12 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { EXAMPLES } from './examples/examples.ts';
+import { buildExamples } from './examples/examples.ts';
 import { exampleFiles } from './examples/files.ts';
 
 const dir = join(process.cwd(), 'public', 'examples');
 mkdirSync(dir, { recursive: true });
-for (const [name, text] of Object.entries(exampleFiles(EXAMPLES))) {
+for (const [name, text] of Object.entries(exampleFiles(await buildExamples()))) {
   writeFileSync(join(dir, name), text);
   process.stdout.write(`wrote public/examples/${name}\n`);
 }

@@ -1,3 +1,4 @@
+import { checkAnswer } from '../../src/answers/index.ts';
 import { computeTotals } from '../../src/core/totals.ts';
 import {
   TRACE_FORMAT,
@@ -128,8 +129,25 @@ export interface ExampleSpec {
   construction?: ConstructionStep[];
   finalAnswer: string | null;
   answerAgent?: string;
-  correct: boolean | null;
+  /**
+   * Test fixtures only, when a fixture needs a particular value. Left out, the final answer is
+   * graded (`gradeExampleAnswer`); the gallery examples always leave it out.
+   */
+  correct?: boolean | null;
   tags: string[];
+}
+
+/**
+ * The grade of an answer against the task's ground truth, by the rule the executor grades runs
+ * with: every one of several ground truths in order (`multi`), else the one (`auto`); null without
+ * a ground truth. Examples never state their correctness: it is always computed here.
+ */
+export function gradeExampleAnswer(answer: string, task: Task): boolean | null {
+  const truths = task.groundTruths ?? [];
+  if (truths.length > 1) return checkAnswer(answer, truths, 'multi').correct;
+  const truth = truths[0] ?? task.groundTruth;
+  if (truth === null || truth === undefined || truth.trim() === '') return null;
+  return checkAnswer(answer, truth).correct;
 }
 
 export function agent(
@@ -168,7 +186,12 @@ export function buildExample(spec: ExampleSpec): Trace {
     },
     result: {
       finalAnswer: spec.finalAnswer,
-      correct: spec.correct,
+      correct:
+        spec.correct !== undefined
+          ? spec.correct
+          : spec.finalAnswer === null
+            ? null
+            : gradeExampleAnswer(spec.finalAnswer, spec.task),
       ...(spec.answerAgent ? { answerAgent: spec.answerAgent } : {}),
     },
     totals: computeTotals(spec.design, events),

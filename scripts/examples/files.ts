@@ -5,6 +5,7 @@ export function exampleFiles(examples: readonly ExampleEntry[]): Record<string, 
   const files: Record<string, string> = {};
   const NOTE =
     'Illustrative trace written by hand for the gallery; token counts and latencies are not measurements.';
+  const GENERATED_NOTE = 'A simulation, not a run of a language model.';
   for (const e of examples) files[e.file] = JSON.stringify(e.trace, null, 1) + '\n';
   files['index.json'] =
     JSON.stringify(
@@ -12,7 +13,7 @@ export function exampleFiles(examples: readonly ExampleEntry[]): Record<string, 
         examples: examples.map((e) => ({
           file: e.file,
           title: e.title,
-          summary: `${e.summary} ${NOTE}`,
+          summary: `${e.summary} ${e.generated ? GENERATED_NOTE : NOTE}`,
           tags: e.tags,
         })),
       },

@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { generateTask, taskSeed, type Axis } from '../masbench/index.ts';
+import { minimalTrace } from '../core/trace-builders.ts';
+import { runDesign } from '../executor/run.ts';
+import { simulatedBackend } from '../executor/sim/index.ts';
+import { generateTask, taskOfMasbench, taskSeed, type Axis, type MasBenchTask } from '../masbench/index.ts';
 import { exitIndex } from './actions.ts';
 import {
   applyAction,
@@ -10,10 +13,10 @@ import {
   type ConstructionState,
 } from './construction.ts';
 import { encodeTask, stateDimFor } from './encoder.ts';
-import { PolicyNetwork, encoderConfig } from './network.ts';
-import { priorCheckpoint } from './prior.ts';
+import { PolicyNetwork, encoderConfig, policyConfig } from './network.ts';
+import { PRIOR_TEMPERATURE, priorCheckpoint, priorParams } from './prior.ts';
 import { DEFAULT_POOL } from './roles.ts';
-import { construct } from './sample.ts';
+import { construct, type IntermediateRunner } from './sample.ts';
 
 const pool = DEFAULT_POOL;
 
@@ -24,8 +27,8 @@ interface Shape {
   branches: number;
 }
 
-/** Averages over sampled (not greedy) constructions on generated tasks of one axis, values 3..12. */
-async function measure(net: PolicyNetwork, axis: Axis): Promise<Shape> {
+/** Averages over constructions (sampled, or greedy) on generated tasks of one axis, values 3..12. */
+async function measure(net: PolicyNetwork, axis: Axis, greedy = false): Promise<Shape> {
   const acc = { decomposerFirst: 0, plannerFirst: 0, depth: 0, branches: 0 };
   let n = 0;
   for (let value = 3; value <= 12; value++) {
@@ -37,6 +40,7 @@ async function measure(net: PolicyNetwork, axis: Axis): Promise<Shape> {
         pool,
         task: { query: t.question, groundTruth: null, source: { kind: 'custom' } },
         seed,
+        greedy,
       });
       const first = c.steps[0]?.action;
       acc.decomposerFirst += first?.kind === 'add' && first.role === 'Decomposer' ? 1 : 0;
@@ -55,17 +59,51 @@ async function measure(net: PolicyNetwork, axis: Axis): Promise<Shape> {
   };
 }
 
+const AXES: readonly Axis[] = ['depth', 'breadth', 'parallel', 'horizon', 'robustness'];
+
+/** Runs each partial MAS on the simulator with the construction's seed. */
+const simulator =
+  (mb: MasBenchTask, seed: number): IntermediateRunner =>
+  async (design, task) => {
+    const t = await runDesign({
+      trace: minimalTrace({ query: task.query }),
+      design,
+      task,
+      backend: simulatedBackend(mb, seed),
+      startedAt: new Date(0).toISOString(),
+    });
+    return { answer: t.result.finalAnswer, correct: t.result.correct };
+  };
+
+const entropy = (ps: readonly number[]): number => -ps.reduce((a, p) => (p > 0 ? a + p * Math.log(p) : a), 0);
+
 describe('the prior checkpoint', () => {
-  it('prefers decomposition on depth tasks and parallel branches on parallel tasks (40 tasks each)', async () => {
+  it('decomposes depth tasks and branches parallel ones when greedy (40 tasks each)', async () => {
+    const net = await PolicyNetwork.cpu(priorCheckpoint(pool));
+    const deep = await measure(net, 'depth', true);
+    const wide = await measure(net, 'parallel', true);
+    expect(deep.decomposerFirst).toBe(1);
+    expect(wide.plannerFirst).toBe(1);
+    expect(deep.depth).toBeGreaterThanOrEqual(wide.depth + 1.5);
+    expect(wide.branches).toBeGreaterThanOrEqual(deep.branches + 2);
+    net.dispose();
+  });
+
+  it('sampled, still prefers those shapes but explores other first actions (40 tasks each)', async () => {
     const net = await PolicyNetwork.cpu(priorCheckpoint(pool));
     const deep = await measure(net, 'depth');
     const wide = await measure(net, 'parallel');
-    expect(deep.decomposerFirst).toBeGreaterThanOrEqual(0.7);
+    // Measured at T = 4: Decomposer first on 57% of depth tasks, Planner first on 75% of parallel
+    // ones (95% and 100% at T = 1, where sampling hardly ever left the greedy path).
+    expect(deep.decomposerFirst).toBeGreaterThanOrEqual(0.4);
+    expect(deep.decomposerFirst).toBeLessThanOrEqual(0.85);
+    expect(wide.plannerFirst).toBeGreaterThanOrEqual(0.5);
+    expect(wide.plannerFirst).toBeLessThanOrEqual(0.9);
     expect(wide.decomposerFirst).toBeLessThanOrEqual(0.2);
-    expect(wide.plannerFirst).toBeGreaterThanOrEqual(0.7);
     expect(deep.plannerFirst).toBeLessThanOrEqual(0.2);
     expect(deep.depth).toBeGreaterThanOrEqual(wide.depth + 1.5);
     expect(wide.branches).toBeGreaterThanOrEqual(deep.branches + 2);
+    net.dispose();
   });
 
   it('is a checkpoint like any other: its hidden path is silent (W2 = wo = 0) until trained', () => {
@@ -99,9 +137,13 @@ describe('the prior on intermediate answers', () => {
       const p = (await net.evaluate(task, st)).probs;
       return Math.log((p[exitIndex(pool)] as number) / (p[solver] as number));
     };
+    // In table units +3 and −5; the node head divides them by the temperature.
     const base = await odds(s);
-    expect(await odds(ran(['\\boxed{12}', 'so \\boxed{ 12 }']))).toBeCloseTo(base + 3, 4);
-    expect(await odds(ran(['\\boxed{12}', 'REFUSE: a needed value is missing']))).toBeCloseTo(base - 5, 4);
+    expect(await odds(ran(['\\boxed{12}', 'so \\boxed{ 12 }']))).toBeCloseTo(base + 3 / PRIOR_TEMPERATURE, 4);
+    expect(await odds(ran(['\\boxed{12}', 'REFUSE: a needed value is missing']))).toBeCloseTo(
+      base - 5 / PRIOR_TEMPERATURE,
+      4,
+    );
     // Answers that neither agree nor refuse (and correctness, which it never sees) change nothing.
     const plain = (await net.evaluate(task, s)).probs;
     expect((await net.evaluate(task, ran(['\\boxed{11}', '\\boxed{12}']))).probs).toEqual(plain);
@@ -138,5 +180,86 @@ describe('the prior without intermediate answers', () => {
       const y = await construct({ policy: b, pool, task, seed, createdAt: 't' });
       expect(x.steps).toEqual(y.steps);
     }
+  });
+});
+
+describe('the temperature of the prior', () => {
+  it('divides exactly the node terms of the table by T, a power of two, and leaves the edge terms alone', () => {
+    expect(Math.log2(PRIOR_TEMPERATURE) % 1).toBe(0);
+    const cfg = policyConfig(pool);
+    const table = priorParams(cfg, { temperature: 1 });
+    const prior = priorParams(cfg);
+    for (const k of ['node.lin', 'node.b2'] as const) {
+      const t = table[k] as Float32Array;
+      const p = prior[k] as Float32Array;
+      expect(p.some((x) => x !== 0)).toBe(true);
+      // Exact in f32 both ways: multiplying back gives the table bit for bit.
+      expect(Array.from(p, (x) => x * PRIOR_TEMPERATURE)).toEqual(Array.from(t));
+    }
+    for (const k of ['edge.roleLin', 'edge.stateLin'] as const) expect(prior[k]).toEqual(table[k]);
+    expect(() => priorParams(cfg, { temperature: 0 })).toThrow(/positive/);
+  });
+
+  it('keeps every greedy construction of the table, with and without intermediate answers (60 tasks)', async () => {
+    const table = await PolicyNetwork.cpu(priorCheckpoint(pool, {}, { temperature: 1 }));
+    const prior = await PolicyNetwork.cpu(priorCheckpoint(pool));
+    let compared = 0;
+    for (const axis of AXES) {
+      for (const value of [2, 4, 6, 8, 10, 12]) {
+        for (let k = 0; k < 2; k++) {
+          const mb = generateTask({ axis, value, seed: taskSeed(404, k) });
+          const task = taskOfMasbench(mb);
+          // Odd tasks also run every partial MAS, so the answer features take part.
+          const runner = k === 1 ? simulator(mb, 9) : undefined;
+          const opts = { pool, task, seed: 9, greedy: true, createdAt: 't', ...(runner ? { runner } : {}) };
+          const a = await construct({ policy: table, ...opts });
+          const b = await construct({ policy: prior, ...opts });
+          const what = (steps: typeof a.steps) => steps.map((x) => [x.action, x.intermediateAnswer]);
+          expect(what(b.steps), `${axis} ${value} #${k}`).toEqual(what(a.steps));
+          expect(b.design).toEqual(a.design);
+          // The distributions differ (that is the point), their argmax does not.
+          if (a.steps.length > 1)
+            expect(b.steps[0]?.roleDistribution).not.toEqual(a.steps[0]?.roleDistribution);
+          compared += 1;
+        }
+      }
+    }
+    expect(compared).toBe(60);
+    table.dispose();
+    prior.dispose();
+  });
+
+  it('keeps sampling exploratory: no greedy state is near-certain, and step 1 has entropy on every axis', async () => {
+    const check = async (temperature: number): Promise<{ top: number; firstEntropy: number }> => {
+      const net = await PolicyNetwork.cpu(priorCheckpoint(pool, {}, { temperature }));
+      let top = 0;
+      let firstEntropy = Infinity;
+      for (const axis of AXES) {
+        const first: number[] = [];
+        for (const value of [3, 5, 7, 9]) {
+          for (let k = 0; k < 3; k++) {
+            const mb = generateTask({ axis, value, seed: taskSeed(505, k) });
+            const c = await construct({ policy: net, pool, task: taskOfMasbench(mb), seed: 1, greedy: true });
+            for (const step of c.steps) {
+              const allowed = step.roleDistribution.filter((d) => d.p > 0).map((d) => d.p);
+              if (allowed.length > 1) top = Math.max(top, ...allowed);
+            }
+            first.push(entropy(c.steps[0]?.roleDistribution.map((d) => d.p) ?? []));
+          }
+        }
+        firstEntropy = Math.min(firstEntropy, first.reduce((x, y) => x + y, 0) / first.length);
+      }
+      net.dispose();
+      return { top, firstEntropy };
+    };
+    // Measured: at T = 4 the most probable action of a state with a choice has p ≤ 0.91 and the
+    // mean node entropy at step 1 is ≥ 1.0 nats on every axis; the table (T = 1) reaches p = 1.000
+    // and 0.02 nats (parallel tasks: Planner 0.997).
+    const prior = await check(PRIOR_TEMPERATURE);
+    expect(prior.top).toBeLessThanOrEqual(0.95);
+    expect(prior.firstEntropy).toBeGreaterThanOrEqual(0.9);
+    const table = await check(1);
+    expect(table.top).toBeGreaterThan(0.99);
+    expect(table.firstEntropy).toBeLessThan(0.1);
   });
 });

@@ -4,8 +4,8 @@
  * hidden paths are initialised as in `random` but their output weights (W2, wo) are 0, so the prior
  * is exactly this table until training moves it.
  *
- * What it encodes (logits, natural-log units; "count" features are min(count, 4)/4, "/12" cues are
- * the MASBench estimates divided by 12):
+ * What it encodes (table units: node logits before the temperature below, edge logits as they are;
+ * "count" features are min(count, 4)/4, "/12" cues are the MASBench estimates divided by 12):
  * - Empty graph: Decomposer on deep single-answer tasks (+3 deep), Planner on tasks whose asked
  *   quantities form independent groups (+4 wide).
  * - Solvers: +16·(estimated depth/12) + 16·(parallel groups/12), −30·(DAG depth/N), −14·(sinks/N):
@@ -16,11 +16,23 @@
  *   other Solvers, on wide tasks (parallel branches); a Verifier reads the newest sink.
  * - Intermediate answers (only when the partial MAS is executed; without a runner every `RESULT`
  *   feature is 0 and the prior is exactly the table above): EXIT +3 when the newest two answers
- *   agree (the last action changed nothing, a sign the answer has settled: e^3 ≈ 20× the odds of
- *   stopping), and EXIT −5 when the current answer is a refusal (exiting would summarise a
- *   refusal). The other answer features (answered, distinct, recorded) keep weight 0: they are
+ *   agree (the last action changed nothing, a sign the answer has settled; after the temperature
+ *   +0.75, e^0.75 ≈ 2.1× the odds of stopping), and EXIT −5 when the current answer is a refusal
+ *   (exiting would summarise a refusal; −1.25 after the temperature, 3.5× lower odds). The other answer features (answered, distinct, recorded) keep weight 0: they are
  *   there for training.
  * Roles the table does not name (user-edited pools) get a bias of −3 and link to the newest agent.
+ *
+ * Temperature: the node head's logits are the table's divided by PRIOR_TEMPERATURE (T = 4), so the
+ * numbers above are in "table units" and the network's logits are a quarter of them. The table alone
+ * is nearly deterministic (Planner 0.997 at step 1 on parallel tasks), and a policy that never
+ * explores gives a policy-gradient trainer nothing to compare. Dividing every logit by the same
+ * T > 0 keeps their order, so the most probable action — the greedy construction — is unchanged,
+ * while sampling explores the other actions in proportion to exp(logit/T). T is a power of two, so
+ * the division is exact in floating point: every logit the network computes is exactly a quarter of
+ * the table's, ties included, and greedy constructions are identical bit for bit (tested over
+ * generated tasks of every axis). The edge head keeps the table's values: its links already vary
+ * (along the greedy constructions of the `bench:signal` tasks, the links the prior does not take
+ * have probabilities 0.001 to 0.38, median 0.12, and the ones it takes 0.88 to 0.99).
  */
 import { POLICY_FORMAT, paramShapes, type PolicyCheckpoint, type PolicyConfig } from './checkpoint.ts';
 import {
@@ -170,10 +182,24 @@ function agentIndex(enc: EncoderConfig, roles: readonly string[], f: AgentFeatur
 }
 
 /**
- * The prior's linear parameters for a config (roles matched by name; state features the config's
- * encoder version lacks are left out).
+ * T: the node head's logits are the table's divided by this (see the top of the file). A power of
+ * two, so the division is exact and the argmax of every state is the table's.
  */
-export function priorParams(cfg: PolicyConfig): Record<string, Float32Array> {
+export const PRIOR_TEMPERATURE = 4;
+
+export interface PriorOptions {
+  /** The node head's temperature T > 0 (default PRIOR_TEMPERATURE); 1 gives the table as it is. */
+  temperature?: number;
+}
+
+/**
+ * The prior's linear parameters for a config (roles matched by name; state features the config's
+ * encoder version lacks are left out), the node terms divided by the temperature.
+ */
+export function priorParams(cfg: PolicyConfig, options: PriorOptions = {}): Record<string, Float32Array> {
+  const temperature = options.temperature ?? PRIOR_TEMPERATURE;
+  if (!(temperature > 0) || !Number.isFinite(temperature))
+    throw new Error(`the prior's temperature must be a positive number, not ${temperature}`);
   const enc = encoderConfig(cfg);
   const roles = cfg.roles;
   const shapes = paramShapes(cfg);
@@ -208,6 +234,8 @@ export function priorParams(cfg: PolicyConfig): Record<string, Float32Array> {
     const k = agentIndex(enc, roles, af);
     if (i !== null && k !== null) stateLin[i * Da + k] = (stateLin[i * Da + k] as number) + w;
   }
+  for (let i = 0; i < lin.length; i++) lin[i] = (lin[i] as number) / temperature;
+  for (let i = 0; i < b2.length; i++) b2[i] = (b2[i] as number) / temperature;
   return { 'node.lin': lin, 'node.b2': b2, 'edge.roleLin': roleLin, 'edge.stateLin': stateLin };
 }
 
@@ -215,11 +243,12 @@ export function priorParams(cfg: PolicyConfig): Record<string, Float32Array> {
 export function priorCheckpoint(
   pool: RolePool,
   over: Partial<Omit<PolicyConfig, 'roles'>> = {},
+  options: PriorOptions = {},
 ): PolicyCheckpoint {
   const base = randomCheckpoint(pool, 0, over);
   const cfg = policyConfig(pool, over);
   const params = { ...base.params };
-  for (const [k, v] of Object.entries(priorParams(cfg))) params[k] = Array.from(v);
+  for (const [k, v] of Object.entries(priorParams(cfg, options))) params[k] = Array.from(v);
   params['node.w2'] = new Array<number>(params['node.w2']?.length ?? 0).fill(0);
   params['edge.wo'] = new Array<number>(params['edge.wo']?.length ?? 0).fill(0);
   params['edge.bo'] = [0];

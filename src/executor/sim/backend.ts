@@ -10,8 +10,20 @@ import type { MasBenchTask } from '../../masbench/index.ts';
 import { createRng, hashString, type Rng } from '../../core/rng.ts';
 import { estimatePromptTokens } from '../llm/index.ts';
 import type { ChatBackend, ChatCall, ChatReply } from '../types.ts';
+import { subtaskPart } from '../input.ts';
 import { COST_MODEL, ERROR_MODEL, SIM_MODEL, factorsFor, slipChance } from './model.ts';
-import { knownValues, prepareTask, targetsOf, valueSentence, type SimTask } from './task.ts';
+import { instructionOf, type RefuseRule } from './roles.ts';
+import {
+  holdsPlan,
+  inputProposesAnswer,
+  knownValues,
+  partsOf,
+  prepareTask,
+  questionFor,
+  targetsOf,
+  valueSentence,
+  type SimTask,
+} from './task.ts';
 
 export interface SimulatedBackendOptions {
   /**
@@ -19,6 +31,12 @@ export interface SimulatedBackendOptions {
    * 0 (default) answers at once; 1 makes wall times look like a remote model's.
    */
   timeScale?: number;
+  /**
+   * How a modelled delay is waited for: resolves true when it elapsed, false when the call was
+   * cancelled first. Default: a real timer. A virtual clock (e.g. the example generator's) passes its
+   * own, so a run gets the modelled timeline without waiting for it.
+   */
+  sleep?: (ms: number, signal: AbortSignal) => Promise<boolean>;
 }
 
 /** What one solving call produced: a value per sub-task it stated, and how many steps it solved. */
@@ -115,8 +133,118 @@ function truthKey(sim: SimTask, targets: readonly string[]): string {
   return normalizeMathAnswer(targets.map((t) => sim.byId.get(t)?.answer ?? 0).join(', '));
 }
 
+/** One reply: its text and its completion tokens under the cost model. */
+interface Reply {
+  text: string;
+  completionTokens: number;
+}
+
+/** The reply to a boxed answer `best` chosen from others' answers, with its values stated as sentences. */
+function statedAnswer(
+  sim: SimTask,
+  targets: readonly string[],
+  lead: string,
+  best: string,
+  tokens: number,
+): Reply {
+  // State the chosen values as sentences too, so agents downstream receive them as given.
+  const parts = best.split(/\s*,\s*/);
+  const stated =
+    parts.length === targets.length
+      ? targets.flatMap((t, i) => {
+          const sub = sim.byId.get(t);
+          const v = Number(parts[i]);
+          return sub && Number.isInteger(v) ? [valueSentence(sub, v)] : [];
+        })
+      : [];
+  return { text: [lead, ...stated, `\\boxed{${best}}`].join('\n'), completionTokens: tokens };
+}
+
+/**
+ * Why an agent refuses, in its instruction's terms, or null. Reasons hold no digits, so the answer
+ * checker finds no number in a refusal.
+ */
+function refusalReason(sim: SimTask, rules: readonly RefuseRule[], input: string): string | null {
+  for (const rule of rules) {
+    if (rule === 'one-part' && partsOf(sim).length < 2)
+      return 'the task has only one part: every asked quantity depends on the same sub-tasks.';
+    if (rule === 'already-split' && holdsPlan(subtaskPart(input) ?? ''))
+      return 'the input is already a list of sub-questions.';
+    if (rule === 'single-step' && sim.order.filter((id) => sim.needed.has(id)).length < 2)
+      return 'the task needs a single step.';
+    if (rule === 'no-answer-in-input' && !inputProposesAnswer(sim, input))
+      return 'no input proposes an answer to work on.';
+    if (rule === 'self-contained') return 'the task is self-contained: it states every fact it needs.';
+  }
+  return null;
+}
+
+/** A Decomposer's reply: the needed sub-questions in dependency order, none answered. */
+function decomposition(sim: SimTask): Reply {
+  const ids = sim.order.filter((id) => sim.needed.has(id));
+  const lines = ids.flatMap((id) => {
+    const s = sim.byId.get(id);
+    return s ? [`Sub-question: ${questionFor(s)}`] : [];
+  });
+  return {
+    text: [
+      'Sub-questions, in order; each can be answered from the question and the answers before it:',
+      ...lines,
+      'I have not answered them.',
+    ].join('\n'),
+    completionTokens: COST_MODEL.planBase + COST_MODEL.planPerItem * lines.length,
+  };
+}
+
+/** A Planner's reply: one work item per independent part of the task, none solved. */
+function plan(sim: SimTask): Reply {
+  const items = partsOf(sim).map(
+    (asks) =>
+      `Work item: ${asks
+        .flatMap((id) => {
+          const s = sim.byId.get(id);
+          return s ? [questionFor(s)] : [];
+        })
+        .join(' and ')}`,
+  );
+  return {
+    text: [
+      'Independent parts of the task (they share no intermediate result), to be solved separately:',
+      ...items,
+      'I have not solved them.',
+    ].join('\n'),
+    completionTokens: COST_MODEL.planBase + COST_MODEL.planPerItem * items.length,
+  };
+}
+
+/**
+ * A Critic's reply: a review of the last answer its inputs propose, judged like a Reflexion critic
+ * (a wrong answer is caught with probability κ, a right one flagged with probability 0.05), with no
+ * answer of its own.
+ */
+function critique(sim: SimTask, targets: readonly string[], input: string, rng: Rng): Reply {
+  const proposed = lastBoxed(subtaskPart(input) ?? '');
+  const right = proposed !== null && normalizeMathAnswer(proposed) === truthKey(sim, targets);
+  const flag = right ? rng.next() < ERROR_MODEL.criticFalseReject : rng.next() < ERROR_MODEL.criticCatch;
+  return flag
+    ? {
+        text: 'Review of the proposed solution:\nError: at least one intermediate value does not follow from the statements; a value quoted in a note or hint may have been trusted without recomputing it.\nI give no new answer.',
+        completionTokens: COST_MODEL.criticReject,
+      }
+    : {
+        text: 'Review of the proposed solution:\nNo error found: each step follows from the statements.\nI give no new answer.',
+        completionTokens: COST_MODEL.criticAccept,
+      };
+}
+
+/** A summariser with no answer in its inputs: nothing to combine, so no answer. */
+const NOTHING_TO_COMBINE: Reply = {
+  text: 'None of the inputs gives an answer (they hold a plan, a review or a refusal), so there is nothing to combine into a final answer yet.',
+  completionTokens: COST_MODEL.decideBase,
+};
+
 /** One programmatic reply: the text and its completion tokens under the cost model. */
-function reply(sim: SimTask, call: ChatCall, rng: Rng): { text: string; completionTokens: number } {
+function reply(sim: SimTask, call: ChatCall, rng: Rng): Reply {
   const c = COST_MODEL;
   const targets = targetsOf(sim, call.input);
   const given = knownValues(sim, call.input);
@@ -159,6 +287,29 @@ function reply(sim: SimTask, call: ChatCall, rng: Rng): { text: string; completi
       completionTokens: c.recruitPerExpert * names.length,
     };
   }
+
+  // What the agent's own instruction asks of it (roles.ts): refuse, split, review, copy, or solve.
+  const instruction = instructionOf(call.agent);
+  const why = refusalReason(sim, instruction.refuse, call.input);
+  if (why !== null) return { text: `REFUSE: ${why}`, completionTokens: c.refuse };
+  if (instruction.duty === 'decompose') return decomposition(sim);
+  if (instruction.duty === 'plan') return plan(sim);
+  if (instruction.duty === 'critique') return critique(sim, targets, call.input, rng);
+  if (instruction.duty === 'extract') {
+    const found = lastBoxed(subtaskPart(call.input) ?? '');
+    if (found === null)
+      return { text: 'REFUSE: no input gives an answer to extract.', completionTokens: c.refuse };
+    return statedAnswer(
+      sim,
+      targets,
+      'The answer the inputs give, in the form asked:',
+      found.trim(),
+      c.extract,
+    );
+  }
+  if (instruction.duty === 'combine' && given.size === 0 && lastBoxed(subtaskPart(call.input) ?? '') === null)
+    return NOTHING_TO_COMBINE;
+
   if (call.kind === 'decide' || call.kind === 'extract') {
     // A judge with candidate answers in front of it picks the most common one.
     const candidates = [...extra.matchAll(/\\boxed\{([^{}]*)\}/g)].map((m) =>
@@ -168,24 +319,13 @@ function reply(sim: SimTask, call: ChatCall, rng: Rng): { text: string; completi
       const counts = new Map<string, number>();
       for (const k of candidates) counts.set(k, (counts.get(k) ?? 0) + 1);
       const best = [...counts.entries()].sort((a, b) => b[1] - a[1])[0]?.[0] ?? '';
-      // State the chosen values as sentences too, so agents downstream receive them as given.
-      const parts = best.split(/\s*,\s*/);
-      const stated =
-        parts.length === targets.length
-          ? targets.flatMap((t, i) => {
-              const sub = sim.byId.get(t);
-              const v = Number(parts[i]);
-              return sub && Number.isInteger(v) ? [valueSentence(sub, v)] : [];
-            })
-          : [];
-      return {
-        text: [
-          `Weighing the ${candidates.length} answers given, the best supported is:`,
-          ...stated,
-          `\\boxed{${best}}`,
-        ].join('\n'),
-        completionTokens: c.decideBase + c.decidePerCandidate * candidates.length,
-      };
+      return statedAnswer(
+        sim,
+        targets,
+        `Weighing the ${candidates.length} answers given, the best supported is:`,
+        best,
+        c.decideBase + c.decidePerCandidate * candidates.length,
+      );
     }
   }
   const sol = solve(sim, targets, given, call, rng);
@@ -217,6 +357,7 @@ export function simulatedBackend(
 ): ChatBackend {
   const sim = prepareTask(task);
   const timeScale = options.timeScale ?? 0;
+  const sleep = options.sleep ?? abortableSleep;
   return {
     info: { kind: 'simulated', seed, model: SIM_MODEL },
     tags: ['simulated'],
@@ -245,7 +386,7 @@ export function simulatedBackend(
       const r = reply(sim, call, rng);
       const completionTokens = Math.min(r.completionTokens, call.maxTokens ?? Infinity);
       const latency = COST_MODEL.latencyBaseMs + COST_MODEL.latencyPerTokenMs * completionTokens;
-      const finished = await abortableSleep(latency * timeScale, call.signal);
+      const finished = await sleep(latency * timeScale, call.signal);
       if (!finished) {
         return {
           ok: false,

@@ -4,7 +4,12 @@
  */
 import type { CallKind } from '../types.ts';
 
-export const SIM_MODEL = 'simulator-v1';
+/**
+ * Recorded as the model of every simulated call. v2: agents follow their role's instruction
+ * (roles.ts): planners, decomposers and critics answer nothing, roles refuse as their instruction
+ * says, a summariser with no answer to combine gives none.
+ */
+export const SIM_MODEL = 'simulator-v2';
 
 export const ERROR_MODEL = {
   /** ε₀: chance of a slip on a one-input step solved alone. */
@@ -64,6 +69,13 @@ export const COST_MODEL = {
   decidePerCandidate: 5,
   ceo: 45,
   recruitPerExpert: 12,
+  /** A refusal ("REFUSE: <reason>"). */
+  refuse: 15,
+  /** A plan (a Decomposer's sub-questions, a Planner's work items): base + perItem·items. */
+  planBase: 20,
+  planPerItem: 12,
+  /** An Extractor restating an answer. */
+  extract: 20,
   /** Modelled latency, ms: base + perToken·completion tokens (slept only when timeScale > 0). */
   latencyBaseMs: 250,
   latencyPerTokenMs: 12,

@@ -2,7 +2,8 @@
  * What the simulator knows about a MASBench task and how it reads an agent's assignment: which
  * sub-tasks it is asked for, and which answers it has been handed by upstream agents.
  */
-import type { MasBenchTask } from '../../masbench/index.ts';
+import { lastBoxed } from '../../answers/index.ts';
+import { neededSubtaskIds, type MasBenchTask } from '../../masbench/index.ts';
 import { subtaskPart } from '../input.ts';
 
 export interface SimSubtask {
@@ -22,6 +23,8 @@ export interface SimTask {
   byId: ReadonlyMap<string, SimSubtask>;
   /** Sub-task ids in dependency order. */
   order: readonly string[];
+  /** The sub-tasks the asked ones need (the asked ones included; distractors left out). */
+  needed: ReadonlySet<string>;
   modulus: number;
 }
 
@@ -55,7 +58,68 @@ export function prepareTask(task: MasBenchTask): SimTask {
     order.push(id);
   };
   for (const s of task.subtasks) visit(s.id);
-  return { task, byId, order, modulus: task.modulus };
+  return { task, byId, order, needed: neededSubtaskIds(task), modulus: task.modulus };
+}
+
+/** The question that asks for a sub-task's quantity, as the task words it. */
+export function questionFor(s: Pick<SimSubtask, 'item' | 'owner'>): string {
+  return `How many ${s.item} does each ${s.owner} have?`;
+}
+
+/**
+ * Lines of a plan the simulator writes (a Decomposer's sub-questions, a Planner's work items). A
+ * plan names every quantity of the task, but it does not narrow an assignment: agents that read
+ * one still work on the whole task, so `targetsOf` skips these lines.
+ */
+export const PLAN_LINE = /^(?:Sub-question|Work item): [^\n]*$/gm;
+
+/** True when the text holds a plan the simulator wrote (a list of sub-questions or work items). */
+export const holdsPlan = (text: string): boolean => new RegExp(PLAN_LINE.source, 'm').test(text);
+
+/**
+ * True when an agent's inputs propose an answer: a boxed answer or a stated value in the part of
+ * its input that other agents wrote (the original question proposes none).
+ */
+export function inputProposesAnswer(sim: SimTask, input: string): boolean {
+  const part = subtaskPart(input);
+  return part !== null && (lastBoxed(part) !== null || knownValues(sim, part).size > 0);
+}
+
+/**
+ * The independent parts of the task: its asked sub-tasks grouped so that two asks are in one part
+ * when their computations share a sub-task (a Planner's work items), in the order asked.
+ */
+export function partsOf(sim: SimTask): string[][] {
+  const closure = (id: string): Set<string> => {
+    const seen = new Set<string>();
+    const todo = [id];
+    for (let x = todo.pop(); x !== undefined; x = todo.pop()) {
+      if (seen.has(x)) continue;
+      seen.add(x);
+      todo.push(...(sim.byId.get(x)?.deps ?? []));
+    }
+    return seen;
+  };
+  const asks = sim.task.asks;
+  const uses = asks.map(closure);
+  // Union-find over the asks: the part of ask i is the ask at the root of its tree.
+  const parent = asks.map((_, i) => i);
+  const root = (i: number): number => {
+    while (parent[i] !== i) i = parent[i] as number;
+    return i;
+  };
+  for (let i = 0; i < asks.length; i++) {
+    for (let j = i + 1; j < asks.length; j++) {
+      const shared = [...(uses[j] as Set<string>)].some((u) => uses[i]?.has(u));
+      if (shared) parent[root(j)] = root(i);
+    }
+  }
+  const parts = new Map<number, string[]>();
+  asks.forEach((ask, i) => {
+    const r = root(i);
+    parts.set(r, [...(parts.get(r) ?? []), ask]);
+  });
+  return [...parts.values()];
 }
 
 /** The statement the simulator writes for a value it computed or was given. */
@@ -77,8 +141,8 @@ export function knownValues(sim: SimTask, text: string): Map<string, number> {
 
 /**
  * The sub-tasks an assignment asks for. The whole task (its asked sub-tasks) when the input is
- * the original question. Otherwise, in the sub-task text with given values and boxed answers
- * removed: sub-task ids (`s3`) or questions ("how many Item does each Owner…", "Item per Owner")
+ * the original question. Otherwise, in the sub-task text with given values, boxed answers and
+ * plan lines removed: sub-task ids (`s3`) or questions ("how many Item does each Owner…", "Item per Owner")
  * first; else quantities named as "Owner's Item", keeping only those no other named one depends
  * on; else, when nothing is named, the whole task.
  */
@@ -86,6 +150,7 @@ export function targetsOf(sim: SimTask, input: string): string[] {
   const part = subtaskPart(input);
   if (part === null) return [...sim.task.asks];
   const text = part
+    .replace(PLAN_LINE, ' ')
     .replace(/The number of each [^.]*? is -?\d+\./g, ' ')
     .replace(/\\boxed\{[^{}]*\}/g, ' ')
     .replace(/\[no output: agent [^\]]*\]/g, ' ');
