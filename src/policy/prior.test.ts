@@ -13,7 +13,7 @@ import { encodeTask, stateDimFor } from './encoder.ts';
 import { PolicyNetwork, encoderConfig } from './network.ts';
 import { priorCheckpoint } from './prior.ts';
 import { DEFAULT_POOL } from './roles.ts';
-import { construct } from './sample.ts';
+import { construct } from './episode.ts';
 
 const pool = DEFAULT_POOL;
 

@@ -30,15 +30,8 @@ import { encodeTask, type TaskEncoding } from '../../policy/encoder.ts';
 import { PolicyNetwork, randomCheckpoint } from '../../policy/network.ts';
 import { priorCheckpoint } from '../../policy/prior.ts';
 import { DEFAULT_POOL, type RolePool } from '../../policy/roles.ts';
-import {
-  edgeDistribution,
-  nodeDistribution,
-  policyStep,
-  seededLinks,
-  stepRng,
-  type StepChoice,
-  type StepOutcome,
-} from '../../policy/sample.ts';
+import { edgeDistribution, nodeDistribution, policyStep, seededLinks, stepRng } from '../../policy/sample.ts';
+import type { StepChoice, StepOutcome } from '../../policy/step-types.ts';
 import { errorText } from './problems.ts';
 import { buildBackend, type BackendSpec } from './runner.ts';
 

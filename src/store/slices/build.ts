@@ -32,7 +32,7 @@ import {
   type ActionRewardConfig,
 } from '../../policy/rewards.ts';
 import type { IntermediateExecutor, IntermediateUsage } from '../../executor/intermediate.ts';
-import type { StepChoice } from '../../policy/sample.ts';
+import type { StepChoice } from '../../policy/step-types.ts';
 import {
   DEFAULT_POOL,
   ROLE_POOL_VERSION,
