@@ -15,6 +15,13 @@ export const ERRORS = {
   E_LINK: 'The share link is not valid',
   E_DESIGN_PARSE: 'The design could not be read',
   E_DESIGN_INVALID: 'The design breaks a rule',
+  E_POLICY_LOAD: 'The policy could not be loaded',
+  E_POLICY_FILE: 'The file is not a usable policy checkpoint',
+  E_POLICY_STEP: 'The policy step failed',
+  E_POLICY_STORAGE: 'Checkpoints could not be kept in this browser',
+  E_SIMULATOR: 'The simulator could not run the design',
+  E_INTERMEDIATE: 'The partial design gave no intermediate answer',
+  E_PROVIDER: 'The provider cannot be used',
 } as const;
 
 export type ErrorCode = keyof typeof ERRORS;

@@ -9,7 +9,8 @@ import {
   type BuildPick,
   type BuildSession,
   type StepPreview,
-} from '../../store/slices/build.ts';
+  visibleDesign,
+} from '../../store/construction.ts';
 import { useBaton, type BatonState } from '../../store/store.ts';
 import { ProblemAlert } from '../common/ProblemAlert.tsx';
 import { EmptyState } from '../common/Status.tsx';
@@ -333,7 +334,8 @@ function Workspace({ session }: { session: BuildSession }): JSX.Element {
   const state = frame.state;
   const pool = state.pool;
   const names = useMemo(() => actionNames(pool), [pool]);
-  const design = frame.design;
+  // The frame's design keeps its identity when the step's answer arrives, so the graph does not redraw.
+  const design = useMemo(() => visibleDesign(frame.design, state.exited), [frame.design, state.exited]);
   const steps = useMemo(() => stepsOf(session), [session]);
   const exited = state.exited;
   const pickIsRole = pick.action !== null && pick.action < pool.roles.length;

@@ -12,9 +12,9 @@ import {
   type Axis,
   type BuildExecute,
   type BuildForm,
-  type BackendPreference,
+  type ComputeChoice,
   type PolicySpec,
-} from '../../store/slices/build.ts';
+} from '../../store/construction.ts';
 import { PROVIDER_PRESETS, providerBlockers } from '../../store/slices/settings.ts';
 import { useBaton } from '../../store/store.ts';
 import { RolePoolEditor } from './RolePoolEditor.tsx';
@@ -362,7 +362,7 @@ export function SetupPanel(): JSX.Element {
             <select
               className="input"
               value={form.compute}
-              onChange={(e) => setForm({ compute: e.target.value as BackendPreference })}
+              onChange={(e) => setForm({ compute: e.target.value as ComputeChoice })}
               data-testid="build-compute"
             >
               <option value="auto">auto</option>
