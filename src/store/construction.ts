@@ -1,7 +1,7 @@
 /**
  * What the Build page works with, as plain types and pure helpers: the setup form and its checks,
  * the episode accessors (`currentFrame`, `stepsOf`, `sessionTrace`), the design the graph shows,
- * and the role pool. The UI reaches construction domain code only through
+ * and the role-pool draft of the editor. The UI reaches construction domain code only through
  * this module and the slices; the functions themselves live in src/policy and src/masbench.
  */
 import { describe } from '../core/errors.ts';
@@ -42,6 +42,20 @@ export {
   type Role,
   type RolePool,
 } from '../policy/roles.ts';
+export {
+  MAX_ROLES,
+  checkDraft,
+  draftOf,
+  editDraft,
+  fieldKey,
+  poolOfDraft,
+  type DraftCheck,
+  type PoolDraft,
+  type PoolEdit,
+  type RoleAgentType,
+  type RoleDraft,
+  type RoleField,
+} from '../policy/role-draft.ts';
 
 /** Where the policy network runs: `auto` takes WebGPU on a hardware adapter, else the CPU. */
 export type ComputeChoice = 'auto' | 'cpu' | 'webgpu';
