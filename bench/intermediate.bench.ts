@@ -18,7 +18,7 @@ import { remoteBackend } from '../src/executor/remote.ts';
 import { PolicyNetwork } from '../src/policy/network.ts';
 import { priorCheckpoint } from '../src/policy/prior.ts';
 import { DEFAULT_POOL } from '../src/policy/roles.ts';
-import { construct } from '../src/policy/sample.ts';
+import { construct } from '../src/policy/episode.ts';
 import { startOpenAIServer, type OpenAIServer } from '../tests/server/openai-server.ts';
 import { loadAverage, machine, writeDocSection, writeResults } from './report.ts';
 

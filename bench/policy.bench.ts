@@ -20,7 +20,8 @@ import { encodeGraph, graphInputs } from '../src/policy/links.ts';
 import { PolicyNetwork, encoderConfig } from '../src/policy/network.ts';
 import { priorCheckpoint } from '../src/policy/prior.ts';
 import { DEFAULT_POOL } from '../src/policy/roles.ts';
-import { construct, policyStep, stepRng } from '../src/policy/sample.ts';
+import { construct } from '../src/policy/episode.ts';
+import { policyStep, stepRng } from '../src/policy/sample.ts';
 import { loadAverage, machine, writeDocSection, writeResults } from './report.ts';
 
 const WARMUP = 300;

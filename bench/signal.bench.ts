@@ -34,7 +34,8 @@ import { stateDimFor } from '../src/policy/encoder.ts';
 import { PolicyNetwork, encoderConfig, randomCheckpoint } from '../src/policy/network.ts';
 import { priorCheckpoint } from '../src/policy/prior.ts';
 import { DEFAULT_POOL } from '../src/policy/roles.ts';
-import { construct, type IntermediateRunner } from '../src/policy/sample.ts';
+import { construct } from '../src/policy/episode.ts';
+import type { IntermediateRunner } from '../src/policy/step-types.ts';
 import { machine, writeDocSection, writeResults } from './report.ts';
 
 const HEADING = 'Intermediate-answer signal';

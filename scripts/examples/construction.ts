@@ -16,7 +16,7 @@ import { generateTask, taskOfMasbench, type Axis } from '../../src/masbench/inde
 import { PolicyNetwork } from '../../src/policy/network.ts';
 import { priorCheckpoint } from '../../src/policy/prior.ts';
 import { DEFAULT_POOL } from '../../src/policy/roles.ts';
-import { construct } from '../../src/policy/sample.ts';
+import { construct } from '../../src/policy/episode.ts';
 import { virtualClock } from './virtual-clock.ts';
 
 /** The task, the construction's sampling seed and the simulator's seed. */

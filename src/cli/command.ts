@@ -4,6 +4,8 @@ export interface CliIO {
   err: (line: string) => void;
   /** Working directory that relative paths resolve against. */
   cwd: string;
+  /** Clock for the times written into files (default: the system clock; tests pin it). */
+  now?: () => Date;
 }
 
 export interface Command {

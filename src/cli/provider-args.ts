@@ -5,10 +5,10 @@
  * output that keeps the API key out of sight live here, once. The key is read only from the
  * environment variable `--api-key-env` names, never from the command line.
  */
+import { backendFromSpec, secretsOf, type RemoteSpec } from '../executor/backend-spec.ts';
 import type { ChatBackend } from '../executor/types.ts';
 import type { RunBudget } from '../executor/run.ts';
-import { createLlmClient, normalizeBaseUrl, redactText } from '../executor/llm/index.ts';
-import { remoteBackend } from '../executor/remote.ts';
+import { normalizeBaseUrl, redactText } from '../executor/llm/index.ts';
 import type { CliIO } from './command.ts';
 
 /** `parseArgs` options for the shared flags; spread into a command's own options. */
@@ -121,6 +121,8 @@ export function parseProviderArgs(
 }
 
 export interface Provider {
+  /** The endpoint as a backend spec (src/executor/backend-spec.ts), key included: never print it. */
+  spec: RemoteSpec;
   backend: ChatBackend;
   /** The key from the environment ('' when unset): pass it as a secret, never print it. */
   key: string;
@@ -137,14 +139,18 @@ export interface Provider {
  */
 export function openProvider(endpoint: Endpoint, env: NodeJS.ProcessEnv = process.env): Provider {
   const key = env[endpoint.apiKeyEnv] ?? '';
-  const client = createLlmClient({ baseUrl: endpoint.baseUrl, apiKey: key });
+  const spec: RemoteSpec = {
+    kind: 'remote',
+    provider: 'openai-compatible',
+    baseUrl: endpoint.baseUrl,
+    model: endpoint.model,
+    apiKey: key,
+  };
   return {
-    backend: remoteBackend(client, endpoint.model, undefined, {
-      provider: 'openai-compatible',
-      baseUrl: endpoint.baseUrl,
-    }),
+    spec,
+    backend: backendFromSpec(spec),
     key,
-    secrets: key ? [key] : [],
+    secrets: secretsOf(spec),
     note: key
       ? null
       : `note: ${endpoint.apiKeyEnv} is not set; calling ${endpoint.baseUrl} without an API key.`,

@@ -36,6 +36,15 @@ export const ERRORS = {
   E_STORAGE: 'Recent traces could not be saved in this browser',
   E_NOT_FOUND: 'This trace is not open and not among the recent traces',
   E_EXAMPLES: 'The bundled examples could not be loaded',
+
+  // The construction policy and its runs (src/policy, src/store/services/policy-*.ts).
+  E_POLICY_LOAD: 'The policy could not be loaded',
+  E_POLICY_FILE: 'The file is not a usable policy checkpoint',
+  E_POLICY_STEP: 'The policy step failed',
+  E_POLICY_STORAGE: 'Checkpoints could not be kept in this browser',
+  E_SIMULATOR: 'The simulator could not run the design',
+  E_INTERMEDIATE: 'The partial design gave no intermediate answer',
+  E_PROVIDER: 'The provider cannot be used',
 } as const;
 
 export type ErrorCode = keyof typeof ERRORS;

@@ -1,4 +1,14 @@
 export { runDesign, type RunBudget, type RunOptions } from './run.ts';
+export {
+  backendFromSpec,
+  intermediateExecutorFromSpec,
+  secretsOf,
+  stepResultOf,
+  type BackendSpec,
+  type IntermediateSpec,
+  type RemoteSpec,
+  type SimulatedSpec,
+} from './backend-spec.ts';
 export { remoteBackend, publicBaseUrl, type RemoteWhere } from './remote.ts';
 export { simulatedBackend, type SimulatedBackendOptions } from './sim/index.ts';
 export { EventLog, runningTrace } from './events.ts';

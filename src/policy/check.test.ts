@@ -3,7 +3,7 @@ import type { Trace } from '../core/trace.ts';
 import { checkConstruction, recomputeLogProb } from './check.ts';
 import { PolicyNetwork, randomCheckpoint } from './network.ts';
 import { DEFAULT_POOL } from './roles.ts';
-import { construct } from './sample.ts';
+import { construct } from './episode.ts';
 
 async function sampleTrace(): Promise<Trace> {
   const net = await PolicyNetwork.cpu(randomCheckpoint(DEFAULT_POOL, 9));

@@ -27,7 +27,8 @@ import {
 import { PolicyNetwork, buildPolicyGraph, encoderConfig, randomCheckpoint } from './network.ts';
 import { priorCheckpoint } from './prior.ts';
 import { DEFAULT_POOL } from './roles.ts';
-import { construct, type IntermediateRunner } from './sample.ts';
+import { construct } from './episode.ts';
+import type { IntermediateRunner } from './step-types.ts';
 
 const pool = DEFAULT_POOL;
 const task = (axis: 'depth' | 'parallel', value: number, seed: number): Task => ({

@@ -27,6 +27,9 @@
  * - `two-pass`: the first pass gives the node distribution; after the choice, a second pass runs the
  *   edge head for that role only (E = N rows). The default on the CPU, where the fused pass's
  *   R× larger edge head costs more than a second pass (measured in docs/benchmarks.md, "Policy").
+ *
+ * Over 400 lines because the graph, its parameter layout and the network that runs it change
+ * together (a new parameter touches all three); the `random` checkpoint is the layout's initialiser.
  */
 import { createRng, type Rng } from '../core/rng.ts';
 import { CpuModel } from '../gpu/cpu/model.ts';

@@ -16,7 +16,8 @@ import { encodeTask, stateDimFor } from './encoder.ts';
 import { PolicyNetwork, encoderConfig, policyConfig } from './network.ts';
 import { PRIOR_TEMPERATURE, priorCheckpoint, priorParams } from './prior.ts';
 import { DEFAULT_POOL } from './roles.ts';
-import { construct, type IntermediateRunner } from './sample.ts';
+import { construct } from './episode.ts';
+import type { IntermediateRunner } from './step-types.ts';
 
 const pool = DEFAULT_POOL;
 

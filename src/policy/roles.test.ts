@@ -58,6 +58,7 @@ describe('role pool', () => {
 
   it('the action space is roles ∪ {DELETE, EXIT} in head order', () => {
     const names = actionNames(DEFAULT_POOL);
+    expect(names[0]).toBe('Decomposer');
     expect(names.slice(-2)).toEqual(['DELETE', 'EXIT']);
     expect(names).toHaveLength(DEFAULT_POOL.roles.length + 2);
     expect(actionKind(DEFAULT_POOL, exitIndex(DEFAULT_POOL))).toEqual({ kind: 'exit' });

@@ -5,6 +5,9 @@
  * guessing). The pool is versioned: a checkpoint records the version it was trained on, because the
  * node head has one output per role in pool order. Users edit pools too: the file format, the
  * content-derived versions and the head-shape rule are below and in docs/roles.md.
+ *
+ * Over 400 lines because most of it is the default roles' prompts, which are data; the schema, the
+ * file format and the versions that check them stay beside them.
  */
 import { z } from 'zod';
 import { AgentTypeSchema } from '../core/agents.ts';

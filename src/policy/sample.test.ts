@@ -9,14 +9,9 @@ import { encodeTask } from './encoder.ts';
 import { PolicyNetwork, randomCheckpoint } from './network.ts';
 import { priorCheckpoint } from './prior.ts';
 import { DEFAULT_POOL } from './roles.ts';
-import {
-  construct,
-  policyStep,
-  previewStep,
-  seededLinks,
-  stepRng,
-  type IntermediateRunner,
-} from './sample.ts';
+import { construct } from './episode.ts';
+import { policyStep, previewStep, seededLinks, stepRng } from './sample.ts';
+import type { IntermediateRunner } from './step-types.ts';
 
 const pool = DEFAULT_POOL;
 const masTask = (axis: Axis, value: number, seed: number): Task => {
@@ -140,14 +135,18 @@ describe('JPSS sampling', () => {
     const task = encodeTask(custom.query, 256);
     let s = initialState(pool);
     s = (await policyStep(net, task, s, stepRng(0, 0))).state;
-    const preview = await previewStep(net, task, s);
-    expect(preview.actions.map((a) => a.action)).toEqual(actionNames(pool));
     const critic = pool.roles.findIndex((r) => r.name === 'Critic');
-    const edges = await preview.edges(critic);
+    const preview = await previewStep(net, task, s, { seed: 0, temperature: 1, role: critic });
+    expect(preview.role).toBe(critic);
+    expect(preview.distribution).toHaveLength(actionNames(pool).length);
+    const edges = preview.edges;
     expect(edges.map((e) => e.from)).toEqual(s.agents.map((a) => a.id));
     const out = await policyStep(net, task, s, stepRng(0, 1), {}, { action: critic });
-    expect(out.step.roleDistribution).toEqual(preview.actions.map(({ action, p }) => ({ action, p })));
+    expect(out.step.roleDistribution).toEqual(
+      actionNames(pool).map((action, i) => ({ action, p: preview.distribution[i] })),
+    );
     expect(out.step.edgeProbabilities).toEqual(edges);
+    expect(out.step.action).toMatchObject({ kind: 'add', links: preview.sampledLinks });
   });
 
   it("seededLinks gives the links a sampled step then takes (previewed role or the policy's own ADD)", async () => {
@@ -162,9 +161,10 @@ describe('JPSS sampling', () => {
       // Grow the graph with user-chosen Solvers so there are agents to link, then let the policy step.
       for (let i = 0; i < 6 && !s.exited; i++) {
         const role = i < 5 ? solver : (i + seed) % pool.roles.length;
-        const preview = await previewStep(net, task, s);
-        const p = (await preview.edges(role)).map((e) => e.p);
+        const preview = await previewStep(net, task, s, { seed, temperature: 1, role });
+        const p = preview.edges.map((e) => e.p);
         const want = seededLinks(s, seed, p);
+        expect(preview.sampledLinks).toEqual(want);
         const out = await policyStep(net, task, s, stepRng(seed, s.step), {}, { action: role });
         expect(out.step.action).toMatchObject({ kind: 'add', links: want });
         linked += want.length;

@@ -1,56 +1,30 @@
 /**
  * JPSS sampling: one construction step is encode → node distribution → choose an action (sampled,
  * greedy, or the user's) → edge probabilities for the chosen role → choose the links → apply → record
- * a full ConstructionStep. `construct` repeats it until EXIT and returns the trace.
+ * a full ConstructionStep. `previewStep` shows the next step without taking it; `stepPolicyOf` wraps
+ * both for an episode (episode.ts), which strings steps into a construction.
  *
  * Recorded distributions are the ones the choice was drawn from: π itself at temperature 1 (and when
  * greedy), otherwise π_node^(1/τ) renormalised (= softmax(logits/τ)) and σ(ℓ/τ) for edges. The recorded
  * logProb is computed from exactly the recorded numbers, so check.ts can recompute it from the trace.
  */
 import { hashString, createRng, type Rng } from '../core/rng.ts';
-import { minimalTrace } from '../core/trace-builders.ts';
-import type { ConstructionStep, Design, Task, Trace } from '../core/trace.ts';
+import type { ConstructionStep } from '../core/trace.ts';
 import { actionKind, actionNames, type PolicyAction } from './actions.ts';
-import { incompatibility } from './checkpoint.ts';
-import {
-  applyAction,
-  initialState,
-  toValidDesign,
-  withResult,
-  type ConstructionState,
-} from './construction.ts';
-import { encodeTask, type TaskEncoding } from './encoder.ts';
+import { applyAction, type ConstructionState } from './construction.ts';
+import type { TaskEncoding } from './encoder.ts';
 import type { Evaluation, PolicyNetwork } from './network.ts';
-import { actionReward, DEFAULT_ACTION_REWARD, type ActionRewardConfig } from './rewards.ts';
-import type { RolePool } from './roles.ts';
-
-/** Runs a (partial) design on the task; injected so this layer stays pure (src/executor provides one). */
-export type IntermediateRunner = (
-  design: Design,
-  task: Task,
-) => Promise<{ answer: string | null; correct: boolean | null }>;
+import type {
+  SampleOptions,
+  StepChoice,
+  StepOutcome,
+  StepPolicy,
+  StepPreview,
+  StepSettings,
+} from './step-types.ts';
 
 /** Edge probabilities are kept in [ε, 1 − ε] (ε = 1e-7) so every log Bernoulli term is finite. */
 export const EDGE_EPS = 1e-7;
-
-export interface SampleOptions {
-  /** Argmax action and links with p ≥ 0.5 (no randomness). */
-  greedy?: boolean;
-  /** τ > 0: node π^(1/τ), edges σ(ℓ/τ). Default 1. */
-  temperature?: number;
-}
-
-/** A user's override for one step: the action (node-head column) and/or the links of an ADD. */
-export interface StepChoice {
-  action?: number;
-  links?: readonly string[];
-}
-
-export interface StepOutcome {
-  state: ConstructionState;
-  step: ConstructionStep;
-  evaluation: Evaluation;
-}
 
 const sigmoid = (x: number): number => (x >= 0 ? 1 / (1 + Math.exp(-x)) : Math.exp(x) / (1 + Math.exp(x)));
 const clampEdge = (p: number): number => Math.min(1 - EDGE_EPS, Math.max(EDGE_EPS, p));
@@ -177,33 +151,38 @@ export async function policyStep(
   return { state: applied.state, step, evaluation: ev };
 }
 
-/** What the Build page shows before the user chooses: the node distribution and, per role, the edges. */
-export interface StepPreview {
-  /** Every action in head order with its probability (0 when masked) and whether it is allowed. */
-  actions: { action: string; p: number; allowed: boolean }[];
-  /** Edge probabilities for a role over the existing agents (call before the next evaluation). */
-  edges: (role: number) => Promise<{ from: string; p: number }[]>;
+function mostProbableRole(q: readonly number[], roles: number): number | null {
+  let best: number | null = null;
+  for (let i = 0; i < roles; i++)
+    if ((q[i] as number) > 0 && (best === null || (q[i] as number) > (q[best] as number))) best = i;
+  return best;
 }
 
-/** The distributions of the next step without choosing or applying anything. */
+/**
+ * The next step without choosing or applying anything: the node distribution, and for `o.role`
+ * (when allowed; else the most probable role) the edge probabilities and the links a sampled and a
+ * greedy step would take. `policyStep` with the same settings and that role records exactly these
+ * numbers. After EXIT every probability is 0 and there is no role.
+ */
 export async function previewStep(
   net: PolicyNetwork,
   task: TaskEncoding,
   state: ConstructionState,
-  temperature = 1,
+  o: StepSettings & { role: number | null },
 ): Promise<StepPreview> {
   const ev = await net.evaluate(task, state);
-  const q = nodeDistribution(ev, temperature);
+  const distribution = state.exited ? Array.from(ev.probs, () => 0) : nodeDistribution(ev, o.temperature);
+  const roles = state.pool.roles.length;
+  const picked = o.role !== null && o.role < roles && ev.mask[o.role] === 1 ? o.role : null;
+  const role = picked ?? mostProbableRole(distribution, roles);
+  const p = role === null ? [] : edgeDistribution(await ev.edges(role), o.temperature);
   return {
-    actions: actionNames(state.pool).map((action, i) => ({
-      action,
-      p: q[i] as number,
-      allowed: ev.mask[i] === 1,
-    })),
-    edges: async (role) => {
-      const p = edgeDistribution(await ev.edges(role), temperature);
-      return state.agents.slice(0, p.length).map((a, i) => ({ from: a.id, p: p[i] as number }));
-    },
+    distribution,
+    mask: Array.from(ev.mask),
+    role,
+    edges: state.agents.slice(0, p.length).map((a, i) => ({ from: a.id, p: p[i] as number })),
+    sampledLinks: role === null ? [] : seededLinks(state, o.seed, p),
+    greedyLinks: role === null ? [] : state.agents.filter((_, i) => (p[i] as number) >= 0.5).map((a) => a.id),
   };
 }
 
@@ -212,92 +191,18 @@ export function stepRng(seed: number, t: number): Rng {
   return createRng(hashString(`baton.policy:${seed >>> 0}:${t}`));
 }
 
-export interface ConstructOptions extends SampleOptions {
-  policy: PolicyNetwork;
-  pool: RolePool;
-  task: Task;
-  seed: number;
-  /** Step budget (≤ the checkpoint's maxSteps is typical; default the checkpoint's). */
-  maxSteps?: number;
-  /** Executes each intermediate MAS for its answer and correctness (and the action rewards). */
-  runner?: IntermediateRunner;
-  rewards?: ActionRewardConfig;
-  /** Per-step overrides (the Build page's user choices). */
-  choose?: (index: number, state: ConstructionState) => StepChoice | undefined;
-  /** Called after every step (progress for the CLI and the UI). */
-  onStep?: (o: StepOutcome) => void;
-  /** ISO time written to the trace (pure code takes it as input). */
-  createdAt?: string;
-}
-
-export interface Construction {
-  steps: ConstructionStep[];
-  state: ConstructionState;
-  design: Design;
-  trace: Trace;
-}
-
-/** Builds a MAS for the task by sampling from the policy until EXIT. */
-export async function construct(o: ConstructOptions): Promise<Construction> {
-  const cfg = o.policy.checkpoint.config;
-  const why = incompatibility(
-    o.policy.checkpoint,
-    o.pool.roles.map((r) => r.name),
-  );
-  if (why) throw new Error(why);
-  let state = initialState(o.pool, { maxAgents: cfg.maxAgents, maxSteps: o.maxSteps ?? cfg.maxSteps });
-  const enc = encodeTask(o.task.query, cfg.hashDim);
-  const steps: ConstructionStep[] = [];
-  let prevCorrect: boolean | null = false;
-  while (!state.exited) {
-    const out = await policyStep(
-      o.policy,
-      enc,
-      state,
-      stepRng(o.seed, state.step),
-      o,
-      o.choose?.(state.step, state) ?? {},
-    );
-    state = out.state;
-    let step = out.step;
-    if (o.runner) {
-      const design = toValidDesign(state);
-      const r = design ? await o.runner(design, o.task) : { answer: null, correct: null };
-      state = withResult(state, r.answer, r.correct);
-      const reward = actionReward(prevCorrect, r.correct, step.index, o.rewards ?? DEFAULT_ACTION_REWARD);
-      step = { ...step, intermediateAnswer: r.answer, intermediateCorrect: r.correct, actionReward: reward };
-      prevCorrect = r.correct;
-    }
-    steps.push(step);
-    o.onStep?.({ ...out, state, step });
-  }
-  const design = toValidDesign(state);
-  if (!design) throw new Error('construction ended without agents');
-  const src = o.task.source;
-  const base = minimalTrace({
-    query: o.task.query,
-    title:
-      src.kind === 'masbench'
-        ? `MASBench ${src.axis} ${src.value} · ${o.policy.name} construction`
-        : `${(o.task.query.trim().split('\n')[0] ?? '').slice(0, 60)} · ${o.policy.name} construction`,
-    groundTruth: o.task.groundTruth,
-    source: o.task.source,
-    createdAt: o.createdAt,
-    designer: {
-      kind: 'policy',
-      checkpoint: o.policy.name,
-      backend: o.policy.backend,
-      seed: o.seed,
-      roles: o.pool.version,
-      ...(o.runner ? { rewards: { ...(o.rewards ?? DEFAULT_ACTION_REWARD) } } : {}),
-    },
-  });
-  const trace: Trace = {
-    ...base,
-    task: { ...o.task },
-    construction: steps,
-    design,
-    tags: ['construction'],
+/** A network as an episode's `StepPolicy`: `previewStep` and `policyStep` with the step's seeded RNG. */
+export function stepPolicyOf(net: PolicyNetwork): StepPolicy {
+  return {
+    preview: (task, state, o) => previewStep(net, task, state, o),
+    step: (task, state, o, choice) =>
+      policyStep(
+        net,
+        task,
+        state,
+        stepRng(o.seed, state.step),
+        { greedy: o.greedy === true, temperature: o.temperature },
+        choice,
+      ),
   };
-  return { steps, state, design, trace };
 }

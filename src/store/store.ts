@@ -1,6 +1,10 @@
 import { create, type StateCreator } from 'zustand';
+import { createBuildAutoPlaySlice, type BuildAutoPlaySlice } from './slices/build-autoplay.ts';
+import { createBuildRunSlice, type BuildRunSlice } from './slices/build-run.ts';
 import { createBuildSlice, type BuildSlice } from './slices/build.ts';
+import { createCheckpointsSlice, type CheckpointsSlice } from './slices/checkpoints.ts';
 import { createLibrarySlice, type LibrarySlice } from './slices/library.ts';
+import { createRolesSlice, type RolesSlice } from './slices/roles.ts';
 import { createRunSlice, type RunSlice } from './slices/run.ts';
 import { createSettingsSlice, type SettingsSlice } from './slices/settings.ts';
 import { createViewerSlice, type ViewerSlice } from './slices/viewer.ts';
@@ -9,7 +13,15 @@ import { createViewerSlice, type ViewerSlice } from './slices/viewer.ts';
  * The one Baton store, combined from typed slices. Actions are plain functions on the state, so
  * services and workers can call `useBaton.getState().someAction()` outside React.
  */
-export type BatonState = LibrarySlice & ViewerSlice & BuildSlice & SettingsSlice & RunSlice;
+export type BatonState = LibrarySlice &
+  ViewerSlice &
+  BuildSlice &
+  BuildAutoPlaySlice &
+  BuildRunSlice &
+  CheckpointsSlice &
+  RolesSlice &
+  SettingsSlice &
+  RunSlice;
 
 /** What each slice file exports: a creator that sees the whole combined state. */
 export type SliceCreator<T> = StateCreator<BatonState, [], [], T>;
@@ -18,6 +30,10 @@ export const createBatonState: StateCreator<BatonState> = (...a) => ({
   ...createLibrarySlice(...a),
   ...createViewerSlice(...a),
   ...createBuildSlice(...a),
+  ...createBuildAutoPlaySlice(...a),
+  ...createBuildRunSlice(...a),
+  ...createCheckpointsSlice(...a),
+  ...createRolesSlice(...a),
   ...createSettingsSlice(...a),
   ...createRunSlice(...a),
 });

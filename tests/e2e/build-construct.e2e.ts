@@ -230,7 +230,7 @@ describe('build page', () => {
       await page.locator('[data-testid="build-run"]').click();
       await page.waitForURL(/#\/trace\//);
       const title = (await page.locator('[data-testid="trace-title"]').textContent()) ?? '';
-      expect(title).toContain('Build');
+      expect(title).toMatch(/^MASBench depth \d+ \(seed \d+\) · prior construction$/);
       expect(await page.locator('[data-testid="simulated-badge"]').textContent()).toContain('SIMULATED');
       expect(await constructionTotal(page)).toBe(steps);
       await page.keyboard.press('End');
@@ -298,7 +298,9 @@ describe('build page', () => {
         const other = await fresh.newPage();
         await other.goto(link);
         await other.waitForURL(/#\/trace\//);
-        expect(await other.locator('[data-testid="trace-title"]').textContent()).toMatch(/^Build · depth 4/);
+        expect(await other.locator('[data-testid="trace-title"]').textContent()).toMatch(
+          /^MASBench depth 4 \(seed 1\) · prior construction$/,
+        );
         expect(await constructionTotal(other)).toBe(2);
       } finally {
         await fresh.close();

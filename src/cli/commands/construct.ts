@@ -1,41 +1,37 @@
 /**
  * `baton construct`: builds a MAS for one task with a construction policy (MasHost JPSS), prints
- * every step's top role probabilities and edge probabilities, and writes the trace. The policy is
- * `src/policy`; with `--execute simulated` each intermediate MAS is run by the simulated
- * sub-agents of `src/executor/sim` (MASBench task files only), and so is the final design. With
- * `--execute remote` they run on an OpenAI-compatible provider through the intermediate executor
- * (`src/executor/intermediate.ts`: a call cache and one budget for the whole construction), and the
- * final design runs there with what the construction left of the budget.
+ * every step's top role probabilities and edge probabilities, and writes the trace. The episode is
+ * `src/policy/episode.ts` (`construct`), the one the Build page steps, so the same task, policy,
+ * seed and choices (`--choices`) give the same construction. With `--execute simulated` each
+ * intermediate MAS is run by the simulated sub-agents of `src/executor/sim` (MASBench task files
+ * only), and so is the final design. With `--execute remote` they run on an OpenAI-compatible
+ * provider through the intermediate executor (`src/executor/intermediate.ts`: a call cache and one
+ * budget for the whole construction), and the final design runs there with what the construction
+ * left of the budget. Inputs are read by `construct-inputs.ts`, lines printed by
+ * `construct-report.ts`.
  */
-import { register } from 'node:module';
-import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { MasBenchTaskSchema, taskOfMasbench, type MasBenchTask } from '../../masbench/index.ts';
-import { minimalTrace } from '../../core/trace-builders.ts';
-import { TaskSchema, TraceSchema, type ConstructionStep, type Task, type Trace } from '../../core/trace.ts';
+import { TraceSchema, type Trace } from '../../core/trace.ts';
 import {
-  createIntermediateExecutor,
-  type IntermediateResult,
-  type IntermediateUsage,
-} from '../../executor/intermediate.ts';
+  backendFromSpec,
+  intermediateExecutorFromSpec,
+  stepResultOf,
+  type IntermediateSpec,
+} from '../../executor/backend-spec.ts';
 import { publicBaseUrl } from '../../executor/remote.ts';
 import { runDesign } from '../../executor/run.ts';
-import { simulatedBackend } from '../../executor/sim/index.ts';
 import { nodeGpu, releaseNodeGpu } from '../../gpu/node-gpu.ts';
 import { chooseBackend, type BackendPreference } from '../../gpu/select.ts';
 import { checkConstruction } from '../../policy/check.ts';
-import {
-  incompatibility,
-  parseCheckpoint,
-  serializeCheckpoint,
-  type PolicyCheckpoint,
-} from '../../policy/checkpoint.ts';
-import { PolicyNetwork, randomCheckpoint } from '../../policy/network.ts';
-import { priorCheckpoint } from '../../policy/prior.ts';
-import { DEFAULT_POOL, MAX_ROLE_POOL_CHARS, parseRolePool, type RolePool } from '../../policy/roles.ts';
-import { construct, type IntermediateRunner } from '../../policy/sample.ts';
+import { serializeCheckpoint } from '../../policy/checkpoint.ts';
+import { construct } from '../../policy/episode.ts';
+import { PolicyNetwork } from '../../policy/network.ts';
+import type { IntermediateRunner, StepChoice } from '../../policy/step-types.ts';
 import { type CliIO, type Command, parseCommandArgs } from '../command.ts';
+import { loadCheckpoint, loadChoices, loadRoles, loadTask } from '../construct-inputs.ts';
+import { describeRun, describeStep, describeUsage, plural, shortAnswer, usd } from '../construct-report.ts';
 import {
   PROVIDER_OPTIONS,
   openProvider,
@@ -46,11 +42,12 @@ import {
   redactingIO,
   type ProviderArgs,
 } from '../provider-args.ts';
+import { allowWgslImports } from '../wgsl-loader.ts';
 
 const usage = `Usage: baton construct --policy <checkpoint.json|random[:SEED]|prior> --task <text|task.json>
                        --seed <S> --out <trace.json> [--execute simulated|remote] [--backend auto|cpu|webgpu]
                        [--greedy] [--temperature T] [--max-steps N] [--roles <pool.json>]
-                       [--save-policy <file.json>]
+                       [--choices <choices.json>] [--save-policy <file.json>]
                        [--base-url <url> --model <name> [--api-key-env VAR] [--concurrency N]
                         [--budget-tokens N] [--budget-usd X]]      (with --execute remote)
 
@@ -81,6 +78,10 @@ Options:
   --roles       a role pool file (baton.roles/1, as the Build page's role editor exports it);
                 default: the built-in pool. prior and random adapt to any pool; a checkpoint
                 file must have been made for the pool's roles (names and order)
+  --choices     the user's choices, as the Build page makes them: a JSON list of
+                {"step": <index from 0>, "action": "<role>|DELETE|EXIT", "links": ["<agent id>", …]}
+                (action, links or both); other steps are the policy's. The same task, policy, seed
+                and choices give the same construction as the Build page
   --save-policy also write the checkpoint used (baton.policy/1 JSON), e.g. to start from the prior
 
 With --execute remote:
@@ -103,6 +104,7 @@ interface Options {
   maxSteps: number | undefined;
   savePolicy: string | undefined;
   roles: string | undefined;
+  choices: string | undefined;
 }
 
 type Parsed = { ok: true; o: Options } | { ok: false; message: string };
@@ -124,6 +126,7 @@ function parse(args: string[]): Parsed {
         'max-steps': { type: 'string' },
         'save-policy': { type: 'string' },
         roles: { type: 'string' },
+        choices: { type: 'string' },
         ...PROVIDER_OPTIONS,
       },
       allowPositionals: false,
@@ -179,195 +182,38 @@ function parse(args: string[]): Parsed {
       maxSteps: ms === undefined ? undefined : Number(ms),
       savePolicy: str('save-policy'),
       roles: str('roles'),
+      choices: str('choices'),
     },
   };
 }
 
-async function isFile(path: string): Promise<boolean> {
-  try {
-    return (await stat(path)).isFile();
-  } catch {
-    return false;
-  }
-}
-
-const MAX_FILE_BYTES = 64_000_000;
-
-async function loadRoles(spec: string | undefined, cwd: string): Promise<RolePool | string> {
-  if (spec === undefined) return DEFAULT_POOL;
-  const path = resolve(cwd, spec);
-  if (!(await isFile(path))) return `--roles "${spec}" is not a file`;
-  if ((await stat(path)).size > MAX_ROLE_POOL_CHARS * 4) return `${path} is too large for a role pool`;
-  const r = parseRolePool(await readFile(path, 'utf8'));
-  if (!r.ok)
-    return `${path} is not a valid role pool: ${r.errors.map((e) => `${e.path ? `${e.path}: ` : ''}${e.message}`).join('; ')}`;
-  return r.value;
-}
-
-async function loadPolicy(spec: string, cwd: string, pool: RolePool): Promise<PolicyCheckpoint | string> {
-  if (spec === 'prior') return priorCheckpoint(pool);
-  const random = /^random(?::(\d+))?$/.exec(spec);
-  if (random) return randomCheckpoint(pool, Number(random[1] ?? '0'));
-  const path = resolve(cwd, spec);
-  if (!(await isFile(path))) return `--policy "${spec}" is not prior, random[:SEED] or a checkpoint file`;
-  if ((await stat(path)).size > MAX_FILE_BYTES) return `${path} is larger than 64 MB`;
-  const r = parseCheckpoint(await readFile(path, 'utf8'));
-  if (!r.ok)
-    return `${path} is not a valid policy checkpoint: ${r.errors.map((e) => `${e.path ? `${e.path}: ` : ''}${e.message}`).join('; ')}`;
-  const why = incompatibility(
-    r.value,
-    pool.roles.map((x) => x.name),
-  );
-  return why ?? r.value;
-}
-
-interface LoadedTask {
-  task: Task;
-  masbench: MasBenchTask | null;
-}
-
-async function loadTask(spec: string, cwd: string): Promise<LoadedTask | string> {
-  const path = resolve(cwd, spec);
-  if (!/\.json$/i.test(spec) || !(await isFile(path))) {
-    return { task: { query: spec, groundTruth: null, source: { kind: 'custom' } }, masbench: null };
-  }
-  if ((await stat(path)).size > MAX_FILE_BYTES) return `${path} is larger than 64 MB`;
-  let raw: unknown;
-  try {
-    raw = JSON.parse(await readFile(path, 'utf8'));
-  } catch (e) {
-    return `${path} is not valid JSON: ${e instanceof Error ? e.message : String(e)}`;
-  }
-  const mb = MasBenchTaskSchema.safeParse(raw);
-  if (mb.success) {
-    return { task: taskOfMasbench(mb.data), masbench: mb.data };
-  }
-  const plain = TaskSchema.safeParse({ groundTruth: null, source: { kind: 'custom' }, ...(raw as object) });
-  if (plain.success) return { task: plain.data, masbench: null };
-  return `${path} is neither a MASBench task nor a task object with a "query": ${mb.error.issues[0]?.message ?? ''}`;
-}
-
-/**
- * Lets Node import the compute core's `*.wgsl?raw` kernel sources (Vite does this in the app and in
- * vitest), so `--backend webgpu` works from the command line.
- */
-function allowWgslImports(): void {
-  const hooks = `
-import { readFile } from 'node:fs/promises';
-export async function load(url, context, next) {
-  if (url.startsWith('file:') && /\\.wgsl(\\?raw)?$/.test(url)) {
-    const file = new URL(url);
-    file.search = '';
-    return { format: 'module', source: 'export default ' + JSON.stringify(await readFile(file, 'utf8')) + ';', shortCircuit: true };
-  }
-  return next(url, context);
-}`;
-  register(`data:text/javascript,${encodeURIComponent(hooks)}`);
-}
-
-const pct = (p: number): string =>
-  p >= 0.995 ? p.toFixed(2) : p < 0.005 && p > 0 ? p.toExponential(0) : p.toFixed(2);
-
-/** The boxed answer, else the last 60 characters on one line. */
-function shortAnswer(text: string | null): string {
-  if (text === null || text.trim() === '') return '—';
-  const boxed = /\\boxed\{([^{}]*)\}(?![\s\S]*\\boxed)/.exec(text);
-  if (boxed) return `\\boxed{${boxed[1]}}`;
-  const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length > 60 ? `…${flat.slice(-59)}` : flat;
-}
-
-function describeStep(step: ConstructionStep, top = 3): string[] {
-  const a = step.action;
-  const what =
-    a.kind === 'add'
-      ? `ADD ${a.role} → ${a.agentId}${a.links.length > 0 ? ` ← ${a.links.join(', ')}` : ' (reads the question)'}`
-      : a.kind === 'delete'
-        ? `DELETE ${a.agentId}`
-        : `EXIT → ${a.summarizerId ?? 'summariser'}`;
-  const lines = [
-    `step ${String(step.index).padStart(2)}  ${what}   log p = ${step.logProb === null ? 'n/a' : step.logProb.toFixed(3)}${step.chooser === 'user' ? ' (user)' : ''}`,
-  ];
-  const best = [...step.roleDistribution].sort((x, y) => y.p - x.p).slice(0, top);
-  lines.push(`         roles: ${best.map((d) => `${d.action} ${pct(d.p)}`).join(' · ')}`);
-  if (step.edgeProbabilities.length > 0) {
-    const links = new Set(a.kind === 'add' ? a.links : []);
-    lines.push(
-      `         edges: ${step.edgeProbabilities.map((e) => `${e.from} ${pct(e.p)}${links.has(e.from) ? ' ✓' : ''}`).join(' · ')}`,
-    );
-  }
-  if (step.intermediateCorrect !== undefined) {
-    const ans = shortAnswer(step.intermediateAnswer ?? null);
-    const status = step.intermediateRun?.status ?? 'completed';
-    const verdict =
-      status !== 'completed'
-        ? status
-        : step.intermediateCorrect === null
-          ? 'ungraded'
-          : step.intermediateCorrect
-            ? 'correct'
-            : 'wrong';
-    const r = step.actionReward;
-    lines.push(
-      `         answer: ${ans} (${verdict})` +
-        (r === null || r === undefined ? '' : `, reward ${r >= 0 ? '+' : ''}${r.toFixed(3)}`),
-    );
-  }
-  return lines;
-}
-
-const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
-const usd = (x: number): string => `$${x.toFixed(4)}`;
-
-/** Fresh spend and cache hits: "2 calls, 310 tokens, $0.0001 · 3 cached". */
-function describeUsage(u: IntermediateUsage): string {
-  return `${plural(u.calls, 'call')}, ${u.promptTokens + u.completionTokens} tokens, ${usd(u.costUsd)} · ${u.cachedCalls} cached`;
-}
-
-/** The line under a step executed on a provider: what it cost, or why it did not run. */
-function describeRun(r: IntermediateResult): string {
-  const why = r.problem === undefined ? '' : ` — ${r.problem.replace(/\s+/g, ' ').slice(0, 200)}`;
-  return r.status === 'skipped'
-    ? `         remote: skipped${why}`
-    : `         remote: ${r.status} · ${describeUsage(r.usage)}${r.status === 'completed' ? '' : why}`;
-}
-
-/** The step record of an intermediate run (cached calls are free, so usage is fresh spend). */
-function runRecord(r: IntermediateResult): NonNullable<ConstructionStep['intermediateRun']> {
-  const { runs: _runs, ...usage } = r.usage;
-  return {
-    backend: 'remote',
-    status: r.status,
-    ...usage,
-    ...(r.problem !== undefined ? { problem: r.problem } : {}),
-  };
+/** Everything `run` loads before the construction starts, or the usage error. */
+async function loadInputs(o: Options, cwd: string) {
+  const pool = await loadRoles(o.roles, cwd);
+  if (typeof pool === 'string') return pool;
+  const cp = await loadCheckpoint(o.policy, cwd, pool);
+  if (typeof cp === 'string') return cp;
+  const loaded = await loadTask(o.task, cwd);
+  if (typeof loaded === 'string') return loaded;
+  if (o.execute === 'simulated' && !loaded.masbench)
+    return '--execute simulated needs a MASBench task file (baton bench generate writes them)';
+  const choices =
+    o.choices === undefined ? new Map<number, StepChoice>() : await loadChoices(o.choices, cwd, pool);
+  if (typeof choices === 'string') return choices;
+  return { pool, cp, ...loaded, choices };
 }
 
 async function run(args: string[], io: CliIO): Promise<number> {
   const p = parseCommandArgs('construct', args, usage, parse, io);
   if (typeof p === 'number') return p;
   const o = p.o;
-  const pool = await loadRoles(o.roles, io.cwd);
-  if (typeof pool === 'string') {
-    io.err(`baton construct: ${pool}`);
+  const inputs = await loadInputs(o, io.cwd);
+  if (typeof inputs === 'string') {
+    io.err(`baton construct: ${inputs}`);
     return 2;
   }
-  const cp = await loadPolicy(o.policy, io.cwd, pool);
-  if (typeof cp === 'string') {
-    io.err(`baton construct: ${cp}`);
-    return 2;
-  }
-  const loaded = await loadTask(o.task, io.cwd);
-  if (typeof loaded === 'string') {
-    io.err(`baton construct: ${loaded}`);
-    return 2;
-  }
-  if (o.execute === 'simulated' && !loaded.masbench) {
-    io.err(
-      'baton construct: --execute simulated needs a MASBench task file (baton bench generate writes them)',
-    );
-    return 2;
-  }
+  const { pool, cp, task, masbench: mb, choices } = inputs;
+  const now = io.now ?? (() => new Date());
   const endpoint = o.execute === 'remote' ? o.provider.endpoint : null;
   const provider = endpoint ? openProvider(endpoint) : null;
   const secrets = provider?.secrets ?? [];
@@ -381,43 +227,27 @@ async function run(args: string[], io: CliIO): Promise<number> {
   if (choice.backend === 'webgpu') allowWgslImports();
   cli.out(`backend: ${choice.backend} (${choice.reason})`);
   const net = await PolicyNetwork.create(cp, choice);
-  const mb = loaded.masbench;
-  const startedAt = new Date(0).toISOString();
   const controller = new AbortController();
-  const intermediate = provider
-    ? createIntermediateExecutor({
-        backend: provider.backend,
-        budget: o.provider.budget,
-        concurrency: o.provider.concurrency,
-        cache: true,
-        signal: controller.signal,
-        secrets,
-      })
-    : null;
-  /** The latest intermediate run, until its step is printed; every step's run, by step index. */
-  let latest: IntermediateResult | null = null;
-  const runs = new Map<number, IntermediateResult>();
-  const runner: IntermediateRunner | undefined =
+  // The partial designs run on the same executor as the Build page's, so the steps record the same.
+  const spec: IntermediateSpec | null =
     o.execute === 'simulated' && mb
-      ? async (design, task) => {
-          const t = await runDesign({
-            trace: minimalTrace({ query: task.query }),
-            design,
-            task,
-            backend: simulatedBackend(mb, o.seed),
-            startedAt,
-          });
-          return { answer: t.result.finalAnswer, correct: t.result.correct };
-        }
-      : intermediate
-        ? async (design, task) => {
-            latest = await intermediate.run(design, task);
-            return { answer: latest.answer, correct: latest.correct };
+      ? { kind: 'simulated', task: mb, seed: o.seed }
+      : provider
+        ? {
+            kind: 'remote',
+            backend: provider.spec,
+            budget: o.provider.budget,
+            concurrency: o.provider.concurrency,
           }
-        : undefined;
+        : null;
+  const intermediate = spec ? intermediateExecutorFromSpec(spec, controller.signal) : null;
+  const runner: IntermediateRunner | undefined =
+    spec && intermediate
+      ? async (design, t) => stepResultOf(await intermediate.run(design, t), spec.kind)
+      : undefined;
   cli.out(
     `policy: ${cp.name} · task: ${
-      loaded.task.query
+      task.query
         .split('\n')
         .find((l) => l.trim() !== '')
         ?.slice(0, 80) ?? ''
@@ -430,7 +260,7 @@ async function run(args: string[], io: CliIO): Promise<number> {
       b.totalUsd !== undefined ? usd(b.totalUsd) : null,
     ].filter((x) => x !== null);
     cli.out(
-      `remote: ${endpoint.model} at ${publicBaseUrl(endpoint.baseUrl)} · budget for the whole construction: ${limits.length > 0 ? limits.join(', ') : 'none'}${loaded.task.groundTruth === null ? ' · no ground truth: answers are recorded ungraded' : ''}`,
+      `remote: ${endpoint.model} at ${publicBaseUrl(endpoint.baseUrl)} · budget for the whole construction: ${limits.length > 0 ? limits.join(', ') : 'none'}${task.groundTruth === null ? ' · no ground truth: answers are recorded ungraded' : ''}`,
     );
   }
   const onSigint = (): void => controller.abort();
@@ -440,38 +270,28 @@ async function run(args: string[], io: CliIO): Promise<number> {
     const c = await construct({
       policy: net,
       pool,
-      task: loaded.task,
+      task,
       seed: o.seed,
       greedy: o.greedy,
       temperature: o.temperature,
       ...(o.maxSteps !== undefined ? { maxSteps: o.maxSteps } : {}),
       ...(runner ? { runner } : {}),
-      createdAt: new Date().toISOString(),
-      onStep: (s) => {
-        const r = latest;
-        latest = null;
-        if (r) runs.set(s.step.index, r);
-        const step = r ? { ...s.step, intermediateRun: runRecord(r) } : s.step;
+      choose: (i) => choices.get(i),
+      createdAt: now().toISOString(),
+      onStep: ({ step }) => {
         for (const line of describeStep(step)) cli.out(line);
-        if (r) cli.out(describeRun(r));
+        if (step.intermediateRun?.backend === 'remote') cli.out(describeRun(step.intermediateRun));
       },
     });
     trace = c.trace;
     if (o.execute === 'simulated' && mb) {
       trace = await runDesign({
         trace,
-        backend: simulatedBackend(mb, o.seed),
-        startedAt: new Date().toISOString(),
+        backend: backendFromSpec({ kind: 'simulated', task: mb, seed: o.seed }),
+        startedAt: now().toISOString(),
       });
     }
     if (provider && intermediate) {
-      trace = {
-        ...trace,
-        construction: trace.construction.map((step) => {
-          const r = runs.get(step.index);
-          return r ? { ...step, intermediateRun: runRecord(r) } : step;
-        }),
-      };
       const spent = intermediate.usage();
       cli.out(
         `intermediate spend: ${plural(spent.runs, 'run')}, ${describeUsage(spent)} (${spent.promptTokens} prompt + ${spent.completionTokens} completion tokens)`,
@@ -494,7 +314,7 @@ async function run(args: string[], io: CliIO): Promise<number> {
         concurrency: o.provider.concurrency,
         budget,
         signal: controller.signal,
-        startedAt: new Date().toISOString(),
+        startedAt: now().toISOString(),
         secrets,
       });
     }
@@ -504,6 +324,17 @@ async function run(args: string[], io: CliIO): Promise<number> {
     choice.ctx?.dispose();
     if (o.backend !== 'cpu') releaseNodeGpu();
   }
+  return finish(trace, o, cp, secrets, cli);
+}
+
+/** Checks the trace, prints the summary, writes the trace (and the checkpoint); the exit code. */
+async function finish(
+  trace: Trace,
+  o: Options,
+  cp: Parameters<typeof serializeCheckpoint>[0],
+  secrets: readonly string[],
+  cli: CliIO,
+): Promise<number> {
   const problems = [...checkConstruction(trace)];
   const schema = TraceSchema.safeParse(trace);
   if (!schema.success)
@@ -529,7 +360,7 @@ async function run(args: string[], io: CliIO): Promise<number> {
     const refused = trace.execution.events.find((e) => e.type === 'agent.note' && e.kind === 'budget');
     if (refused?.type === 'agent.note') cli.out(`final run: ${refused.text}`);
   }
-  const path = resolve(io.cwd, o.out);
+  const path = resolve(cli.cwd, o.out);
   try {
     await mkdir(dirname(path), { recursive: true });
     await writeFile(path, `${redactedJson(trace, secrets)}\n`, 'utf8');
@@ -539,7 +370,7 @@ async function run(args: string[], io: CliIO): Promise<number> {
   }
   cli.out(`wrote ${path}`);
   if (o.savePolicy !== undefined) {
-    const cpPath = resolve(io.cwd, o.savePolicy);
+    const cpPath = resolve(cli.cwd, o.savePolicy);
     try {
       await mkdir(dirname(cpPath), { recursive: true });
       await writeFile(cpPath, serializeCheckpoint(cp), 'utf8');

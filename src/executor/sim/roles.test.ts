@@ -13,7 +13,7 @@ import {
 import { PolicyNetwork } from '../../policy/network.ts';
 import { priorCheckpoint } from '../../policy/prior.ts';
 import { DEFAULT_POOL, roleInstruction } from '../../policy/roles.ts';
-import { construct } from '../../policy/sample.ts';
+import { construct } from '../../policy/episode.ts';
 import { runDesign } from '../run.ts';
 import { simulatedBackend } from './backend.ts';
 import { instructionOf, type Instruction } from './roles.ts';

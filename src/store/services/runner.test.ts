@@ -2,11 +2,15 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startOpenAIServer, type OpenAIServer } from '../../../tests/server/openai-server.ts';
 import { minimalTrace } from '../../core/trace-builders.ts';
 import type { Trace } from '../../core/trace.ts';
+import { generateTask, taskOfMasbench } from '../../masbench/index.ts';
+import { applyAction, initialState, toValidDesign } from '../../policy/construction.ts';
+import { DEFAULT_POOL } from '../../policy/roles.ts';
 import { configureKeys, memoryKeyStore } from './keys.ts';
 import {
   activeRunMarker,
   createThrottle,
   executeRun,
+  intermediateExecutorFor,
   markActiveRun,
   testConnection,
   type Clock,
@@ -190,6 +194,77 @@ describe('executeRun', () => {
     expect(final.execution.events.some((e) => e.type === 'agent.error' && e.agentId === 'a')).toBe(true);
   });
 });
+
+describe('intermediateExecutorFor', () => {
+  it('runs a partial design on the simulator and grades it', async () => {
+    const mb = generateTask({ axis: 'depth', value: 2, seed: 5 });
+    const task = taskOfMasbench(mb);
+    let state = initialState(DEFAULT_POOL);
+    state = applyAction(state, { kind: 'add', role: 2, links: [] }).state;
+    const design = toValidDesign(state);
+    if (!design) throw new Error('no design');
+    const { executor: ex, runner } = intermediateExecutorFor({ kind: 'simulated', task: mb, seed: 0 });
+    const r = await ex.run(design, task);
+    expect(r.status).toBe('completed');
+    expect(typeof r.correct).toBe('boolean');
+    expect(r.answer).not.toBeNull();
+    // The simulator is free and not cached: a second run makes its calls again.
+    const again = await ex.run(design, task);
+    expect(again.usage.cachedCalls).toBe(0);
+    expect(again.usage.calls).toBe(r.usage.calls);
+    expect(ex.cacheSize()).toBe(0);
+    // The episode's runner gives the same answer, with the run record a step keeps.
+    const step = await runner(design, task);
+    expect(step).toMatchObject({ answer: r.answer, correct: r.correct });
+    expect(step.run).toMatchObject({ backend: 'simulated', status: 'completed', calls: r.usage.calls });
+    expect(step.run).not.toHaveProperty('runs');
+  });
+  it('runs partial designs on a provider, paying only for the calls a step changed', async () => {
+    const server = await startOpenAIServer({ responder: () => 'Working. \\boxed{42}' });
+    try {
+      const key = `sk-test-${Math.random().toString(36).slice(2)}`;
+      const { executor: ex } = intermediateExecutorFor({
+        kind: 'remote',
+        backend: {
+          kind: 'remote',
+          provider: 'custom',
+          baseUrl: server.baseUrl,
+          model: 'm',
+          apiKey: key,
+          prices: {},
+        },
+        budget: { totalTokens: 100_000 },
+        concurrency: 2,
+      });
+      const task = { query: 'What is 6 * 7?', groundTruth: '42', source: { kind: 'custom' as const } };
+      let state = initialState(DEFAULT_POOL);
+      state = applyAction(state, { kind: 'add', role: 2, links: [] }).state;
+      const first = await ex.run(toValidDesign(state) ?? fail('no design'), task);
+      expect(first.status).toBe('completed');
+      expect(first.correct).toBe(true);
+      const sentFirst = chats(server);
+      expect(first.usage.calls).toBe(sentFirst);
+      state = applyAction(state, { kind: 'add', role: 3, links: [state.agents[0]?.id ?? ''] }).state;
+      const second = await ex.run(toValidDesign(state) ?? fail('no design'), task);
+      // The Solver's call is answered from the cache; the Calculator and the summariser are new.
+      expect(second.usage.cachedCalls).toBeGreaterThanOrEqual(1);
+      expect(chats(server) - sentFirst).toBe(second.usage.calls);
+      expect(JSON.stringify([first, second])).not.toContain(key);
+      expect(ex.usage().calls).toBe(first.usage.calls + second.usage.calls);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+/** Chat-completion requests the server received. */
+function chats(server: OpenAIServer): number {
+  return server.requests.filter((r) => r.method === 'POST' && r.path.endsWith('/chat/completions')).length;
+}
+
+function fail(why: string): never {
+  throw new Error(why);
+}
 
 describe('active-run marker', () => {
   it('is kept per tab and cleared', () => {

@@ -1,15 +1,31 @@
 /**
- * Runs a design for the Run page: builds the backend (a provider through the LLM client, or the
- * simulator), calls `runDesign`, reports every event, and saves the growing trace — throttled, and
- * at once on every agent end or error and at the finish — so a reload mid-run loses at most the
- * last fraction of a second. Also the Settings page's connection test.
+ * Runs designs for the store: the Run page's run (the backend built from its spec by
+ * src/executor/backend-spec.ts, every event reported, the growing trace saved — throttled, and at
+ * once on every agent end or error and at the finish — so a reload mid-run loses at most the last
+ * fraction of a second), the Build page's partial designs (`intermediateExecutorFor`) and its run of
+ * a finished construction on the simulator (`runOnSimulator`). Also the Settings page's connection
+ * test.
  */
 import type { MasBenchTask } from '../../masbench/index.ts';
+import { fail, ok, type Result } from '../../core/result.ts';
 import type { Trace, TraceEvent } from '../../core/trace.ts';
-import { remoteBackend, runDesign, simulatedBackend, type RunBudget } from '../../executor/index.ts';
-import { createLlmClient, type PriceTable } from '../../executor/llm/index.ts';
-import type { ChatBackend } from '../../executor/types.ts';
+import {
+  backendFromSpec,
+  intermediateExecutorFromSpec,
+  secretsOf,
+  stepResultOf,
+  type BackendSpec,
+  type IntermediateSpec,
+} from '../../executor/backend-spec.ts';
+import type { IntermediateExecutor } from '../../executor/intermediate.ts';
+import { runDesign, type RunBudget } from '../../executor/run.ts';
+import { createLlmClient } from '../../executor/llm/index.ts';
+import type { IntermediateRunner } from '../../policy/step-types.ts';
 import { loadPref, savePref } from './keys.ts';
+import { policyProblem } from './policy-checkpoints.ts';
+import { errorText } from './problems.ts';
+
+export type { BackendSpec, IntermediateSpec };
 
 // ---------------------------------------------------------------- connection test
 
@@ -83,17 +99,6 @@ export function createThrottle(job: () => void, intervalMs: number, clock: Clock
 
 // ---------------------------------------------------------------- runs
 
-export type BackendSpec =
-  | {
-      kind: 'remote';
-      provider: string;
-      baseUrl: string;
-      model: string;
-      apiKey: string;
-      prices: PriceTable;
-    }
-  | { kind: 'simulated'; task: MasBenchTask; seed: number; timeScale?: number };
-
 export interface RunRequest {
   /** Task, design and metadata; its execution is filled in by the run. */
   trace: Trace;
@@ -116,18 +121,6 @@ export interface RunRequest {
 /** Real time per simulated call = this × the simulator's modelled latency: slow enough to watch. */
 export const SIM_TIME_SCALE = 0.25;
 
-export function buildBackend(spec: BackendSpec, fetchImpl?: typeof fetch): ChatBackend {
-  if (spec.kind === 'simulated')
-    return simulatedBackend(spec.task, spec.seed, { timeScale: spec.timeScale ?? SIM_TIME_SCALE });
-  const client = createLlmClient({
-    baseUrl: spec.baseUrl,
-    ...(spec.apiKey !== '' ? { apiKey: spec.apiKey } : {}),
-    prices: spec.prices,
-    ...(fetchImpl ? { fetch: fetchImpl } : {}),
-  });
-  return remoteBackend(client, spec.model, spec.prices, { provider: spec.provider, baseUrl: spec.baseUrl });
-}
-
 /**
  * Runs the design and returns the final trace (status completed, failed or cancelled). Never
  * rejects for a failed agent or call: those are events. The API key is passed to the executor as
@@ -148,14 +141,19 @@ export async function executeRun(req: RunRequest): Promise<Trace> {
     req.saveIntervalMs ?? 250,
     clock,
   );
-  const secrets = req.backend.kind === 'remote' && req.backend.apiKey !== '' ? [req.backend.apiKey] : [];
+  const secrets = secretsOf(req.backend);
+  // A run on the simulator is paced so it can be watched, unless its spec says otherwise.
+  const spec: BackendSpec =
+    req.backend.kind === 'simulated'
+      ? { ...req.backend, timeScale: req.backend.timeScale ?? SIM_TIME_SCALE }
+      : req.backend;
   // The first save makes the run visible (and recoverable) before any call has returned.
   await chainSave(req.trace);
   let final: Trace;
   try {
     final = await runDesign({
       trace: req.trace,
-      backend: buildBackend(req.backend, req.fetchImpl),
+      backend: backendFromSpec(spec, req.fetchImpl),
       concurrency: req.concurrency,
       budget: req.budget,
       signal: req.signal,
@@ -175,6 +173,46 @@ export async function executeRun(req: RunRequest): Promise<Trace> {
   }
   await chainSave(final);
   return final;
+}
+
+// ---------------------------------------------------------------- construction runs
+
+/**
+ * The executor of one construction's partial designs and its runner for the episode: each result
+ * carries its run record (status, fresh spend, problem). The API key is a secret removed from
+ * everything recorded.
+ */
+export interface ConstructionExecution {
+  executor: IntermediateExecutor;
+  /** Runs a partial design for the episode; the result carries the step's run record. */
+  runner: IntermediateRunner;
+}
+
+export function intermediateExecutorFor(spec: IntermediateSpec, signal?: AbortSignal): ConstructionExecution {
+  const executor = intermediateExecutorFromSpec(spec, signal);
+  return {
+    executor,
+    runner: async (design, task) => stepResultOf(await executor.run(design, task), spec.kind),
+  };
+}
+
+/** Executes a finished construction trace on the simulator (labelled `simulated` by the backend). */
+export async function runOnSimulator(
+  trace: Trace,
+  masbench: MasBenchTask,
+  seed: number,
+): Promise<Result<Trace>> {
+  try {
+    return ok(
+      await runDesign({
+        trace,
+        backend: backendFromSpec({ kind: 'simulated', task: masbench, seed }),
+        startedAt: new Date().toISOString(),
+      }),
+    );
+  } catch (e) {
+    return fail(policyProblem('E_SIMULATOR', errorText(e)));
+  }
 }
 
 // ---------------------------------------------------------------- the active-run marker

@@ -4,13 +4,14 @@ import { checkConstruction, recomputeLogProb } from '../../policy/check.ts';
 import { startOpenAIServer, type OpenAIServer } from '../../../tests/server/openai-server.ts';
 import { DEFAULT_ACTION_REWARD } from '../../policy/rewards.ts';
 import { configureKeys, memoryKeyStore } from '../services/keys.ts';
-import { checkpointFromText, memoryCheckpoints } from '../services/policy.ts';
+import { checkpointFromText, memoryCheckpoints } from '../services/policy-checkpoints.ts';
 import { memoryRecents } from '../services/recents.ts';
 import { memoryRolePools } from '../services/roles.ts';
 import { DEFAULT_POOL, ROLE_POOL_VERSION } from '../../policy/roles.ts';
 import { resetBaton, useBaton } from '../store.ts';
 import { configureLibrary, type LibraryEnv } from './library.ts';
-import { configureBuild, currentFrame, sessionTrace, stepsOf, type BuildEnv } from './build.ts';
+import { currentFrame, sessionTrace, stepsOf } from '../construction.ts';
+import { configureBuild, type BuildEnv } from './build.ts';
 
 const s = () => useBaton.getState();
 const session = () => {
@@ -141,7 +142,7 @@ describe('build slice', () => {
     await s().buildStep({ greedy: true });
     await s().buildStep({ greedy: true });
     for (const f of session().frames.slice(1)) {
-      expect(f.evaluating).toBe(false);
+      expect(f.pending).toBe(false);
       expect(f.step?.intermediateCorrect).not.toBeUndefined();
       expect(typeof f.step?.actionReward === 'number' || f.step?.actionReward === null).toBe(true);
     }
@@ -178,7 +179,7 @@ describe('build slice', () => {
     await start({ source: 'custom', query: 'Which is larger, 2^10 or 10^3?', execute: 'off' });
     await s().buildStep({ greedy: true });
     const f = currentFrame(session());
-    expect(f.evaluating).toBe(false);
+    expect(f.pending).toBe(false);
     expect(f.step?.intermediateCorrect).toBeUndefined();
     const t = sessionTrace(session());
     expect(t.task.source.kind).toBe('custom');

@@ -1,5 +1,6 @@
 import type { JSX } from 'react';
-import { currentFrame, type BuildSession, type IntermediateUsage } from '../../store/slices/build.ts';
+import { currentFrame, type BuildSpend } from '../../store/construction.ts';
+import type { BuildSession } from '../../store/construction.ts';
 import { PROVIDER_PRESETS, providerBlockers } from '../../store/slices/settings.ts';
 import { useBaton, type BatonState } from '../../store/store.ts';
 import { navigate, traceHash } from '../app/route.ts';
@@ -13,7 +14,7 @@ const selectProvider = (s: BatonState): string =>
     ready: providerBlockers(s).length === 0,
   });
 
-function spendLine(u: IntermediateUsage): string {
+function spendLine(u: BuildSpend): string {
   const tokens = u.promptTokens + u.completionTokens;
   return `${u.runs} partial runs · ${u.calls} calls sent, ${u.cachedCalls} from the cache · ${tokens} tokens${
     u.costUsd > 0 ? ` · $${u.costUsd.toFixed(4)}` : ''
@@ -36,7 +37,7 @@ export function RunActions({
   const frame = currentFrame(session);
   const exited = frame.state.exited;
   const steps = session.cursor;
-  const evaluating = frame.evaluating;
+  const evaluating = frame.pending;
 
   const run = async (target: 'simulator' | 'provider' | 'none'): Promise<void> => {
     const id = await useBaton.getState().runBuild(target);

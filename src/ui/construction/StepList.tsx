@@ -1,6 +1,6 @@
 import type { JSX } from 'react';
 import type { ConstructionStep } from '../../core/trace.ts';
-import type { BuildFrame } from '../../store/slices/build.ts';
+import type { BuildFrame } from '../../store/construction.ts';
 
 function describe(step: ConstructionStep): string {
   const a = step.action;
@@ -93,7 +93,7 @@ export function StepList({
             </div>
             {(executed || step.intermediateRun !== undefined) && (
               <div className="step-meta" data-testid="step-result">
-                {f.evaluating ? (
+                {f.pending ? (
                   <span className="muted">running the partial MAS…</span>
                 ) : step.intermediateRun === undefined && step.intermediateCorrect === undefined ? (
                   <span className="muted">not executed</span>

@@ -2,7 +2,7 @@ import { renderToStaticMarkup } from 'react-dom/server';
 import { describe, expect, it } from 'vitest';
 import { Distribution } from './Distribution.tsx';
 import { StepList } from './StepList.tsx';
-import type { BuildFrame } from '../../store/slices/build.ts';
+import type { BuildFrame } from '../../store/construction.ts';
 import type { ConstructionStep } from '../../core/trace.ts';
 
 const names = ['Solver', 'Verifier', 'DELETE', 'EXIT'];
@@ -36,7 +36,7 @@ describe('build page components', () => {
         state: {} as BuildFrame['state'],
         design: null,
         correct: true,
-        evaluating: false,
+        pending: false,
         step: {
           index,
           action: {
@@ -56,7 +56,7 @@ describe('build page components', () => {
         },
       }) as BuildFrame;
     const frames = [
-      { state: {} as BuildFrame['state'], design: null, correct: false, evaluating: false, step: null },
+      { state: {} as BuildFrame['state'], design: null, correct: false, pending: false, step: null },
       frame(0, 'policy'),
       frame(1, 'user'),
     ];
@@ -75,7 +75,7 @@ describe('build page components', () => {
         state: {} as BuildFrame['state'],
         design: null,
         correct: null,
-        evaluating: false,
+        pending: false,
         step: {
           index: i,
           action: {
@@ -96,7 +96,7 @@ describe('build page components', () => {
         },
       }) as BuildFrame;
     const frames = [
-      { state: {} as BuildFrame['state'], design: null, correct: false, evaluating: false, step: null },
+      { state: {} as BuildFrame['state'], design: null, correct: false, pending: false, step: null },
       step(0, {
         backend: 'remote',
         status: 'completed',

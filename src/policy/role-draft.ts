@@ -3,7 +3,7 @@
  * they are valid), the edits the dialog makes, and the check that turns a draft into a pool. Pure,
  * so it is tested without rendering.
  */
-import type { Problem } from '../../core/result.ts';
+import type { Problem } from '../core/result.ts';
 import {
   MAX_ROLE_POOL_CHARS,
   REFUSE_REPLY,
@@ -13,7 +13,7 @@ import {
   withContentVersion,
   type Role,
   type RolePool,
-} from '../../policy/roles.ts';
+} from './roles.ts';
 
 export type RoleAgentType = Role['agentType'];
 
