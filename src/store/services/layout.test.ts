@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { layoutDagre } from '../../view/layout-dagre.ts';
 import { layoutLayered, type LayoutGraph } from '../../view/layout.ts';
-import { heldLayoutWorker } from '../../workers/layout.fake.ts';
+import { heldLayoutWorker } from '../../workers/index.ts';
 import { clearLayoutCache, planLayout, setLayoutWorkerClient, WORKER_THRESHOLD } from './layout.ts';
 
 /** Agents fed by the agent a third of the graph earlier and by the one at half their index. */
