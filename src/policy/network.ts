@@ -29,11 +29,7 @@
  *   R× larger edge head costs more than a second pass (measured in docs/benchmarks.md, "Policy").
  */
 import { createRng, type Rng } from '../core/rng.ts';
-import { CpuModel } from '../gpu/cpu/model.ts';
-import { Graph, type Tensor } from '../gpu/graph.ts';
-import * as init from '../gpu/init.ts';
-import type { Model } from '../gpu/model.ts';
-import type { BackendChoice } from '../gpu/select.ts';
+import { Graph, compile, init, type BackendChoice, type Model, type Tensor } from '../gpu/index.ts';
 import {
   GRAPH_DEFAULTS,
   POLICY_FORMAT,
@@ -367,12 +363,7 @@ export class PolicyNetwork {
     const mode = opts.edgeMode ?? (choice.backend === 'webgpu' ? 'fused' : 'two-pass');
     const rows = (mode === 'fused' ? cfg.roles.length : 1) * cfg.maxAgents;
     const pg = buildPolicyGraph(cfg, checkpoint.params, { batch: 1, edgeRows: rows });
-    if (choice.backend === 'webgpu') {
-      if (!choice.ctx) throw new Error('WebGPU backend without a device');
-      const { GpuModel } = await import('../gpu/webgpu/model.ts');
-      return new PolicyNetwork(checkpoint, mode, pg, new GpuModel(choice.ctx, pg.graph));
-    }
-    return new PolicyNetwork(checkpoint, mode, pg, new CpuModel(pg.graph));
+    return new PolicyNetwork(checkpoint, mode, pg, await compile(choice, pg.graph));
   }
 
   /** The CPU backend without asking for an adapter (tests, benchmarks, Node). */
