@@ -4,6 +4,7 @@
  * and called through the typed RPC in `rpc/`.
  */
 export { createLayoutWorkerClient, type LayoutWorkerClient } from './layout.client.ts';
+export { workersAvailable } from './rpc/endpoint.ts';
 export { heldLayoutWorker, type HeldLayoutWorker } from './layout.fake.ts';
 export type { CallOptions, RpcClient } from './rpc/client.ts';
 export { RPC_ERRORS, type RpcErrorCode } from './rpc/protocol.ts';

@@ -1,5 +1,5 @@
 import { layoutKey, layoutLayered, type LayoutGraph, type Positions } from '../../view/layout.ts';
-import { createLayoutWorkerClient, type LayoutWorkerClient } from '../../workers/index.ts';
+import { createLayoutWorkerClient, workersAvailable, type LayoutWorkerClient } from '../../workers/index.ts';
 
 /**
  * Graph layout as a service the viewer slice calls. Every graph gets `layoutLayered`
@@ -61,7 +61,7 @@ function remember(key: string, positions: Positions): void {
 
 function workerClient(): LayoutWorkerClient | null {
   if (client) return client;
-  if (typeof Worker === 'undefined') return null;
+  if (!workersAvailable()) return null;
   client = createLayoutWorkerClient();
   return client;
 }

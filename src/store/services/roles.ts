@@ -8,7 +8,7 @@
 import { createStore, del, entries, get, set, type UseStore } from 'idb-keyval';
 import { z } from 'zod';
 import { fail, ok, type Problem, type Result } from '../../core/result.ts';
-import { parseRolePool, serializeRolePool, type RolePool } from '../../policy/roles.ts';
+import { parseRolePool, serializeRolePool, type RolePool } from '../../policy/index.ts';
 import { errorText } from './problems.ts';
 
 export const ROLE_STORAGE_ERRORS = {

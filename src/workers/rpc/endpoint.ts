@@ -19,6 +19,11 @@ export interface WorkerEndpoint extends MessageEndpoint {
   terminate(): void;
 }
 
+/** Whether this environment can start Web Workers (a browser can; Node cannot). */
+export function workersAvailable(): boolean {
+  return typeof Worker !== 'undefined';
+}
+
 /** A MessagePort as a worker: `terminate` closes the channel. */
 export function portEndpoint(port: MessagePort): WorkerEndpoint {
   return {
