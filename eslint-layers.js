@@ -16,7 +16,7 @@ export const ARCHITECTURE_DOC = new URL('./docs/architecture.md', import.meta.ur
 const TABLE_HEADING = '## Who may import what';
 
 /** Folders a file may sit below its layer's folder; deeper files would escape the rules (tested). */
-export const MAX_DEPTH = 6;
+export const MAX_DEPTH = 4;
 
 const SOURCE = '{ts,tsx,mts,cts,js,jsx,mjs,cjs}';
 const TEST = '*.test.{ts,tsx}';
