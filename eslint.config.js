@@ -2,18 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import reactHooks from 'eslint-plugin-react-hooks';
 import globals from 'globals';
-
-// Layer rules from docs/architecture.md: pure layers may not reach for effects.
-const pureLayers = [
-  'src/core/**',
-  'src/design/**',
-  'src/importers/**',
-  'src/answers/**',
-  'src/masbench/**',
-  'src/view/**',
-  'src/share/**',
-  'src/policy/**',
-];
+import { layerConfigs, readLayerTable } from './eslint-layers.js';
 
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'bench/results/**', 'test-results/**'] },
@@ -34,46 +23,7 @@ export default tseslint.config(
       'react-hooks/exhaustive-deps': 'error',
     },
   },
-  {
-    files: pureLayers,
-    ignores: ['**/*.test.ts'],
-    rules: {
-      'no-restricted-globals': [
-        'error',
-        {
-          name: 'fetch',
-          message: 'Pure layers take data in and return data; network lives in src/executor/llm.',
-        },
-        { name: 'setTimeout', message: 'No timers in pure layers.' },
-        { name: 'setInterval', message: 'No timers in pure layers.' },
-        { name: 'requestAnimationFrame', message: 'No animation frames in pure layers.' },
-        { name: 'localStorage', message: 'Storage lives in src/store.' },
-        { name: 'sessionStorage', message: 'Storage lives in src/store.' },
-        { name: 'indexedDB', message: 'Storage lives in src/store.' },
-        { name: 'document', message: 'No DOM in pure layers.' },
-        { name: 'window', message: 'No DOM in pure layers.' },
-        { name: 'postMessage', message: 'postMessage lives in src/workers.' },
-      ],
-      'no-restricted-properties': [
-        'error',
-        { object: 'Math', property: 'random', message: 'Use the seeded RNG from src/core/rng.ts.' },
-      ],
-    },
-  },
-  {
-    files: ['src/ui/**'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          patterns: [
-            {
-              group: ['**/gpu/**', '**/executor/**', '**/train/**', '**/workers/**'],
-              message: 'The UI goes through the store.',
-            },
-          ],
-        },
-      ],
-    },
-  },
+  // Who may import what, and which effects each layer may use: generated from the table in
+  // docs/architecture.md, the one place the rule is written (see eslint-layers.js).
+  ...layerConfigs(readLayerTable()),
 );

@@ -5,6 +5,7 @@
  */
 import { createRoot } from 'react-dom/client';
 import { parseTraceJson } from '../../src/core/parse-trace.ts';
+import { ok } from '../../src/core/result.ts';
 import { layoutLayered } from '../../src/view/layout.ts';
 import { setLayoutWorkerClient } from '../../src/store/services/layout.ts';
 import { useBaton } from '../../src/store/store.ts';
@@ -39,7 +40,7 @@ declare global {
 }
 
 if (new URLSearchParams(location.search).get('mode') === 'main') {
-  setLayoutWorkerClient({ layout: (graph) => Promise.resolve(layoutLayered(graph)), dispose: () => {} });
+  setLayoutWorkerClient({ layout: (graph) => Promise.resolve(ok(layoutLayered(graph))), dispose: () => {} });
 }
 
 const container = document.getElementById('root') as HTMLElement;

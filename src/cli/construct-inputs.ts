@@ -9,12 +9,19 @@ import { resolve } from 'node:path';
 import { z } from 'zod';
 import { TaskSchema, type Task } from '../core/trace.ts';
 import { MasBenchTaskSchema, taskOfMasbench, type MasBenchTask } from '../masbench/index.ts';
-import { actionNames } from '../policy/actions.ts';
-import { incompatibility, parseCheckpoint, type PolicyCheckpoint } from '../policy/checkpoint.ts';
-import { randomCheckpoint } from '../policy/network.ts';
-import { priorCheckpoint } from '../policy/prior.ts';
-import { DEFAULT_POOL, MAX_ROLE_POOL_CHARS, parseRolePool, type RolePool } from '../policy/roles.ts';
-import type { StepChoice } from '../policy/step-types.ts';
+import {
+  actionNames,
+  incompatibility,
+  parseCheckpoint,
+  type PolicyCheckpoint,
+  randomCheckpoint,
+  priorCheckpoint,
+  DEFAULT_POOL,
+  MAX_ROLE_POOL_CHARS,
+  parseRolePool,
+  type RolePool,
+} from '../policy/index.ts';
+import type { StepChoice } from '../policy/index.ts';
 
 async function isFile(path: string): Promise<boolean> {
   try {

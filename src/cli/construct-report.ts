@@ -1,6 +1,6 @@
 /** The lines `baton construct` prints: each step, its answer, and what its run cost. */
 import type { ConstructionStep } from '../core/trace.ts';
-import type { IntermediateRun } from '../policy/step-types.ts';
+import type { IntermediateRun } from '../policy/index.ts';
 
 const pct = (p: number): string =>
   p >= 0.995 ? p.toFixed(2) : p < 0.005 && p > 0 ? p.toExponential(0) : p.toFixed(2);

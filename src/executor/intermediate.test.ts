@@ -1,17 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { promptTokens, startOpenAIServer, type OpenAIServer } from '../../tests/server/openai-server.ts';
-import { generateTask } from '../masbench/generate.ts';
+import { generateTask } from '../masbench/index.ts';
 import type { ChatMessage, Design, Task, Trace } from '../core/trace.ts';
-import type { PolicyAction } from '../policy/actions.ts';
 import {
+  DEFAULT_POOL,
   applyAction,
   initialState,
   toValidDesign,
   type BuiltAgent,
   type ConstructionState,
-} from '../policy/construction.ts';
-import { DEFAULT_POOL } from '../policy/roles.ts';
+  type PolicyAction,
+} from '../policy/index.ts';
 import {
   cachingBackend,
   callKey,

@@ -1,28 +1,52 @@
-/** Public API of the compute core. See docs/compute-core.md. */
+/**
+ * The compute core's front door: the one module other layers import (`node-gpu.ts` aside, for Node).
+ * See docs/compute-core.md. The WebGPU backend (device, kernels, pipelines) is not imported here: it
+ * loads on first use, inside the async `chooseBackend` and `compile`, so importing this module costs
+ * the graph builder and the CPU backend only.
+ */
 import { CpuModel } from './cpu/model.ts';
 import type { Graph } from './graph.ts';
 import type { Model } from './model.ts';
-import type { BackendChoice } from './select.ts';
-import { GpuModel } from './webgpu/model.ts';
+import type { BackendChoice, BackendPreference } from './select.ts';
+import type { AcquireOptions } from './webgpu/device.ts';
 import type { GpuModelOptions } from './webgpu/model.ts';
 
 export { Graph, MASKED_LOG_PROB } from './graph.ts';
 export type { Activation, BinaryOp, DType, ReduceOp, Shape, Tensor, UnaryOp } from './graph.ts';
 export type { BackendKind, CompileOptions, Model, RunOptions, StepResult } from './model.ts';
 export type { AdamConfig, TrainState } from './optimizer.ts';
-export { chooseBackend } from './select.ts';
 export type { BackendChoice, BackendPreference } from './select.ts';
-export { GpuContext, describeAdapter } from './webgpu/device.ts';
-export type { AdapterReport, AcquireOptions } from './webgpu/device.ts';
+export { describeAdapter } from './adapter.ts';
+export type { AdapterReport, AcquireOptions, GpuContext } from './webgpu/device.ts';
 export { CpuModel } from './cpu/model.ts';
-export { GpuModel } from './webgpu/model.ts';
-export type { GpuModelOptions } from './webgpu/model.ts';
+export type { GpuModel, GpuModelOptions } from './webgpu/model.ts';
 export * as init from './init.ts';
 
-/** Compiles a graph on the chosen backend. */
-export function compile(choice: BackendChoice, graph: Graph, opts: GpuModelOptions = {}): Model {
+/**
+ * Picks the backend (`auto`: WebGPU on a hardware adapter, else the CPU, with the reason; see
+ * select.ts). The adapter code loads here, on first use; the store's policy service also loads
+ * select.ts lazily, so it stays out of the page's first chunk.
+ */
+export async function chooseBackend(
+  prefer: BackendPreference = 'auto',
+  opts: AcquireOptions = {},
+): Promise<BackendChoice> {
+  const select = await import('./select.ts');
+  return select.chooseBackend(prefer, opts);
+}
+
+/**
+ * Compiles a graph on the chosen backend; the WebGPU backend is loaded here, the first time it is
+ * chosen.
+ */
+export async function compile(
+  choice: BackendChoice,
+  graph: Graph,
+  opts: GpuModelOptions = {},
+): Promise<Model> {
   if (choice.backend === 'webgpu') {
     if (!choice.ctx) throw new Error('WebGPU backend without a device');
+    const { GpuModel } = await import('./webgpu/model.ts');
     return new GpuModel(choice.ctx, graph, opts);
   }
   return new CpuModel(graph, opts);

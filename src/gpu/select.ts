@@ -3,9 +3,9 @@
  * llvmpipe) runs these kernels slower than the plain TypeScript CPU backend (measured in
  * docs/benchmarks.md), so it falls back to the CPU and says why.
  */
+import { describeAdapter } from './adapter.ts';
 import type { BackendKind } from './model.ts';
-import type { AcquireOptions, AdapterReport } from './webgpu/device.ts';
-import { GpuContext, describeAdapter } from './webgpu/device.ts';
+import type { AcquireOptions, AdapterReport, GpuContext } from './webgpu/device.ts';
 
 export type BackendPreference = BackendKind | 'auto';
 
@@ -24,6 +24,8 @@ export async function chooseBackend(
   opts: AcquireOptions = {},
 ): Promise<BackendChoice> {
   if (prefer === 'cpu') return { backend: 'cpu', reason: 'CPU backend forced', adapter: null, ctx: null };
+  // Loaded only when an adapter is asked for: importing the compute core pulls no WebGPU code.
+  const { GpuContext } = await import('./webgpu/device.ts');
   const ctx = await GpuContext.create(opts);
   if (!ctx) {
     if (prefer === 'webgpu') throw new Error('WebGPU was forced but no adapter is available');

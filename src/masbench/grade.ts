@@ -1,5 +1,5 @@
 /** Grading a solver's output on a MASBench task with the general answer checker. */
-import { checkAnswer, type CheckResult } from '../answers/check.ts';
+import { checkAnswer, type CheckResult } from '../answers/index.ts';
 import type { MasBenchTask } from './schema.ts';
 
 /** All asked answers must be present and right, in the order asked. */

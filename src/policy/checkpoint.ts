@@ -11,7 +11,7 @@
 import { z } from 'zod';
 import { createRng } from '../core/rng.ts';
 import { fail, ok, type Result } from '../core/result.ts';
-import { glorot } from '../gpu/init.ts';
+import { init } from '../gpu/index.ts';
 import { ENCODER_VERSION, agentDim, stateDimFor, type EncoderConfig } from './encoder.ts';
 
 export const POLICY_FORMAT = 'baton.policy/1';
@@ -210,7 +210,7 @@ function addGraphBlock(cp: PolicyCheckpoint): PolicyCheckpoint {
     const zero = !name.startsWith('gnn.') || shape.length !== 2;
     params[name] = zero
       ? new Array<number>(count(shape)).fill(0)
-      : Array.from(glorot(rng, shape[0] as number, shape[1] as number));
+      : Array.from(init.glorot(rng, shape[0] as number, shape[1] as number));
   }
   return { ...cp, config, params };
 }

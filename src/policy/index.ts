@@ -7,6 +7,7 @@ export {
   ROLE_POOL_FORMAT,
   RolePoolSchema,
   RoleSchema,
+  ROLE_AGENT_TYPES,
   SUMMARIZER_PROMPT,
   headChange,
   isDefaultPool,
@@ -163,3 +164,17 @@ export {
 } from './rewards.ts';
 export { replay, trainingBatch, type EpisodeSteps, type TrainingBatch } from './batch.ts';
 export { actionLabel, checkConstruction, recomputeLogProb, type CheckOptions } from './check.ts';
+export {
+  MAX_ROLES,
+  checkDraft,
+  draftOf,
+  editDraft,
+  fieldKey,
+  poolOfDraft,
+  type DraftCheck,
+  type PoolDraft,
+  type PoolEdit,
+  type RoleAgentType,
+  type RoleDraft,
+  type RoleField,
+} from './role-draft.ts';

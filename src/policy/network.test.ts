@@ -2,8 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateTask } from '../masbench/index.ts';
 import type { Task } from '../core/trace.ts';
 import { nodeGpu } from '../gpu/node-gpu.ts';
-import { CpuModel } from '../gpu/cpu/model.ts';
-import { chooseBackend, type BackendChoice } from '../gpu/select.ts';
+import { CpuModel, chooseBackend, type BackendChoice } from '../gpu/index.ts';
 import {
   incompatibility,
   paramShapes,

@@ -32,11 +32,7 @@
  * together (a new parameter touches all three); the `random` checkpoint is the layout's initialiser.
  */
 import { createRng, type Rng } from '../core/rng.ts';
-import { CpuModel } from '../gpu/cpu/model.ts';
-import { Graph, type Tensor } from '../gpu/graph.ts';
-import * as init from '../gpu/init.ts';
-import type { Model } from '../gpu/model.ts';
-import type { BackendChoice } from '../gpu/select.ts';
+import { Graph, compile, init, type BackendChoice, type Model, type Tensor } from '../gpu/index.ts';
 import {
   GRAPH_DEFAULTS,
   POLICY_FORMAT,
@@ -370,12 +366,7 @@ export class PolicyNetwork {
     const mode = opts.edgeMode ?? (choice.backend === 'webgpu' ? 'fused' : 'two-pass');
     const rows = (mode === 'fused' ? cfg.roles.length : 1) * cfg.maxAgents;
     const pg = buildPolicyGraph(cfg, checkpoint.params, { batch: 1, edgeRows: rows });
-    if (choice.backend === 'webgpu') {
-      if (!choice.ctx) throw new Error('WebGPU backend without a device');
-      const { GpuModel } = await import('../gpu/webgpu/model.ts');
-      return new PolicyNetwork(checkpoint, mode, pg, new GpuModel(choice.ctx, pg.graph));
-    }
-    return new PolicyNetwork(checkpoint, mode, pg, new CpuModel(pg.graph));
+    return new PolicyNetwork(checkpoint, mode, pg, await compile(choice, pg.graph));
   }
 
   /** The CPU backend without asking for an adapter (tests, benchmarks, Node). */

@@ -16,21 +16,24 @@ import {
   type Axis,
   type MasBenchTask,
 } from '../masbench/index.ts';
-import { SUMMARIZER_ID } from '../policy/construction.ts';
-import { currentFrame, episodeSteps, episodeTrace, type Episode } from '../policy/episode.ts';
 import {
+  SUMMARIZER_ID,
+  currentFrame,
+  episodeSteps,
+  episodeTrace,
+  type Episode,
   ActionRewardConfigSchema,
   DEFAULT_ACTION_REWARD,
   type ActionRewardConfig,
-} from '../policy/rewards.ts';
+} from '../policy/index.ts';
 import type { PolicySpec } from './services/policy-checkpoints.ts';
 import { errorText } from './services/problems.ts';
 
 export { AXES, MAX_AXIS_VALUE, MIN_AXIS_VALUE, DEFAULT_ACTION_REWARD, currentFrame };
 export type { ActionRewardConfig, Axis, PolicySpec };
-export type { EpisodeFrame as BuildFrame } from '../policy/episode.ts';
-export type { StepPreview } from '../policy/step-types.ts';
-export { actionNames } from '../policy/actions.ts';
+export type { EpisodeFrame as BuildFrame } from '../policy/index.ts';
+export type { StepPreview } from '../policy/index.ts';
+export { actionNames } from '../policy/index.ts';
 export {
   DEFAULT_POOL,
   ROLE_AGENT_TYPES,
@@ -41,7 +44,7 @@ export {
   type HeadChange,
   type Role,
   type RolePool,
-} from '../policy/roles.ts';
+} from '../policy/index.ts';
 export {
   MAX_ROLES,
   checkDraft,
@@ -55,7 +58,7 @@ export {
   type RoleAgentType,
   type RoleDraft,
   type RoleField,
-} from '../policy/role-draft.ts';
+} from '../policy/index.ts';
 
 /** Where the policy network runs: `auto` takes WebGPU on a hardware adapter, else the CPU. */
 export type ComputeChoice = 'auto' | 'cpu' | 'webgpu';

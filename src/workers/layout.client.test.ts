@@ -1,13 +1,17 @@
 import { describe, expect, it } from 'vitest';
-import { createLayoutWorkerClient, type WorkerLike } from './layout.client.ts';
-import { LayoutRequestSchema } from './protocol.ts';
+import { createLayoutWorkerClient } from './layout.client.ts';
+import type { WorkerEndpoint } from './rpc/endpoint.ts';
 
-function fakeWorker(respond: (req: unknown) => unknown): WorkerLike {
-  const w: WorkerLike = {
+/** A stand-in Worker that answers each posted message with `respond(message)`, or crashes. */
+function fakeWorker(respond: (msg: { id: number; input: unknown }) => unknown): WorkerEndpoint {
+  const w: WorkerEndpoint = {
     onmessage: null,
+    onmessageerror: null,
     onerror: null,
     postMessage(msg) {
-      queueMicrotask(() => w.onmessage?.({ data: respond(msg) } as MessageEvent<unknown>));
+      queueMicrotask(() =>
+        w.onmessage?.({ data: respond(msg as { id: number; input: unknown }) } as MessageEvent<unknown>),
+      );
     },
     terminate() {},
   };
@@ -15,26 +19,47 @@ function fakeWorker(respond: (req: unknown) => unknown): WorkerLike {
 }
 
 describe('layout worker client', () => {
-  it('sends a valid request and resolves with the positions', async () => {
+  it('sends the graph and answers with the positions', async () => {
+    const sent: unknown[] = [];
     const client = createLayoutWorkerClient(() =>
       fakeWorker((req) => {
-        const r = LayoutRequestSchema.parse(req);
-        return { type: 'layout.done', requestId: r.requestId, positions: { a: { x: 1, y: 2 } }, ms: 3 };
+        sent.push(req);
+        return { kind: 'done', id: req.id, output: { positions: { a: { x: 1, y: 2 } }, ms: 3 } };
       }),
     );
-    await expect(client.layout({ nodes: ['a'], edges: [] })).resolves.toEqual({ a: { x: 1, y: 2 } });
+    expect(await client.layout({ nodes: ['a'], edges: [{ from: 'a', to: 'a' }] })).toEqual({
+      ok: true,
+      value: { a: { x: 1, y: 2 } },
+      warnings: [],
+    });
+    expect(sent).toEqual([
+      { kind: 'call', id: 1, method: 'layout', input: { nodes: ['a'], edges: [{ from: 'a', to: 'a' }] } },
+    ]);
   });
 
-  it('rejects on a worker error and on a malformed reply', async () => {
+  it("answers the worker's error, a malformed reply and a crash as problems, never by throwing", async () => {
     const errors = createLayoutWorkerClient(() =>
       fakeWorker((req) => ({
-        type: 'layout.error',
-        requestId: (req as { requestId: number }).requestId,
-        message: 'no',
+        kind: 'error',
+        id: req.id,
+        error: { code: 'E_WORKER_FAILED', message: 'no' },
       })),
     );
-    await expect(errors.layout({ nodes: ['a'], edges: [] })).rejects.toThrow('no');
-    const junk = createLayoutWorkerClient(() => fakeWorker(() => ({ type: 'layout.done', positions: 'x' })));
-    await expect(junk.layout({ nodes: ['a'], edges: [] })).rejects.toThrow(/malformed/);
+    expect(await errors.layout({ nodes: ['a'], edges: [] })).toMatchObject({
+      ok: false,
+      errors: [{ code: 'E_WORKER_FAILED', message: 'no' }],
+    });
+    const junk = createLayoutWorkerClient(() =>
+      fakeWorker((req) => ({ kind: 'done', id: req.id, output: { positions: 'x' } })),
+    );
+    expect(await junk.layout({ nodes: ['a'], edges: [] })).toMatchObject({
+      ok: false,
+      errors: [{ code: 'E_WORKER_BAD_OUTPUT', path: 'layout.layout' }],
+    });
+    let crashing: WorkerEndpoint | null = null;
+    const crashes = createLayoutWorkerClient(() => (crashing = fakeWorker(() => undefined)));
+    const answer = crashes.layout({ nodes: ['a'], edges: [] });
+    crashing!.onerror!({ message: 'script error' } as ErrorEvent);
+    expect(await answer).toMatchObject({ ok: false, errors: [{ code: 'E_WORKER_CRASHED' }] });
   });
 });

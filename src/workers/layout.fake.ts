@@ -1,3 +1,4 @@
+import { fail, ok } from '../core/result.ts';
 import { layoutLayered, type LayoutGraph, type Positions } from '../view/layout.ts';
 import type { LayoutWorkerClient } from './layout.client.ts';
 
@@ -17,7 +18,8 @@ export interface HeldLayoutWorker {
 
 export function heldLayoutWorker(): HeldLayoutWorker {
   const calls: number[] = [];
-  const waiting: { graph: LayoutGraph; ok: (p: Positions) => void; no: (e: Error) => void }[] = [];
+  type Answer = Awaited<ReturnType<LayoutWorkerClient['layout']>>;
+  const waiting: { graph: LayoutGraph; settle: (a: Answer) => void }[] = [];
   const next = (): (typeof waiting)[number] => {
     const w = waiting.shift();
     if (!w) throw new Error('no layout request is waiting');
@@ -27,17 +29,17 @@ export function heldLayoutWorker(): HeldLayoutWorker {
     client: {
       layout: (graph) => {
         calls.push(graph.nodes.length);
-        return new Promise((ok, no) => waiting.push({ graph, ok, no }));
+        return new Promise((settle) => waiting.push({ graph, settle }));
       },
       dispose: () => {},
     },
     calls,
     answer(positions) {
       const w = next();
-      w.ok(positions ?? layoutLayered(w.graph));
+      w.settle(ok(positions ?? layoutLayered(w.graph)));
     },
     fail(message) {
-      next().no(new Error(message));
+      next().settle(fail({ code: 'E_WORKER_CRASHED', message, path: 'layout.layout' }));
     },
   };
 }

@@ -2,9 +2,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { fromJsonl } from '../../masbench/jsonl.ts';
-import { measureAxes } from '../../masbench/measure.ts';
-import { taskSeed } from '../../masbench/generate.ts';
+import { fromJsonl, measureAxes, taskSeed } from '../../masbench/index.ts';
 import type { CliIO } from '../command.ts';
 import { benchCommand } from './bench.ts';
 

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startOpenAIServer, type OpenAIServer } from '../../../tests/server/openai-server.ts';
-import { generateTask } from '../../masbench/generate.ts';
+import { generateTask } from '../../masbench/index.ts';
 import { minimalTrace } from '../../core/trace-builders.ts';
 import { TraceSchema, type Design, type Task, type Trace } from '../../core/trace.ts';
 import { solveMessages } from '../../executor/agents/prompts.ts';
@@ -12,11 +12,18 @@ import { reservationFor } from '../../executor/intermediate.ts';
 import { createLlmClient } from '../../executor/llm/index.ts';
 import { remoteBackend } from '../../executor/remote.ts';
 import { runDesign } from '../../executor/run.ts';
-import type { PolicyAction } from '../../policy/actions.ts';
-import { checkConstruction } from '../../policy/check.ts';
-import { applyAction, initialState, toValidDesign } from '../../policy/construction.ts';
-import { actionRewards } from '../../policy/rewards.ts';
-import { DEFAULT_POOL, roleInstruction, serializeRolePool, withContentVersion } from '../../policy/roles.ts';
+import type { PolicyAction } from '../../policy/index.ts';
+import {
+  checkConstruction,
+  applyAction,
+  initialState,
+  toValidDesign,
+  actionRewards,
+  DEFAULT_POOL,
+  roleInstruction,
+  serializeRolePool,
+  withContentVersion,
+} from '../../policy/index.ts';
 import type { CliIO } from '../command.ts';
 import { constructCommand } from './construct.ts';
 

@@ -23,12 +23,9 @@ import {
 import { publicBaseUrl } from '../../executor/remote.ts';
 import { runDesign } from '../../executor/run.ts';
 import { nodeGpu, releaseNodeGpu } from '../../gpu/node-gpu.ts';
-import { chooseBackend, type BackendPreference } from '../../gpu/select.ts';
-import { checkConstruction } from '../../policy/check.ts';
-import { serializeCheckpoint } from '../../policy/checkpoint.ts';
-import { construct } from '../../policy/episode.ts';
-import { PolicyNetwork } from '../../policy/network.ts';
-import type { IntermediateRunner, StepChoice } from '../../policy/step-types.ts';
+import { chooseBackend, type BackendPreference } from '../../gpu/index.ts';
+import { checkConstruction, serializeCheckpoint, construct, PolicyNetwork } from '../../policy/index.ts';
+import type { IntermediateRunner, StepChoice } from '../../policy/index.ts';
 import { type CliIO, type Command, parseCommandArgs } from '../command.ts';
 import { loadCheckpoint, loadChoices, loadRoles, loadTask } from '../construct-inputs.ts';
 import { describeRun, describeStep, describeUsage, plural, shortAnswer, usd } from '../construct-report.ts';

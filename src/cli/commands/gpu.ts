@@ -1,8 +1,7 @@
 import type { CliIO, Command } from '../command.ts';
 import { nodeGpu, releaseNodeGpu } from '../../gpu/node-gpu.ts';
-import { chooseBackend } from '../../gpu/select.ts';
-import type { BackendPreference } from '../../gpu/select.ts';
-import { describeAdapter } from '../../gpu/webgpu/device.ts';
+import { chooseBackend, describeAdapter } from '../../gpu/index.ts';
+import type { BackendPreference } from '../../gpu/index.ts';
 
 const USAGE = `Usage: baton gpu info [--backend cpu|webgpu|auto]
 

@@ -3,17 +3,18 @@ import { checkAnswer } from '../../answers/index.ts';
 import { minimalTrace } from '../../core/trace-builders.ts';
 import type { Design, Trace } from '../../core/trace.ts';
 import { generateTask, taskOfMasbench, taskSeed, type MasBenchTask } from '../../masbench/index.ts';
-import type { PolicyAction } from '../../policy/actions.ts';
+import type { PolicyAction } from '../../policy/index.ts';
 import {
   applyAction,
   initialState,
   toValidDesign,
   type ConstructionState,
-} from '../../policy/construction.ts';
-import { PolicyNetwork } from '../../policy/network.ts';
-import { priorCheckpoint } from '../../policy/prior.ts';
-import { DEFAULT_POOL, roleInstruction } from '../../policy/roles.ts';
-import { construct } from '../../policy/episode.ts';
+  PolicyNetwork,
+  priorCheckpoint,
+  DEFAULT_POOL,
+  roleInstruction,
+  construct,
+} from '../../policy/index.ts';
 import { runDesign } from '../run.ts';
 import { simulatedBackend } from './backend.ts';
 import { instructionOf, type Instruction } from './roles.ts';

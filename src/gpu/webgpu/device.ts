@@ -65,11 +65,8 @@ export function reportAdapter(adapter: GPUAdapter): AdapterReport {
   };
 }
 
-/** One-line description for logs and the UI, e.g. "google swiftshader (software)". */
-export function describeAdapter(r: AdapterReport): string {
-  const name = [r.vendor, r.architecture, r.device || r.description].filter((s) => s !== '').join(' ');
-  return `${name || 'unknown adapter'}${r.software ? ' (software)' : ''}`;
-}
+// Lives in ../adapter.ts so the front door can offer it without loading this module.
+export { describeAdapter } from '../adapter.ts';
 
 /**
  * Owns the current GPUDevice. When the device is lost, `lost` becomes true; recover() requests a

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { layoutDagre } from '../../view/layout-dagre.ts';
 import { layoutLayered, type LayoutGraph } from '../../view/layout.ts';
-import { heldLayoutWorker } from '../../workers/layout.fake.ts';
+import { heldLayoutWorker, workersAvailable } from '../../workers/index.ts';
 import { clearLayoutCache, planLayout, setLayoutWorkerClient, WORKER_THRESHOLD } from './layout.ts';
 
 /** Agents fed by the agent a third of the graph earlier and by the one at half their index. */
@@ -93,7 +93,7 @@ describe('layout service', () => {
   });
 
   it('without Web Workers (Node) lays out a big graph at once', () => {
-    expect(typeof Worker).toBe('undefined');
+    expect(workersAvailable()).toBe(false);
     setLayoutWorkerClient(null);
     const graph = bigGraph(200);
     const plan = planLayout(graph);

@@ -1,5 +1,5 @@
 import { layoutKey, layoutLayered, type LayoutGraph, type Positions } from '../../view/layout.ts';
-import { createLayoutWorkerClient, type LayoutWorkerClient } from '../../workers/layout.client.ts';
+import { createLayoutWorkerClient, workersAvailable, type LayoutWorkerClient } from '../../workers/index.ts';
 
 /**
  * Graph layout as a service the viewer slice calls. Every graph gets `layoutLayered`
@@ -61,7 +61,7 @@ function remember(key: string, positions: Positions): void {
 
 function workerClient(): LayoutWorkerClient | null {
   if (client) return client;
-  if (typeof Worker === 'undefined') return null;
+  if (!workersAvailable()) return null;
   client = createLayoutWorkerClient();
   return client;
 }
@@ -82,15 +82,17 @@ export function planLayout(graph: LayoutGraph): LayoutPlan {
     remember(key, positions);
     return { key, ready: { positions, source: 'main', error: null }, later: null };
   }
+  // The worker failed (it could not start, crashed, or sent something malformed): the same layout,
+  // computed here. One long task, but the graph is shown.
+  const here = (error: string): LaidOut => ({ positions: layoutLayered(graph), source: 'main', error });
   const later = worker.layout(graph).then(
-    (positions): LaidOut => ({ positions, source: 'worker', error: null }),
-    // The worker failed (it could not start, or sent something malformed): the same layout,
-    // computed here. One long task, but the graph is shown.
-    (e: unknown): LaidOut => ({
-      positions: layoutLayered(graph),
-      source: 'main',
-      error: e instanceof Error ? e.message : String(e),
-    }),
+    (answer): LaidOut =>
+      answer.ok
+        ? { positions: answer.value, source: 'worker', error: null }
+        : here(answer.errors.map((p) => p.message).join('; ')),
+    // The client answers failures as values; a rejection would only come from a broken client, and
+    // must not leave this graph in flight for ever.
+    (e: unknown): LaidOut => here(e instanceof Error ? e.message : String(e)),
   );
   const settled: Promise<LaidOut> = later.then((out) => {
     remember(key, out.positions);

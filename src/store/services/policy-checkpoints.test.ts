@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ERRORS } from '../../core/errors.ts';
-import { randomCheckpoint } from '../../policy/network.ts';
-import { DEFAULT_POOL } from '../../policy/roles.ts';
+import { randomCheckpoint, DEFAULT_POOL } from '../../policy/index.ts';
 import {
   checkpointFor,
   checkpointFromText,

@@ -13,10 +13,11 @@ import {
   parseCheckpoint,
   serializeCheckpoint,
   type PolicyCheckpoint,
-} from '../../policy/checkpoint.ts';
-import { randomCheckpoint } from '../../policy/network.ts';
-import { priorCheckpoint } from '../../policy/prior.ts';
-import { DEFAULT_POOL, type RolePool } from '../../policy/roles.ts';
+  randomCheckpoint,
+  priorCheckpoint,
+  DEFAULT_POOL,
+  type RolePool,
+} from '../../policy/index.ts';
 import { errorText } from './problems.ts';
 
 /** Which checkpoint drives the construction. */

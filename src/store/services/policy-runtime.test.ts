@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { generateTask, taskOfMasbench } from '../../masbench/index.ts';
-import { applyAction, initialState } from '../../policy/construction.ts';
-import { recomputeLogProb } from '../../policy/check.ts';
+import { applyAction, initialState, recomputeLogProb } from '../../policy/index.ts';
 import { memoryCheckpoints } from './policy-checkpoints.ts';
 import { loadPolicy, type PolicyRuntime } from './policy-runtime.ts';
 

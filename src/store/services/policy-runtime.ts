@@ -11,19 +11,23 @@
  * because the network reuses its input buffers between the node pass and the edge pass.
  */
 import { fail, ok, type Result } from '../../core/result.ts';
-import type { BackendChoice, BackendPreference } from '../../gpu/select.ts';
-import type { ConstructionState } from '../../policy/construction.ts';
-import { encodeTask, type TaskEncoding } from '../../policy/encoder.ts';
-import { PolicyNetwork } from '../../policy/network.ts';
-import { DEFAULT_POOL, type RolePool } from '../../policy/roles.ts';
-import { stepPolicyOf } from '../../policy/sample.ts';
+import type { BackendChoice, BackendPreference } from '../../gpu/index.ts';
 import type {
+  ConstructionState,
   StepChoice,
   StepPolicy,
   StepPreview,
   StepSettings,
   TimedOutcome,
-} from '../../policy/step-types.ts';
+} from '../../policy/index.ts';
+import {
+  encodeTask,
+  type TaskEncoding,
+  PolicyNetwork,
+  DEFAULT_POOL,
+  type RolePool,
+  stepPolicyOf,
+} from '../../policy/index.ts';
 import {
   checkpointFor,
   policyProblem,
@@ -64,7 +68,7 @@ async function chooseOnce(prefer: BackendPreference): Promise<BackendChoice> {
   if (prefer === 'cpu') return { backend: 'cpu', reason: 'CPU backend forced', adapter: null, ctx: null };
   let choice = backendChoices.get(prefer);
   if (!choice) {
-    choice = import('../../gpu/select.ts').then((m) => m.chooseBackend(prefer));
+    choice = import('../../gpu/index.ts').then((m) => m.chooseBackend(prefer));
     backendChoices.set(prefer, choice);
     choice.catch(() => backendChoices.delete(prefer));
   }

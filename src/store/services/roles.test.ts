@@ -7,7 +7,7 @@ import {
   serializeRolePool,
   withContentVersion,
   type RolePool,
-} from '../../policy/roles.ts';
+} from '../../policy/index.ts';
 import { idbRolePools, memoryRolePools, type RolePoolStorage } from './roles.ts';
 
 let n = 0;

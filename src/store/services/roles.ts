@@ -9,7 +9,7 @@ import { createStore, del, entries, get, set, type UseStore } from 'idb-keyval';
 import { z } from 'zod';
 import { problemOf, type ErrorCode } from '../../core/errors.ts';
 import { fail, ok, type Problem, type Result } from '../../core/result.ts';
-import { parseRolePool, serializeRolePool, type RolePool } from '../../policy/roles.ts';
+import { parseRolePool, serializeRolePool, type RolePool } from '../../policy/index.ts';
 import { errorText } from './problems.ts';
 
 /** Codes the role-pool storage raises; their sentences are in core/errors.ts. */

@@ -3,8 +3,7 @@ import { startOpenAIServer, type OpenAIServer } from '../../../tests/server/open
 import { minimalTrace } from '../../core/trace-builders.ts';
 import type { Trace } from '../../core/trace.ts';
 import { generateTask, taskOfMasbench } from '../../masbench/index.ts';
-import { applyAction, initialState, toValidDesign } from '../../policy/construction.ts';
-import { DEFAULT_POOL } from '../../policy/roles.ts';
+import { applyAction, initialState, toValidDesign, DEFAULT_POOL } from '../../policy/index.ts';
 import { configureKeys, memoryKeyStore } from './keys.ts';
 import {
   activeRunMarker,

@@ -20,7 +20,7 @@ import {
 import type { IntermediateExecutor } from '../../executor/intermediate.ts';
 import { runDesign, type RunBudget } from '../../executor/run.ts';
 import { createLlmClient } from '../../executor/llm/index.ts';
-import type { IntermediateRunner } from '../../policy/step-types.ts';
+import type { IntermediateRunner } from '../../policy/index.ts';
 import { loadPref, savePref } from './keys.ts';
 import { policyProblem } from './policy-checkpoints.ts';
 import { errorText } from './problems.ts';

@@ -2,7 +2,7 @@
  * Auto-play on the Build page: sample steps until EXIT, one every `buildSpeed` ms. The timer comes
  * from `buildEnv().schedule`, so tests run it without waiting.
  */
-import { episodeDone } from '../../policy/episode.ts';
+import { episodeDone } from '../../policy/index.ts';
 import { BUILD_SPEEDS } from '../construction.ts';
 import type { SliceCreator } from '../store.ts';
 import { buildEnv } from './build-env.ts';

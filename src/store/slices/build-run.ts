@@ -5,7 +5,7 @@
  */
 import type { Problem } from '../../core/result.ts';
 import type { Trace } from '../../core/trace.ts';
-import { episodeDone } from '../../policy/episode.ts';
+import { episodeDone } from '../../policy/index.ts';
 import { sessionTrace } from '../construction.ts';
 import { policyProblem } from '../services/policy-checkpoints.ts';
 import { errorText } from '../services/problems.ts';

@@ -1,13 +1,17 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { TraceSchema } from '../../core/trace.ts';
-import { checkConstruction, recomputeLogProb } from '../../policy/check.ts';
+import {
+  checkConstruction,
+  recomputeLogProb,
+  DEFAULT_ACTION_REWARD,
+  DEFAULT_POOL,
+  ROLE_POOL_VERSION,
+} from '../../policy/index.ts';
 import { startOpenAIServer, type OpenAIServer } from '../../../tests/server/openai-server.ts';
-import { DEFAULT_ACTION_REWARD } from '../../policy/rewards.ts';
 import { configureKeys, memoryKeyStore } from '../services/keys.ts';
 import { checkpointFromText, memoryCheckpoints } from '../services/policy-checkpoints.ts';
 import { memoryRecents } from '../services/recents.ts';
 import { memoryRolePools } from '../services/roles.ts';
-import { DEFAULT_POOL, ROLE_POOL_VERSION } from '../../policy/roles.ts';
 import { resetBaton, useBaton } from '../store.ts';
 import { configureLibrary, type LibraryEnv } from './library.ts';
 import { currentFrame, sessionTrace, stepsOf } from '../construction.ts';
@@ -231,8 +235,8 @@ describe('build slice', () => {
   });
 
   it('loads a checkpoint file, keeps it and selects it; rejects a broken one', async () => {
-    const { randomCheckpoint } = await import('../../policy/network.ts');
-    const { DEFAULT_POOL } = await import('../../policy/roles.ts');
+    const { randomCheckpoint } = await import('../../policy/index.ts');
+    const { DEFAULT_POOL } = await import('../../policy/index.ts');
     const cp = { ...randomCheckpoint(DEFAULT_POOL, 5), name: 'my-trained' };
     const text = JSON.stringify(cp);
     await s().loadCheckpointFile({ name: 'cp.json', size: text.length, text: () => Promise.resolve(text) });
@@ -384,7 +388,7 @@ describe('build slice', () => {
   });
 
   it('a pool with another head shape: prior and random adapt, checkpoints for other roles are refused', async () => {
-    const { randomCheckpoint } = await import('../../policy/network.ts');
+    const { randomCheckpoint } = await import('../../policy/index.ts');
     const cp = { ...randomCheckpoint(DEFAULT_POOL, 5), name: 'for-default' };
     const text = JSON.stringify(cp);
     await s().loadCheckpointFile({ name: 'cp.json', size: text.length, text: () => Promise.resolve(text) });

@@ -6,8 +6,9 @@
  * partial designs (services/runner.ts), and drops late answers of an earlier session.
  */
 import type { Problem } from '../../core/result.ts';
-import { deleteIndex, exitIndex } from '../../policy/actions.ts';
 import {
+  deleteIndex,
+  exitIndex,
   currentState,
   episodeDone,
   recordResult,
@@ -17,9 +18,9 @@ import {
   stepSettings,
   takeStep,
   undoStep,
-} from '../../policy/episode.ts';
-import { DEFAULT_ACTION_REWARD } from '../../policy/rewards.ts';
-import type { StepChoice, StepPreview } from '../../policy/step-types.ts';
+  DEFAULT_ACTION_REWARD,
+} from '../../policy/index.ts';
+import type { StepChoice, StepPreview } from '../../policy/index.ts';
 import {
   COMPUTE_CHOICES,
   planOf,

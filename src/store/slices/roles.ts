@@ -13,7 +13,7 @@ import {
   parseRolePool,
   withContentVersion,
   type RolePool,
-} from '../../policy/roles.ts';
+} from '../../policy/index.ts';
 import { readFileText, type TextSource } from '../services/files.ts';
 import { loadPref, savePref } from '../services/keys.ts';
 import type { RolePoolSummary } from '../services/roles.ts';

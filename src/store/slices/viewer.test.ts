@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { clearLayoutCache, setLayoutWorkerClient } from '../services/layout.ts';
 import { resetBaton, useBaton } from '../store.ts';
-import { heldLayoutWorker } from '../../workers/layout.fake.ts';
+import { heldLayoutWorker } from '../../workers/index.ts';
 import { layoutKey, layoutLayered, type LayoutGraph } from '../../view/layout.ts';
 
 const s = () => useBaton.getState();

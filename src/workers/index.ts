@@ -1,0 +1,10 @@
+/**
+ * The workers' front door: what store services use to talk to Web Workers. Everything that posts a
+ * message lives in this folder; each worker declares its methods once (`*.methods.ts`) and is served
+ * and called through the typed RPC in `rpc/`.
+ */
+export { createLayoutWorkerClient, type LayoutWorkerClient } from './layout.client.ts';
+export { workersAvailable } from './rpc/endpoint.ts';
+export { heldLayoutWorker, type HeldLayoutWorker } from './layout.fake.ts';
+export type { CallOptions, RpcClient } from './rpc/client.ts';
+export { RPC_ERRORS, type RpcErrorCode } from './rpc/protocol.ts';
