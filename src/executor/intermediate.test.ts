@@ -10,6 +10,7 @@ import {
   toValidDesign,
   type BuiltAgent,
   type ConstructionState,
+  SUMMARIZER_PROMPT,
   type PolicyAction,
 } from '../policy/index.ts';
 import {
@@ -25,7 +26,7 @@ import { runDesign } from './run.ts';
 import { simulatedBackend } from './sim/index.ts';
 import { designOf, eventsOf, testBackend, traceFor } from './test-helpers.ts';
 import type { ChatCall } from './types.ts';
-import { SYSTEM, solveMessages } from './agents/prompts.ts';
+import { SYSTEM, solveMessages, withRole } from './agents/prompts.ts';
 
 let server: OpenAIServer;
 beforeAll(async () => {
@@ -218,7 +219,9 @@ describe('createIntermediateExecutor on a provider', () => {
     const before = chatRequests().length;
     const withoutB = await ex.run(partial({ a: [], c: [] }), TASK);
     expect(chatRequests().length - before).toBe(1);
-    expect(chatRequests().at(-1)?.messages[0]?.content).toBe(SYSTEM.summarizer);
+    expect(chatRequests().at(-1)?.messages[0]?.content).toBe(
+      withRole([{ role: 'system', content: SYSTEM.summarizer }], SUMMARIZER_PROMPT, 'decide')[0]?.content,
+    );
     expect(withoutB.usage).toMatchObject({ calls: 1, cachedCalls: 2 });
 
     // A reader of the deleted agent loses its link (and its input changes): it is re-sent too.
@@ -230,7 +233,8 @@ describe('createIntermediateExecutor on a provider', () => {
     expect(
       chatRequests()
         .slice(4)
-        .map((b) => b.messages[0]?.content)
+        // The archive's prompt, before the role appended to it.
+        .map((b) => b.messages[0]?.content.split('\n\n')[0])
         .sort(),
     ).toEqual([SYSTEM.solver, SYSTEM.summarizer].sort());
   });
@@ -307,7 +311,8 @@ describe('createIntermediateExecutor on a provider', () => {
       EXIT, // needs the summariser: a request
     ]);
     // The first call's reservation (estimated prompt + the default completion cap) and what it spends.
-    const reserve = reservationOf(solveMessages(TASK.query));
+    const solver = designs[0]?.agents[0]?.description ?? '';
+    const reserve = reservationOf(withRole(solveMessages(TASK.query), solver, 'solve'));
     const probe = createIntermediateExecutor({ backend: testBackend(server.baseUrl) });
     const first = (await probe.run(designs[0] as Design, TASK)).usage;
     const limit = reserve + first.promptTokens + first.completionTokens + 5;
@@ -357,7 +362,8 @@ describe('createIntermediateExecutor on a provider', () => {
     server.setFaults({ latencyMs: 50 });
     // Three samples reserve their worst case at once; the limit holds two of them, plus a little.
     const design = designOf([{ id: 'S', type: 'SCAgent', params: { samples: 3 } }]);
-    const reserve = reservationOf(solveMessages(TASK.query));
+    const sampler = design.agents[0]?.description ?? '';
+    const reserve = reservationOf(withRole(solveMessages(TASK.query), sampler, 'solve'));
     const ex = createIntermediateExecutor({
       backend: testBackend(server.baseUrl),
       budget: { totalTokens: 2 * reserve + 50 },

@@ -12,6 +12,7 @@ import { computeTotals } from '../core/totals.ts';
 import type { Agent, ChatMessage, Design, Task, Trace, TraceEvent } from '../core/trace.ts';
 import { sinkOf } from '../design/validate.ts';
 import { AGENT_RUNNERS } from './agents/index.ts';
+import { withRole } from './agents/prompts.ts';
 import { EventLog, mergeTags, runningTrace } from './events.ts';
 import { agentInput, placeholderFor } from './input.ts';
 import { Budget, estimatePromptTokens, redactSecrets } from './llm/index.ts';
@@ -152,10 +153,13 @@ export async function runDesign(options: RunOptions): Promise<Trace> {
 
     const chat = async (
       label: string,
-      messages: ChatMessage[],
+      built: ChatMessage[],
       opts: Parameters<AgentContext['chat']>[2] = {},
     ) => {
       const callIndex = calls++;
+      const kind = opts.kind ?? 'solve';
+      // Every call carries the agent's role, whatever archive type runs it (prompts.ts, withRole).
+      const messages = withRole(built, agent.description, kind);
       const params = agent.params;
       const model = backend.modelFor(params.model !== undefined ? { model: params.model } : {});
       const maxTokens = opts.maxTokens ?? params.maxTokens;
@@ -188,7 +192,7 @@ export async function runDesign(options: RunOptions): Promise<Trace> {
         .chat({
           agent,
           label,
-          kind: opts.kind ?? 'solve',
+          kind,
           input,
           messages,
           callIndex,

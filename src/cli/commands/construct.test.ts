@@ -7,7 +7,7 @@ import { startOpenAIServer, type OpenAIServer } from '../../../tests/server/open
 import { generateTask } from '../../masbench/index.ts';
 import { minimalTrace } from '../../core/trace-builders.ts';
 import { TraceSchema, type Design, type Task, type Trace } from '../../core/trace.ts';
-import { solveMessages } from '../../executor/agents/prompts.ts';
+import { solveMessages, withRole } from '../../executor/agents/prompts.ts';
 import { reservationFor } from '../../executor/intermediate.ts';
 import { createLlmClient } from '../../executor/llm/index.ts';
 import { remoteBackend } from '../../executor/remote.ts';
@@ -354,9 +354,16 @@ describe('baton construct --execute remote', () => {
   it('skips steps once the token budget is spent and still writes a valid trace', async () => {
     process.env[ENV] = KEY;
     await writeFile(join(dir, 'task.json'), JSON.stringify(TASK));
-    // Room for one request that reads the question (its estimated prompt + the 1024-token cap).
-    const worst = reservationFor({ messages: solveMessages(TASK.query) });
-    const room = worst.promptTokens + worst.completionTokens;
+    // Room for one request that reads the question (its estimated prompt, with the longest role
+    // instruction the first agent can carry, + the 1024-token cap).
+    const room = Math.max(
+      ...DEFAULT_POOL.roles.map((r) => {
+        const worst = reservationFor({
+          messages: withRole(solveMessages(TASK.query), roleInstruction(r), 'solve'),
+        });
+        return worst.promptTokens + worst.completionTokens;
+      }),
+    );
     server.reset();
     const code = await constructCommand.run(remote(['--budget-tokens', String(room)]), io);
     expect(err).toEqual([]);

@@ -6,7 +6,8 @@ import {
 } from '../../../tests/server/openai-server.ts';
 import { runDesign } from '../run.ts';
 import { designOf, eventsOf, testBackend, traceFor } from '../test-helpers.ts';
-import { SYSTEM } from './prompts.ts';
+import { DEFAULT_POOL, roleInstruction } from '../../policy/index.ts';
+import { SYSTEM, roleLine } from './prompts.ts';
 import { answerKey, majorityVote } from './vote.ts';
 import { parseCeoDecision, parseExperts } from './ceo.ts';
 
@@ -24,10 +25,14 @@ const systemOf = (body: ChatRequestBody): string => body.messages?.[0]?.content 
 const lastUser = (body: ChatRequestBody): string =>
   [...(body.messages ?? [])].reverse().find((m) => m.role === 'user')?.content ?? '';
 
-async function runOne(type: Parameters<typeof designOf>[0][0]['type'], params = {}) {
+type AgentTypeOf = Parameters<typeof designOf>[0][0]['type'];
+
+/** One agent on the whole task; `description` '' (the default here) sends the archive's plain prompts. */
+async function runOne(type: AgentTypeOf, params = {}, description = '') {
+  const design = designOf([{ id: 'A', type, params }]);
   return runDesign({
     trace: traceFor('What is 2 + 3?', '5'),
-    design: designOf([{ id: 'A', type, params }]),
+    design: { ...design, agents: design.agents.map((a) => ({ ...a, description })) },
     backend: testBackend(server.baseUrl),
   });
 }
@@ -245,5 +250,107 @@ describe('WebSearchAgent, ExtractAgent, SummarizerAgent', () => {
       expect(calls).toHaveLength(1);
       expect(calls[0]?.messages[0]?.content).toBe(system);
     }
+  });
+});
+
+describe('role instruction', () => {
+  /** Replies every archive agent can read: CEO JSON, expert names, ACCEPT for critics, else an answer. */
+  const cooperative = (body: ChatRequestBody): string => {
+    const sys = systemOf(body);
+    if (sys.startsWith(SYSTEM.ceo))
+      return '{"decision":"continue","recruit":2,"direction":"go","token_budget":200}';
+    if (sys.startsWith(SYSTEM.recruiter)) return 'Ann: x\nBen: y';
+    if (sys.startsWith(SYSTEM.critic)) return 'ACCEPT';
+    return '\\boxed{5}';
+  };
+  const types: AgentTypeOf[] = [
+    'CoTAgent',
+    'SCAgent',
+    'ReflexionAgent',
+    'DebateAgent',
+    'CEOAgent',
+    'WebSearchAgent',
+    'ExtractAgent',
+    'SummarizerAgent',
+  ];
+  const planner = DEFAULT_POOL.roles.find((r) => r.name === 'Planner');
+  if (!planner) throw new Error('the default pool has no Planner');
+  const instruction = roleInstruction(planner);
+
+  it.each(types)('%s sends the role instruction in the system message of every call', async (type) => {
+    reply = cooperative;
+    const trace = await runOne(type, {}, instruction);
+    const sent = server.requests.map((r) => r.body as ChatRequestBody).filter((b) => b.messages);
+    expect(sent.length).toBeGreaterThan(0);
+    expect(sent).toHaveLength(eventsOf(trace, 'llm.call').length);
+    for (const body of sent) {
+      const sys = body.messages?.filter((m) => m.role === 'system') ?? [];
+      expect(sys).toHaveLength(1);
+      expect(body.messages?.[0]?.role).toBe('system');
+      const content = sys[0]?.content ?? '';
+      expect(content).toContain(instruction);
+      // The role is appended to the archive's prompt, in the wording for what the call does.
+      const head = content.slice(0, content.lastIndexOf('\n\n'));
+      expect(Object.values(SYSTEM).some((p) => head.startsWith(p))).toBe(true);
+      // The input stays verbatim in the user message; the role is not repeated there.
+      const users = body.messages?.filter((m) => m.role === 'user') ?? [];
+      expect(users.some((m) => m.content.includes(instruction))).toBe(false);
+    }
+    expect(trace.execution.status).toBe('completed');
+  });
+
+  it('tells critics the role of the work they review and the CEO the role of its team', async () => {
+    reply = cooperative;
+    const reflexion = await runOne('ReflexionAgent', {}, instruction);
+    const critic = eventsOf(reflexion, 'llm.call').find((c) => c.label === 'critic round 1');
+    expect(critic?.messages[0]?.content).toBe(
+      `${SYSTEM.critic}\n\nThe work under review was done in this role: ${instruction}`,
+    );
+    const first = eventsOf(reflexion, 'llm.call').find((c) => c.label === 'initial answer');
+    expect(first?.messages[0]?.content).toBe(`${SYSTEM.solver}\n\nYour role in this team: ${instruction}`);
+    server.reset();
+    const ceo = await runOne('CEOAgent', {}, instruction);
+    const turn = eventsOf(ceo, 'llm.call').find((c) => c.label === 'CEO turn 1');
+    expect(turn?.messages[0]?.content).toBe(
+      `${SYSTEM.ceo}\n\nYour team's role in the larger system: ${instruction}`,
+    );
+  });
+
+  it('sends the plain prompt for an empty or blank description', async () => {
+    reply = cooperative;
+    for (const description of ['', '  \n ']) {
+      server.reset();
+      const trace = await runOne('ReflexionAgent', {}, description);
+      const [answer, critic] = eventsOf(trace, 'llm.call');
+      expect(answer?.messages[0]?.content).toBe(SYSTEM.solver);
+      expect(critic?.messages[0]?.content).toBe(SYSTEM.critic);
+    }
+    expect(roleLine(' ', 'solve')).toBeNull();
+  });
+
+  it('passes a description that is not an instruction as it is (MAS-Orchestra designs)', async () => {
+    reply = cooperative;
+    const trace = await runOne('CoTAgent', {}, 'Solves sub-task 1');
+    expect(eventsOf(trace, 'llm.call')[0]?.messages[0]?.content).toBe(
+      `${SYSTEM.solver}\n\nYour role in this team: Solves sub-task 1`,
+    );
+  });
+
+  it('keeps secrets in a description out of the trace', async () => {
+    reply = cooperative;
+    const secret = 'sk-test-role-0123456789';
+    const design = designOf([{ id: 'A', type: 'CoTAgent' }]);
+    const trace = await runDesign({
+      trace: traceFor('What is 2 + 3?', '5'),
+      design: {
+        ...design,
+        agents: design.agents.map((a) => ({ ...a, description: `Planner; key ${secret}` })),
+      },
+      backend: testBackend(server.baseUrl),
+      secrets: [secret],
+    });
+    const [call] = eventsOf(trace, 'llm.call');
+    expect(call?.messages[0]?.content).toContain('Your role in this team: Planner; key');
+    expect(JSON.stringify(trace.execution)).not.toContain(secret);
   });
 });

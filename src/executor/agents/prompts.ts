@@ -1,9 +1,11 @@
 /**
  * Every prompt the agent archive sends, in one place so they can be read and tuned together.
  * Each call's first user message starts with the agent's input, verbatim: the simulator and
- * anyone reading a trace can find the assignment there.
+ * anyone reading a trace can find the assignment there. The agent's description (its role) goes
+ * into the system message (`withRole`), never into a user message, so the input stays verbatim.
  */
 import type { ChatMessage } from '../../core/trace.ts';
+import type { CallKind } from '../types.ts';
 
 const BOXED =
   'End with the final answer in \\boxed{}; for several answers, \\boxed{a, b, c} in the order asked.';
@@ -24,6 +26,37 @@ export const SYSTEM = {
 
 const user = (content: string): ChatMessage => ({ role: 'user', content });
 const system = (content: string): ChatMessage => ({ role: 'system', content });
+
+/**
+ * How an agent's description is handed to the model, by what the call does: the agent's own work
+ * (answers, debate turns, revisions, judgements, extraction) takes the role as its own; a critic
+ * judges work done in that role (a plan is not a wrong answer); the CEO and its recruiter lead a
+ * team that plays the role. Null for an empty description: the plain prompt is sent.
+ */
+export function roleLine(description: string, kind: CallKind): string | null {
+  const role = description.trim();
+  if (role === '') return null;
+  if (kind === 'critic') return `The work under review was done in this role: ${role}`;
+  if (kind === 'ceo' || kind === 'recruit') return `Your team's role in the larger system: ${role}`;
+  return `Your role in this team: ${role}`;
+}
+
+/**
+ * The messages with the agent's role appended to the first system message (or put first as one,
+ * when there is none). Designs built by a construction policy store the role's instruction in the
+ * description; without this a remote Planner would simply solve the task.
+ */
+export function withRole(
+  messages: readonly ChatMessage[],
+  description: string,
+  kind: CallKind,
+): ChatMessage[] {
+  const line = roleLine(description, kind);
+  if (line === null) return [...messages];
+  const at = messages.findIndex((m) => m.role === 'system');
+  if (at === -1) return [system(line), ...messages];
+  return messages.map((m, i) => (i === at ? { ...m, content: `${m.content}\n\n${line}` } : m));
+}
 
 /** CoT, SC samples, Reflexion's first answer, debate round 1, web search fallback. */
 export function solveMessages(input: string, guidance?: string): ChatMessage[] {
