@@ -8,7 +8,7 @@ import { useBaton } from '../../store/store.ts';
 import { traceHash } from '../app/route.ts';
 import { CorrectnessBadge } from '../common/Badges.tsx';
 import { GraphView } from '../graph/GraphView.tsx';
-import { formatCost, formatTokens } from '../graph/format.ts';
+import { formatCost, formatTokens } from '../common/format.ts';
 import { SimulatedBadge } from './BackendPicker.tsx';
 
 interface AgentRow {

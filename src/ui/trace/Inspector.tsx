@@ -4,7 +4,7 @@ import type { Agent, Trace, TraceEvent } from '../../core/trace.ts';
 import { splitReferences } from '../../design/references.ts';
 import type { Replay, ReplayState } from '../../view/replay.ts';
 import { STATUS_COLORS, typeColor } from '../graph/colors.ts';
-import { formatCost, formatMs, formatTokens } from '../graph/format.ts';
+import { formatCost, formatMs, formatTokens } from '../common/format.ts';
 import { CollapsibleMarkdown, DeferredMarkdown, Markdown } from '../markdown/Markdown.tsx';
 import { Disclosure } from './Disclosure.tsx';
 

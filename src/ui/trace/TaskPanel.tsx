@@ -1,6 +1,6 @@
 import { memo, type JSX } from 'react';
 import type { Designer, ExecutionBackend, Task, Trace } from '../../core/trace.ts';
-import { formatCost, formatMs, formatTokens } from '../graph/format.ts';
+import { formatCost, formatMs, formatTokens } from '../common/format.ts';
 import { CollapsibleMarkdown, Markdown } from '../markdown/Markdown.tsx';
 import { Disclosure } from './Disclosure.tsx';
 

@@ -13,6 +13,7 @@ import type { Trace } from '../../core/trace.ts';
 import { layoutKey } from '../../view/layout.ts';
 import { buildReplay, replayStateAt, type ReplayState } from '../../view/replay.ts';
 import { useBaton } from '../../store/store.ts';
+import { formatCost } from '../common/format.ts';
 import { GraphView } from '../graph/GraphView.tsx';
 import { Legend } from '../graph/Legend.tsx';
 import { RoleDistribution } from '../graph/RoleDistribution.tsx';
@@ -99,7 +100,7 @@ function ConstructionOverlay({ state, total }: { state: ReplayState; total: numb
           )}{' '}
           · {s.intermediateRun.status} · {s.intermediateRun.calls} calls sent, {s.intermediateRun.cachedCalls}{' '}
           from the cache · {s.intermediateRun.promptTokens + s.intermediateRun.completionTokens} tokens
-          {s.intermediateRun.costUsd > 0 && <> · ${s.intermediateRun.costUsd.toFixed(4)}</>}
+          {s.intermediateRun.costUsd > 0 && <> · {formatCost(s.intermediateRun.costUsd)}</>}
           {s.intermediateRun.problem !== undefined && <> · {s.intermediateRun.problem}</>}
         </div>
       )}
