@@ -3,7 +3,7 @@ import type { Trace } from '../../core/trace.ts';
 import { useBaton } from '../../store/store.ts';
 import { CorrectnessBadge } from '../common/Badges.tsx';
 import { ErrorBoundary } from '../common/ErrorBoundary.tsx';
-import { plural } from '../common/format.ts';
+import { agentCount } from '../common/format.ts';
 import { ProblemAlert } from '../common/ProblemAlert.tsx';
 import { EmptyState, Loading } from '../common/Status.tsx';
 import { downloadTraceJson } from '../share/download.ts';
@@ -88,7 +88,7 @@ function TraceFrame({ trace }: { trace: Trace }): JSX.Element {
           </h1>
           <div className="trace-meta">
             <span data-testid="trace-agent-count" data-count={trace.design.agents.length}>
-              {plural(trace.design.agents.length, 'agent')}
+              {agentCount(trace.design.agents)}
             </span>
             <span className="sep">·</span>
             <CorrectnessBadge correct={trace.result.correct} />

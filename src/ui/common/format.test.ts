@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatCost, formatMs, formatTokens, plural } from './format.ts';
+import { agentCount, agentCountOf, formatCost, formatMs, formatTokens, plural } from './format.ts';
 
 describe('formatCost', () => {
   it('writes sub-cent costs in plain decimals with two significant digits', () => {
@@ -45,5 +45,22 @@ describe('other formats', () => {
     expect(formatMs(245_000)).toBe('4 min 5 s');
     expect(plural(1, 'agent')).toBe('1 agent');
     expect(plural(3, 'agent')).toBe('3 agents');
+  });
+});
+
+describe('agentCount', () => {
+  const a = (type: string) => ({ type });
+
+  it('says when the count includes the summariser, so it can be read against the Build page', () => {
+    expect(agentCount([a('CoTAgent'), a('ReflexionAgent'), a('SummarizerAgent')])).toBe(
+      '3 agents (incl. summariser)',
+    );
+    expect(agentCountOf(5, 2)).toBe('5 agents (incl. 2 summarisers)');
+  });
+
+  it('says nothing more when there is no summariser, or only one agent', () => {
+    expect(agentCount([a('CoTAgent'), a('SCAgent')])).toBe('2 agents');
+    expect(agentCount([a('SummarizerAgent')])).toBe('1 agent');
+    expect(agentCount([])).toBe('0 agents');
   });
 });

@@ -20,6 +20,23 @@ export function plural(n: number, one: string, many = `${one}s`): string {
   return `${n.toLocaleString()} ${n === 1 ? one : many}`;
 }
 
+/**
+ * How many agents a design has, saying when the count includes the summariser that EXIT adds (or
+ * any SummarizerAgent): "3 agents (incl. summariser)". The Build page counts the agents the policy
+ * added, so its "2 agents" and this "3 agents (incl. summariser)" describe the same design.
+ */
+export function agentCount(agents: readonly { type: string }[]): string {
+  const summarisers = agents.filter((a) => a.type === 'SummarizerAgent').length;
+  return agentCountOf(agents.length, summarisers);
+}
+
+/** `agentCount` from a count and how many of those agents are summarisers. */
+export function agentCountOf(total: number, summarisers: number): string {
+  const base = plural(total, 'agent');
+  if (summarisers === 0 || summarisers >= total) return base;
+  return `${base} (incl. ${summarisers === 1 ? 'summariser' : `${summarisers} summarisers`})`;
+}
+
 export function formatTokens(n: number): string {
   if (n < 1000) return String(Math.round(n));
   if (n < 1_000_000) return `${(n / 1000).toFixed(n < 10_000 ? 1 : 0)}k`;

@@ -1,7 +1,7 @@
 import type { JSX } from 'react';
 import type { Example } from '../../store/slices/library.ts';
 import { CorrectnessBadge, Tag } from '../common/Badges.tsx';
-import { plural } from '../common/format.ts';
+import { agentCount } from '../common/format.ts';
 
 /** One bundled example; a broken example file still gets a card, with its error. */
 export function ExampleCard({
@@ -34,7 +34,7 @@ export function ExampleCard({
       <div className="card-meta">
         {trace ? (
           <>
-            <span data-testid="gallery-card-agents">{plural(trace.design.agents.length, 'agent')}</span>
+            <span data-testid="gallery-card-agents">{agentCount(trace.design.agents)}</span>
             <CorrectnessBadge correct={trace.result.correct} />
           </>
         ) : null}

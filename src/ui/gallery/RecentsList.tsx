@@ -2,7 +2,7 @@ import type { JSX } from 'react';
 import type { RecentEntry } from '../../store/slices/library.ts';
 import { traceHash } from '../app/route.ts';
 import { CorrectnessBadge } from '../common/Badges.tsx';
-import { formatDate, plural } from '../common/format.ts';
+import { agentCountOf, formatDate } from '../common/format.ts';
 
 /** Imported traces without a date carry the epoch; showing "1970" would be misleading. */
 function knownDate(iso: string): string {
@@ -50,7 +50,9 @@ export function RecentsList({
                 {e.title || e.id}
               </a>
             </td>
-            <td className="num">{plural(e.agentCount, 'agent')}</td>
+            <td className="num">
+              {agentCountOf(e.agentCount, e.agentTypes.includes('SummarizerAgent') ? 1 : 0)}
+            </td>
             <td>
               <CorrectnessBadge correct={e.correct} />
             </td>

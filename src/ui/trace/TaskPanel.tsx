@@ -2,7 +2,7 @@ import { memo, type JSX } from 'react';
 import type { Designer, ExecutionBackend, Task, Trace } from '../../core/trace.ts';
 import { useBaton } from '../../store/store.ts';
 import { answerMarkdown, shownAnswer } from '../common/answer.ts';
-import { formatCost, formatMs, formatTokens } from '../common/format.ts';
+import { agentCount, formatCost, formatMs, formatTokens } from '../common/format.ts';
 import { CollapsibleMarkdown, Markdown } from '../markdown/Markdown.tsx';
 import { Disclosure } from './Disclosure.tsx';
 
@@ -222,7 +222,7 @@ export const TaskPanel = memo(function TaskPanel({ trace }: { trace: Trace }): J
           <div className="kv-row">
             <dt>Agents</dt>
             <dd>
-              {design.agents.length} {design.agents.length === 1 ? 'agent' : 'agents'} · {design.edges.length}{' '}
+              {agentCount(design.agents)} · {design.edges.length}{' '}
               {design.edges.length === 1 ? 'edge' : 'edges'} · DoM {design.dom}
               {trace.construction.length > 0 ? ` · ${trace.construction.length} construction steps` : ''}
             </dd>

@@ -146,13 +146,14 @@ export function TracePage({ trace }: { trace: Trace }): JSX.Element {
   const selectAgent = useBaton(selectSelectAgent);
   const layout = useBaton(selectLayout);
   const own = viewerTraceId === trace.id;
-  // Until the store is pointed at this trace, show its default: the end, nothing selected.
+  // Until the store is pointed at this trace, show its default: the end, the final agent selected
+  // (the inspector opens on the agent whose output is the answer).
   const position = own ? storedPosition : replay.length;
-  const selected = own ? storedSelected : null;
+  const selected = own ? storedSelected : replay.sink;
 
   useEffect(() => {
-    useBaton.getState().openTraceView(trace.id, replay.length);
-  }, [trace.id, replay.length]);
+    useBaton.getState().openTraceView(trace.id, replay.length, replay.sink);
+  }, [trace.id, replay.length, replay.sink]);
 
   const state = useMemo(() => replayStateAt(replay, trace, position), [replay, trace, position]);
 
