@@ -57,7 +57,11 @@ function useFillViewport(): RefObject<HTMLDivElement | null> {
   return ref;
 }
 
-function ConstructionOverlay({ state, total }: { state: ReplayState; total: number }): JSX.Element | null {
+/**
+ * The construction step at the replay position: what the policy chose, its role distribution and
+ * candidate links. It sits above the inspector, beside the graph, so the graph keeps its full width.
+ */
+function ConstructionCard({ state, total }: { state: ReplayState; total: number }): JSX.Element | null {
   const c = state.candidate;
   if (!c) return null;
   const s = c.step;
@@ -220,7 +224,6 @@ export function TracePage({ trace }: { trace: Trace }): JSX.Element {
             </span>
           </div>
           <div className="graph-canvas">
-            <ConstructionOverlay state={state} total={replay.constructionSteps} />
             <div className="graph-flow">
               {state.agents.length === 0 ? (
                 <GraphEmpty trace={trace} state={state} />
@@ -251,6 +254,7 @@ export function TracePage({ trace }: { trace: Trace }): JSX.Element {
         </div>
       </div>
       <div className="tp-right">
+        <ConstructionCard state={state} total={replay.constructionSteps} />
         <Inspector trace={trace} replay={replay} state={state} selectedId={selected} onSelect={onSelect} />
       </div>
     </div>
