@@ -124,7 +124,12 @@ export function runBlockers(s: BatonState): string[] {
   const check = checkDesign(s);
   if (!check.design) {
     const n = check.problems.length + check.violations.length;
-    out.push(n === 1 ? 'The design has a problem (see below).' : `The design has ${n} problems (see below).`);
+    // The problems are listed in the Design section, above the Run button.
+    out.push(
+      n === 1
+        ? 'The design has a problem (listed under 2 · Design).'
+        : `The design has ${n} problems (listed under 2 · Design).`,
+    );
   }
   if (s.backendMode === 'simulator') {
     if (s.taskMode !== 'masbench') out.push('The simulator runs generated MASBench tasks only.');
