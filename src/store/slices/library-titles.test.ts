@@ -1,7 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { minimalTrace } from '../../core/trace-builders.ts';
 import type { Trace } from '../../core/trace.ts';
-import { cutAtWord, listTitle, plainText, traceDetail, traceListTitle } from './library-titles.ts';
+import {
+  cutAtWord,
+  listTitle,
+  plainText,
+  shownTitle,
+  traceDetail,
+  traceListTitle,
+} from './library-titles.ts';
 
 const AIME =
   'Let $ABC$ be a triangle inscribed in circle $\\omega$. Let the tangents to $\\omega$ at $B$ and $C$ ' +
@@ -79,5 +86,18 @@ describe('traceListTitle', () => {
   it('adds nothing to traces made here', () => {
     const t = { ...minimalTrace({ query: 'Q' }), title: 'Run · depth 6 (seed 3) · 4 agents' };
     expect(traceListTitle(t)).toBe('Run · depth 6 (seed 3) · 4 agents');
+  });
+});
+
+describe('shownTitle', () => {
+  it('shows a saved list title whole, details included', () => {
+    const long = `${'word '.repeat(12).trim()}… · breadth 2 · row 0 · step 250`;
+    expect(long.length).toBeGreaterThan(90);
+    expect(shownTitle(long, 'another question')).toBe(long);
+  });
+
+  it('cleans a raw title saved by an earlier version, from its question', () => {
+    expect(shownTitle(AIME.slice(0, 80), AIME)).toBe(listTitle(AIME.slice(0, 80), AIME));
+    expect(shownTitle(AIME.slice(0, 80), AIME)).not.toContain('$');
   });
 });

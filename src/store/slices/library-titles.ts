@@ -137,6 +137,19 @@ export function listTitle(title: string, query = '', max = LIST_TITLE_MAX): stri
   return cutAtWord(plainText(titleSource(title, query)), max);
 }
 
+/** Longest title a list shows, in characters: a list title and the details after it. */
+const SHOWN_TITLE_MAX = 200;
+
+/**
+ * A recent entry's title as a list shows it. Entries are saved with their list title (see
+ * `traceListTitle`), shown as they are; entries saved before that hold the trace's raw title, a
+ * start of the question, which gets the list title's treatment here.
+ */
+export function shownTitle(title: string, query: string): string {
+  const raw = titleSource(title, query) !== title.trim();
+  return raw ? listTitle(title, query) : cutAtWord(plainText(title), SHOWN_TITLE_MAX);
+}
+
 /**
  * What tells a trace apart from others with the same question: for traces designed elsewhere and
  * imported, the source's dataset, row or reference and the training step of the orchestrator,

@@ -13,7 +13,14 @@ import { traceListTitle } from './library-titles.ts';
 export type { Example } from '../services/examples.ts';
 export type { ImportReport, FileImport } from '../services/import.ts';
 export type { RecentEntry, RecentSource } from '../services/recents.ts';
-export { cutAtWord, listTitle, plainText, traceDetail, traceListTitle } from './library-titles.ts';
+export {
+  cutAtWord,
+  listTitle,
+  plainText,
+  shownTitle,
+  traceDetail,
+  traceListTitle,
+} from './library-titles.ts';
 
 /** How many recent traces are kept; older ones (and their stored traces) are dropped. */
 export const RECENTS_CAP = 200;

@@ -1,5 +1,5 @@
 import type { JSX } from 'react';
-import { listTitle, type RecentEntry } from '../../store/slices/library.ts';
+import { shownTitle, type RecentEntry } from '../../store/slices/library.ts';
 import { traceHash } from '../app/route.ts';
 import { CorrectnessBadge } from '../common/Badges.tsx';
 import { agentCountOf, formatDate } from '../common/format.ts';
@@ -63,7 +63,7 @@ export function RecentsList({
           <tr key={e.id} data-testid="recent-item" data-id={e.id}>
             <td className="recents-title">
               <a href={traceHash(e.id)} title={e.title}>
-                {listTitle(e.title, e.query) || e.id}
+                {shownTitle(e.title, e.query) || e.id}
               </a>
             </td>
             <td className="num">

@@ -36,6 +36,28 @@ describe('recent traces', () => {
     expect(added).toContain('2026');
   });
 
+  it('show the row and step of an imported slide in full, however long the title', () => {
+    const query = `The number of each Bakery's Muffin equals 12. ${'More words follow here. '.repeat(6)}`;
+    const base = minimalTrace({ query, id: 'x' });
+    const slide = {
+      ...base,
+      title: query.slice(0, 80),
+      task: {
+        ...base.task,
+        source: { kind: 'masbench' as const, axis: 'breadth' as const, value: 2, taskId: 'row 0' },
+      },
+      designer: { kind: 'imported' as const, tool: 'MAS-Orchestra', trainingStep: 250 },
+    };
+    const html = renderToStaticMarkup(
+      <RecentsList
+        entries={[recentEntryOf(slide, 'file', '2026-01-02T10:00:00.000Z')]}
+        onRemove={() => undefined}
+      />,
+    );
+    const text = html.slice(html.indexOf('<a href'), html.indexOf('</a>'));
+    expect(text).toMatch(/\w… · breadth 2 · row 0 · step 250$/);
+  });
+
   it('show raw LaTeX titles as plain text cut at a word', () => {
     const query = `Let $ABC$ be a triangle inscribed in circle $\\omega$. ${'Then more words follow here. '.repeat(4)}`;
     const trace = { ...minimalTrace({ query, id: 'x' }), title: query.slice(0, 80) };
