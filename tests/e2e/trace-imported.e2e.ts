@@ -33,6 +33,10 @@ describe('an imported run recorded without events', () => {
       expect(statuses.length).toBeGreaterThan(1);
       expect(new Set(statuses)).toEqual(new Set(['done']));
       expect(await readout(page)).toBe('1 / 1 · outcome: completed · no events recorded');
+      // The header names it as the gallery lists it: whole words, then its row and step.
+      expect(await page.locator('[data-testid=trace-title]').innerText()).toMatch(
+        /\w… · breadth 2 · row 0 · step 250$/,
+      );
       const timeline = await page.locator('[data-testid=timeline-empty]').innerText();
       expect(timeline).toContain("MAS-Orchestra recorded the run's outcome (completed)");
       expect(timeline).not.toContain('not run');

@@ -83,9 +83,16 @@ describe('traceListTitle', () => {
     expect(a).toMatch(/^Let ABC be a triangle .*… · aime24 · row 3 · step 130$/);
   });
 
-  it('adds nothing to traces made here', () => {
+  it('adds nothing to traces made here, and keeps a long title of their own whole', () => {
     const t = { ...minimalTrace({ query: 'Q' }), title: 'Run · depth 6 (seed 3) · 4 agents' };
     expect(traceListTitle(t)).toBe('Run · depth 6 (seed 3) · 4 agents');
+    const run = {
+      ...t,
+      title:
+        'Run · depth 3 (seed 1) · design of “Parallel branches: two independent…” (4 agents) · simulated',
+    };
+    expect(run.title.length).toBeGreaterThan(90);
+    expect(traceListTitle(run)).toBe(run.title);
   });
 });
 

@@ -11,6 +11,9 @@ import type { Trace } from '../../core/trace.ts';
 /** Longest list title, in characters, before it is cut at a word boundary. */
 export const LIST_TITLE_MAX = 90;
 
+/** Longest title a list shows, in characters: a list title and the details after it. */
+const SHOWN_TITLE_MAX = 200;
+
 /** LaTeX commands written as the character they stand for. */
 const SYMBOLS: Record<string, string> = {
   alpha: 'α',
@@ -137,9 +140,6 @@ export function listTitle(title: string, query = '', max = LIST_TITLE_MAX): stri
   return cutAtWord(plainText(titleSource(title, query)), max);
 }
 
-/** Longest title a list shows, in characters: a list title and the details after it. */
-const SHOWN_TITLE_MAX = 200;
-
 /**
  * A recent entry's title as a list shows it. Entries are saved with their list title (see
  * `traceListTitle`), shown as they are; entries saved before that hold the trace's raw title, a
@@ -169,9 +169,15 @@ export function traceDetail(trace: Trace): string {
     .join(' · ');
 }
 
-/** The title a trace is listed under: its list title, then what tells it apart. */
+/**
+ * The title a trace is listed under: its list title, then what tells it apart. A title taken from
+ * the question is cut short (the question is in the list's search and on the trace page); a title
+ * of its own (a run's, an example's) is kept whole up to `SHOWN_TITLE_MAX`.
+ */
 export function traceListTitle(trace: Trace): string {
   const detail = traceDetail(trace);
-  const title = listTitle(trace.title, trace.task.query, detail === '' ? LIST_TITLE_MAX : 60);
+  const fromQuestion = titleSource(trace.title, trace.task.query) !== trace.title.trim();
+  const max = !fromQuestion ? SHOWN_TITLE_MAX : detail === '' ? LIST_TITLE_MAX : 60;
+  const title = listTitle(trace.title, trace.task.query, max);
   return detail === '' ? title : `${title} · ${detail}`;
 }
