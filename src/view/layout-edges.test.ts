@@ -11,10 +11,7 @@ function boxesAt(positions: Positions, p: Point): string[] {
   return Object.entries(positions)
     .filter(
       ([, b]) =>
-        p.x >= b.x &&
-        p.x <= b.x + W &&
-        p.y >= b.y - EDGE_CLEARANCE &&
-        p.y <= b.y + H + EDGE_CLEARANCE,
+        p.x >= b.x && p.x <= b.x + W && p.y >= b.y - EDGE_CLEARANCE && p.y <= b.y + H + EDGE_CLEARANCE,
     )
     .map(([id]) => id);
 }
@@ -95,9 +92,11 @@ describe('routeEdges', () => {
     for (let g = 0; g < 40; g++) {
       const n = 4 + r.int(30);
       const nodes = Array.from({ length: n }, (_, i) => `n${i}`);
-      const edges = nodes.slice(1).flatMap((to, i) =>
-        Array.from({ length: 1 + r.int(3) }, () => ({ from: nodes[Math.max(0, i - r.int(8))]!, to })),
-      );
+      const edges = nodes
+        .slice(1)
+        .flatMap((to, i) =>
+          Array.from({ length: 1 + r.int(3) }, () => ({ from: nodes[Math.max(0, i - r.int(8))]!, to })),
+        );
       routed += checkRoutes(layoutLayered({ nodes, edges }), edges);
     }
     expect(routed).toBeGreaterThan(50);
@@ -106,7 +105,14 @@ describe('routeEdges', () => {
 
 describe('routedPath', () => {
   it('curves across gaps and runs straight through columns', () => {
-    const d = routedPath({ x: 0, y: 0 }, [{ x: 100, y: 50 }, { x: 300, y: 50 }], { x: 400, y: 0 });
+    const d = routedPath(
+      { x: 0, y: 0 },
+      [
+        { x: 100, y: 50 },
+        { x: 300, y: 50 },
+      ],
+      { x: 400, y: 0 },
+    );
     expect(d).toBe('M 0,0 C 50,0 50,50 100,50 L 300,50 C 350,50 350,0 400,0');
   });
 });
