@@ -131,11 +131,69 @@ describe('replay', () => {
   it('clamps positions and handles a trace without construction or events', () => {
     expect(replayStateAt(replay, trace, 999).position).toBe(replay.length);
     expect(replayStateAt(replay, trace, -3).position).toBe(0);
-    const plain = { ...trace, construction: [], execution: { ...trace.execution, events: [] } };
+    const plain: Trace = {
+      ...trace,
+      construction: [],
+      execution: { ...trace.execution, status: 'not-run', events: [] },
+    };
     const r = buildReplay(plain);
     expect(r.length).toBe(0);
+    expect(r.outcomeOnly).toBeNull();
     const s = replayStateAt(r, plain, 0);
     expect(s.agents).toEqual(['a1', 'a3', 'sum']);
     expect(s.time).toBeNull();
+    expect([...s.progress.values()].every((p) => p.status === 'pending')).toBe(true);
+  });
+});
+
+describe('a run recorded without events (imported outcome)', () => {
+  const base = sampleTrace();
+  const imported: Trace = {
+    ...base,
+    construction: [],
+    execution: { backend: { kind: 'imported', tool: 'MAS-Orchestra' }, status: 'completed', events: [] },
+    result: { finalAnswer: 'The answer is \\boxed{4}', correct: true, answerAgent: 'sum' },
+  };
+
+  it('ends on the outcome, where every agent of a completed run is done', () => {
+    const r = buildReplay(imported);
+    expect(r.outcomeOnly).toBe('completed');
+    expect(r.length).toBe(1);
+    expect(r.items[1]).toEqual({ kind: 'outcome', status: 'completed' });
+    const end = replayStateAt(r, imported, r.length);
+    expect(end.phase).toBe('execution');
+    expect(end.description).toBe('outcome: completed · no events recorded');
+    expect([...end.progress.values()].map((p) => p.status)).toEqual(['done', 'done', 'done']);
+    expect(end.progress.get('sum')?.output).toBe('The answer is \\boxed{4}');
+    expect(end.progress.get('a1')?.output).toBeNull();
+    expect(end.focus).toBe('sum');
+    expect(end.time).toBeNull();
+    // The start still shows the design before anything ran.
+    expect(replayStateAt(r, imported, 0).progress.get('sum')?.status).toBe('pending');
+  });
+
+  it('after construction steps, as one more position', () => {
+    const withSteps: Trace = { ...imported, construction: base.construction };
+    const r = buildReplay(withSteps);
+    expect(r.length).toBe(base.construction.length + 1);
+    expect(replayStateAt(r, withSteps, r.length).progress.get('a3')?.status).toBe('done');
+  });
+
+  it('marks the final agent of a failed run without an answer as failed, and says nothing of the others', () => {
+    const failed: Trace = {
+      ...imported,
+      execution: { ...imported.execution, status: 'failed' },
+      result: { finalAnswer: null, correct: null, answerAgent: 'sum' },
+    };
+    const r = buildReplay(failed);
+    const end = replayStateAt(r, failed, r.length);
+    expect(end.progress.get('sum')?.status).toBe('failed');
+    expect(end.progress.get('a1')?.status).toBe('pending');
+  });
+
+  it('leaves a run still going, or recorded with events, as it is', () => {
+    const running: Trace = { ...imported, execution: { ...imported.execution, status: 'running' } };
+    expect(buildReplay(running).outcomeOnly).toBeNull();
+    expect(buildReplay(base).outcomeOnly).toBeNull();
   });
 });

@@ -6,7 +6,8 @@ import { sinkOf } from '../design/validate.ts';
  * The replay model behind the Trace page. A trace is linearised into positions 0..N:
  * position 0 is the start, positions 1..S are "after construction step k" (S = construction steps),
  * positions S+1..S+E are "after execution event j" (E = events). N = S + E and the viewer opens at N,
- * which shows the whole trace. Pure: `buildReplay` indexes the trace once; `replayStateAt` derives
+ * which shows the whole trace. A run whose source recorded its outcome but no events (imported case
+ * pages) gets one more position, S+1, the outcome: N = S + 1. Pure: `buildReplay` indexes the trace once; `replayStateAt` derives
  * what the graph, inspector and timeline show at one position in O(S + E).
  */
 
@@ -15,7 +16,12 @@ export type AgentStatus = 'pending' | 'running' | 'done' | 'failed';
 export type ReplayItem =
   | { kind: 'start' }
   | { kind: 'construction'; index: number; step: ConstructionStep }
-  | { kind: 'event'; index: number; event: TraceEvent };
+  | { kind: 'event'; index: number; event: TraceEvent }
+  /** A finished run recorded without events: its status and final answer are all there is. */
+  | { kind: 'outcome'; status: RecordedOutcome };
+
+/** The execution statuses that say a run happened. */
+export type RecordedOutcome = 'completed' | 'failed' | 'cancelled';
 
 export interface Replay {
   /** items[p] is what position p adds; items[0] is the start. */
@@ -33,6 +39,11 @@ export interface Replay {
   eventsByAgent: Map<string, number[]>;
   /** Execution time span in ms (first event to last event end), for the timeline. */
   timeSpan: { start: number; end: number };
+  /**
+   * Set when the trace says the run finished but holds no events (a source that published only
+   * the outcome, such as MAS-Orchestra's case pages): the last position shows that outcome.
+   */
+  outcomeOnly: RecordedOutcome | null;
 }
 
 /** A dashed candidate edge of the current construction step, labelled with π_edge. */
@@ -80,6 +91,13 @@ function eventEnd(e: TraceEvent): number {
   return e.t + (e.type === 'llm.call' ? e.latencyMs : 0);
 }
 
+/** The finished status of a run recorded without any event, else null. */
+export function outcomeOnlyOf(trace: Trace): RecordedOutcome | null {
+  const status = trace.execution.status;
+  if (trace.execution.events.length > 0) return null;
+  return status === 'completed' || status === 'failed' || status === 'cancelled' ? status : null;
+}
+
 export function buildReplay(trace: Trace): Replay {
   const agents = new Map<string, Agent>();
   for (const a of trace.design.agents) agents.set(a.id, a);
@@ -124,6 +142,8 @@ export function buildReplay(trace: Trace): Replay {
   const items: ReplayItem[] = [{ kind: 'start' }];
   trace.construction.forEach((step, index) => items.push({ kind: 'construction', index, step }));
   trace.execution.events.forEach((event, index) => items.push({ kind: 'event', index, event }));
+  const outcomeOnly = outcomeOnlyOf(trace);
+  if (outcomeOnly) items.push({ kind: 'outcome', status: outcomeOnly });
   return {
     items,
     length: items.length - 1,
@@ -133,12 +153,14 @@ export function buildReplay(trace: Trace): Replay {
     sink: trace.result.answerAgent ?? sinkOf(trace.design),
     eventsByAgent,
     timeSpan: Number.isFinite(start) ? { start: Math.min(start, 0), end } : { start: 0, end: 0 },
+    outcomeOnly,
   };
 }
 
 /** Short text for the position readout, e.g. "llm.call judge" or "add Critic → a3". */
 export function describeItem(item: ReplayItem): string {
   if (item.kind === 'start') return 'start';
+  if (item.kind === 'outcome') return `outcome: ${item.status} · no events recorded`;
   if (item.kind === 'construction') {
     const a = item.step.action;
     if (a.kind === 'add') return `add ${a.role} → ${a.agentId}`;
@@ -188,6 +210,24 @@ function constructionGraph(
   return { agents: present, edges, target };
 }
 
+/**
+ * What a recorded outcome says about each agent. A completed run ran every agent, and the final
+ * agent's output is the final answer. A failed or cancelled one says nothing about the others; its
+ * final agent finished if there is a final answer, and failed otherwise.
+ */
+function applyOutcome(
+  progress: Map<string, AgentProgress>,
+  status: RecordedOutcome,
+  sink: string | null,
+  finalAnswer: string | null,
+): void {
+  if (status === 'completed') for (const pr of progress.values()) pr.status = 'done';
+  const last = sink === null ? undefined : progress.get(sink);
+  if (!last) return;
+  last.status = finalAnswer !== null || status === 'completed' ? 'done' : 'failed';
+  last.output = finalAnswer;
+}
+
 export function replayStateAt(replay: Replay, trace: Trace, position: number): ReplayState {
   const p = Math.max(0, Math.min(replay.length, Math.round(Number.isFinite(position) ? position : 0)));
   const item = replay.items[p] as ReplayItem;
@@ -221,11 +261,11 @@ export function replayStateAt(replay: Replay, trace: Trace, position: number): R
     edges = trace.design.edges;
   }
 
-  const eventsApplied = Math.max(0, p - S);
+  const events = trace.execution.events;
+  const eventsApplied = Math.min(events.length, Math.max(0, p - S));
   const progress = new Map<string, AgentProgress>();
   for (const id of agents)
     progress.set(id, { status: 'pending', calls: 0, tokens: 0, costUsd: 0, output: null });
-  const events = trace.execution.events;
   let time: number | null = null;
   for (let i = 0; i < eventsApplied; i++) {
     const e = events[i] as TraceEvent;
@@ -251,6 +291,7 @@ export function replayStateAt(replay: Replay, trace: Trace, position: number): R
       pr.output = e.placeholder;
     }
   }
+  if (item.kind === 'outcome') applyOutcome(progress, item.status, replay.sink, trace.result.finalAnswer);
   // At the end of the run the cursor sits at the end of the last call, not its start.
   if (eventsApplied === events.length && events.length > 0) time = replay.timeSpan.end;
 
@@ -265,6 +306,7 @@ export function replayStateAt(replay: Replay, trace: Trace, position: number): R
 
   let focus: string | null = null;
   if (item.kind === 'event' && 'agentId' in item.event) focus = item.event.agentId;
+  else if (item.kind === 'outcome') focus = replay.sink;
   else if (item.kind === 'construction') focus = candidate?.target ?? null;
 
   return {

@@ -1,6 +1,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launch } from './browser.ts';
+import { openPage } from './browser.ts';
 import { nodeCount, readout, waitForNodes, waitForReadout, withFixture } from './trace-open.ts';
 
 /** Replay from the keyboard: construction steps, then execution events. */
@@ -34,7 +35,7 @@ describe('trace replay', () => {
       expect(
         await page.locator('[data-testid="role-distribution"] .role-row.chosen').textContent(),
       ).toContain('Critic');
-      expect(await page.locator('.react-flow__edge-text').first().textContent()).toContain('p=0.83');
+      expect(await page.locator('[data-testid="edge-p-label"]').first().textContent()).toContain('p=0.83');
 
       await page.keyboard.press('ArrowRight');
       await waitForReadout(page, '3 / 18 · delete a2');
@@ -82,5 +83,165 @@ describe('trace replay', () => {
       expect(await readout(page)).toBe(paused);
       expect(await page.locator('[data-testid="replay-play"]').getAttribute('aria-pressed')).toBe('false');
     });
+  });
+
+  it('plays with Space even when a replay button has the focus, instead of pressing the button', async () => {
+    await withFixture(browser, 'debate.json', async (page) => {
+      await waitForNodes(page, 5);
+      await page.keyboard.press('Home');
+      await waitForReadout(page, '0 / 22');
+      // A click leaves the focus on "Step forward": Space used to press it again.
+      await page.locator('[aria-label="Step forward"]').click();
+      await waitForReadout(page, '1 / 22');
+      expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe(
+        'Step forward',
+      );
+      await page.keyboard.press('Space');
+      expect(await page.locator('[data-testid="replay-play"]').getAttribute('aria-pressed')).toBe('true');
+      await page.keyboard.press('Space');
+      expect(await page.locator('[data-testid="replay-play"]').getAttribute('aria-pressed')).toBe('false');
+      // Typing in a text field is left alone.
+      await page.locator('[aria-label="Step forward"]').focus();
+      await page.evaluate(() => {
+        const input = document.createElement('input');
+        input.id = 'probe';
+        document.querySelector('[data-testid="trace-page"]')?.append(input);
+      });
+      await page.locator('#probe').focus();
+      await page.keyboard.press('Space');
+      expect(await page.locator('#probe').inputValue()).toBe(' ');
+      expect(await page.locator('[data-testid="replay-play"]').getAttribute('aria-pressed')).toBe('false');
+    });
+  });
+});
+
+/** Screen boxes of the graph area, the construction card and every node drawn. */
+async function boxes(page: Page): Promise<{
+  center: DOMRect;
+  graph: DOMRect;
+  card: DOMRect | null;
+  nodes: { id: string; box: DOMRect }[];
+}> {
+  return page.evaluate(() => {
+    const rect = (el: Element | null): DOMRect | null => (el ? el.getBoundingClientRect().toJSON() : null);
+    return {
+      center: rect(document.querySelector('.tp-center')) as DOMRect,
+      graph: rect(document.querySelector('.graph-flow')) as DOMRect,
+      card: rect(document.querySelector('[data-testid="construction-step"]')),
+      nodes: [...document.querySelectorAll('[data-testid="agent-node"]')].map((n) => ({
+        id: n.getAttribute('data-agent-id') ?? '',
+        box: n.getBoundingClientRect().toJSON() as DOMRect,
+      })),
+    };
+  });
+}
+
+const inside = (b: DOMRect, outer: DOMRect): boolean =>
+  b.left >= outer.left - 0.5 &&
+  b.right <= outer.right + 0.5 &&
+  b.top >= outer.top - 0.5 &&
+  b.bottom <= outer.bottom + 0.5;
+
+const overlap = (a: DOMRect, b: DOMRect): boolean =>
+  a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
+
+describe('construction replay on a 1440 × 900 screen', () => {
+  it('keeps the construction card off the graph, every node in view and the π_edge labels readable', async () => {
+    const { context, page, errors } = await openPage(browser, '#/trace/example-mashost-construction');
+    try {
+      await page.setViewportSize({ width: 1440, height: 900 });
+      await waitForReadout(page, '23 / 23');
+      await page.keyboard.press('Home');
+      for (let step = 1; step <= 4; step++) {
+        await page.keyboard.press('ArrowRight');
+        await waitForReadout(page, `${step} / 23`);
+        await waitForNodes(page, step);
+        const b = await boxes(page);
+        expect(b.card).not.toBeNull();
+        // The graph keeps the whole centre column; the card is not over it nor beside it there.
+        expect(overlap(b.card!, b.center)).toBe(false);
+        expect(b.graph.width).toBeGreaterThanOrEqual(b.center.width - 1);
+        for (const n of b.nodes) expect(inside(n.box, b.graph), `${n.id} at step ${step}`).toBe(true);
+      }
+      // Step 3 adds a3 with links from a1 and a2: their labels are readable at any zoom.
+      await page.keyboard.press('ArrowLeft');
+      await waitForReadout(page, '3 / 23');
+      const labels = page.locator('[data-testid="edge-p-label"]');
+      expect(await labels.count()).toBe(2);
+      for (const h of await labels.evaluateAll((els) => els.map((e) => e.getBoundingClientRect().height)))
+        expect(h).toBeGreaterThanOrEqual(15);
+
+      // Position 10 is in the execution: the graph is refitted to the whole area, nothing clipped.
+      await page.keyboard.press('Home');
+      for (let i = 0; i < 10; i++) await page.keyboard.press('ArrowRight');
+      await waitForReadout(page, '10 / 23');
+      const b = await boxes(page);
+      expect(b.card).toBeNull();
+      expect(b.nodes.map((n) => n.id).sort()).toEqual(['a1', 'a2', 'a3', 'final']);
+      for (const n of b.nodes) expect(inside(n.box, b.graph), n.id).toBe(true);
+      expect(errors).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('routes the long edge a1 → final around a2 and a3, not behind them', async () => {
+    const { context, page, errors } = await openPage(browser, '#/trace/example-mashost-construction');
+    try {
+      await page.setViewportSize({ width: 1440, height: 900 });
+      await waitForNodes(page, 4);
+      const hits = await page.evaluate(() => {
+        const path = document.querySelector<SVGPathElement>(
+          '.react-flow__edge[data-id="a1>final"] path.react-flow__edge-path',
+        );
+        if (!path) return null;
+        const ctm = path.getScreenCTM();
+        if (!ctm) return null;
+        const others = ['a2', 'a3'].map((id) =>
+          document
+            .querySelector(`[data-testid="agent-node"][data-agent-id="${id}"]`)!
+            .getBoundingClientRect(),
+        );
+        const length = path.getTotalLength();
+        let hit = 0;
+        for (let i = 0; i <= 200; i++) {
+          const p = path.getPointAtLength((length * i) / 200).matrixTransform(ctm);
+          if (others.some((r) => p.x > r.left && p.x < r.right && p.y > r.top && p.y < r.bottom)) hit++;
+        }
+        return hit;
+      });
+      expect(hits).toBe(0);
+      expect(errors).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('refits when the graph area grows, unless the reader has moved the view', async () => {
+    const { context, page, errors } = await openPage(browser, '#/trace/example-mashost-construction');
+    try {
+      await page.setViewportSize({ width: 1440, height: 900 });
+      await waitForNodes(page, 4);
+      const transform = (): Promise<string | null> =>
+        page.locator('.react-flow__viewport').getAttribute('style');
+      const before = await transform();
+      await page.locator('.timeline-toggle').click();
+      await page.waitForFunction(
+        (t) => document.querySelector('.react-flow__viewport')?.getAttribute('style') !== t,
+        before,
+      );
+      const b = await boxes(page);
+      for (const n of b.nodes) expect(inside(n.box, b.graph), n.id).toBe(true);
+      // Once the reader zooms, a resize leaves their view alone.
+      await page.locator('.react-flow__controls-zoomin').click();
+      await page.waitForTimeout(300);
+      const zoomed = await transform();
+      await page.locator('.timeline-toggle').click();
+      await page.waitForTimeout(300);
+      expect(await transform()).toBe(zoomed);
+      expect(errors).toEqual([]);
+    } finally {
+      await context.close();
+    }
   });
 });

@@ -76,6 +76,44 @@ describe('recents list functions', () => {
     expect(exampleMatches(example, 'low-dom')).toBe(true);
     expect(exampleMatches(example, 'harbor')).toBe(false);
   });
+
+  it('finds imported traces by the file they came from and their dataset', () => {
+    const base = trace('s', 'Let $ABC$ be a triangle.');
+    const slide: Trace = {
+      ...base,
+      task: { ...base.task, source: { kind: 'dataset', name: 'aime24', item: 'row 3' } },
+      designer: { kind: 'imported', tool: 'MAS-Orchestra', trainingStep: 130 },
+    };
+    const e = recentEntryOf(slide, 'file', 'x', 'harmony_grpo_7b_120b_aime24.sample.json');
+    expect(recentMatches(e, 'aime')).toBe(true);
+    expect(recentMatches(e, 'harmony row 3')).toBe(true);
+    expect(recentMatches(e, 'aime25')).toBe(false);
+    const example = {
+      file: 'parallel-branches.json',
+      title: 'Parallel',
+      summary: '',
+      tags: [],
+      trace: { ok: true as const, value: slide, warnings: [] },
+    };
+    expect(exampleMatches(example, 'aime24')).toBe(true);
+    expect(exampleMatches(example, 'parallel-branches')).toBe(true);
+  });
+
+  it('lists a trace under a plain title cut at a word, with the row and step of an imported slide', () => {
+    const base = trace(
+      's',
+      'Let $ABC$ be a triangle inscribed in circle $\\omega$, with tangents at $B$ and $C$.',
+    );
+    const slide: Trace = {
+      ...base,
+      title: base.task.query.slice(0, 50),
+      task: { ...base.task, source: { kind: 'dataset', name: 'aime24', item: 'row 3' } },
+      designer: { kind: 'imported', tool: 'MAS-Orchestra', trainingStep: 130 },
+    };
+    expect(recentEntryOf(slide, 'file', 'x').title).toBe(
+      'Let ABC be a triangle inscribed in circle ω, with tangents… · aime24 · row 3 · step 130',
+    );
+  });
 });
 
 describe('library slice', () => {

@@ -8,10 +8,19 @@ import { readFileText, yieldToBrowser, type TextSource } from '../services/files
 import { fileFailure, importOne, summarise, type FileImport, type ImportReport } from '../services/import.ts';
 import { serviceProblem } from '../services/problems.ts';
 import { idbRecents, type RecentEntry, type RecentSource, type RecentsStorage } from '../services/recents.ts';
+import { traceListTitle } from './library-titles.ts';
 
 export type { Example } from '../services/examples.ts';
 export type { ImportReport, FileImport } from '../services/import.ts';
 export type { RecentEntry, RecentSource } from '../services/recents.ts';
+export {
+  cutAtWord,
+  listTitle,
+  plainText,
+  shownTitle,
+  traceDetail,
+  traceListTitle,
+} from './library-titles.ts';
 
 /** How many recent traces are kept; older ones (and their stored traces) are dropped. */
 export const RECENTS_CAP = 200;
@@ -110,7 +119,8 @@ export function recentEntryOf(
 ): RecentEntry {
   return {
     id: trace.id,
-    title: trace.title,
+    // Listed as plain text cut at a word, with the row and step that tell imported slides apart.
+    title: traceListTitle(trace),
     createdAt: trace.createdAt,
     openedAt,
     agentCount: trace.design.agents.length,
@@ -150,8 +160,30 @@ export function matchesSearch(query: string, fields: readonly string[]): boolean
   return words.every((w) => haystack.includes(w));
 }
 
+/** Where a trace's task came from, as searchable words: the dataset or benchmark and its item. */
+export function taskSourceWords(trace: Trace): string[] {
+  const source = trace.task.source;
+  switch (source.kind) {
+    case 'custom':
+      return [];
+    case 'masbench':
+      return ['masbench', source.axis, source.taskId ?? ''];
+    case 'dataset':
+      return [source.name, source.item ?? ''];
+    case 'imported':
+      return [source.tool, source.ref ?? ''];
+  }
+}
+
+/** Searches the title, question, agent types, tags and where the trace came from (file, URL). */
 export function recentMatches(entry: RecentEntry, query: string): boolean {
-  return matchesSearch(query, [entry.title, entry.query, ...entry.agentTypes, ...entry.tags]);
+  return matchesSearch(query, [
+    entry.title,
+    entry.query,
+    ...entry.agentTypes,
+    ...entry.tags,
+    entry.sourceLabel ?? '',
+  ]);
 }
 
 export function exampleMatches(example: Example, query: string): boolean {
@@ -159,8 +191,11 @@ export function exampleMatches(example: Example, query: string): boolean {
   return matchesSearch(query, [
     example.title,
     example.summary,
+    example.file,
     ...example.tags,
-    ...(trace ? [trace.title, trace.task.query, ...agentTypesOf(trace), ...trace.tags] : []),
+    ...(trace
+      ? [trace.title, trace.task.query, ...agentTypesOf(trace), ...trace.tags, ...taskSourceWords(trace)]
+      : []),
   ]);
 }
 

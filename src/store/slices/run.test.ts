@@ -6,6 +6,7 @@ import { memoryRecents, type RecentsStorage } from '../services/recents.ts';
 import { activeRunMarker, markActiveRun } from '../services/runner.ts';
 import { resetBaton, useBaton } from '../store.ts';
 import { configureLibrary, type LibraryEnv } from './library.ts';
+import { runTitle } from './run-trace.ts';
 import { checkDesign, interruptedAt, runBlockers } from './run.ts';
 
 let storage: RecentsStorage;
@@ -96,6 +97,8 @@ describe('checking and blocking', () => {
     const check = checkDesign(s());
     expect(check.design).toBeNull();
     expect(check.violations.map((v) => v.rule)).toEqual(expect.arrayContaining([2, 6]));
+    // The problems are listed in the Design section, which is above the Run button.
+    expect(runBlockers(s())).toContainEqual(expect.stringMatching(/problems \(listed under 2 · Design\)\.$/));
     s().setDesignText('<agent><oops');
     expect(checkDesign(s()).problems.length + checkDesign(s()).violations.length).toBeGreaterThan(0);
   });
@@ -114,6 +117,56 @@ describe('checking and blocking', () => {
     s().setBench({ value: 99 });
     expect(s().benchTask).toBeNull();
     expect(s().benchError).not.toBeNull();
+  });
+});
+
+describe('naming runs', () => {
+  const choice = {
+    customQuery: '',
+    customTruth: '',
+    designTrace: { status: 'idle' as const },
+    backendMode: 'provider' as const,
+  };
+  const design = {
+    dom: 'high' as const,
+    agents: [{ id: 'x', type: 'CoTAgent' as const, description: '', input: '', params: {} }],
+    edges: [],
+  };
+
+  it('gives runs of different generated tasks different titles, whatever their questions share', () => {
+    const titles = [1, 2, 3].map((seed) => {
+      s().setBench({ axis: 'depth', value: 6, seed });
+      const t = runTitle(
+        { ...choice, taskMode: 'masbench', benchTask: s().benchTask, designMode: 'draw' },
+        design,
+      );
+      expect(s().benchTask?.question).not.toContain(t);
+      return t;
+    });
+    expect(titles[2]).toBe('Run · depth 6 (seed 3) · drawn design (1 agent)');
+    expect(new Set(titles).size).toBe(3);
+  });
+
+  it('names a custom task by its first words and a design by the trace it came from', () => {
+    const from = {
+      ...minimalTrace({ query: 'Parallel?' }),
+      title: 'Parallel branches: two sub-problems, then a merge',
+    };
+    const t = runTitle(
+      {
+        ...choice,
+        taskMode: 'custom',
+        benchTask: null,
+        customQuery:
+          'What is the area of a $3 \\times 4$ rectangle, and of a square with the same perimeter?',
+        designMode: 'trace',
+        designTrace: { status: 'ready', trace: from },
+      },
+      design,
+    );
+    expect(t).toBe(
+      'Run · What is the area of a 3 × 4 rectangle, and of a… · design of “Parallel branches: two sub-problems…” (1 agent)',
+    );
   });
 });
 
@@ -140,6 +193,9 @@ describe('running', () => {
     expect(trace.execution.backend.kind).toBe('simulated');
     expect(trace.task.source).toMatchObject({ kind: 'masbench', axis: 'depth', value: 2 });
     expect(trace.result.finalAnswer).toContain('boxed');
+    // Named by its task and design, like Build's traces, not by the question's shared preamble.
+    expect(trace.title).toBe('Run · depth 2 (seed 3) · pasted design (2 agents) · simulated');
+    expect(s().recents[0]?.title).toBe(trace.title);
     expect(saves[0]?.execution.status).toBe('running');
     expect(saves.at(-1)?.execution.status).toBe('completed');
     expect(s().recents[0]?.id).toBe(id);

@@ -6,13 +6,10 @@ import {
   type Axis,
   type MasBenchTask,
 } from '../../masbench/index.ts';
-import { AGENT_TYPE_INFO, type AgentType } from '../../core/agents.ts';
-import { minimalTrace, traceIdFrom } from '../../core/trace-builders.ts';
-import type { Design, Designer, Task, Trace } from '../../core/trace.ts';
-import { parseDesign } from '../../design/parse.ts';
-import type { RawAgent, RawDesign } from '../../design/raw.ts';
-import { referencesIn } from '../../design/references.ts';
-import { fromDesign, toDesign, validateDesign, type Violation } from '../../design/validate.ts';
+import type { AgentType } from '../../core/agents.ts';
+import type { Design, Trace } from '../../core/trace.ts';
+import type { RawAgent } from '../../design/raw.ts';
+import type { Violation } from '../../design/validate.ts';
 import {
   activeRunMarker,
   createThrottle,
@@ -21,13 +18,22 @@ import {
   type BackendSpec,
 } from '../services/runner.ts';
 import type { BatonState, SliceCreator } from '../store.ts';
+import { checkDesign, type DesignMode, type DesignTraceLoad, type Draft } from './run-design.ts';
+import { createDraftActions, EMPTY_DRAFT } from './run-draft.ts';
+import { runTraceOf } from './run-trace.ts';
 import { providerBlockers, remoteSpecOf, runBudgetOf } from './settings.ts';
+
+/**
+ * The Run page's slice: task, design and backend choices, the live run and interrupted runs. The
+ * design check lives in `run-design.ts`, the drawing editor's actions in `run-draft.ts`.
+ */
 
 export { AXES, MAX_AXIS_VALUE, MIN_AXIS_VALUE };
 export type { Axis, MasBenchTask, Violation };
+export { checkDesign, checkRaw, draftDesign } from './run-design.ts';
+export type { DesignCheck, DesignChoice, DesignMode, DesignTraceLoad, Draft } from './run-design.ts';
 
 export type TaskMode = 'custom' | 'masbench';
-export type DesignMode = 'trace' | 'paste' | 'draw';
 export type BackendMode = 'provider' | 'simulator';
 
 export interface BenchChoice {
@@ -36,27 +42,6 @@ export interface BenchChoice {
   value: number;
   /** Unsigned 32-bit integer. */
   seed: number;
-}
-
-/** A design drawn by hand: raw agents (validated live), edges, and where each node sits. */
-export interface Draft {
-  agents: RawAgent[];
-  edges: { from: string; to: string }[];
-  positions: Record<string, { x: number; y: number }>;
-}
-
-export type DesignTraceLoad =
-  | { status: 'idle' }
-  | { status: 'loading'; id: string }
-  | { status: 'ready'; trace: Trace }
-  | { status: 'error'; id: string; message: string };
-
-/** What the chosen design amounts to now: the design when valid, else everything wrong with it. */
-export interface DesignCheck {
-  design: Design | null;
-  /** Reading problems (XML/JSON) and "nothing chosen yet". */
-  problems: string[];
-  violations: Violation[];
 }
 
 export interface RunSlice {
@@ -123,46 +108,6 @@ export function generateBench(choice: BenchChoice): { task: MasBenchTask | null;
   }
 }
 
-/** The draft as a raw design: low Degree of MAS for a lone agent, high otherwise. */
-export function draftDesign(draft: Draft): RawDesign {
-  return {
-    dom: draft.agents.length <= 1 && draft.edges.length === 0 ? 'low' : 'high',
-    agents: draft.agents,
-    edges: draft.edges,
-  };
-}
-
-export function checkRaw(raw: RawDesign): DesignCheck {
-  const violations = validateDesign(raw);
-  return { design: violations.length === 0 ? toDesign(raw) : null, problems: [], violations };
-}
-
-/** Validates whichever design the page has chosen, with the same validator as files and the CLI. */
-export function checkDesign(
-  s: Pick<RunSlice, 'designMode' | 'designTrace' | 'designText' | 'draft'>,
-): DesignCheck {
-  switch (s.designMode) {
-    case 'trace':
-      if (s.designTrace.status !== 'ready')
-        return { design: null, problems: ['Choose a trace whose design to run.'], violations: [] };
-      return checkRaw(fromDesign(s.designTrace.trace.design));
-    case 'paste': {
-      if (s.designText.trim() === '')
-        return { design: null, problems: ['Paste a design (XML or JSON).'], violations: [] };
-      const report = parseDesign(s.designText);
-      // Text the reader skips over entirely (e.g. a broken tag) can come back as an empty design:
-      // there is nothing to run, so say so instead of showing an empty problem list.
-      if (report.design && report.design.agents.length === 0 && report.design.directAnswer === undefined)
-        return { design: null, problems: ['No agent could be read from this text.'], violations: [] };
-      return { design: report.design, problems: report.problems, violations: report.violations };
-    }
-    case 'draw':
-      if (s.draft.agents.length === 0)
-        return { design: null, problems: ['Add at least one agent.'], violations: [] };
-      return checkRaw(draftDesign(s.draft));
-  }
-}
-
 /** The run's events so far when `trace` was saved mid-run and no live run owns it; else null. */
 export function interruptedAt(trace: Trace, liveRunId: string | null): number | null {
   return trace.execution.status === 'running' && trace.id !== liveRunId
@@ -179,7 +124,12 @@ export function runBlockers(s: BatonState): string[] {
   const check = checkDesign(s);
   if (!check.design) {
     const n = check.problems.length + check.violations.length;
-    out.push(n === 1 ? 'The design has a problem (see below).' : `The design has ${n} problems (see below).`);
+    // The problems are listed in the Design section, above the Run button.
+    out.push(
+      n === 1
+        ? 'The design has a problem (listed under 2 · Design).'
+        : `The design has ${n} problems (listed under 2 · Design).`,
+    );
   }
   if (s.backendMode === 'simulator') {
     if (s.taskMode !== 'masbench') out.push('The simulator runs generated MASBench tasks only.');
@@ -187,38 +137,8 @@ export function runBlockers(s: BatonState): string[] {
   return out;
 }
 
-const TYPE_PREFIX: Record<AgentType, string> = {
-  CoTAgent: 'cot',
-  SCAgent: 'sc',
-  DebateAgent: 'debate',
-  ReflexionAgent: 'reflexion',
-  WebSearchAgent: 'search',
-  ExtractAgent: 'extract',
-  CEOAgent: 'ceo',
-  SummarizerAgent: 'summary',
-};
-
-const refToken = (id: string): string => `\${${id}}`;
-
-function withoutRef(input: string, id: string): string {
-  return input
-    .split(refToken(id))
-    .join('')
-    .replace(/\n{3,}/g, '\n\n')
-    .trim();
-}
-
-/** Where the k-th drawn agent first appears: three per row, in the editor's coordinates. */
-function gridPosition(k: number): { x: number; y: number } {
-  return { x: 20 + (k % 3) * 230, y: 20 + Math.floor(k / 3) * 100 };
-}
-
-const EMPTY_DRAFT: Draft = { agents: [], edges: [], positions: {} };
-
 export const createRunSlice: SliceCreator<RunSlice> = (set, get) => {
   let controller: AbortController | null = null;
-
-  const setDraft = (fn: (d: Draft) => Draft): void => set((s) => ({ draft: fn(s.draft) }));
 
   return {
     runReady: false,
@@ -291,116 +211,7 @@ export const createRunSlice: SliceCreator<RunSlice> = (set, get) => {
       set({ designText: text });
     },
 
-    draftAddAgent(type) {
-      const { draft } = get();
-      const prefix = TYPE_PREFIX[type];
-      let n = 1;
-      while (draft.agents.some((a) => a.id === `${prefix}${n}`)) n += 1;
-      const id = `${prefix}${n}`;
-      const agent: RawAgent = {
-        id,
-        type,
-        description: AGENT_TYPE_INFO[type].summary,
-        input: '',
-        ...(type === 'DebateAgent' ? { debateRoles: ['Proponent', 'Skeptic'] } : {}),
-        params: {},
-      };
-      const k = draft.agents.length;
-      setDraft((d) => ({
-        agents: [...d.agents, agent],
-        edges: d.edges,
-        positions: { ...d.positions, [id]: gridPosition(k) },
-      }));
-      set({ draftSelected: id });
-      return id;
-    },
-
-    draftUpdateAgent(id, patch) {
-      const next = patch.id !== undefined ? patch.id.trim() : id;
-      setDraft((d) => {
-        if (next !== id && (next === '' || d.agents.some((a) => a.id === next))) return d;
-        const rename = (x: string): string => (x === id ? next : x);
-        const agents = d.agents.map((a) => {
-          const updated = a.id === id ? { ...a, ...patch, id: next } : a;
-          return next === id
-            ? updated
-            : { ...updated, input: updated.input.split(refToken(id)).join(refToken(next)) };
-        });
-        const positions = { ...d.positions };
-        if (next !== id && positions[id]) {
-          positions[next] = positions[id];
-          delete positions[id];
-        }
-        return {
-          agents,
-          edges: d.edges.map((e) => ({ from: rename(e.from), to: rename(e.to) })),
-          positions,
-        };
-      });
-      if (next !== id && get().draftSelected === id && get().draft.agents.some((a) => a.id === next))
-        set({ draftSelected: next });
-    },
-
-    draftRemoveAgent(id) {
-      setDraft((d) => {
-        const positions = { ...d.positions };
-        delete positions[id];
-        return {
-          agents: d.agents.filter((a) => a.id !== id).map((a) => ({ ...a, input: withoutRef(a.input, id) })),
-          edges: d.edges.filter((e) => e.from !== id && e.to !== id),
-          positions,
-        };
-      });
-      if (get().draftSelected === id) set({ draftSelected: null });
-    },
-
-    draftConnect(from, to) {
-      setDraft((d) => {
-        if (from === to || d.edges.some((e) => e.from === from && e.to === to)) return d;
-        if (!d.agents.some((a) => a.id === from) || !d.agents.some((a) => a.id === to)) return d;
-        return {
-          ...d,
-          edges: [...d.edges, { from, to }],
-          agents: d.agents.map((a) =>
-            a.id !== to || referencesIn(a.input).includes(from)
-              ? a
-              : {
-                  ...a,
-                  input: a.input.trim() === '' ? refToken(from) : `${a.input.trimEnd()}\n${refToken(from)}`,
-                },
-          ),
-        };
-      });
-    },
-
-    draftRemoveEdge(from, to) {
-      setDraft((d) => ({
-        ...d,
-        edges: d.edges.filter((e) => !(e.from === from && e.to === to)),
-        agents: d.agents.map((a) => (a.id === to ? { ...a, input: withoutRef(a.input, from) } : a)),
-      }));
-    },
-
-    draftMoveAgent(id, position) {
-      setDraft((d) => ({ ...d, positions: { ...d.positions, [id]: position } }));
-    },
-
-    draftSelect(id) {
-      set({ draftSelected: id });
-    },
-
-    draftFromDesign(design) {
-      const raw = fromDesign(design);
-      const positions: Draft['positions'] = {};
-      raw.agents.forEach((a, k) => {
-        positions[a.id] = gridPosition(k);
-      });
-      set({
-        draft: { agents: raw.agents, edges: raw.edges, positions },
-        designMode: 'draw',
-        draftSelected: null,
-      });
-    },
+    ...createDraftActions(set, get),
 
     setBackendMode(mode) {
       set({ backendMode: mode });
@@ -416,30 +227,7 @@ export const createRunSlice: SliceCreator<RunSlice> = (set, get) => {
         return null;
       }
       const mb = s.taskMode === 'masbench' ? s.benchTask : null;
-      const query = mb ? mb.question : s.customQuery;
-      const groundTruth = mb ? mb.answers.join(', ') : s.customTruth.trim() || null;
-      const createdAt = new Date().toISOString();
-      const source: Task['source'] = mb
-        ? { kind: 'masbench', axis: mb.axis, value: mb.value, taskId: mb.id }
-        : { kind: 'custom' };
-      const designer: Designer =
-        s.designMode === 'trace' && s.designTrace.status === 'ready'
-          ? s.designTrace.trace.designer
-          : { kind: 'manual' };
-      const base = minimalTrace({
-        query,
-        groundTruth,
-        createdAt,
-        id: traceIdFrom(query, JSON.stringify(design), createdAt),
-        source,
-        designer,
-      });
-      const trace: Trace = {
-        ...base,
-        task: { ...base.task, ...(mb ? { groundTruths: mb.answers.map(String), seed: mb.seed } : {}) },
-        design,
-        execution: { ...base.execution, status: 'running', startedAt: createdAt },
-      };
+      const trace = runTraceOf(s, design, new Date().toISOString());
       let backend: BackendSpec;
       if (s.backendMode === 'simulator' && mb) {
         backend = { kind: 'simulated', task: mb, seed: s.bench.seed };

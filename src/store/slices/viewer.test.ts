@@ -30,6 +30,16 @@ describe('viewer slice', () => {
     expect(s().replayPosition).toBe(4);
   });
 
+  it('opens another trace with its final agent in the inspector, and keeps the reader’s choice after', () => {
+    s().openTraceView('t1', 10, 'final');
+    expect(s().selectedAgentId).toBe('final');
+    s().selectAgent(null);
+    s().openTraceView('t1', 10, 'final');
+    expect(s().selectedAgentId).toBeNull();
+    s().openTraceView('t2', 4, 'judge');
+    expect(s().selectedAgentId).toBe('judge');
+  });
+
   it('rewinds when play is pressed at the end and stops at the end', () => {
     s().openTraceView('t', 3);
     s().setReplayPlaying(true);

@@ -31,8 +31,12 @@ export interface ViewerSlice {
   replaySpeed: number;
   layout: ViewerLayout;
 
-  /** Prepares the viewer for a trace with `length` replay positions; a no-op for the open trace. */
-  openTraceView(traceId: string, length: number): void;
+  /**
+   * Prepares the viewer for a trace with `length` replay positions, with `selected` in the inspector
+   * (the page passes the final agent, so the inspector opens on the answer); a no-op for the open
+   * trace.
+   */
+  openTraceView(traceId: string, length: number, selected?: string | null): void;
   selectAgent(id: string | null): void;
   setReplayPosition(position: number): void;
   stepReplay(delta: number): void;
@@ -59,12 +63,12 @@ export const createViewerSlice: SliceCreator<ViewerSlice> = (set, get) => ({
   replaySpeed: 1,
   layout: EMPTY_LAYOUT,
 
-  openTraceView(traceId, length) {
+  openTraceView(traceId, length, selected = null) {
     const s = get();
     if (s.viewerTraceId === traceId && s.replayLength === length) return;
     set({
       viewerTraceId: traceId,
-      selectedAgentId: null,
+      selectedAgentId: selected,
       replayLength: length,
       replayPosition: length,
       replayPlaying: false,

@@ -1,9 +1,10 @@
-import { useEffect, useState, type JSX } from 'react';
+import { useEffect, useMemo, useState, type JSX } from 'react';
 import type { Trace } from '../../core/trace.ts';
+import { traceListTitle } from '../../store/slices/library.ts';
 import { useBaton } from '../../store/store.ts';
 import { CorrectnessBadge } from '../common/Badges.tsx';
 import { ErrorBoundary } from '../common/ErrorBoundary.tsx';
-import { plural } from '../common/format.ts';
+import { agentCount } from '../common/format.ts';
 import { ProblemAlert } from '../common/ProblemAlert.tsx';
 import { EmptyState, Loading } from '../common/Status.tsx';
 import { downloadTraceJson } from '../share/download.ts';
@@ -70,25 +71,27 @@ function designerLabel(trace: Trace): string {
 
 function TraceFrame({ trace }: { trace: Trace }): JSX.Element {
   const [sharing, setSharing] = useState(false);
+  // Plain text cut at a word, with the row and step of an imported slide, as the gallery lists it.
+  const listed = useMemo(() => traceListTitle(trace), [trace]);
 
   // The tab title names the trace, so several open tabs and the history list stay tellable apart.
   useEffect(() => {
     const previous = document.title;
-    document.title = `${trace.title} — Baton`;
+    document.title = `${listed} — Baton`;
     return () => {
       document.title = previous;
     };
-  }, [trace.title]);
+  }, [listed]);
   return (
     <div className="trace-frame">
       <div className="trace-header" data-testid="trace-header">
         <div className="trace-header-main">
           <h1 className="trace-title" data-testid="trace-title" title={trace.title}>
-            {trace.title}
+            {listed}
           </h1>
           <div className="trace-meta">
             <span data-testid="trace-agent-count" data-count={trace.design.agents.length}>
-              {plural(trace.design.agents.length, 'agent')}
+              {agentCount(trace.design.agents)}
             </span>
             <span className="sep">·</span>
             <CorrectnessBadge correct={trace.result.correct} />

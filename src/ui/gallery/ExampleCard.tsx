@@ -1,9 +1,17 @@
-import type { JSX } from 'react';
+import type { JSX, MouseEvent } from 'react';
 import type { Example } from '../../store/slices/library.ts';
+import { traceHash } from '../app/route.ts';
 import { CorrectnessBadge, Tag } from '../common/Badges.tsx';
-import { plural } from '../common/format.ts';
+import { agentCount } from '../common/format.ts';
 
-/** One bundled example; a broken example file still gets a card, with its error. */
+/** A plain click (not one that opens a new tab or window) also remembers where the trace came from. */
+const plainClick = (e: MouseEvent): boolean =>
+  e.button === 0 && !e.metaKey && !e.ctrlKey && !e.shiftKey && !e.altKey;
+
+/**
+ * One bundled example, as a link to its trace (`#/trace/<id>`), so it opens in a new tab like any
+ * link; a broken example file still gets a card, with its error.
+ */
 export function ExampleCard({
   example,
   onOpen,
@@ -16,14 +24,16 @@ export function ExampleCard({
     <article className="card" data-testid="gallery-card" data-file={example.file}>
       <h3 className="card-title">
         {trace ? (
-          <button
-            type="button"
-            className="linklike"
-            onClick={() => onOpen(example)}
+          <a
+            href={traceHash(trace.id)}
+            className="card-link"
+            onClick={(e) => {
+              if (plainClick(e)) onOpen(example);
+            }}
             data-testid="gallery-card-open"
           >
             {example.title}
-          </button>
+          </a>
         ) : (
           example.title
         )}
@@ -34,7 +44,7 @@ export function ExampleCard({
       <div className="card-meta">
         {trace ? (
           <>
-            <span data-testid="gallery-card-agents">{plural(trace.design.agents.length, 'agent')}</span>
+            <span data-testid="gallery-card-agents">{agentCount(trace.design.agents)}</span>
             <CorrectnessBadge correct={trace.result.correct} />
           </>
         ) : null}

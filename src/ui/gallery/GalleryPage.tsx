@@ -1,7 +1,6 @@
 import { useEffect, useMemo, useRef, useState, type JSX } from 'react';
 import { exampleMatches, recentMatches, type Example } from '../../store/slices/library.ts';
 import { useBaton } from '../../store/store.ts';
-import { navigate, traceHash } from '../app/route.ts';
 import { useFileImport } from '../app/useFileImport.ts';
 import { plural } from '../common/format.ts';
 import { ProblemAlert } from '../common/ProblemAlert.tsx';
@@ -39,11 +38,11 @@ export function GalleryPage(): JSX.Element {
   );
   const shownRecents = useMemo(() => recents.filter((e) => recentMatches(e, query)), [recents, query]);
 
+  // The card's link navigates; this only records the example file as the trace's source.
   const openExample = (example: Example): void => {
     if (!example.trace.ok) return;
     const trace = example.trace.value;
     void rememberTraces([{ trace, source: 'example', sourceLabel: example.file }]);
-    navigate(traceHash(trace.id));
   };
 
   const searching = query.trim() !== '';
@@ -63,7 +62,7 @@ export function GalleryPage(): JSX.Element {
           <input
             type="search"
             className="input gallery-search"
-            placeholder="Search titles, questions, agent types, tags"
+            placeholder="Search titles, questions, files, tags"
             value={query}
             onChange={(e) => setQuery(e.target.value)}
             data-testid="gallery-search"

@@ -5,7 +5,7 @@ import { recentEntryOf } from '../../store/slices/library.ts';
 import { RecentsList } from './RecentsList.tsx';
 
 describe('recent traces', () => {
-  it('show an imported trace without a date as "unknown", not as 1970', () => {
+  it('show an imported trace without a date as "date unknown", not as 1970', () => {
     const undated = { ...minimalTrace({ query: 'Q', id: 'undated' }), createdAtKnown: false };
     const html = renderToStaticMarkup(
       <RecentsList
@@ -13,7 +13,7 @@ describe('recent traces', () => {
         onRemove={() => undefined}
       />,
     );
-    expect(html).toContain('>unknown<');
+    expect(html).toContain('>date unknown<');
     expect(html).not.toContain('1970');
   });
 });

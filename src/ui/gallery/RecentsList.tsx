@@ -1,14 +1,26 @@
 import type { JSX } from 'react';
-import type { RecentEntry } from '../../store/slices/library.ts';
+import { shownTitle, type RecentEntry } from '../../store/slices/library.ts';
 import { traceHash } from '../app/route.ts';
 import { CorrectnessBadge } from '../common/Badges.tsx';
-import { formatDate, plural } from '../common/format.ts';
+import { agentCountOf, formatDate } from '../common/format.ts';
 
-/** Imported traces without a date carry the epoch (`createdAtKnown: false`); showing "1970" would be misleading. */
-function knownDate(iso: string): string {
-  const t = Date.parse(iso);
-  return Number.isNaN(t) || t === 0 ? 'unknown' : formatDate(iso);
+/**
+ * The trace's own date. Imported traces whose source gives none carry the epoch (or nothing);
+ * "1970" would be wrong, so they say so.
+ */
+export function traceDate(iso: string | undefined): string {
+  const t = iso === undefined || iso.trim() === '' ? Number.NaN : Date.parse(iso);
+  return Number.isNaN(t) || t === 0 ? 'date unknown' : formatDate(iso as string);
 }
+
+/** What the time in the list is: when the trace came into this browser, by how it came. */
+const ADDED: Record<RecentEntry['source'], string> = {
+  example: 'opened',
+  file: 'imported',
+  link: 'received',
+  url: 'fetched',
+  app: 'saved',
+};
 
 const SOURCE_LABEL: Record<RecentEntry['source'], string> = {
   example: 'example',
@@ -35,8 +47,12 @@ export function RecentsList({
           </th>
           <th scope="col">Result</th>
           <th scope="col">Source</th>
-          <th scope="col">Created</th>
-          <th scope="col">Opened</th>
+          <th scope="col" title="When the trace was imported, received or last opened in this browser">
+            Added here
+          </th>
+          <th scope="col" title="The trace's own date, when its source records one">
+            Trace date
+          </th>
           <th scope="col">
             <span className="visually-hidden">Actions</span>
           </th>
@@ -47,10 +63,12 @@ export function RecentsList({
           <tr key={e.id} data-testid="recent-item" data-id={e.id}>
             <td className="recents-title">
               <a href={traceHash(e.id)} title={e.title}>
-                {e.title || e.id}
+                {shownTitle(e.title, e.query) || e.id}
               </a>
             </td>
-            <td className="num">{plural(e.agentCount, 'agent')}</td>
+            <td className="num">
+              {agentCountOf(e.agentCount, e.agentTypes.includes('SummarizerAgent') ? 1 : 0)}
+            </td>
             <td>
               <CorrectnessBadge correct={e.correct} />
             </td>
@@ -58,8 +76,12 @@ export function RecentsList({
               {SOURCE_LABEL[e.source]}
               {e.sourceLabel ? ` · ${e.sourceLabel.split('/').pop() ?? ''}` : ''}
             </td>
-            <td className="muted nowrap">{knownDate(e.createdAt)}</td>
-            <td className="muted nowrap">{formatDate(e.openedAt)}</td>
+            <td className="muted nowrap" data-testid="recent-added">
+              {ADDED[e.source]} {formatDate(e.openedAt)}
+            </td>
+            <td className="muted nowrap" data-testid="recent-date">
+              {traceDate(e.createdAt)}
+            </td>
             <td className="actions">
               <button
                 type="button"

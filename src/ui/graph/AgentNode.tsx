@@ -4,7 +4,7 @@ import { AGENT_TYPE_INFO } from '../../core/agents.ts';
 import type { Agent } from '../../core/trace.ts';
 import type { AgentStatus } from '../../view/replay.ts';
 import { STATUS_COLORS, typeColor } from './colors.ts';
-import { formatCost, formatTokens } from './format.ts';
+import { formatCost, formatTokens } from '../common/format.ts';
 
 export type AgentNodeData = {
   agent: Agent;

@@ -8,21 +8,23 @@ import {
   ReactFlow,
   ReactFlowProvider,
   useReactFlow,
-  useStoreApi,
   getViewportForBounds,
   type Edge,
   type NodeMouseHandler,
   type Viewport,
 } from '@xyflow/react';
 import { useCallback, useLayoutEffect, useMemo, useRef, useState, type JSX } from 'react';
+import { routeEdges, type Point } from '../../view/layout-edges.ts';
 import { NODE_SIZE, type Positions } from '../../view/layout.ts';
 import { edgeId, type Replay, type ReplayState } from '../../view/replay.ts';
 import { AgentNode, type AgentFlowNode, type AgentNodeData } from './AgentNode.tsx';
 import { keepPlace } from './anchor.ts';
 import { typeColor } from './colors.ts';
+import { RoutedEdge, type RoutedFlowEdge } from './RoutedEdge.tsx';
 import './graph.css';
 
 const nodeTypes = { agent: AgentNode };
+const edgeTypes = { routed: RoutedEdge };
 
 /** The minimap helps between these sizes: small graphs fit the view, huge ones make it draw every node. */
 const MINIMAP_MIN = 12;
@@ -109,20 +111,36 @@ function useNodes(props: GraphViewProps): AgentFlowNode[] {
   }, [replay, state, positions, selectedId]);
 }
 
-function useEdges({ replay, state }: GraphViewProps): Edge[] {
+/**
+ * Edges that skip ranks get waypoints around the agents between their ends (`routeEdges`), computed
+ * once per layout and edge list: execution replay keeps both, so stepping does not recompute them.
+ */
+function useRoutes({ state, positions }: GraphViewProps): Map<string, Point[]> {
+  const { edges, candidate } = state;
+  return useMemo(
+    () => routeEdges(positions, candidate ? [...edges, ...candidate.edges] : edges),
+    [positions, edges, candidate],
+  );
+}
+
+function useEdges(props: GraphViewProps): (Edge | RoutedFlowEdge)[] {
+  const routes = useRoutes(props);
+  const { replay, state } = props;
   return useMemo(() => {
     const candidates = state.candidate?.edges ?? [];
     const candidateIds = new Set(candidates.map((c) => edgeId(c)));
-    const edges: Edge[] = [];
+    const edges: (Edge | RoutedFlowEdge)[] = [];
     for (const e of state.edges) {
       const id = edgeId(e);
       if (candidateIds.has(id)) continue;
       const flowing = state.flowing.has(id);
       const from = replay.agents.get(e.from);
+      const points = routes.get(id);
       edges.push({
         id,
         source: e.from,
         target: e.to,
+        ...(points ? { type: 'routed' as const, data: { points } } : {}),
         animated: flowing,
         className: flowing ? 'edge-flowing' : undefined,
         markerEnd: ARROW,
@@ -132,20 +150,22 @@ function useEdges({ replay, state }: GraphViewProps): Edge[] {
     for (const c of candidates) {
       edges.push({
         id: `cand:${edgeId(c)}`,
+        type: 'routed',
         source: c.from,
         target: c.to,
-        label: `p=${c.p.toFixed(2)}${c.chosen ? ' ✓' : ''}`,
+        data: {
+          points: routes.get(edgeId(c)) ?? [],
+          label: `p=${c.p.toFixed(2)}${c.chosen ? ' ✓' : ''}`,
+          chosen: c.chosen,
+        },
         className: c.chosen ? 'edge-candidate chosen' : 'edge-candidate',
         markerEnd: ARROW,
         style: { strokeDasharray: '6 4', strokeWidth: c.chosen ? 2 : 1.2, opacity: c.chosen ? 1 : 0.75 },
-        labelBgPadding: [4, 2],
-        labelBgBorderRadius: 3,
-        labelStyle: { fontSize: 11, fontWeight: c.chosen ? 700 : 400 },
         zIndex: 5,
       });
     }
     return edges;
-  }, [replay, state]);
+  }, [replay, state, routes]);
 }
 
 /**
@@ -173,50 +193,76 @@ function fitViewport(nodes: readonly AgentFlowNode[], width: number, height: num
   return vp;
 }
 
+const sameViewport = (a: Viewport, b: Viewport): boolean =>
+  Math.abs(a.x - b.x) < 0.5 && Math.abs(a.y - b.y) < 0.5 && Math.abs(a.zoom - b.zoom) < 1e-4;
+
 /**
- * Moves the viewport when the layout changes. Another graph (a construction step, another trace):
- * refit. The same graph with new positions: keep the reader's place (`keepPlace`). The viewer never
- * does that (a graph is shown once, on its final layout), but should positions ever change under
- * the reader, the node they are looking at stays put; unchanged positions leave the viewport
- * untouched. The first layout is the initial viewport, so the first run does nothing. Execution
- * replay never changes the layout, so it keeps the user's pan and zoom.
+ * Moves the viewport when the layout or the space for the graph changes. Another graph (a
+ * construction step, another trace): refit. The same graph with new positions: keep the reader's
+ * place (`keepPlace`). The viewer never does that (a graph is shown once, on its final layout), but
+ * should positions ever change under the reader, the node they are looking at stays put; unchanged
+ * positions leave the viewport untouched. The same graph in a resized area (the window, the panels
+ * around it): refit, unless the reader has panned or zoomed since the last fit. The first layout is
+ * the initial viewport, so the first run does nothing. Execution replay never changes the layout, so
+ * it keeps the user's pan and zoom.
  */
 function FitOnLayout({
   graphKey,
   positions,
   nodes,
   selectedId,
+  width,
+  height,
+  initial,
 }: {
   graphKey: string;
   positions: Positions;
   nodes: AgentFlowNode[];
   selectedId: string | null;
+  width: number;
+  height: number;
+  /** The viewport the graph opened at (React Flow applies it only after this runs first). */
+  initial: Viewport;
 }): null {
   const { setViewport, getViewport } = useReactFlow();
-  const store = useStoreApi();
   const latest = useRef({ nodes, selectedId });
-  const shown = useRef<{ graphKey: string; nodes: AgentFlowNode[] } | null>(null);
+  const shown = useRef<{
+    graphKey: string;
+    positions: Positions;
+    nodes: AgentFlowNode[];
+    width: number;
+    height: number;
+  } | null>(null);
+  // The viewport the last fit chose; compared with the current one to tell whether the reader moved.
+  const fitted = useRef<Viewport>(initial);
   useLayoutEffect(() => {
     latest.current = { nodes, selectedId };
   });
   useLayoutEffect(() => {
     const before = shown.current;
     const now = latest.current.nodes;
-    shown.current = { graphKey, nodes: now };
+    shown.current = { graphKey, positions, nodes: now, width, height };
     if (!before) return;
-    const { width, height } = store.getState();
-    if (before.graphKey === graphKey) {
-      const vp = getViewport();
+    const vp = getViewport();
+    const fit = (): void => {
+      const next = fitViewport(now, width, height);
+      fitted.current = next;
+      void setViewport(next);
+    };
+    if (before.graphKey !== graphKey) {
+      fit();
+      return;
+    }
+    if (before.positions !== positions) {
       const next = keepPlace(before.nodes, now, vp, width, height, latest.current.selectedId);
       if (next === vp) return;
-      if (next) {
-        void setViewport(next);
-        return;
-      }
+      if (next) void setViewport(next);
+      else fit();
+      return;
     }
-    void setViewport(fitViewport(now, width, height));
+    if ((before.width !== width || before.height !== height) && sameViewport(vp, fitted.current)) fit();
     // `positions` only triggers: the nodes built from them are read from `latest`.
-  }, [graphKey, positions, getViewport, setViewport, store]);
+  }, [graphKey, positions, width, height, getViewport, setViewport]);
   return null;
 }
 
@@ -237,6 +283,7 @@ function Flow(props: GraphViewProps & { width: number; height: number }): JSX.El
       nodes={nodes}
       edges={edges}
       nodeTypes={nodeTypes}
+      edgeTypes={edgeTypes}
       onNodeClick={onNodeClick}
       onPaneClick={onPaneClick}
       onlyRenderVisibleElements
@@ -258,6 +305,9 @@ function Flow(props: GraphViewProps & { width: number; height: number }): JSX.El
         positions={props.positions}
         nodes={nodes}
         selectedId={props.selectedId}
+        width={width}
+        height={height}
+        initial={initialViewport}
       />
     </ReactFlow>
   );
@@ -265,14 +315,25 @@ function Flow(props: GraphViewProps & { width: number; height: number }): JSX.El
 
 /**
  * The MAS design as a React Flow graph at one replay position. The container is measured before
- * React Flow mounts so the first paint is already at the fitted viewport (no second render).
+ * React Flow mounts so the first paint is already at the fitted viewport (no second render), and
+ * measured again whenever it resizes, so the graph refits to the space it has.
  */
 export function GraphView(props: GraphViewProps): JSX.Element {
   const ref = useRef<HTMLDivElement>(null);
   const [size, setSize] = useState<{ width: number; height: number } | null>(null);
   useLayoutEffect(() => {
     const el = ref.current;
-    if (el) setSize({ width: el.clientWidth, height: el.clientHeight });
+    if (!el) return;
+    const measure = (): void =>
+      setSize((prev) =>
+        prev && prev.width === el.clientWidth && prev.height === el.clientHeight
+          ? prev
+          : { width: el.clientWidth, height: el.clientHeight },
+      );
+    measure();
+    const ro = new ResizeObserver(measure);
+    ro.observe(el);
+    return () => ro.disconnect();
   }, []);
   return (
     <div ref={ref} className="graph-view">

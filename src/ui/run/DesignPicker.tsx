@@ -1,8 +1,13 @@
 import { useEffect, useMemo, type JSX } from 'react';
 import { DESIGN_RULES } from '../../design/validate.ts';
+import { listTitle } from '../../store/slices/library.ts';
 import { checkDesign, type DesignCheck, type DesignMode } from '../../store/slices/run.ts';
 import { useBaton } from '../../store/store.ts';
+import { agentCount, plural } from '../common/format.ts';
 import { DesignEditor } from './DesignEditor.tsx';
+
+/** Option labels are cut at a word so the select stays within its column. */
+const OPTION_TITLE_MAX = 60;
 
 const MODES: { mode: DesignMode; label: string }[] = [
   { mode: 'trace', label: 'From a trace' },
@@ -31,8 +36,8 @@ export function DesignProblems({ check }: { check: DesignCheck }): JSX.Element {
   if (check.design) {
     return (
       <p className="badge badge-ok" data-testid="design-valid">
-        Valid design · {check.design.agents.length} {check.design.agents.length === 1 ? 'agent' : 'agents'} ·{' '}
-        {check.design.edges.length} {check.design.edges.length === 1 ? 'edge' : 'edges'}
+        Valid design · {agentCount(check.design.agents)} · {check.design.edges.length}{' '}
+        {check.design.edges.length === 1 ? 'edge' : 'edges'}
       </p>
     );
   }
@@ -79,8 +84,8 @@ function TraceChoice(): JSX.Element {
           <optgroup label="Examples">
             {exampleItems.map((e) =>
               e.trace.ok ? (
-                <option key={`ex:${e.trace.value.id}`} value={e.trace.value.id}>
-                  {e.title} ({e.trace.value.design.agents.length} agents)
+                <option key={`ex:${e.trace.value.id}`} value={e.trace.value.id} title={e.title}>
+                  {listTitle(e.title, '', OPTION_TITLE_MAX)} ({agentCount(e.trace.value.design.agents)})
                 </option>
               ) : null,
             )}
@@ -91,8 +96,8 @@ function TraceChoice(): JSX.Element {
             {recents
               .filter((r) => r.agentCount > 0)
               .map((r) => (
-                <option key={`re:${r.id}`} value={r.id}>
-                  {r.title} ({r.agentCount} agents)
+                <option key={`re:${r.id}`} value={r.id} title={r.title}>
+                  {listTitle(r.title, r.query, OPTION_TITLE_MAX)} ({plural(r.agentCount, 'agent')})
                 </option>
               ))}
           </optgroup>

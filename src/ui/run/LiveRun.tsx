@@ -6,9 +6,10 @@ import { buildReplay, replayStateAt, type AgentStatus } from '../../view/replay.
 import { interruptedAt } from '../../store/slices/run.ts';
 import { useBaton } from '../../store/store.ts';
 import { traceHash } from '../app/route.ts';
+import { shownAnswer } from '../common/answer.ts';
 import { CorrectnessBadge } from '../common/Badges.tsx';
 import { GraphView } from '../graph/GraphView.tsx';
-import { formatCost, formatTokens } from '../graph/format.ts';
+import { formatCost, formatTokens } from '../common/format.ts';
 import { SimulatedBadge } from './BackendPicker.tsx';
 
 interface AgentRow {
@@ -72,6 +73,31 @@ function StatusLine({ trace, liveRunId }: { trace: Trace; liveRunId: string | nu
   );
 }
 
+/** The answer as the grader read it from the final output, and the whole output on request. */
+function FinalAnswer({ trace }: { trace: Trace }): JSX.Element {
+  const output = trace.result.finalAnswer;
+  const { groundTruths, groundTruth } = trace.task;
+  const truths =
+    groundTruths && groundTruths.length > 0 ? groundTruths : groundTruth === null ? [] : [groundTruth];
+  const shown = output === null ? null : shownAnswer(output, truths);
+  return (
+    <div className="run-final" data-testid="run-final">
+      <span className="muted small">Final answer</span> <CorrectnessBadge correct={trace.result.correct} />
+      <pre className="run-pre" data-testid="run-final-answer" data-extracted={shown?.extracted ?? false}>
+        {shown ? shown.answer : '(none: the final agent failed)'}
+      </pre>
+      {shown?.extracted && output !== null && (
+        <details className="run-final-output">
+          <summary className="muted small">The final agent’s whole output</summary>
+          <pre className="run-pre" data-testid="run-final-output">
+            {output}
+          </pre>
+        </details>
+      )}
+    </div>
+  );
+}
+
 /** The run as it happens: the DAG lighting up, each agent's status and output as calls finish. */
 export function LiveRun({ trace, liveRunId }: { trace: Trace; liveRunId: string | null }): JSX.Element {
   const replay = useMemo(() => buildReplay(trace), [trace]);
@@ -114,15 +140,7 @@ export function LiveRun({ trace, liveRunId }: { trace: Trace; liveRunId: string 
           onSelect={setSelected}
         />
       </div>
-      {finished && trace.execution.status !== 'cancelled' && (
-        <div className="run-final" data-testid="run-final">
-          <span className="muted small">Final answer</span>{' '}
-          <CorrectnessBadge correct={trace.result.correct} />
-          <pre className="run-pre" data-testid="run-final-answer">
-            {trace.result.finalAnswer ?? '(none: the final agent failed)'}
-          </pre>
-        </div>
-      )}
+      {finished && trace.execution.status !== 'cancelled' && <FinalAnswer trace={trace} />}
       <ol className="run-agents" data-testid="run-agents">
         {rows.map((r) => (
           <li

@@ -4,7 +4,7 @@ import type { Agent, Trace, TraceEvent } from '../../core/trace.ts';
 import { splitReferences } from '../../design/references.ts';
 import type { Replay, ReplayState } from '../../view/replay.ts';
 import { STATUS_COLORS, typeColor } from '../graph/colors.ts';
-import { formatCost, formatMs, formatTokens } from '../graph/format.ts';
+import { formatCost, formatMs, formatTokens } from '../common/format.ts';
 import { CollapsibleMarkdown, DeferredMarkdown, Markdown } from '../markdown/Markdown.tsx';
 import { Disclosure } from './Disclosure.tsx';
 
@@ -232,7 +232,13 @@ export function Inspector({ trace, replay, state, selectedId, onSelect }: Inspec
         <h4>
           LLM calls <span className="muted">({calls.length})</span>
         </h4>
-        {calls.length === 0 && <p className="muted small">No calls at this replay position.</p>}
+        {calls.length === 0 && (
+          <p className="muted small">
+            {state.item.kind === 'outcome'
+              ? 'The source recorded only the outcome of this run: no calls, inputs or timings.'
+              : 'No calls at this replay position.'}
+          </p>
+        )}
         {events.map((e, i) => {
           // Keyed by agent too, so another agent's calls mount afresh (and paint plain text first).
           if (e.type === 'llm.call') return <Call key={`${agent.id}:${i}`} call={e} n={++n} />;

@@ -21,20 +21,43 @@ function Icon({ name }: { name: keyof typeof ICONS }): JSX.Element {
   );
 }
 
-/** Whether a key press belongs to a text field (or the slider, which handles its own arrows). */
-function ownsKeys(target: EventTarget | null): boolean {
+/** Input types that take typed text; Space and the arrows belong to them while they have focus. */
+const NON_TEXT_INPUTS = new Set(['range', 'checkbox', 'radio', 'button', 'submit', 'reset', 'color', 'file']);
+
+/** Whether a key press belongs to a text field or a select (which opens on Space). */
+export function isTextEntry(target: EventTarget | null): boolean {
   if (!(target instanceof HTMLElement)) return false;
   if (target.isContentEditable) return true;
-  const tag = target.tagName;
-  return tag === 'INPUT' || tag === 'TEXTAREA' || tag === 'SELECT';
+  if (target instanceof HTMLInputElement) return !NON_TEXT_INPUTS.has(target.type);
+  return target instanceof HTMLTextAreaElement || target instanceof HTMLSelectElement;
 }
 
-/** ←/→ step, Home/End jump, Space plays or pauses — unless focus is in a field. */
+/** Whether the arrows, Home and End belong to the focused element: any form field (the slider moves itself). */
+const ownsNavigation = (target: EventTarget | null): boolean =>
+  isTextEntry(target) || target instanceof HTMLInputElement;
+
+/** A dialog over the page (the share dialog) keeps its keys. */
+const inDialog = (target: EventTarget | null): boolean =>
+  target instanceof Element && target.closest('dialog, [role="dialog"]') !== null;
+
+/**
+ * ←/→ step, Home/End jump, Space plays or pauses, at the page level while a replay is shown. Space
+ * is taken from every focused control except text fields and selects: otherwise it would "click"
+ * whichever button was pressed last (step, end, zoom) instead of playing.
+ */
 function useReplayKeys(): void {
   useEffect(() => {
     const onKey = (e: KeyboardEvent): void => {
-      if (e.defaultPrevented || e.altKey || e.ctrlKey || e.metaKey || ownsKeys(e.target)) return;
+      if (e.defaultPrevented || e.altKey || e.ctrlKey || e.metaKey || inDialog(e.target)) return;
       const s = useBaton.getState();
+      if (e.key === ' ') {
+        if (isTextEntry(e.target)) return;
+        // preventDefault also keeps a focused button from activating and the page from scrolling.
+        e.preventDefault();
+        if (!e.repeat) s.setReplayPlaying(!s.replayPlaying);
+        return;
+      }
+      if (ownsNavigation(e.target)) return;
       switch (e.key) {
         case 'ArrowLeft':
           s.setReplayPlaying(false);
@@ -49,11 +72,6 @@ function useReplayKeys(): void {
           break;
         case 'End':
           s.setReplayPosition(s.replayLength);
-          break;
-        case ' ':
-          // A focused button would also "click" on Space; leave buttons to their own handler.
-          if (e.target instanceof HTMLButtonElement) return;
-          s.setReplayPlaying(!s.replayPlaying);
           break;
         default:
           return;

@@ -1,6 +1,8 @@
 import { memo, type JSX } from 'react';
 import type { Designer, ExecutionBackend, Task, Trace } from '../../core/trace.ts';
-import { formatCost, formatMs, formatTokens } from '../graph/format.ts';
+import { useBaton } from '../../store/store.ts';
+import { answerMarkdown, shownAnswer } from '../common/answer.ts';
+import { agentCount, formatCost, formatMs, formatTokens } from '../common/format.ts';
 import { CollapsibleMarkdown, Markdown } from '../markdown/Markdown.tsx';
 import { Disclosure } from './Disclosure.tsx';
 
@@ -108,10 +110,55 @@ function Verdict({ correct }: { correct: boolean | null }): JSX.Element {
   );
 }
 
+/**
+ * The final answer as the grader read it, with the way to the full output: the final agent in the
+ * inspector, or a disclosure when no agent gave it.
+ */
+function FinalAnswer({
+  output,
+  truths,
+  answerAgent,
+}: {
+  output: string | null;
+  truths: readonly string[];
+  answerAgent: string | undefined;
+}): JSX.Element {
+  const selectAgent = useBaton((s) => s.selectAgent);
+  if (output === null) {
+    return (
+      <div className="answer-box" data-testid="final-answer">
+        <span className="muted">none</span>
+      </div>
+    );
+  }
+  const shown = shownAnswer(output, truths);
+  return (
+    <div className="answer-box" data-testid="final-answer" data-extracted={shown.extracted}>
+      <Markdown text={shown.extracted ? answerMarkdown(shown.answer) : output} />
+      {shown.extracted &&
+        (answerAgent ? (
+          <button
+            type="button"
+            className="link-button small answer-full"
+            data-testid="final-answer-full"
+            onClick={() => selectAgent(answerAgent)}
+          >
+            the answer read from the final output · show it in full
+          </button>
+        ) : (
+          <Disclosure className="answer-full" summary="Full final output">
+            <CollapsibleMarkdown text={output} />
+          </Disclosure>
+        ))}
+    </div>
+  );
+}
+
 /** The task, who designed the MAS, the answer against the ground truth, backend and totals. */
 export const TaskPanel = memo(function TaskPanel({ trace }: { trace: Trace }): JSX.Element {
   const { task, design, result, totals } = trace;
   const truths = task.groundTruths && task.groundTruths.length > 0 ? task.groundTruths : null;
+  const graded = truths ?? (task.groundTruth === null ? [] : [task.groundTruth]);
   return (
     <aside className="task-panel panel" data-testid="task-panel">
       <section className="insp-section">
@@ -128,13 +175,7 @@ export const TaskPanel = memo(function TaskPanel({ trace }: { trace: Trace }): J
         </h4>
         <div className="answer-grid">
           <div className="answer-label">Final</div>
-          <div className="answer-box" data-testid="final-answer">
-            {result.finalAnswer === null ? (
-              <span className="muted">none</span>
-            ) : (
-              <Markdown text={result.finalAnswer} />
-            )}
-          </div>
+          <FinalAnswer output={result.finalAnswer} truths={graded} answerAgent={result.answerAgent} />
           <div className="answer-label">Truth</div>
           <div className="answer-box">
             {truths ? (
@@ -181,7 +222,7 @@ export const TaskPanel = memo(function TaskPanel({ trace }: { trace: Trace }): J
           <div className="kv-row">
             <dt>Agents</dt>
             <dd>
-              {design.agents.length} {design.agents.length === 1 ? 'agent' : 'agents'} · {design.edges.length}{' '}
+              {agentCount(design.agents)} · {design.edges.length}{' '}
               {design.edges.length === 1 ? 'edge' : 'edges'} · DoM {design.dom}
               {trace.construction.length > 0 ? ` · ${trace.construction.length} construction steps` : ''}
             </dd>

@@ -147,6 +147,16 @@ export interface TimelineProps {
   onSelect: (id: string) => void;
 }
 
+/** Why there is nothing to draw: the design never ran, or its source recorded only the outcome. */
+export function noEventsText(trace: Trace): string {
+  const { backend, status } = trace.execution;
+  if (status === 'not-run') return 'No execution events: this design was not run.';
+  if (status === 'running')
+    return 'No execution events yet: the run had recorded none when this trace was saved.';
+  const source = backend.kind === 'imported' ? backend.tool : 'The source';
+  return `${source} recorded the run's outcome (${status}) and final answer, but no timings or calls, so there is no timeline to draw.`;
+}
+
 /** Gantt chart of the execution: one row per agent, LLM calls as sub-bars, the replay cursor. */
 export function Timeline({ trace, replay, state, selectedId, onSelect }: TimelineProps): JSX.Element {
   const rows = useMemo(() => buildRows(trace, replay), [trace, replay]);
@@ -196,13 +206,20 @@ export function Timeline({ trace, replay, state, selectedId, onSelect }: Timelin
   if (trace.execution.events.length === 0) {
     return (
       <div className="timeline panel" data-testid="timeline">
-        <p className="muted small timeline-empty">No execution events: this design was not run.</p>
+        <p className="muted small timeline-empty" data-testid="timeline-empty">
+          {noEventsText(trace)}
+        </p>
       </div>
     );
   }
 
   return (
     <div className="timeline panel" data-testid="timeline">
+      {replay.timeSpan.end === replay.timeSpan.start && (
+        <p className="muted small timeline-note" data-testid="timeline-untimed">
+          The source recorded no timings (every event is at 0 ms): the bars show which agents ran, not when.
+        </p>
+      )}
       <div className="tl-axis" style={{ paddingLeft: LABEL_W }}>
         {tickList.map((t) => (
           <span key={t} className="tl-tick" style={{ left: LABEL_W + t * scale }}>

@@ -13,6 +13,7 @@ import type { Trace } from '../../core/trace.ts';
 import { layoutKey } from '../../view/layout.ts';
 import { buildReplay, replayStateAt, type ReplayState } from '../../view/replay.ts';
 import { useBaton } from '../../store/store.ts';
+import { formatCost } from '../common/format.ts';
 import { GraphView } from '../graph/GraphView.tsx';
 import { Legend } from '../graph/Legend.tsx';
 import { RoleDistribution } from '../graph/RoleDistribution.tsx';
@@ -56,7 +57,11 @@ function useFillViewport(): RefObject<HTMLDivElement | null> {
   return ref;
 }
 
-function ConstructionOverlay({ state, total }: { state: ReplayState; total: number }): JSX.Element | null {
+/**
+ * The construction step at the replay position: what the policy chose, its role distribution and
+ * candidate links. It sits above the inspector, beside the graph, so the graph keeps its full width.
+ */
+function ConstructionCard({ state, total }: { state: ReplayState; total: number }): JSX.Element | null {
   const c = state.candidate;
   if (!c) return null;
   const s = c.step;
@@ -99,7 +104,7 @@ function ConstructionOverlay({ state, total }: { state: ReplayState; total: numb
           )}{' '}
           · {s.intermediateRun.status} · {s.intermediateRun.calls} calls sent, {s.intermediateRun.cachedCalls}{' '}
           from the cache · {s.intermediateRun.promptTokens + s.intermediateRun.completionTokens} tokens
-          {s.intermediateRun.costUsd > 0 && <> · ${s.intermediateRun.costUsd.toFixed(4)}</>}
+          {s.intermediateRun.costUsd > 0 && <> · {formatCost(s.intermediateRun.costUsd)}</>}
           {s.intermediateRun.problem !== undefined && <> · {s.intermediateRun.problem}</>}
         </div>
       )}
@@ -145,13 +150,14 @@ export function TracePage({ trace }: { trace: Trace }): JSX.Element {
   const selectAgent = useBaton(selectSelectAgent);
   const layout = useBaton(selectLayout);
   const own = viewerTraceId === trace.id;
-  // Until the store is pointed at this trace, show its default: the end, nothing selected.
+  // Until the store is pointed at this trace, show its default: the end, the final agent selected
+  // (the inspector opens on the agent whose output is the answer).
   const position = own ? storedPosition : replay.length;
-  const selected = own ? storedSelected : null;
+  const selected = own ? storedSelected : replay.sink;
 
   useEffect(() => {
-    useBaton.getState().openTraceView(trace.id, replay.length);
-  }, [trace.id, replay.length]);
+    useBaton.getState().openTraceView(trace.id, replay.length, replay.sink);
+  }, [trace.id, replay.length, replay.sink]);
 
   const state = useMemo(() => replayStateAt(replay, trace, position), [replay, trace, position]);
 
@@ -218,7 +224,6 @@ export function TracePage({ trace }: { trace: Trace }): JSX.Element {
             </span>
           </div>
           <div className="graph-canvas">
-            <ConstructionOverlay state={state} total={replay.constructionSteps} />
             <div className="graph-flow">
               {state.agents.length === 0 ? (
                 <GraphEmpty trace={trace} state={state} />
@@ -249,6 +254,7 @@ export function TracePage({ trace }: { trace: Trace }): JSX.Element {
         </div>
       </div>
       <div className="tp-right">
+        <ConstructionCard state={state} total={replay.constructionSteps} />
         <Inspector trace={trace} replay={replay} state={state} selectedId={selected} onSelect={onSelect} />
       </div>
     </div>

@@ -1,0 +1,85 @@
+/**
+ * Writes the page screenshots the docs show, from the built app (dist/) at 1440 × 900:
+ * - docs/trace-imported.png: a MAS-Orchestra case-page run (outcome only) on the trace page;
+ * - docs/trace-construction.png: construction replay at step 3 of the MasHost example;
+ * - docs/run-page.png: the Run page after a simulated run of an example's design;
+ * - docs/gallery-recents.png: the gallery's recent traces after importing a case page.
+ * Run `npx vite build` first, then `npx tsx scripts/page-screenshots.ts`.
+ */
+import { resolve } from 'node:path';
+import { chromium, type Page } from 'playwright-core';
+import { serveStatic } from '../tests/e2e/static-server.ts';
+
+const CASE_PAGE = resolve('tests/fixtures/importers/case-page.html');
+
+const { url, server } = await serveStatic('dist');
+const browser = await chromium.launch({
+  executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+  args: [
+    '--headless=new',
+    '--no-sandbox',
+    '--disable-background-networking',
+    '--disable-component-update',
+    '--disable-sync',
+    '--no-first-run',
+    '--disable-quic',
+  ],
+});
+
+async function shot(page: Page, file: string): Promise<void> {
+  await page.waitForTimeout(500);
+  await page.screenshot({ path: file });
+  process.stdout.write(`wrote ${file}\n`);
+}
+
+/** The import notice is not what these pictures are about. */
+async function dismissNotice(page: Page): Promise<void> {
+  const report = page.locator('[data-testid="import-report"] button', { hasText: 'Dismiss' });
+  if ((await report.count()) > 0) await report.first().click();
+}
+
+try {
+  const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
+  await page.goto(url);
+  await page.locator('[data-testid="file-input"]').setInputFiles(CASE_PAGE);
+  await page.locator('[data-testid="trace-page"]').waitFor();
+  await page.waitForFunction(() => document.querySelectorAll('[data-testid="agent-node"]').length > 1);
+  await dismissNotice(page);
+  await shot(page, 'docs/trace-imported.png');
+
+  await page.goto(`${url}#/trace/example-mashost-construction`);
+  await page.locator('[data-testid="replay-position"]').waitFor();
+  await page.keyboard.press('Home');
+  for (let i = 0; i < 3; i++) await page.keyboard.press('ArrowRight');
+  await page.locator('[data-testid="edge-p-label"]').first().waitFor();
+  await shot(page, 'docs/trace-construction.png');
+
+  await page.goto(`${url}#/run`);
+  await page.locator('[data-testid="run-page"]').waitFor();
+  await page.check('[data-testid="run-backend-simulator"]');
+  await page.check('[data-testid="run-design-trace"]');
+  await page.waitForSelector(
+    '[data-testid="run-design-trace-select"] option[value="example-parallel-branches"]',
+    {
+      state: 'attached',
+    },
+  );
+  await page.selectOption('[data-testid="run-design-trace-select"]', 'example-parallel-branches');
+  await page.locator('[data-testid="design-valid"]').waitFor();
+  await page.click('[data-testid="run-start"]');
+  await page.waitForURL(/#\/trace\//, { timeout: 60_000 });
+  await page.click('[data-testid="nav-run"]');
+  await page.locator('[data-testid="run-final"]').waitFor();
+  await shot(page, 'docs/run-page.png');
+
+  await page.goto(`${url}#/`);
+  const recents = page.locator('[data-testid="recents"]');
+  await recents.waitFor();
+  await recents.scrollIntoViewIfNeeded();
+  await page.waitForTimeout(300);
+  await recents.screenshot({ path: 'docs/gallery-recents.png' });
+  process.stdout.write('wrote docs/gallery-recents.png\n');
+} finally {
+  await browser.close();
+  server.close();
+}
