@@ -45,6 +45,18 @@ export const ERRORS = {
   E_SIMULATOR: 'The simulator could not run the design',
   E_INTERMEDIATE: 'The partial design gave no intermediate answer',
   E_PROVIDER: 'The provider cannot be used',
+
+  // Worker calls (src/workers/rpc).
+  E_WORKER_BAD_INPUT: 'The request does not match what the worker method takes',
+  E_WORKER_UNKNOWN_METHOD: 'The worker has no such method',
+  E_WORKER_BAD_MESSAGE: 'A message between the page and the worker is malformed',
+  E_WORKER_BAD_PROGRESS: 'The worker reported progress that does not match the method',
+  E_WORKER_BAD_OUTPUT: 'The worker answered with something that does not match the method',
+  E_WORKER_FAILED: 'The worker method failed',
+  E_WORKER_CANCELLED: 'The request was cancelled',
+  E_WORKER_CRASHED: 'The worker stopped unexpectedly',
+  E_WORKER_UNAVAILABLE: 'The worker could not be started',
+  E_WORKER_STOPPED: 'The worker was shut down before it answered',
 } as const;
 
 export type ErrorCode = keyof typeof ERRORS;

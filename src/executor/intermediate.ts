@@ -16,6 +16,9 @@
  * spent, and the run stops (an answer built on a missing agent's placeholder would not grade the
  * design). From then on runs are answered from the cache alone; a run that needs a request is
  * `skipped`.
+ *
+ * One module because the call cache, the budget reservation and the per-step usage share the
+ * executor's private state; split apart, each piece would need that state passed around.
  */
 import type { Design, Task, Trace } from '../core/trace.ts';
 import { minimalTrace } from '../core/trace-builders.ts';

@@ -29,6 +29,9 @@
  * - 1: query, cues, role counts, sinks per role, last action, graph scalars;
  * - 2: + intermediate answers (`RESULT`);
  * - 3: + the links themselves, through message passing (s and a_i unchanged).
+ *
+ * Long because the feature layout (offsets and cue tables) and the code that fills it must change
+ * together; the table below is the contract the network and the checkpoints rely on.
  */
 import { answerKey, isRefusal } from '../answers/index.ts';
 import {

@@ -7,4 +7,4 @@ export { createLayoutWorkerClient, type LayoutWorkerClient } from './layout.clie
 export { workersAvailable } from './rpc/endpoint.ts';
 export { heldLayoutWorker, type HeldLayoutWorker } from './layout.fake.ts';
 export type { CallOptions, RpcClient } from './rpc/client.ts';
-export { RPC_ERRORS, type RpcErrorCode } from './rpc/protocol.ts';
+export { RPC_CODES, type RpcErrorCode } from './rpc/protocol.ts';

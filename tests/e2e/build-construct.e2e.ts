@@ -222,6 +222,8 @@ describe('build page', () => {
       await settled(page);
       const steps = await count(page, 'step-item');
       expect(steps).toBe(3);
+      // After EXIT the Build page counts the final design as the trace page does.
+      const buildCount = (await page.locator('[data-testid="agent-count"]').innerText()).trim();
       const perf = Number(await page.locator('[data-testid="build-perf"]').getAttribute('data-median-ms'));
       expect(perf).toBeGreaterThan(0);
       expect(perf).toBeLessThan(16);
@@ -233,6 +235,7 @@ describe('build page', () => {
       expect(title).toMatch(/^MASBench depth \d+ \(seed \d+\) · prior construction$/);
       expect(await page.locator('[data-testid="simulated-badge"]').textContent()).toContain('SIMULATED');
       expect(await constructionTotal(page)).toBe(steps);
+      expect((await page.locator('[data-testid="trace-agent-count"]').innerText()).trim()).toBe(buildCount);
       await page.keyboard.press('End');
 
       // 6. Its share link opens the same trace, with the same construction, in a fresh context.

@@ -4,6 +4,10 @@
  * (which sub-tasks, which answers it was handed), solves what is left by walking the sub-task
  * graph, and errs as the model in `model.ts` says. Outputs read like real answers (`\boxed{N}`),
  * so the same answer checking applies. The error and cost model is documented in docs/simulator.md.
+ *
+ * Kept in one file: every reply kind (solution, plan, decomposition, critique, refusal) reads the
+ * same parsed assignment and seeded stream in one fixed order, and that order is what makes a seed
+ * reproduce a run.
  */
 import { lastBoxed, normalizeMathAnswer } from '../../answers/index.ts';
 import type { MasBenchTask } from '../../masbench/index.ts';

@@ -2,6 +2,9 @@
  * Plain TypeScript kernels on Float32Array: the CPU backend and the reference every WGSL kernel is
  * tested against. Backward functions accumulate (g += ...) so that a tensor read by several ops sums
  * its gradient contributions; the caller zeroes gradients once per step.
+ *
+ * Long because there are many small kernels, each beside its backward (as the .wgsl files sit one
+ * per kernel), not because any one of them is long.
  */
 import type { Activation, BinaryOp, ReduceOp, UnaryOp } from '../graph.ts';
 import { MASKED_LOG_PROB } from '../graph.ts';

@@ -12,6 +12,9 @@
  *   64 bytes bound; words are u32, f32 fields stored as their bit patterns (plan.ts f32Bits).
  * - norm: f32[2] = [‖g‖₂ before clipping, clip scale].
  * - readback: f32[2] = [loss, ‖g‖₂].
+ *
+ * Long because the buffer layouts, the bind groups and the one-submission step must agree line for
+ * line; they stay together so a layout change is seen in one place.
  */
 import type { Graph, Tensor } from '../graph.ts';
 import { size } from '../graph.ts';

@@ -2,6 +2,9 @@
  * Turns a Graph into a device-independent list of kernel calls: forward in recording order, backward
  * in reverse (the tape), then grad_norm + adam. The list is materialised on a device by model.ts,
  * and again on a fresh device after a loss.
+ *
+ * Long because it has one forward and one backward case per graph op; a case per op reads against
+ * cpu/ops.ts more easily than a split by op family would.
  */
 import type { Graph, Node } from '../graph.ts';
 import { cols, rows, size } from '../graph.ts';

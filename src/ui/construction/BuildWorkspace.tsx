@@ -10,6 +10,7 @@ import {
 } from '../../store/construction.ts';
 import type { BuildPick, BuildSession } from '../../store/construction.ts';
 import { useBaton, type BatonState } from '../../store/store.ts';
+import { agentCount, plural } from '../common/format.ts';
 import { ShareDialog } from '../share/ShareDialog.tsx';
 import { BuildGraph, type Candidate } from './BuildGraph.tsx';
 import { BuildToolbar } from './BuildToolbar.tsx';
@@ -112,8 +113,13 @@ export function BuildWorkspace({ session }: { session: BuildSession }): JSX.Elem
             />
           )}
           <div className="build-status" data-testid="build-status">
-            <span data-testid="agent-count" data-count={state.agents.length}>
-              {state.agents.length} {state.agents.length === 1 ? 'agent' : 'agents'}
+            <span
+              data-testid="agent-count"
+              data-count={state.agents.length}
+              title="While building: the agents the policy added. After EXIT: the final design, which the trace page counts the same way."
+            >
+              {/* After EXIT the design may gain the summariser, and the count then says so, as the trace page does. */}
+              {exited && design ? agentCount(design.agents) : plural(state.agents.length, 'agent')}
             </span>
             <span className="sep">·</span>
             <span data-testid="step-count" data-count={steps.length}>

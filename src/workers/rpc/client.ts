@@ -24,7 +24,7 @@ export interface CallOptions<P> {
 export interface RpcClient<T extends MethodTable> {
   /**
    * Calls `method` with `input`. The promise never rejects: it resolves with the parsed output, or
-   * with one problem (`E_WORKER_*`, see `RPC_ERRORS`) whose `path` is `<worker>.<method>`.
+   * with one problem (`E_WORKER_*`, see `RPC_CODES`; sentences in src/core/errors.ts) whose `path` is `<worker>.<method>`.
    */
   call<K extends keyof T & string>(
     method: K,

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { Problem } from '../../core/result.ts';
+import { describe } from '../../core/errors.ts';
 
 /**
  * The wire format of every worker in `src/workers`, and the method tables workers declare.
@@ -44,23 +45,21 @@ export type OutputIn<M extends MethodSpec> = z.input<M['output']>;
 /** What a caller gets back. */
 export type OutputOf<M extends MethodSpec> = z.output<M['output']>;
 
-/** Every way a worker call can fail, with the sentence a person reads. */
-export const RPC_ERRORS = {
-  E_WORKER_BAD_INPUT: 'The request does not match what the worker method takes',
-  E_WORKER_UNKNOWN_METHOD: 'The worker has no such method',
-  E_WORKER_BAD_MESSAGE: 'A message between the page and the worker is malformed',
-  E_WORKER_BAD_PROGRESS: 'The worker reported progress that does not match the method',
-  E_WORKER_BAD_OUTPUT: 'The worker answered with something that does not match the method',
-  E_WORKER_FAILED: 'The worker method failed',
-  E_WORKER_CANCELLED: 'The request was cancelled',
-  E_WORKER_CRASHED: 'The worker stopped unexpectedly',
-  E_WORKER_UNAVAILABLE: 'The worker could not be started',
-  E_WORKER_STOPPED: 'The worker was shut down before it answered',
-} as const;
+/** Every way a worker call can fail; the sentences are in the one table, src/core/errors.ts. */
+export const RPC_CODES = [
+  'E_WORKER_BAD_INPUT',
+  'E_WORKER_UNKNOWN_METHOD',
+  'E_WORKER_BAD_MESSAGE',
+  'E_WORKER_BAD_PROGRESS',
+  'E_WORKER_BAD_OUTPUT',
+  'E_WORKER_FAILED',
+  'E_WORKER_CANCELLED',
+  'E_WORKER_CRASHED',
+  'E_WORKER_UNAVAILABLE',
+  'E_WORKER_STOPPED',
+] as const;
 
-export type RpcErrorCode = keyof typeof RPC_ERRORS;
-
-const CODES = Object.keys(RPC_ERRORS) as [RpcErrorCode, ...RpcErrorCode[]];
+export type RpcErrorCode = (typeof RPC_CODES)[number];
 
 /** A worker call's problem: the coded sentence, the detail, and `path` = `<worker>.<method>`. */
 export interface RpcProblem extends Problem {
@@ -68,7 +67,7 @@ export interface RpcProblem extends Problem {
 }
 
 export function rpcProblem(code: RpcErrorCode, path: string, detail?: string): RpcProblem {
-  return { code, message: detail ? `${RPC_ERRORS[code]}: ${detail}` : `${RPC_ERRORS[code]}.`, path };
+  return { code, message: describe(code, detail), path };
 }
 
 const MAX_TEXT = 10_000;
@@ -80,7 +79,7 @@ export const RpcRequestSchema = z.discriminatedUnion('kind', [
 ]);
 
 export const RpcProblemSchema = z.object({
-  code: z.enum(CODES),
+  code: z.enum(RPC_CODES),
   message: z.string().max(MAX_TEXT),
   path: z.string().max(MAX_TEXT).optional(),
 });
