@@ -72,7 +72,7 @@ describe('trace page defaults', () => {
     const { context, page, errors } = await openPage(browser, '#/trace/example-mashost-construction');
     try {
       await waitForNodes(page, 4);
-      expect(await page.locator('[data-testid=inspector]').getAttribute('data-agent-id')).toBe('final');
+      expect(await page.locator('[data-testid=inspector]').getAttribute('data-agent-id')).toBe('summarizer');
       expect(await page.locator('[data-testid=trace-agent-count]').innerText()).toBe(
         '4 agents (incl. summariser)',
       );

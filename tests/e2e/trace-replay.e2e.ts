@@ -150,11 +150,17 @@ describe('construction replay on a 1440 × 900 screen', () => {
     const { context, page, errors } = await openPage(browser, '#/trace/example-mashost-construction');
     try {
       await page.setViewportSize({ width: 1440, height: 900 });
-      await waitForReadout(page, '23 / 23');
+      // The replay opens at its end: the readout is "<total> / <total>".
+      await page.waitForFunction(() =>
+        /^(\d+) \/ \1\b/.test(document.querySelector('[data-testid="replay-position"]')?.textContent ?? ''),
+      );
+      const readout = (await page.locator('[data-testid="replay-position"]').textContent()) ?? '';
+      const total = Number(/\/ (\d+)/.exec(readout)?.[1]);
+      expect(total).toBeGreaterThan(10);
       await page.keyboard.press('Home');
       for (let step = 1; step <= 4; step++) {
         await page.keyboard.press('ArrowRight');
-        await waitForReadout(page, `${step} / 23`);
+        await waitForReadout(page, `${step} / ${total}`);
         await waitForNodes(page, step);
         const b = await boxes(page);
         expect(b.card).not.toBeNull();
@@ -163,9 +169,10 @@ describe('construction replay on a 1440 × 900 screen', () => {
         expect(b.graph.width).toBeGreaterThanOrEqual(b.center.width - 1);
         for (const n of b.nodes) expect(inside(n.box, b.graph), `${n.id} at step ${step}`).toBe(true);
       }
-      // Step 3 adds a3 with links from a1 and a2: their labels are readable at any zoom.
+      // Step 3 adds solver-3 with edge probabilities from decomposer-1 and solver-2: their labels are
+      // readable at any zoom.
       await page.keyboard.press('ArrowLeft');
-      await waitForReadout(page, '3 / 23');
+      await waitForReadout(page, `3 / ${total}`);
       const labels = page.locator('[data-testid="edge-p-label"]');
       expect(await labels.count()).toBe(2);
       for (const h of await labels.evaluateAll((els) => els.map((e) => e.getBoundingClientRect().height)))
@@ -174,10 +181,10 @@ describe('construction replay on a 1440 × 900 screen', () => {
       // Position 10 is in the execution: the graph is refitted to the whole area, nothing clipped.
       await page.keyboard.press('Home');
       for (let i = 0; i < 10; i++) await page.keyboard.press('ArrowRight');
-      await waitForReadout(page, '10 / 23');
+      await waitForReadout(page, `10 / ${total}`);
       const b = await boxes(page);
       expect(b.card).toBeNull();
-      expect(b.nodes.map((n) => n.id).sort()).toEqual(['a1', 'a2', 'a3', 'final']);
+      expect(b.nodes.map((n) => n.id).sort()).toEqual(['decomposer-1', 'solver-2', 'solver-3', 'summarizer']);
       for (const n of b.nodes) expect(inside(n.box, b.graph), n.id).toBe(true);
       expect(errors).toEqual([]);
     } finally {
@@ -185,19 +192,19 @@ describe('construction replay on a 1440 × 900 screen', () => {
     }
   });
 
-  it('routes the long edge a1 → final around a2 and a3, not behind them', async () => {
-    const { context, page, errors } = await openPage(browser, '#/trace/example-mashost-construction');
+  it('routes the long edge sacks → total around check_lanterns, not behind it', async () => {
+    const { context, page, errors } = await openPage(browser, '#/trace/example-parallel-branches');
     try {
       await page.setViewportSize({ width: 1440, height: 900 });
       await waitForNodes(page, 4);
       const hits = await page.evaluate(() => {
         const path = document.querySelector<SVGPathElement>(
-          '.react-flow__edge[data-id="a1>final"] path.react-flow__edge-path',
+          '.react-flow__edge[data-id="sacks>total"] path.react-flow__edge-path',
         );
         if (!path) return null;
         const ctm = path.getScreenCTM();
         if (!ctm) return null;
-        const others = ['a2', 'a3'].map((id) =>
+        const others = ['lanterns', 'check_lanterns'].map((id) =>
           document
             .querySelector(`[data-testid="agent-node"][data-agent-id="${id}"]`)!
             .getBoundingClientRect(),
