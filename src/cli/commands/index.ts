@@ -5,6 +5,7 @@ import { gpuCommand } from './gpu.ts';
 import { importCommand } from './import.ts';
 import { runCommand } from './run.ts';
 import { shareCommand } from './share.ts';
+import { trainCommand } from './train.ts';
 import { validateCommand } from './validate.ts';
 
 /** Every CLI command, in the order `baton help` lists them. Add new commands here. */
@@ -15,5 +16,6 @@ export const commands: readonly Command[] = [
   importCommand,
   runCommand,
   shareCommand,
+  trainCommand,
   validateCommand,
 ];
