@@ -1,6 +1,7 @@
 import type { Command } from '../command.ts';
 import { benchCommand } from './bench.ts';
 import { constructCommand } from './construct.ts';
+import { evalPolicyCommand } from './eval-policy.ts';
 import { gpuCommand } from './gpu.ts';
 import { importCommand } from './import.ts';
 import { runCommand } from './run.ts';
@@ -12,6 +13,7 @@ import { validateCommand } from './validate.ts';
 export const commands: readonly Command[] = [
   benchCommand,
   constructCommand,
+  evalPolicyCommand,
   gpuCommand,
   importCommand,
   runCommand,
