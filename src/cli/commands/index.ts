@@ -1,19 +1,23 @@
 import type { Command } from '../command.ts';
 import { benchCommand } from './bench.ts';
 import { constructCommand } from './construct.ts';
+import { evalPolicyCommand } from './eval-policy.ts';
 import { gpuCommand } from './gpu.ts';
 import { importCommand } from './import.ts';
 import { runCommand } from './run.ts';
 import { shareCommand } from './share.ts';
+import { trainCommand } from './train.ts';
 import { validateCommand } from './validate.ts';
 
 /** Every CLI command, in the order `baton help` lists them. Add new commands here. */
 export const commands: readonly Command[] = [
   benchCommand,
   constructCommand,
+  evalPolicyCommand,
   gpuCommand,
   importCommand,
   runCommand,
   shareCommand,
+  trainCommand,
   validateCommand,
 ];

@@ -1,0 +1,27 @@
+import { describe, expect, it } from 'vitest';
+import { parseTrainConfig, trainConfig } from './config.ts';
+
+describe('TrainConfig', () => {
+  it('fills every default', () => {
+    const c = trainConfig();
+    expect(c).toMatchObject({ algo: 'hrpo', clipEps: 0.2, groupSize: 4, actionRewards: true });
+    expect(c.actionReward.exemption).toBe(3);
+  });
+
+  it('names each bad field', () => {
+    const r = parseTrainConfig({ algo: 'ppo', clipEps: 1.5, lambda: 1, lr: -1 });
+    expect(r.ok).toBe(false);
+    if (r.ok) return;
+    expect(r.problems.some((p) => p.startsWith('algo:'))).toBe(true);
+    expect(r.problems.some((p) => p.startsWith('clipEps:'))).toBe(true);
+    expect(r.problems.some((p) => p.startsWith('lambda:'))).toBe(true);
+    expect(r.problems.some((p) => p.startsWith('lr:'))).toBe(true);
+  });
+
+  it('rejects a group of one for the group methods and hrpo without intermediate answers', () => {
+    expect(() => trainConfig({ algo: 'grpo', groupSize: 1 })).toThrow(/groupSize must be at least 2/);
+    expect(trainConfig({ algo: 'reinforce', groupSize: 1 }).groupSize).toBe(1);
+    expect(() => trainConfig({ intermediate: false })).toThrow(/need intermediate answers/);
+    expect(trainConfig({ intermediate: false, actionRewards: false }).intermediate).toBe(false);
+  });
+});

@@ -1,0 +1,27 @@
+/** Public API of the trainer (HRPO, GRPO, REINFORCE for the construction policy). See docs/train.md. */
+export {
+  ALGOS,
+  PRESETS,
+  TrainConfigSchema,
+  parseTrainConfig,
+  trainConfig,
+  type Algo,
+  type ConfigResult,
+  type PresetName,
+  type TrainConfig,
+  type TrainConfigInput,
+} from './config.ts';
+export { actionRewardsOf, advantages, rewardOf, type Advantages, type Scored } from './advantages.ts';
+export { ppoObjective, type ObjectiveInput, type ObjectiveResult, type ObjectiveStats } from './objective.ts';
+export { PRESET_TABLE, drawTasks, type Preset } from './presets.ts';
+export {
+  rollout,
+  type FinalOutcome,
+  type Rollout,
+  type RolloutOptions,
+  type RunnersFor,
+  type TaskRunners,
+} from './rollout.ts';
+export { Learner, type UpdateStats } from './learner.ts';
+export { train, type RolloutStats, type TrainOptions, type TrainResult, type UpdateMetrics } from './loop.ts';
+export { evaluatePolicy, wilson, type AxisScore, type EvalOptions, type EvalResult } from './evaluate.ts';

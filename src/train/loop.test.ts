@@ -1,0 +1,125 @@
+import { describe, expect, it } from 'vitest';
+import type { BackendChoice } from '../gpu/index.ts';
+import { taskOfMasbench } from '../masbench/index.ts';
+import { DEFAULT_POOL, encodeTask, randomCheckpoint, type PolicyCheckpoint } from '../policy/index.ts';
+import { trainConfig } from './config.ts';
+import { Learner } from './learner.ts';
+import { ppoObjective } from './objective.ts';
+import { PRESET_TABLE, drawTasks } from './presets.ts';
+import { rollout, type RunnersFor } from './rollout.ts';
+import { train } from './loop.ts';
+
+const cpu: BackendChoice = { backend: 'cpu', reason: 'test', adapter: null, ctx: null };
+const tiny = (): PolicyCheckpoint =>
+  randomCheckpoint(DEFAULT_POOL, 3, { hidden: 8, hashDim: 16, maxAgents: 4, maxSteps: 5, graphHidden: 4 });
+// A stand-in for the simulator: two or more agents answer correctly, each agent costs 1000 tokens.
+const runners: RunnersFor = () => ({
+  intermediate: (design) => Promise.resolve({ answer: 'x', correct: design.agents.length >= 2 }),
+  final: (trace) =>
+    Promise.resolve({ correct: trace.design.agents.length >= 2, tokens: 1000 * trace.design.agents.length }),
+});
+const config = trainConfig({
+  tasksPerIteration: 2,
+  groupSize: 2,
+  minibatch: 8,
+  epochs: 2,
+  maxSteps: 5,
+  lr: 0.01,
+});
+
+describe('train', () => {
+  it('gives bit-identical metrics for the same seed and config on the CPU backend', async () => {
+    const run = () =>
+      train({ checkpoint: tiny(), pool: DEFAULT_POOL, config, choice: cpu, runners, iterations: 2 });
+    const a = await run();
+    const b = await run();
+    expect(a.updates.length).toBeGreaterThan(1);
+    expect(JSON.stringify(a.updates)).toBe(JSON.stringify(b.updates));
+    expect(a.checkpoint.params).toEqual(b.checkpoint.params);
+    expect(a.checkpoint.params['node.b2']).not.toEqual(tiny().params['node.b2']);
+    expect(a.checkpoint.meta?.iterations).toBe(2);
+    for (const u of a.updates) expect(Number.isFinite(u.loss) && Number.isFinite(u.gradNorm)).toBe(true);
+  });
+
+  it('backpropagates the PPO loss exactly (finite differences on a tiny network)', async () => {
+    const c = trainConfig({ ...config, entropyCoef: 0, klCoef: 0.5, clipEps: 0.1 });
+    const cp = tiny();
+    const tasks = drawTasks(PRESET_TABLE.mixed, 7, 2, 'train');
+    const { PolicyNetwork } = await import('../policy/index.ts');
+    const net = await PolicyNetwork.cpu(cp);
+    const rolls = [];
+    for (const [i, task] of tasks.entries())
+      rolls.push(
+        await rollout({
+          net,
+          pool: DEFAULT_POOL,
+          task,
+          seed: i,
+          runners,
+          maxSteps: 5,
+          temperature: 1,
+          greedy: false,
+          intermediate: true,
+          rewards: c.actionReward,
+        }),
+      );
+    net.dispose();
+    const episodes = rolls.map((r) => ({
+      task: encodeTask(taskOfMasbench(r.task).query, cp.config.hashDim),
+      steps: r.steps,
+      limits: { maxAgents: 4, maxSteps: 5 },
+    }));
+    const learner = await Learner.create(cp, cp, DEFAULT_POOL, c, cpu);
+    const full = learner.batch(episodes);
+    const pick = Array.from({ length: Math.min(8, full.batch) }, (_, i) => i);
+    // An "old" policy and a reference that differ from θ, so ratio, clip and KL all take part.
+    const old = Float64Array.from(await learner.logProbs(full), (x, i) => x + (i % 3) * 0.08 - 0.08);
+    const ref = Float64Array.from(old, (x, i) => x + 0.05 * ((i % 2) * 2 - 1));
+    const adv = Float64Array.from(old, (_, i) => ((i * 7) % 5) - 2);
+    await learner.update(full, pick, old, ref, adv, false);
+    const grad = await learner.model.readGrad(learner.graph.params['node.b2'] as never);
+    learner.dispose();
+    const lossAt = async (k: number, d: number): Promise<number> => {
+      const b2 = Array.from(cp.params['node.b2'] as number[]);
+      b2[k] = (b2[k] as number) + d;
+      const l = await Learner.create(
+        { ...cp, params: { ...cp.params, 'node.b2': b2 } },
+        cp,
+        DEFAULT_POOL,
+        c,
+        cpu,
+      );
+      const lp = await l.logProbs(full);
+      l.dispose();
+      const at = (xs: Float64Array): number[] => pick.map((i) => xs[i] as number);
+      return ppoObjective({
+        logp: at(lp),
+        oldLogp: at(old),
+        refLogp: at(ref),
+        advantages: at(adv),
+        weights: pick.map(() => 1),
+        clipEps: c.clipEps,
+        klCoef: c.klCoef,
+      }).loss;
+    };
+    const h = 1e-3;
+    let checked = 0;
+    for (let k = 0; k < grad.length; k++) {
+      const fd = ((await lossAt(k, h)) - (await lossAt(k, -h))) / (2 * h);
+      expect(grad[k]).toBeCloseTo(fd, 2);
+      if (Math.abs(fd) > 1e-2) checked++;
+    }
+    expect(checked).toBeGreaterThan(0);
+  });
+});
+
+describe('wilson', () => {
+  it('matches the 95% score interval by hand', async () => {
+    const { wilson } = await import('./evaluate.ts');
+    // k = 8, n = 10: centre 0.7193, half-width 0.2318.
+    const [lo, hi] = wilson(8, 10);
+    expect(lo).toBeCloseTo(0.4902, 3);
+    expect(hi).toBeCloseTo(0.9433, 3);
+    expect(wilson(0, 0)).toEqual([0, 1]);
+  });
+});
