@@ -1,0 +1,88 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { TraceSchema } from '../../core/trace.ts';
+import { parseCheckpoint } from '../../policy/index.ts';
+import type { CliIO } from '../command.ts';
+import { constructCommand } from './construct.ts';
+import { evalPolicyCommand } from './eval-policy.ts';
+import { trainCommand } from './train.ts';
+
+let dir: string;
+let out: string[];
+let err: string[];
+let io: CliIO;
+
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'baton-train-'));
+  out = [];
+  err = [];
+  io = { out: (l) => out.push(l), err: (l) => err.push(l), cwd: dir };
+});
+
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('baton train → construct → eval-policy', () => {
+  it('writes a checkpoint with its provenance that construct and eval-policy read', async () => {
+    const code = await trainCommand.run(
+      [
+        '--preset',
+        'depth',
+        '--from',
+        'prior',
+        '--iterations',
+        '1',
+        '--seed',
+        '3',
+        '--out',
+        'ck.json',
+        '--log',
+        'm.jsonl',
+      ],
+      io,
+    );
+    expect(code).toBe(0);
+    const cp = parseCheckpoint(await readFile(join(dir, 'ck.json'), 'utf8'));
+    expect(cp.ok).toBe(true);
+    if (!cp.ok) return;
+    expect(JSON.stringify(cp.value.meta)).toContain('"iterations":1');
+    const log = (await readFile(join(dir, 'm.jsonl'), 'utf8')).trim().split('\n');
+    expect(log.length).toBeGreaterThan(0);
+    for (const line of log) expect(Number.isFinite((JSON.parse(line) as { loss: number }).loss)).toBe(true);
+
+    const built = await constructCommand.run(
+      [
+        '--policy',
+        'ck.json',
+        '--task',
+        'How many legs do 3 spiders have?',
+        '--seed',
+        '1',
+        '--backend',
+        'cpu',
+        '--out',
+        't.json',
+      ],
+      io,
+    );
+    expect(built).toBe(0);
+    const trace = TraceSchema.parse(JSON.parse(await readFile(join(dir, 't.json'), 'utf8')));
+    expect(trace.designer).toMatchObject({ kind: 'policy', checkpoint: cp.value.name });
+
+    out = [];
+    const scored = await evalPolicyCommand.run(
+      ['--policy', 'ck.json', '--preset', 'depth', '--n', '3', '--seed', '1'],
+      io,
+    );
+    expect(scored).toBe(0);
+    expect(out.join('\n')).toMatch(/accuracy/i);
+  }, 120_000);
+
+  it('refuses an unknown algorithm as a usage error', async () => {
+    expect(await trainCommand.run(['--algo', 'sgd', '--out', 'ck.json'], io)).toBe(2);
+    expect(err.join('\n')).toMatch(/algo/);
+  });
+});
