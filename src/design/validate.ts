@@ -63,11 +63,19 @@ const list = (ids: readonly string[]): string =>
  * role arguing with itself, so names count once each, compared trimmed and ignoring case.
  * Returns the end of the violation's sentence, or null when the roles are fine.
  */
+/** How a debate role is compared: trimmed and ignoring case (`Judge` and ` judge` are one role). */
+export const debateRoleKey = (role: string): string => role.trim().toLowerCase();
+
+/** The number of different debate roles (rule 11); role pools apply the same count. */
+export function distinctDebateRoles(roles: readonly string[]): number {
+  return new Set(roles.map(debateRoleKey).filter((k) => k !== '')).size;
+}
+
 function debateRolesProblem(given: readonly string[]): string | null {
   const named = given.map((r) => r.trim()).filter((r) => r !== '');
   const byKey = new Map<string, string[]>();
   for (const r of named) {
-    const key = r.toLowerCase();
+    const key = debateRoleKey(r);
     byKey.set(key, [...(byKey.get(key) ?? []), r]);
   }
   if (byKey.size >= 2) return null;

@@ -180,6 +180,7 @@ describe('role pool files', () => {
           { ...solver, name: 'SOLVER', agentType: 'SummarizerAgent' },
           { ...solver, name: 'Exit' },
           { ...solver, name: 'Panel', agentType: 'DebateAgent' },
+          { ...solver, name: 'Echo', agentType: 'DebateAgent', debateRoles: ['Judge', ' judge'] },
         ],
       }),
     );
@@ -188,7 +189,9 @@ describe('role pool files', () => {
     expect(byPath.get('roles[1].agentType')).toMatch(/^roles\[1\]\.agentType: must be one of CoTAgent, /);
     expect(byPath.get('roles[1].name')).toContain('repeated or reserved');
     expect(byPath.get('roles[2].name')).toContain('"Exit" is repeated or reserved');
-    expect(byPath.get('roles[3].debateRoles')).toContain('at least two debate roles');
+    expect(byPath.get('roles[3].debateRoles')).toContain('at least two different debate roles');
+    // Design rule 11 counts `Judge` and ` judge` as one role, so a pool may not offer them as two.
+    expect(byPath.get('roles[4].debateRoles')).toContain('at least two different debate roles');
     expect(errors.every((e) => e.code === 'E_ROLES_SCHEMA')).toBe(true);
 
     expect(errorsOf(JSON.stringify({ format: ROLE_POOL_FORMAT, roles: [] }))[0]?.message).toBe(

@@ -14,6 +14,7 @@ import { AgentTypeSchema } from '../core/agents.ts';
 import type { ErrorCode } from '../core/errors.ts';
 import { fail, ok, type Problem, type Result } from '../core/result.ts';
 import { hashString } from '../core/rng.ts';
+import { distinctDebateRoles } from '../design/validate.ts';
 
 /**
  * The default pool's version. Edited pools get a version derived from their content
@@ -44,10 +45,12 @@ export const RoleSchema = z
     debateRoles: z.array(z.string().min(1).max(80)).min(2).max(8).optional(),
   })
   .superRefine((r, ctx) => {
-    if (r.agentType === 'DebateAgent' && (r.debateRoles?.length ?? 0) < 2) {
+    // The same count as design rule 11, so a pool never builds a design the validator rejects.
+    if (r.agentType === 'DebateAgent' && distinctDebateRoles(r.debateRoles ?? []) < 2) {
       ctx.addIssue({
         code: 'custom',
-        message: 'a DebateAgent role needs at least two debate roles',
+        message:
+          'a DebateAgent role needs at least two different debate roles (compared trimmed, ignoring case)',
         path: ['debateRoles'],
       });
     }
