@@ -3,7 +3,9 @@
  * - docs/trace-imported.png: a MAS-Orchestra case-page run (outcome only) on the trace page;
  * - docs/trace-construction.png: construction replay at step 3 of the MasHost example;
  * - docs/run-page.png: the Run page after a simulated run of an example's design;
- * - docs/gallery-recents.png: the gallery's recent traces after importing a case page.
+ * - docs/gallery-recents.png: the gallery's recent traces after importing a case page;
+ * - docs/screenshot.png (README): the parallel example on the trace page with an agent selected,
+ *   at 1440 × 880.
  * Run `npx vite build` first, then `npx tsx scripts/page-screenshots.ts`.
  */
 import { resolve } from 'node:path';
@@ -79,6 +81,12 @@ try {
   await page.waitForTimeout(300);
   await recents.screenshot({ path: 'docs/gallery-recents.png' });
   process.stdout.write('wrote docs/gallery-recents.png\n');
+
+  const readme = await browser.newPage({ viewport: { width: 1440, height: 880 } });
+  await readme.goto(`${url}#/trace/example-parallel-branches`);
+  await readme.locator('[data-testid="agent-node"][data-agent-id="sacks"]').click();
+  await readme.locator('[data-testid="llm-call"]').first().waitFor();
+  await shot(readme, 'docs/screenshot.png');
 } finally {
   await browser.close();
   server.close();
