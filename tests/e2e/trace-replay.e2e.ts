@@ -2,7 +2,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launch } from './browser.ts';
 import { openPage } from './browser.ts';
-import { nodeCount, readout, waitForNodes, waitForReadout, withFixture } from './trace-open.ts';
+import { nodeCount, openFixture, readout, waitForNodes, waitForReadout, withFixture } from './trace-open.ts';
 
 /** Replay from the keyboard: construction steps, then execution events. */
 
@@ -192,19 +192,19 @@ describe('construction replay on a 1440 × 900 screen', () => {
     }
   });
 
-  it('routes the long edge sacks → total around check_lanterns, not behind it', async () => {
-    const { context, page, errors } = await openPage(browser, '#/trace/example-parallel-branches');
+  it('routes the long edge a1 → final around a2 and a3, not behind them', async () => {
+    const { context, page, errors } = await openFixture(browser, 'long-edge.json');
     try {
       await page.setViewportSize({ width: 1440, height: 900 });
       await waitForNodes(page, 4);
       const hits = await page.evaluate(() => {
         const path = document.querySelector<SVGPathElement>(
-          '.react-flow__edge[data-id="sacks>total"] path.react-flow__edge-path',
+          '.react-flow__edge[data-id="a1>final"] path.react-flow__edge-path',
         );
         if (!path) return null;
         const ctm = path.getScreenCTM();
         if (!ctm) return null;
-        const others = ['lanterns', 'check_lanterns'].map((id) =>
+        const others = ['a2', 'a3'].map((id) =>
           document
             .querySelector(`[data-testid="agent-node"][data-agent-id="${id}"]`)!
             .getBoundingClientRect(),
