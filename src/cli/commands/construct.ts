@@ -12,7 +12,6 @@
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { TraceSchema, type Trace } from '../../core/trace.ts';
 import {
   backendFromSpec,
@@ -22,11 +21,13 @@ import {
 } from '../../executor/backend-spec.ts';
 import { publicBaseUrl } from '../../executor/remote.ts';
 import { runDesign } from '../../executor/run.ts';
-import { nodeGpu, releaseNodeGpu } from '../../gpu/node-gpu.ts';
-import { chooseBackend, type BackendPreference } from '../../gpu/index.ts';
+import { releaseNodeGpu } from '../../gpu/node-gpu.ts';
+import type { BackendPreference } from '../../gpu/index.ts';
 import { checkConstruction, serializeCheckpoint, construct, PolicyNetwork } from '../../policy/index.ts';
 import type { IntermediateRunner, StepChoice } from '../../policy/index.ts';
 import { type CliIO, type Command, parseCommandArgs } from '../command.ts';
+import { computeBackend } from '../compute.ts';
+import { backendFlag, isUsageError, readFlags, seedFlag } from '../flags.ts';
 import { loadCheckpoint, loadChoices, loadRoles, loadTask } from '../construct-inputs.ts';
 import { describeRun, describeStep, describeUsage, plural, shortAnswer, usd } from '../construct-report.ts';
 import {
@@ -39,7 +40,6 @@ import {
   redactingIO,
   type ProviderArgs,
 } from '../provider-args.ts';
-import { allowWgslImports } from '../wgsl-loader.ts';
 
 const usage = `Usage: baton construct --policy <checkpoint.json|random[:SEED]|prior> --task <text|task.json>
                        --seed <S> --out <trace.json> [--execute simulated|remote] [--backend auto|cpu|webgpu]
@@ -107,43 +107,31 @@ interface Options {
 type Parsed = { ok: true; o: Options } | { ok: false; message: string };
 
 function parse(args: string[]): Parsed {
-  let values: Record<string, string | boolean | undefined>;
-  try {
-    ({ values } = parseArgs({
-      args,
-      options: {
-        policy: { type: 'string' },
-        task: { type: 'string' },
-        seed: { type: 'string' },
-        out: { type: 'string' },
-        execute: { type: 'string' },
-        backend: { type: 'string' },
-        greedy: { type: 'boolean' },
-        temperature: { type: 'string' },
-        'max-steps': { type: 'string' },
-        'save-policy': { type: 'string' },
-        roles: { type: 'string' },
-        choices: { type: 'string' },
-        ...PROVIDER_OPTIONS,
-      },
-      allowPositionals: false,
-      strict: true,
-    }));
-  } catch (e) {
-    return { ok: false, message: e instanceof Error ? e.message : String(e) };
-  }
-  const str = (k: string): string | undefined =>
-    typeof values[k] === 'string' ? (values[k] as string) : undefined;
+  const f = readFlags(args, {
+    policy: { type: 'string' },
+    task: { type: 'string' },
+    seed: { type: 'string' },
+    out: { type: 'string' },
+    execute: { type: 'string' },
+    backend: { type: 'string' },
+    greedy: { type: 'boolean' },
+    temperature: { type: 'string' },
+    'max-steps': { type: 'string' },
+    'save-policy': { type: 'string' },
+    roles: { type: 'string' },
+    choices: { type: 'string' },
+    ...PROVIDER_OPTIONS,
+  });
+  if (!f.ok) return f;
+  const { values, str } = f;
   const policy = str('policy');
   if (!policy) return { ok: false, message: '--policy is required' };
   const task = str('task');
   if (!task || task.trim() === '') return { ok: false, message: '--task is required' };
   const out = str('out');
   if (!out || out.trim() === '') return { ok: false, message: '--out is required' };
-  const seedRaw = str('seed') ?? '0';
-  if (!/^\d+$/.test(seedRaw) || Number(seedRaw) > 0xffffffff) {
-    return { ok: false, message: `--seed must be an integer from 0 to 4294967295, got "${seedRaw}"` };
-  }
+  const seed = seedFlag(str('seed'));
+  if (isUsageError(seed)) return seed;
   const execute = str('execute');
   if (execute !== undefined && execute !== 'simulated' && execute !== 'remote') {
     return { ok: false, message: `--execute must be "simulated" or "remote", got "${execute}"` };
@@ -152,10 +140,8 @@ function parse(args: string[]): Parsed {
   if (stray.length > 0) return { ok: false, message: `${stray.join(', ')} only apply with --execute remote` };
   const provider = parseProviderArgs(values, execute === 'remote' ? '--execute remote' : null);
   if (!provider.ok) return provider;
-  const backend = str('backend') ?? 'auto';
-  if (backend !== 'auto' && backend !== 'cpu' && backend !== 'webgpu') {
-    return { ok: false, message: `--backend must be auto, cpu or webgpu, got "${backend}"` };
-  }
+  const backend = backendFlag(str('backend'), 'auto');
+  if (isUsageError(backend)) return backend;
   const temperature = Number(str('temperature') ?? '1');
   if (!(temperature > 0) || !Number.isFinite(temperature)) {
     return { ok: false, message: `--temperature must be a number > 0, got "${str('temperature')}"` };
@@ -169,7 +155,7 @@ function parse(args: string[]): Parsed {
     o: {
       policy,
       task,
-      seed: Number(seedRaw),
+      seed,
       out,
       execute: execute ?? null,
       provider: provider.value,
@@ -217,11 +203,7 @@ async function run(args: string[], io: CliIO): Promise<number> {
   // Every line goes through this, so a key echoed anywhere is replaced before it shows.
   const cli = redactingIO(io, secrets);
   if (provider?.note) cli.out(provider.note);
-  const choice =
-    o.backend === 'cpu'
-      ? await chooseBackend('cpu')
-      : await chooseBackend(o.backend, { gpu: await nodeGpu() });
-  if (choice.backend === 'webgpu') allowWgslImports();
+  const choice = await computeBackend(o.backend);
   cli.out(`backend: ${choice.backend} (${choice.reason})`);
   const net = await PolicyNetwork.create(cp, choice);
   const controller = new AbortController();

@@ -3,12 +3,13 @@
  * run by the simulated sub-agents: accuracy with a 95% Wilson interval, tokens, agents, edges,
  * reward, per axis (src/train/evaluate.ts).
  */
-import { parseArgs } from 'node:util';
 import { DEFAULT_POOL, PolicyNetwork } from '../../policy/index.ts';
 import { PRESETS, evaluatePolicy, trainConfig, type PresetName } from '../../train/index.ts';
 import { type CliIO, type Command, parseCommandArgs } from '../command.ts';
 import { loadCheckpoint } from '../construct-inputs.ts';
-import { backendChoice, simulatedRunners } from './train.ts';
+import { computeBackend } from '../compute.ts';
+import { choiceFlag, isUsageError, positiveIntFlag, readFlags, seedFlag, type UsageError } from '../flags.ts';
+import { simulatedRunners } from './train.ts';
 
 const usage = `Usage: baton eval-policy --policy <prior|random[:SEED]|ckpt.json> [--preset depth|parallel|robustness|mixed]
                          [--n N] [--seed S] [--sampled]
@@ -26,47 +27,24 @@ interface Options {
   sampled: boolean;
 }
 
-function parse(args: string[]): { ok: true; o: Options } | { ok: false; message: string } {
-  let values: Record<string, string | boolean | undefined>;
-  try {
-    ({ values } = parseArgs({
-      args,
-      options: {
-        policy: { type: 'string' },
-        preset: { type: 'string' },
-        n: { type: 'string' },
-        seed: { type: 'string' },
-        sampled: { type: 'boolean' },
-      },
-      allowPositionals: false,
-      strict: true,
-    }));
-  } catch (e) {
-    return { ok: false, message: e instanceof Error ? e.message : String(e) };
-  }
-  const str = (k: string): string | undefined =>
-    typeof values[k] === 'string' ? (values[k] as string) : undefined;
-  const policy = str('policy');
+function parse(args: string[]): { ok: true; o: Options } | UsageError {
+  const f = readFlags(args, {
+    policy: { type: 'string' },
+    preset: { type: 'string' },
+    n: { type: 'string' },
+    seed: { type: 'string' },
+    sampled: { type: 'boolean' },
+  });
+  if (!f.ok) return f;
+  const policy = f.str('policy');
   if (!policy) return { ok: false, message: '--policy is required' };
-  const preset = str('preset') ?? 'mixed';
-  if (!(PRESETS as readonly string[]).includes(preset))
-    return { ok: false, message: `--preset must be one of ${PRESETS.join(', ')}` };
-  const n = str('n') ?? '100';
-  if (!/^\d+$/.test(n) || Number(n) < 1)
-    return { ok: false, message: `--n must be a positive integer, got "${n}"` };
-  const seed = str('seed') ?? '0';
-  if (!/^\d+$/.test(seed) || Number(seed) > 0xffffffff)
-    return { ok: false, message: `--seed must be an integer from 0 to 4294967295, got "${seed}"` };
-  return {
-    ok: true,
-    o: {
-      policy,
-      preset: preset as PresetName,
-      n: Number(n),
-      seed: Number(seed),
-      sampled: values.sampled === true,
-    },
-  };
+  const preset = choiceFlag('preset', f.str('preset'), PRESETS, 'mixed');
+  if (isUsageError(preset)) return preset;
+  const n = positiveIntFlag('n', f.str('n'), '100');
+  if (isUsageError(n)) return n;
+  const seed = seedFlag(f.str('seed'));
+  if (isUsageError(seed)) return seed;
+  return { ok: true, o: { policy, preset, n, seed, sampled: f.values.sampled === true } };
 }
 
 async function run(args: string[], io: CliIO): Promise<number> {
@@ -78,7 +56,7 @@ async function run(args: string[], io: CliIO): Promise<number> {
     io.err(`baton eval-policy: ${cp}`);
     return 2;
   }
-  const net = await PolicyNetwork.create(cp, await backendChoice('cpu'));
+  const net = await PolicyNetwork.create(cp, await computeBackend('cpu'));
   try {
     const r = await evaluatePolicy({
       net,

@@ -5,16 +5,24 @@
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { intermediateExecutorFromSpec, backendFromSpec, stepResultOf } from '../../executor/backend-spec.ts';
 import { runDesign } from '../../executor/run.ts';
-import { chooseBackend, type BackendChoice, type BackendPreference } from '../../gpu/index.ts';
-import { nodeGpu, releaseNodeGpu } from '../../gpu/node-gpu.ts';
+import type { BackendPreference } from '../../gpu/index.ts';
+import { releaseNodeGpu } from '../../gpu/node-gpu.ts';
 import { DEFAULT_POOL, serializeCheckpoint } from '../../policy/index.ts';
 import { ALGOS, PRESETS, parseTrainConfig, train, type RunnersFor } from '../../train/index.ts';
 import { type CliIO, type Command, parseCommandArgs } from '../command.ts';
 import { loadCheckpoint } from '../construct-inputs.ts';
-import { allowWgslImports } from '../wgsl-loader.ts';
+import { computeBackend } from '../compute.ts';
+import {
+  backendFlag,
+  choiceFlag,
+  isUsageError,
+  positiveIntFlag,
+  readFlags,
+  seedFlag,
+  type UsageError,
+} from '../flags.ts';
 
 const usage = `Usage: baton train [--preset depth|parallel|robustness|mixed] [--algo hrpo|grpo|reinforce]
                    [--from random|prior|<ckpt.json>] [--iterations N] [--seed S]
@@ -56,13 +64,6 @@ export const simulatedRunners: RunnersFor = (task, seed) => {
   };
 };
 
-export async function backendChoice(pref: BackendPreference): Promise<BackendChoice> {
-  const choice =
-    pref === 'cpu' ? await chooseBackend('cpu') : await chooseBackend(pref, { gpu: await nodeGpu() });
-  if (choice.backend === 'webgpu') allowWgslImports();
-  return choice;
-}
-
 interface Options {
   config: Record<string, unknown>;
   from: string;
@@ -72,55 +73,39 @@ interface Options {
   log: string | undefined;
 }
 
-function parse(args: string[]): { ok: true; o: Options } | { ok: false; message: string } {
-  let values: Record<string, string | boolean | undefined>;
-  try {
-    ({ values } = parseArgs({
-      args,
-      options: {
-        preset: { type: 'string' },
-        algo: { type: 'string' },
-        from: { type: 'string' },
-        iterations: { type: 'string' },
-        seed: { type: 'string' },
-        backend: { type: 'string' },
-        out: { type: 'string' },
-        log: { type: 'string' },
-      },
-      allowPositionals: false,
-      strict: true,
-    }));
-  } catch (e) {
-    return { ok: false, message: e instanceof Error ? e.message : String(e) };
-  }
-  const str = (k: string): string | undefined =>
-    typeof values[k] === 'string' ? (values[k] as string) : undefined;
-  const out = str('out');
+function parse(args: string[]): { ok: true; o: Options } | UsageError {
+  const f = readFlags(args, {
+    preset: { type: 'string' },
+    algo: { type: 'string' },
+    from: { type: 'string' },
+    iterations: { type: 'string' },
+    seed: { type: 'string' },
+    backend: { type: 'string' },
+    out: { type: 'string' },
+    log: { type: 'string' },
+  });
+  if (!f.ok) return f;
+  const out = f.str('out');
   if (!out) return { ok: false, message: '--out is required' };
-  const preset = str('preset') ?? 'mixed';
-  if (!(PRESETS as readonly string[]).includes(preset))
-    return { ok: false, message: `--preset must be one of ${PRESETS.join(', ')}` };
-  const algo = str('algo') ?? 'hrpo';
-  if (!(ALGOS as readonly string[]).includes(algo))
-    return { ok: false, message: `--algo must be one of ${ALGOS.join(', ')}` };
-  const it = str('iterations') ?? '10';
-  if (!/^\d+$/.test(it) || Number(it) < 1)
-    return { ok: false, message: `--iterations must be a positive integer, got "${it}"` };
-  const seed = str('seed') ?? '0';
-  if (!/^\d+$/.test(seed) || Number(seed) > 0xffffffff)
-    return { ok: false, message: `--seed must be an integer from 0 to 4294967295, got "${seed}"` };
-  const backend = str('backend') ?? 'cpu';
-  if (backend !== 'auto' && backend !== 'cpu' && backend !== 'webgpu')
-    return { ok: false, message: '--backend must be auto, cpu or webgpu' };
+  const preset = choiceFlag('preset', f.str('preset'), PRESETS, 'mixed');
+  if (isUsageError(preset)) return preset;
+  const algo = choiceFlag('algo', f.str('algo'), ALGOS, 'hrpo');
+  if (isUsageError(algo)) return algo;
+  const iterations = positiveIntFlag('iterations', f.str('iterations'), '10');
+  if (isUsageError(iterations)) return iterations;
+  const seed = seedFlag(f.str('seed'));
+  if (isUsageError(seed)) return seed;
+  const backend = backendFlag(f.str('backend'), 'cpu');
+  if (isUsageError(backend)) return backend;
   return {
     ok: true,
     o: {
-      config: { preset, algo, seed: Number(seed) },
-      from: str('from') ?? 'prior',
-      iterations: Number(it),
+      config: { preset, algo, seed },
+      from: f.str('from') ?? 'prior',
+      iterations,
       backend,
       out,
-      log: str('log'),
+      log: f.str('log'),
     },
   };
 }
@@ -139,7 +124,7 @@ async function run(args: string[], io: CliIO): Promise<number> {
     io.err(`baton train: ${cp.replace('--policy', '--from')}`);
     return 2;
   }
-  const choice = await backendChoice(o.backend);
+  const choice = await computeBackend(o.backend);
   io.err(
     `backend: ${choice.backend} (${choice.reason}) · from ${cp.name} · ${cfg.config.algo} on ${cfg.config.preset}`,
   );
