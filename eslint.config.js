@@ -23,7 +23,8 @@ export default tseslint.config(
       'react-hooks/exhaustive-deps': 'error',
     },
   },
-  // Who may import what, and which effects each layer may use: generated from the table in
+  // Who may import what (`no-restricted-imports` per layer and folder depth, plus the same patterns
+  // for dynamic `import()`), and which effects each layer may use: generated from the table in
   // docs/architecture.md, the one place the rule is written (see eslint-layers.js).
   ...layerConfigs(readLayerTable()),
 );
