@@ -23,5 +23,32 @@ export {
   type TaskRunners,
 } from './rollout.ts';
 export { Learner, type UpdateStats } from './learner.ts';
-export { train, type RolloutStats, type TrainOptions, type TrainResult, type UpdateMetrics } from './loop.ts';
+export {
+  Trainer,
+  train,
+  type Clock,
+  type TrainerOptions,
+  type TrainOptions,
+  type TrainResult,
+  type UpdateMetrics,
+} from './loop.ts';
+export {
+  designDepth,
+  meanUpdate,
+  roleShares,
+  type AxisStats,
+  type IterationMetrics,
+  type RolloutStats,
+  type SampledDesign,
+} from './metrics.ts';
+export {
+  MAX_SNAPSHOT_TEXT,
+  SNAPSHOT_FORMAT,
+  TrainerSnapshotSchema,
+  parseSnapshot,
+  snapshotFromJson,
+  snapshotToJson,
+  type SnapshotResult,
+  type TrainerSnapshot,
+} from './snapshot.ts';
 export { evaluatePolicy, wilson, type AxisScore, type EvalOptions, type EvalResult } from './evaluate.ts';

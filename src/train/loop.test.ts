@@ -7,7 +7,8 @@ import { Learner } from './learner.ts';
 import { ppoObjective } from './objective.ts';
 import { PRESET_TABLE, drawTasks } from './presets.ts';
 import { rollout, type RunnersFor } from './rollout.ts';
-import { train } from './loop.ts';
+import { Trainer, train } from './loop.ts';
+import { snapshotFromJson, snapshotToJson } from './snapshot.ts';
 
 const cpu: BackendChoice = { backend: 'cpu', reason: 'test', adapter: null, ctx: null };
 const tiny = (): PolicyCheckpoint =>
@@ -39,6 +40,53 @@ describe('train', () => {
     expect(a.checkpoint.params['node.b2']).not.toEqual(tiny().params['node.b2']);
     expect(a.checkpoint.meta?.iterations).toBe(2);
     for (const u of a.updates) expect(Number.isFinite(u.loss) && Number.isFinite(u.gradNorm)).toBe(true);
+  });
+
+  it('resumes from a snapshot (through its JSON form) bit-identically', async () => {
+    const opts = { start: tiny(), pool: DEFAULT_POOL, config, choice: cpu, runners };
+    const straight = await Trainer.create(opts);
+    await straight.iterate();
+    await straight.iterate();
+    const want = await straight.snapshot();
+    straight.dispose();
+
+    const first = await Trainer.create(opts);
+    await first.iterate();
+    const mid = snapshotFromJson(snapshotToJson(await first.snapshot()));
+    first.dispose();
+    if (!mid.ok) throw new Error(mid.problems.join('; '));
+    expect(mid.snapshot.iteration).toBe(1);
+    const resumed = await Trainer.create({ ...opts, resume: mid.snapshot });
+    await resumed.iterate();
+    const got = await resumed.snapshot();
+    resumed.dispose();
+    expect(got.iteration).toBe(2);
+    expect(JSON.stringify(got.history)).toBe(JSON.stringify(want.history));
+    expect(got.checkpoint.params).toEqual(want.checkpoint.params);
+    expect(Array.from(got.optimizer?.m ?? [])).toEqual(Array.from(want.optimizer?.m ?? []));
+    // Resuming without the Adam moments does not continue the same run.
+    const cold = await Trainer.create({ ...opts, resume: { ...mid.snapshot, optimizer: null } });
+    await cold.iterate();
+    const coldParams = (await cold.snapshot()).checkpoint.params;
+    cold.dispose();
+    expect(coldParams).not.toEqual(want.checkpoint.params);
+  });
+
+  it('rejects a damaged snapshot with a clear problem', async () => {
+    const t = await Trainer.create({ start: tiny(), pool: DEFAULT_POOL, config, choice: cpu, runners });
+    await t.iterate();
+    const text = snapshotToJson(await t.snapshot());
+    t.dispose();
+    expect(snapshotFromJson(text).ok).toBe(true);
+    const broken = JSON.parse(text) as { optimizer: { m: string }; config: { lr: number } };
+    broken.optimizer.m = broken.optimizer.m.slice(0, 8);
+    const r1 = snapshotFromJson(JSON.stringify(broken));
+    expect(r1.ok ? [] : r1.problems.join()).toMatch(/optimizer/);
+    const bad = JSON.parse(text) as { config: { lr: number } };
+    bad.config.lr = -1;
+    const r2 = snapshotFromJson(JSON.stringify(bad));
+    expect(r2.ok ? [] : r2.problems.join()).toMatch(/config\.lr/);
+    expect(snapshotFromJson('{').ok).toBe(false);
   });
 
   it('backpropagates the PPO loss exactly (finite differences on a tiny network)', async () => {

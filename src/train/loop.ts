@@ -3,6 +3,11 @@
  * (rollout.ts), their rewards and advantages (advantages.ts), then K epochs of PPO minibatch
  * updates through the compute core (learner.ts). Pure and seeded: the same checkpoint, config and
  * runners give the same metrics on the CPU backend, bit for bit.
+ *
+ * `Trainer` is the steppable form the Train page's worker drives one iteration at a time: its
+ * whole state (parameters, Adam moments, REINFORCE baseline, iteration count, history) is a
+ * `TrainerSnapshot` (snapshot.ts), and a trainer resumed from a snapshot continues bit-identically
+ * on the CPU backend. `train` runs N iterations headless (`baton train`).
  */
 import { createRng, mix32 } from '../core/rng.ts';
 import type { BackendChoice } from '../gpu/index.ts';
@@ -11,24 +16,202 @@ import { PolicyNetwork, encodeTask, type PolicyCheckpoint, type RolePool } from 
 import { advantages } from './advantages.ts';
 import type { TrainConfig } from './config.ts';
 import { Learner, type UpdateStats } from './learner.ts';
+import { iterationMetrics, meanUpdate, type IterationMetrics, type RolloutStats } from './metrics.ts';
 import { PRESET_TABLE, drawTasks } from './presets.ts';
 import { rollout, type Rollout, type RunnersFor } from './rollout.ts';
+import { SNAPSHOT_FORMAT, type TrainerSnapshot } from './snapshot.ts';
 
-export interface RolloutStats {
-  /** Mean R over the iteration's constructions. */
-  meanReward: number;
-  /** Share of constructions whose final answer was correct. */
-  accuracy: number;
-  /** Mean prompt + completion tokens of a final run. */
-  tokens: number;
-  /** Mean construction steps. */
-  steps: number;
-}
+export type { RolloutStats } from './metrics.ts';
 
 export interface UpdateMetrics extends UpdateStats, RolloutStats {
   iteration: number;
   epoch: number;
   minibatch: number;
+}
+
+/** Injected clock for profiling (ms); the trainer itself reads no time. */
+export type Clock = () => number;
+
+export interface TrainerOptions {
+  /** The policy training starts from (also the frozen KL reference). */
+  start: PolicyCheckpoint;
+  pool: RolePool;
+  config: TrainConfig;
+  choice: BackendChoice;
+  runners: RunnersFor;
+  /** Continue from this snapshot (its config and start checkpoint win over the options'). */
+  resume?: TrainerSnapshot;
+  /** Called after every minibatch update. */
+  onUpdate?: (m: UpdateMetrics) => void;
+  /** With a clock, iteration metrics carry `timings` (rollout, update ms). */
+  clock?: Clock;
+}
+
+export class Trainer {
+  private constructor(
+    private readonly o: TrainerOptions,
+    readonly config: TrainConfig,
+    readonly start: PolicyCheckpoint,
+    private readonly learner: Learner,
+    private current: PolicyCheckpoint,
+    private baseline: number | null,
+    private done: number,
+    private readonly past: IterationMetrics[],
+    private updates: number,
+  ) {}
+
+  static async create(o: TrainerOptions): Promise<Trainer> {
+    const r = o.resume;
+    const config = r ? r.config : o.config;
+    const start = r ? r.start : o.start;
+    const current = r ? r.checkpoint : o.start;
+    const learner = await Learner.create(current, start, o.pool, config, o.choice);
+    if (r?.optimizer) learner.model.importState(r.optimizer);
+    return new Trainer(
+      o,
+      config,
+      start,
+      learner,
+      current,
+      r ? r.baseline : null,
+      r ? r.iteration : 0,
+      r ? [...r.history] : [],
+      r ? r.updates : 0,
+    );
+  }
+
+  /** Iterations finished so far. */
+  get iteration(): number {
+    return this.done;
+  }
+
+  /** Metrics of every finished iteration, oldest first. */
+  get history(): readonly IterationMetrics[] {
+    return this.past;
+  }
+
+  /** The current policy (parameters after the last finished iteration). */
+  get checkpoint(): PolicyCheckpoint {
+    return this.current;
+  }
+
+  /** One iteration: rollouts, advantages, K epochs of minibatch updates. */
+  async iterate(): Promise<IterationMetrics> {
+    const c = this.config;
+    const it = this.done;
+    const clock = this.o.clock;
+    const t0 = clock?.() ?? 0;
+    const tasks = drawTasks(PRESET_TABLE[c.preset], mix32(c.seed + it), c.tasksPerIteration, 'train');
+    const net = await PolicyNetwork.create(this.current, this.o.choice);
+    const groups: Rollout[][] = [];
+    try {
+      for (const [ti, task] of tasks.entries()) {
+        const group: Rollout[] = [];
+        for (let gi = 0; gi < c.groupSize; gi++) {
+          const seed = mix32(c.seed ^ mix32(it * 65536 + ti * 256 + gi));
+          group.push(
+            await rollout({
+              net,
+              pool: this.o.pool,
+              task,
+              seed,
+              runners: this.o.runners,
+              maxSteps: c.maxSteps,
+              temperature: c.temperature,
+              greedy: false,
+              intermediate: c.intermediate,
+              rewards: c.actionReward,
+            }),
+          );
+        }
+        groups.push(group);
+      }
+    } finally {
+      net.dispose();
+    }
+    const t1 = clock?.() ?? 0;
+    const adv = advantages(c, groups, this.baseline);
+    this.baseline = adv.baseline;
+    const all = groups.flat();
+    const learner = this.learner;
+    const full = learner.batch(
+      all.map((r) => ({
+        task: encodeTask(taskOfMasbench(r.task).query, this.current.config.hashDim),
+        steps: r.steps,
+        limits: {
+          maxAgents: this.current.config.maxAgents,
+          maxSteps: Math.min(c.maxSteps, this.current.config.maxSteps),
+        },
+      })),
+    );
+    const stepAdv = Float64Array.from(adv.steps.flat(2));
+    const oldLogp = await learner.logProbs(full);
+    const refLogp = c.klCoef > 0 ? await learner.logProbs(full, 'reference') : null;
+    const rng = createRng(mix32(c.seed + 0x51ed + it));
+    const rows = Array.from({ length: stepAdv.length }, (_, i) => i);
+    const stats: UpdateStats[] = [];
+    const partial = iterationMetrics(it + 1, groups, adv.rewards, this.o.pool, meanUpdate([]));
+    for (let epoch = 0; epoch < c.epochs; epoch++) {
+      const order = rng.shuffle(rows);
+      for (let mb = 0; mb * c.minibatch < order.length; mb++) {
+        const pick = order.slice(mb * c.minibatch, (mb + 1) * c.minibatch);
+        const u = await learner.update(full, pick, oldLogp, refLogp, stepAdv);
+        stats.push(u);
+        this.updates++;
+        this.o.onUpdate?.({
+          iteration: it,
+          epoch,
+          minibatch: mb,
+          ...u,
+          meanReward: partial.meanReward,
+          accuracy: partial.accuracy,
+          tokens: partial.tokens,
+          steps: partial.steps,
+        });
+      }
+    }
+    this.current = await learner.snapshot(this.start.name);
+    const t2 = clock?.() ?? 0;
+    const m = iterationMetrics(it + 1, groups, adv.rewards, this.o.pool, meanUpdate(stats));
+    if (clock) m.timings = { rolloutMs: t1 - t0, updateMs: t2 - t1 };
+    this.past.push(m);
+    this.done = it + 1;
+    return m;
+  }
+
+  /** The current policy as a checkpoint with provenance in `meta`. */
+  async trained(name = `trained:${this.config.algo}:${this.config.preset}:${this.done}`): Promise<PolicyCheckpoint> {
+    const last = this.past[this.past.length - 1];
+    return this.learner.snapshot(name, {
+      trainedFrom: this.start.name,
+      iterations: this.done,
+      updates: this.updates,
+      seed: this.config.seed,
+      config: JSON.stringify(this.config).slice(0, 2000),
+      lastMeanReward: last?.meanReward ?? 0,
+      lastAccuracy: last?.accuracy ?? 0,
+      lastTokens: last?.tokens ?? 0,
+    });
+  }
+
+  /** Everything needed to continue exactly where this trainer is. */
+  async snapshot(): Promise<TrainerSnapshot> {
+    return {
+      format: SNAPSHOT_FORMAT,
+      config: this.config,
+      start: this.start,
+      checkpoint: await this.trained(),
+      optimizer: await this.learner.model.exportState(),
+      baseline: this.baseline,
+      iteration: this.done,
+      updates: this.updates,
+      history: [...this.past],
+    };
+  }
+
+  dispose(): void {
+    this.learner.dispose();
+  }
 }
 
 export interface TrainOptions {
@@ -40,105 +223,37 @@ export interface TrainOptions {
   iterations: number;
   /** Called after every update (progress, metrics log). */
   onUpdate?: (m: UpdateMetrics) => void;
+  /** Called after every iteration. */
+  onIteration?: (m: IterationMetrics) => void;
 }
 
 export interface TrainResult {
   checkpoint: PolicyCheckpoint;
   updates: UpdateMetrics[];
-  iterations: RolloutStats[];
+  iterations: IterationMetrics[];
 }
 
-const mean = (xs: readonly number[]): number =>
-  xs.length === 0 ? 0 : xs.reduce((a, b) => a + b, 0) / xs.length;
-
+/** N iterations headless; the trained checkpoint carries its provenance in `meta`. */
 export async function train(o: TrainOptions): Promise<TrainResult> {
-  const c = o.config;
-  const learner = await Learner.create(o.checkpoint, o.checkpoint, o.pool, c, o.choice);
-  const preset = PRESET_TABLE[c.preset];
   const updates: UpdateMetrics[] = [];
-  const iterations: RolloutStats[] = [];
-  let baseline: number | null = null;
-  let current = o.checkpoint;
+  const trainer = await Trainer.create({
+    start: o.checkpoint,
+    pool: o.pool,
+    config: o.config,
+    choice: o.choice,
+    runners: o.runners,
+    onUpdate: (m) => {
+      updates.push(m);
+      o.onUpdate?.(m);
+    },
+  });
   try {
-    for (let it = 0; it < o.iterations; it++) {
-      const tasks = drawTasks(preset, mix32(c.seed + it), c.tasksPerIteration, 'train');
-      const net = await PolicyNetwork.create(current, o.choice);
-      const groups: Rollout[][] = [];
-      try {
-        for (const [ti, task] of tasks.entries()) {
-          const group: Rollout[] = [];
-          for (let gi = 0; gi < c.groupSize; gi++) {
-            const seed = mix32(c.seed ^ mix32(it * 65536 + ti * 256 + gi));
-            group.push(
-              await rollout({
-                net,
-                pool: o.pool,
-                task,
-                seed,
-                runners: o.runners,
-                maxSteps: c.maxSteps,
-                temperature: c.temperature,
-                greedy: false,
-                intermediate: c.intermediate,
-                rewards: c.actionReward,
-              }),
-            );
-          }
-          groups.push(group);
-        }
-      } finally {
-        net.dispose();
-      }
-      const adv = advantages(c, groups, baseline);
-      baseline = adv.baseline;
-      const all = groups.flat();
-      const stats: RolloutStats = {
-        meanReward: mean(adv.rewards.flat()),
-        accuracy: mean(all.map((r) => (r.correct === true ? 1 : 0))),
-        tokens: mean(all.map((r) => r.tokens)),
-        steps: mean(all.map((r) => r.steps.length)),
-      };
-      iterations.push(stats);
-      const full = learner.batch(
-        all.map((r) => ({
-          task: encodeTask(taskOfMasbench(r.task).query, current.config.hashDim),
-          steps: r.steps,
-          limits: {
-            maxAgents: current.config.maxAgents,
-            maxSteps: Math.min(c.maxSteps, current.config.maxSteps),
-          },
-        })),
-      );
-      const stepAdv = Float64Array.from(adv.steps.flat(2));
-      const oldLogp = await learner.logProbs(full);
-      const refLogp = c.klCoef > 0 ? await learner.logProbs(full, 'reference') : null;
-      const rng = createRng(mix32(c.seed + 0x51ed + it));
-      const rows = Array.from({ length: stepAdv.length }, (_, i) => i);
-      for (let epoch = 0; epoch < c.epochs; epoch++) {
-        const order = rng.shuffle(rows);
-        for (let mb = 0; mb * c.minibatch < order.length; mb++) {
-          const pick = order.slice(mb * c.minibatch, (mb + 1) * c.minibatch);
-          const u = await learner.update(full, pick, oldLogp, refLogp, stepAdv);
-          const m: UpdateMetrics = { iteration: it, epoch, minibatch: mb, ...u, ...stats };
-          updates.push(m);
-          o.onUpdate?.(m);
-        }
-      }
-      current = await learner.snapshot(o.checkpoint.name);
+    for (let i = 0; i < o.iterations; i++) {
+      const m = await trainer.iterate();
+      o.onIteration?.(m);
     }
-    const last = iterations[iterations.length - 1];
-    const checkpoint = await learner.snapshot(`trained:${c.algo}:${c.preset}:${o.iterations}`, {
-      trainedFrom: o.checkpoint.name,
-      iterations: o.iterations,
-      updates: updates.length,
-      seed: c.seed,
-      config: JSON.stringify(c).slice(0, 2000),
-      lastMeanReward: last?.meanReward ?? 0,
-      lastAccuracy: last?.accuracy ?? 0,
-      lastTokens: last?.tokens ?? 0,
-    });
-    return { checkpoint, updates, iterations };
+    return { checkpoint: await trainer.trained(), updates, iterations: [...trainer.history] };
   } finally {
-    learner.dispose();
+    trainer.dispose();
   }
 }

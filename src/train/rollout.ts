@@ -3,7 +3,7 @@
  * executed for intermediate answers and a final answer by injected runners: this layer imports
  * no executor, the CLI passes the simulator.
  */
-import type { ConstructionStep, Trace } from '../core/trace.ts';
+import type { ConstructionStep, Design, Trace } from '../core/trace.ts';
 import { taskOfMasbench, type MasBenchTask } from '../masbench/index.ts';
 import {
   construct,
@@ -35,6 +35,8 @@ export type RunnersFor = (task: MasBenchTask, seed: number) => TaskRunners;
 export interface Rollout extends Scored {
   task: MasBenchTask;
   steps: ConstructionStep[];
+  /** The finished design (summariser included). */
+  design: Design;
   agents: number;
   edges: number;
 }
@@ -73,6 +75,7 @@ export async function rollout(o: RolloutOptions): Promise<Rollout> {
     correct: final.correct,
     tokens: final.tokens,
     intermediate: c.steps.map((s) => s.intermediateCorrect ?? null),
+    design: c.design,
     agents: c.design.agents.length,
     edges: c.design.edges.length,
   };

@@ -5,8 +5,7 @@
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import { intermediateExecutorFromSpec, backendFromSpec, stepResultOf } from '../../executor/backend-spec.ts';
-import { runDesign } from '../../executor/run.ts';
+import { simulatedRunners as simulatedTaskRunners } from '../../executor/train-runners.ts';
 import type { BackendPreference } from '../../gpu/index.ts';
 import { releaseNodeGpu } from '../../gpu/node-gpu.ts';
 import { DEFAULT_POOL, serializeCheckpoint } from '../../policy/index.ts';
@@ -44,25 +43,8 @@ Options:
 
 Exit code 0 when the checkpoint is written, 1 when training fails, 2 on a usage error.`;
 
-/** The simulator as the trainer's runners: the same executor `baton construct --execute simulated` uses. */
-export const simulatedRunners: RunnersFor = (task, seed) => {
-  const spec = { kind: 'simulated', task, seed } as const;
-  const intermediate = intermediateExecutorFromSpec(spec);
-  return {
-    intermediate: async (design, t) => stepResultOf(await intermediate.run(design, t), 'simulated'),
-    final: async (trace) => {
-      const done = await runDesign({
-        trace,
-        backend: backendFromSpec(spec),
-        startedAt: new Date(0).toISOString(),
-      });
-      return {
-        correct: done.result.correct,
-        tokens: done.totals.promptTokens + done.totals.completionTokens,
-      };
-    },
-  };
-};
+/** The simulator as the trainer's runners (src/executor/train-runners.ts). */
+export const simulatedRunners: RunnersFor = simulatedTaskRunners;
 
 interface Options {
   config: Record<string, unknown>;
