@@ -59,6 +59,8 @@ export const TrainConfigSchema = z
     exemption: z.boolean().default(true),
     /** Ablation: off = partial MASs are not run for intermediate answers (no action rewards). */
     intermediate: z.boolean().default(true),
+    /** Ablation: off = "w/o JPSS": the edge head does not see the chosen role (edges sampled independently of it). */
+    jpss: z.boolean().default(true),
   })
   .superRefine((c, ctx) => {
     if (c.algo !== 'reinforce' && c.groupSize < 2)
