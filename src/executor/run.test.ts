@@ -193,6 +193,21 @@ describe('runDesign', () => {
     expect(trace.execution.status).toBe('completed');
   });
 
+  it('says a refused parallel call found the budget reserved by calls in flight, not spent', async () => {
+    // Five Self-Consistency samples go out together; each reserves ~prompt + 100 tokens, so the
+    // later ones are refused while the first are still in flight and nothing is spent yet.
+    const design = designOf([{ id: 'A', type: 'SCAgent', params: { samples: 5, maxTokens: 100 } }]);
+    const trace = await runDesign({
+      trace: traceFor(QUERY),
+      design,
+      backend: testBackend(server.baseUrl),
+      budget: { perAgentTokens: 450 },
+    });
+    const notes = eventsOf(trace, 'agent.note').filter((n) => n.kind === 'budget');
+    expect(notes.length).toBeGreaterThan(0);
+    expect(notes[0]?.text).toMatch(/budget are left \(0 spent, \d+ reserved by [1-4] calls? in flight\)\.$/);
+  });
+
   it('refuses calls past the run token budget', async () => {
     // A needs about 130 tokens; B's long input pushes it past what is left of 300.
     const design = designOf([

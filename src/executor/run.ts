@@ -15,7 +15,7 @@ import { AGENT_RUNNERS } from './agents/index.ts';
 import { withRole } from './agents/prompts.ts';
 import { EventLog, mergeTags, runningTrace } from './events.ts';
 import { agentInput, placeholderFor } from './input.ts';
-import { Budget, estimatePromptTokens, redactSecrets } from './llm/index.ts';
+import { Budget, estimatePromptTokens, heldNote, redactSecrets } from './llm/index.ts';
 import { AgentCallError, type AgentContext, type ChatBackend, type ChatReply } from './types.ts';
 
 export interface RunBudget {
@@ -173,7 +173,7 @@ export async function runDesign(options: RunOptions): Promise<Trace> {
       const need = promptEstimate + cap;
       if (perAgentTokens !== undefined && usedTokens + heldTokens + need > perAgentTokens) {
         const left = Math.max(0, perAgentTokens - usedTokens - heldTokens);
-        const message = `Not sent (${label}): this call could use up to ${need} tokens, but only ${left} of agent ${agent.id}'s ${perAgentTokens}-token budget are left.`;
+        const message = `Not sent (${label}): this call could use up to ${need} tokens, but only ${left} of agent ${agent.id}'s ${perAgentTokens}-token budget are left${heldNote(usedTokens, heldTokens, inFlight.size)}.`;
         note('budget', message);
         throw new AgentCallError('budget', message);
       }

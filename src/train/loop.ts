@@ -180,7 +180,9 @@ export class Trainer {
   }
 
   /** The current policy as a checkpoint with provenance in `meta`. */
-  async trained(name = `trained:${this.config.algo}:${this.config.preset}:${this.done}`): Promise<PolicyCheckpoint> {
+  async trained(
+    name = `trained:${this.config.algo}:${this.config.preset}:${this.done}`,
+  ): Promise<PolicyCheckpoint> {
     const last = this.past[this.past.length - 1];
     return this.learner.snapshot(name, {
       trainedFrom: this.start.name,

@@ -141,7 +141,8 @@ function fromBase64(s: string): Float32Array | null {
   let k = 0;
   for (let i = 0; i < s.length; i += 4) {
     const v = [0, 1, 2, 3].map((j) => (s[i + j] === '=' ? 0 : B64.indexOf(s[i + j] as string)));
-    const x = ((v[0] as number) << 18) | ((v[1] as number) << 12) | ((v[2] as number) << 6) | (v[3] as number);
+    const x =
+      ((v[0] as number) << 18) | ((v[1] as number) << 12) | ((v[2] as number) << 6) | (v[3] as number);
     if (k < n) bytes[k++] = (x >> 16) & 255;
     if (k < n) bytes[k++] = (x >> 8) & 255;
     if (k < n) bytes[k++] = x & 255;

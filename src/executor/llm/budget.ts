@@ -34,6 +34,15 @@ export type ReserveResult = { ok: true; reservation: Reservation } | { ok: false
 
 const format = (usd: number): string => `$${usd.toFixed(4)}`;
 
+/**
+ * " (S spent, H reserved by N calls in flight)" when calls in flight hold part of a budget, so a
+ * refusal does not read as if the budget had been spent; empty otherwise.
+ */
+export function heldNote(spent: number, held: number, calls: number): string {
+  if (held <= 0) return '';
+  return ` (${spent} spent, ${held} reserved by ${calls} call${calls === 1 ? '' : 's'} in flight)`;
+}
+
 export class Budget {
   readonly limits: Readonly<BudgetLimits>;
   private spentTokens = 0;
@@ -76,6 +85,7 @@ export class Budget {
 
   reserve(amount: Amount, model: string): ReserveResult {
     const left = this.remaining();
+    const held = this.reserved;
     if (this.limits.maxTokens !== undefined && amount.tokens > left.tokens) {
       return {
         ok: false,
@@ -85,7 +95,7 @@ export class Budget {
           requested: amount.tokens,
           remaining: Math.max(0, left.tokens),
           attempts: 0,
-          message: `Not sent: this call could use up to ${amount.tokens} tokens, but only ${Math.max(0, left.tokens)} of the ${this.limits.maxTokens} token budget are left.`,
+          message: `Not sent: this call could use up to ${amount.tokens} tokens, but only ${Math.max(0, left.tokens)} of the ${this.limits.maxTokens} token budget are left${heldNote(this.spentTokens, held.tokens, this.open.size)}.`,
         },
       };
     }

@@ -8,7 +8,7 @@ export type {
   RetryEvent,
   StreamOptions,
 } from './types.ts';
-export { Budget } from './budget.ts';
+export { Budget, heldNote } from './budget.ts';
 export type { Amount, BudgetLimits, Reservation, ReserveResult } from './budget.ts';
 export { describeStatus, redactSecrets, redactText } from './errors.ts';
 export type { LlmError, LlmErrorKind, LlmResult, PartialOutput } from './errors.ts';

@@ -58,6 +58,10 @@ describe('Budget', () => {
       ok: false,
       error: { kind: 'budget', limit: 'tokens', requested: 50, remaining: 40 },
     });
+    // Nothing is spent yet: the refusal says the rest is held by the call in flight.
+    expect(b.ok ? '' : b.error.message).toContain(
+      'only 40 of the 100 token budget are left (0 spent, 60 reserved by 1 call in flight)',
+    );
     if (!a.ok) return;
     budget.commit(a.reservation, { tokens: 30, usd: undefined });
     budget.commit(a.reservation, { tokens: 30, usd: undefined });
