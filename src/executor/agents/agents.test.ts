@@ -162,6 +162,18 @@ describe('DebateAgent', () => {
     expect(eventsOf(trace, 'agent.note').some((n) => n.kind === 'roles')).toBe(true);
     expect(eventsOf(trace, 'llm.call')).toHaveLength(2 * 2 + 1);
   });
+
+  it('runs a repeated role once and says so', async () => {
+    reply = () => '\\boxed{5}';
+    const trace = await runOne('DebateAgent', { debateRoles: ['Ann', 'Ann', 'Bo'], maxRounds: 1 });
+    const notes = eventsOf(trace, 'agent.note').filter((n) => n.kind === 'roles');
+    expect(notes.map((n) => n.text)).toEqual(['Repeated debate roles run once each: Ann, Bo.']);
+    expect(eventsOf(trace, 'llm.call').map((c) => c.label)).toEqual([
+      'debate round 1 · Ann',
+      'debate round 1 · Bo',
+      'final decision',
+    ]);
+  });
 });
 
 describe('CEOAgent', () => {

@@ -10,6 +10,8 @@ import { debateDecision, debateOpening, debateRound } from './prompts.ts';
 export const debateAgent: AgentRunner = async (ctx) => {
   const given = (ctx.agent.params.debateRoles ?? []).map((r) => r.trim()).filter((r) => r !== '');
   const roles = [...new Set(given)];
+  if (roles.length < given.length)
+    ctx.note('roles', `Repeated debate roles run once each: ${roles.join(', ')}.`);
   if (roles.length < 2) {
     ctx.note(
       'roles',
