@@ -8,7 +8,6 @@ import { loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as tf from '@tensorflow/tfjs';
-import { chromium } from 'playwright-core';
 import { build, preview } from 'vite';
 import { CpuModel } from '../src/gpu/cpu/model.ts';
 import { nodeGpu } from '../src/gpu/node-gpu.ts';
@@ -17,6 +16,7 @@ import type { BenchRow } from './gpu-common.ts';
 import { ADAM, SIZES, feed, problem, sizeLabel, tfjsStep, timePair } from './gpu-common.ts';
 import type { PageResult } from './gpu-page/main.ts';
 import { machine, writeDocSection, writeResults } from './report.ts';
+import { launchChromium } from '../tests/support/chromium.ts';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const args = new Set(process.argv.slice(2));
@@ -24,17 +24,6 @@ const sizes = args.has('--quick') ? SIZES.slice(0, 1) : SIZES;
 const CPU_TIMING = { warmup: 2, minReps: 5, maxReps: 30, budgetMs: 3000 };
 // The software adapter takes seconds per step at the larger sizes: fewer repetitions.
 const GPU_TIMING = { warmup: 1, minReps: 3, maxReps: 10, budgetMs: 3000 };
-
-const CHROMIUM_ARGS = [
-  '--headless=new',
-  '--no-sandbox',
-  '--enable-unsafe-webgpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-  '--disable-quic',
-];
 
 async function nodeRows(): Promise<{ rows: BenchRow[]; auto: string }> {
   const auto = await chooseBackend('auto', { gpu: await nodeGpu() });
@@ -73,7 +62,7 @@ async function browserRows(): Promise<PageResult> {
   const server = await preview({ configFile: join(root, 'bench/vite.gpu.config.ts') });
   const url = server.resolvedUrls?.local[0];
   if (!url) throw new Error('preview server has no URL');
-  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+  const browser = await launchChromium();
   try {
     const page = await browser.newPage();
     page.on('console', (m) => console.log(`chromium: ${m.text()}`));

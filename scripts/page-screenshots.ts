@@ -9,24 +9,15 @@
  * Run `npx vite build` first, then `npx tsx scripts/page-screenshots.ts`.
  */
 import { resolve } from 'node:path';
-import { chromium, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
+import { launchChromium } from '../tests/support/chromium.ts';
 import { serveStatic } from '../tests/e2e/static-server.ts';
 
 const CASE_PAGE = resolve('tests/fixtures/importers/case-page.html');
 
 const { url, server } = await serveStatic('dist');
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-  args: [
-    '--headless=new',
-    '--no-sandbox',
-    '--disable-background-networking',
-    '--disable-component-update',
-    '--disable-sync',
-    '--no-first-run',
-    '--disable-quic',
-  ],
-});
+// WebGPU is not needed for these pictures; the flags are the e2e tests' own.
+const browser = await launchChromium();
 
 async function shot(page: Page, file: string): Promise<void> {
   await page.waitForTimeout(500);

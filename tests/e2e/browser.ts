@@ -1,31 +1,11 @@
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { launchChromium } from '../support/chromium.ts';
 import { inject } from 'vitest';
 
-/** Flags from ENVIRONMENT.md: WebGPU on SwiftShader, and no background network (the network is closed). */
-export const CHROMIUM_ARGS = [
-  '--headless=new',
-  '--no-sandbox',
-  '--enable-unsafe-webgpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-  '--disable-quic',
-];
+export { CANVAS_WEBGPU_ARGS, CHROMIUM_ARGS } from '../support/chromium.ts';
 
-/** Extra flags needed to present WebGPU frames on a canvas with SwiftShader. */
-export const CANVAS_WEBGPU_ARGS = [
-  '--enable-features=Vulkan',
-  '--use-vulkan=swiftshader',
-  '--use-angle=swiftshader',
-];
-
-export async function launch(extraArgs: string[] = []): Promise<Browser> {
-  return chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-    args: [...CHROMIUM_ARGS, ...extraArgs],
-    headless: true,
-  });
+export function launch(extraArgs: string[] = []): Promise<Browser> {
+  return launchChromium(extraArgs);
 }
 
 export function baseUrl(): string {
