@@ -14,5 +14,6 @@ export {
   type EncodedLink,
   type EncodeOptions,
 } from './link.ts';
+export { decodeJsonLink, encodeJsonLink, type JsonLink } from './json-link.ts';
 export { redactSecrets, redactText, REDACTED } from './redact.ts';
 export { MAX_INFLATED_BYTES } from './codec.ts';

@@ -52,3 +52,20 @@ export {
   type TrainerSnapshot,
 } from './snapshot.ts';
 export { evaluatePolicy, wilson, type AxisScore, type EvalOptions, type EvalResult } from './evaluate.ts';
+export {
+  CURVE_KEYS,
+  EvalRowSchema,
+  RUN_RECORD_FORMAT,
+  RunRecordSchema,
+  builtInStart,
+  curvesOf,
+  firstDifference,
+  parseRunRecord,
+  quantiseDelta,
+  recordCheckpoint,
+  runRecord,
+  type CurveKey,
+  type EvalRow,
+  type RecordInput,
+  type RunRecord,
+} from './run-record.ts';
