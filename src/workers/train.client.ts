@@ -4,7 +4,13 @@ import type { TrainerSnapshot } from '../train/index.ts';
 import { createRpcClient, type CallOptions } from './rpc/client.ts';
 import type { WorkerEndpoint } from './rpc/endpoint.ts';
 import type { InputOf, OutputOf } from './rpc/protocol.ts';
-import { trainMethods, type Evaluation, type TrainMethods, type TrainProgress } from './train.methods.ts';
+import {
+  trainMethods,
+  type Evaluation,
+  type TrainFrom,
+  type TrainMethods,
+  type TrainProgress,
+} from './train.methods.ts';
 
 /**
  * The main-thread side of the training worker: one lazily started worker holding one trainer.
@@ -12,8 +18,13 @@ import { trainMethods, type Evaluation, type TrainMethods, type TrainProgress } 
  * `run` through its signal; the iteration in flight still finishes in the worker, and a following
  * `snapshot` answers after it.
  */
+/** `start`'s input, with a snapshot as the trainer types it (the worker parses it again). */
+export type StartInput = Omit<InputOf<TrainMethods['start']>, 'from'> & {
+  from: Exclude<TrainFrom, { kind: 'snapshot' }> | { kind: 'snapshot'; snapshot: TrainerSnapshot };
+};
+
 export interface TrainWorkerClient {
-  start(input: InputOf<TrainMethods['start']>): Promise<Result<OutputOf<TrainMethods['start']>>>;
+  start(input: StartInput): Promise<Result<OutputOf<TrainMethods['start']>>>;
   run(
     input: InputOf<TrainMethods['run']>,
     options: CallOptions<TrainProgress>,
@@ -37,7 +48,7 @@ export function startTrainWorker(): WorkerEndpoint {
 export function createTrainWorkerClient(spawn: () => WorkerEndpoint = startTrainWorker): TrainWorkerClient {
   const rpc = createRpcClient(trainMethods, spawn, 'train');
   return {
-    start: (input) => rpc.call('start', input),
+    start: (input) => rpc.call('start', input as InputOf<TrainMethods['start']>),
     run: (input, options) => rpc.call('run', input, options),
     snapshot: async () => (await rpc.call('snapshot', {})) as Result<TrainerSnapshot>,
     trained: () => rpc.call('trained', {}),
