@@ -16,3 +16,4 @@ export {
   type TrainFrom,
   type TrainProgress,
 } from './train.methods.ts';
+export { channelTrainWorker } from './train.local.ts';

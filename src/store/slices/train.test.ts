@@ -1,8 +1,7 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { create } from 'zustand';
 import { parseSnapshot } from '../../train/index.ts';
-import { portEndpoint } from '../../workers/rpc/endpoint.ts';
-import { createTrainWorkerClient, type TrainWorkerClient } from '../../workers/index.ts';
+import { channelTrainWorker } from '../../workers/index.ts';
 import { memoryCheckpoints } from '../services/policy-checkpoints.ts';
 import { configureTrain, type TrainEnv } from '../services/train.ts';
 import { memorySnapshots } from '../services/train-snapshots.ts';
@@ -56,23 +55,18 @@ describe('settings form', () => {
 
 // ---------------------------------------------------------------- the slice with the real worker
 
-const { port1: page, port2: workerScope } = new MessageChannel();
-let client: TrainWorkerClient;
+const client = channelTrainWorker();
 let previousTrain: TrainEnv;
 let previousBuild: BuildEnv;
 const storage = memoryCheckpoints();
 
-beforeAll(async () => {
-  vi.stubGlobal('self', workerScope);
-  await import('../../workers/train.worker.ts');
-  client = createTrainWorkerClient(() => portEndpoint(page));
+beforeAll(() => {
   previousBuild = configureBuild({ storage, prefer: 'cpu' });
 });
 afterAll(() => {
   configureTrain(previousTrain);
   configureBuild(previousBuild);
-  page.close();
-  vi.unstubAllGlobals();
+  client.close();
 });
 beforeEach(() => resetBaton());
 
