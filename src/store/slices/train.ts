@@ -26,6 +26,8 @@ import { buildEnv } from './build-env.ts';
 import { DEFAULT_TRAIN_FORM, checkTrainForm, withField, type TrainForm } from './train-form.ts';
 import { createRing, latest, pushRow, rowOf, setAt, type MetricRing } from './train-ring.ts';
 
+export type { Evaluation };
+
 export type TrainStatus =
   'idle' | 'starting' | 'running' | 'pausing' | 'paused' | 'stopped' | 'evaluating' | 'error';
 
