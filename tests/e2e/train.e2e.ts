@@ -22,8 +22,12 @@ const attr = (page: Page, testId: string, name: string): Promise<string | null> 
 const iteration = async (page: Page): Promise<number> =>
   Number(await page.locator('[data-testid=train-iteration]').innerText());
 
-async function waitFor<A>(page: Page, fn: (arg: A) => boolean, arg?: A): Promise<void> {
-  await page.waitForFunction(fn, arg as A, { timeout: 60_000 });
+async function waitFor<A extends string | number | undefined>(
+  page: Page,
+  fn: (arg: A) => boolean,
+  arg?: A,
+): Promise<void> {
+  await page.waitForFunction(fn as (arg: unknown) => boolean, arg, { timeout: 60_000 });
 }
 
 /** Small, fast settings through the form itself. */
