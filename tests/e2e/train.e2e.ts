@@ -145,3 +145,48 @@ describe('Train page', () => {
     }
   });
 });
+
+describe('Train page on WebGPU (SwiftShader)', () => {
+  it('loses the device mid-iteration, says so, and goes on on the CPU with at most one iteration lost', async () => {
+    const { context, page, errors } = await openPage(browser, '?train-test-hooks#/train');
+    try {
+      await page.locator('[data-testid=train-page]').waitFor();
+      await smallRun(page, 'webgpu');
+      await page.click('[data-testid=train-start]');
+      await waitFor(
+        page,
+        () => Number(document.querySelector('[data-testid=train-iteration]')?.textContent) >= 1,
+      );
+      expect(await page.locator('[data-testid=train-backend]').innerText()).toMatch(
+        /^webgpu: WebGPU forced on/,
+      );
+      await page.click('[data-testid=train-lose-device]');
+      await waitFor(page, () => document.body.dataset.trainDeviceLossArmed === 'true');
+      const notice = page.locator('[data-testid=train-notice]');
+      await notice.waitFor({ timeout: 60_000 });
+      expect(await notice.innerText()).toMatch(/WebGPU device was lost during iteration \d+/);
+      expect(await page.locator('[data-testid=train-backend]').innerText()).toMatch(
+        /^cpu: the WebGPU device was lost/,
+      );
+      const lostAt = Number(
+        /resumed on the CPU backend from iteration (\d+)/.exec(await notice.innerText())?.[1],
+      );
+      await waitFor(
+        page,
+        (n: number) => Number(document.querySelector('[data-testid=train-iteration]')?.textContent) >= n + 2,
+        lostAt,
+      );
+      await page.click('[data-testid=train-pause]');
+      await waitFor(
+        page,
+        () => document.querySelector('[data-testid=train-status]')?.getAttribute('data-status') === 'paused',
+      );
+      // Every iteration is on the chart once: none skipped, none counted twice.
+      const n = await iteration(page);
+      expect(await chartPoints(page)).toBe(n);
+      expect(errors).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+});

@@ -99,6 +99,11 @@ export interface TrainSlice {
   /** Reads a `baton.policy/1` file, keeps it for Build and makes it the start of the next run. */
   importStartCheckpoint(file: TextSource): Promise<void>;
   dismissTrainProblems(): void;
+  /**
+   * Test hook (the page shows it with `?train-test-hooks`): destroys the WebGPU device the worker
+   * trains on after that many more minibatch updates, to exercise device-loss recovery.
+   */
+  loseTrainDevice(afterUpdates: number): Promise<boolean>;
 }
 
 const workerProblems = (errors: readonly Problem[]): Problem[] =>
@@ -538,6 +543,13 @@ export const createTrainSlice: SliceCreator<TrainSlice> = (set, get) => {
 
     dismissTrainProblems() {
       set({ trainProblems: [] });
+    },
+
+    async loseTrainDevice(afterUpdates) {
+      if (!live) return false;
+      const r = await trainEnv().client().loseDevice(afterUpdates);
+      if (!r.ok) problems(workerProblems(r.errors));
+      return r.ok && r.value.armed;
     },
   };
 };

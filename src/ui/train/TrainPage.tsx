@@ -90,6 +90,28 @@ function Controls(): JSX.Element {
   );
 }
 
+/** Shown only with `?train-test-hooks` in the address: the e2e test's way to lose the GPU device. */
+function TestHooks(): JSX.Element | null {
+  const lose = useBaton((s) => s.loseTrainDevice);
+  if (!new URLSearchParams(location.search).has('train-test-hooks')) return null;
+  return (
+    <div className="train-row">
+      <button
+        type="button"
+        className="btn btn-small btn-danger"
+        onClick={() =>
+          void lose(1).then((armed) => {
+            document.body.dataset.trainDeviceLossArmed = String(armed);
+          })
+        }
+        data-testid="train-lose-device"
+      >
+        Destroy the GPU device at the next update (test)
+      </button>
+    </div>
+  );
+}
+
 function Files(): JSX.Element {
   const snapshotInput = useRef<HTMLInputElement>(null);
   const checkpointInput = useRef<HTMLInputElement>(null);
@@ -264,6 +286,7 @@ export function TrainPage(): JSX.Element {
       <TrainSetup locked={locked} />
       <Controls />
       <Files />
+      <TestHooks />
       <TrainCharts />
       <Samples />
       <Evaluation />
