@@ -48,7 +48,7 @@ function lineChart(el: HTMLDivElement, spec: ChartSpec, width: number): Drawn {
     height: HEIGHT,
     series,
     bands,
-    scales: { x: { time: false } },
+    scales: { x: { time: false }, ...(spec.yRange ? { y: { range: spec.yRange } } : {}) },
     axes: [{ size: 30 }, { size: 50 }],
     legend: { live: true },
   };

@@ -19,6 +19,8 @@ export interface ChartSpec {
   /** Draws mean ± std of the first line as a band (series name of the std). */
   band?: Series;
   digits: number;
+  /** Fixed y range (shares and fractions); otherwise uPlot fits the data. */
+  yRange?: [number, number];
 }
 
 export const CHARTS: readonly ChartSpec[] = [
@@ -37,6 +39,7 @@ export const CHARTS: readonly ChartSpec[] = [
       { series: 'heldout', label: 'held-out (greedy)', color: '#dc2626', points: true },
     ],
     digits: 3,
+    yRange: [0, 1],
   },
   {
     id: 'tokens',
@@ -74,6 +77,7 @@ export const CHARTS: readonly ChartSpec[] = [
     title: 'Clip fraction',
     lines: [{ series: 'clipFraction', label: 'clipped', color: '#0f766e' }],
     digits: 3,
+    yRange: [0, 1],
   },
   {
     id: 'grad',
