@@ -382,6 +382,9 @@ export const createTrainSlice: SliceCreator<TrainSlice> = (set, get) => {
       }
       live = true;
       stored = null;
+      // The previous run's snapshot would otherwise be offered after a reload before this run saves one.
+      const cleared = await trainEnv().snapshots.clear();
+      if (!cleared.ok) problems(cleared.errors);
       set({ trainBackend: { backend: r.value.backend, reason: r.value.reason } });
       void runFor(1_000_000);
     },
