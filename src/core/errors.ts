@@ -46,6 +46,14 @@ export const ERRORS = {
   E_INTERMEDIATE: 'The partial design gave no intermediate answer',
   E_PROVIDER: 'The provider cannot be used',
 
+  // The Train page (src/store/services/train*.ts).
+  E_TRAIN_CONFIG: 'The training settings break a rule',
+  E_TRAIN_WORKER: 'The training worker failed',
+  E_TRAIN_STORAGE: 'Training snapshots could not be kept in this browser',
+  E_TRAIN_STORED: 'The training snapshot saved in this browser is damaged',
+  E_TRAIN_FILE: 'The file is not a usable training snapshot',
+  E_TRAIN_NOTHING: 'There is no trained policy yet',
+
   // Worker calls (src/workers/rpc).
   E_WORKER_BAD_INPUT: 'The request does not match what the worker method takes',
   E_WORKER_UNKNOWN_METHOD: 'The worker has no such method',

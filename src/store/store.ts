@@ -7,6 +7,7 @@ import { createLibrarySlice, type LibrarySlice } from './slices/library.ts';
 import { createRolesSlice, type RolesSlice } from './slices/roles.ts';
 import { createRunSlice, type RunSlice } from './slices/run.ts';
 import { createSettingsSlice, type SettingsSlice } from './slices/settings.ts';
+import { createTrainSlice, type TrainSlice } from './slices/train.ts';
 import { createViewerSlice, type ViewerSlice } from './slices/viewer.ts';
 
 /**
@@ -21,7 +22,8 @@ export type BatonState = LibrarySlice &
   CheckpointsSlice &
   RolesSlice &
   SettingsSlice &
-  RunSlice;
+  RunSlice &
+  TrainSlice;
 
 /** What each slice file exports: a creator that sees the whole combined state. */
 export type SliceCreator<T> = StateCreator<BatonState, [], [], T>;
@@ -36,6 +38,7 @@ export const createBatonState: StateCreator<BatonState> = (...a) => ({
   ...createRolesSlice(...a),
   ...createSettingsSlice(...a),
   ...createRunSlice(...a),
+  ...createTrainSlice(...a),
 });
 
 export const useBaton = create<BatonState>()(createBatonState);

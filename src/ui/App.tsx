@@ -3,7 +3,6 @@ import { useBaton } from '../store/store.ts';
 import { DropOverlay } from './app/DropOverlay.tsx';
 import { ImportReportPanel } from './app/ImportReportPanel.tsx';
 import { Nav } from './app/Nav.tsx';
-import { NotAvailable } from './app/NotAvailable.tsx';
 import { navigate, routeKey, traceHash, useRoute, type Route } from './app/route.ts';
 import { useFileImport } from './app/useFileImport.ts';
 import { ErrorBoundary } from './common/ErrorBoundary.tsx';
@@ -28,6 +27,8 @@ const TraceRoute = lazyComponent(() =>
 const BuildPage = lazyComponent(() => import('./construction/BuildPage.tsx').then((m) => m.BuildPage));
 const RunPage = lazyComponent(() => import('./run/RunPage.tsx').then((m) => m.RunPage));
 const SettingsPage = lazyComponent(() => import('./settings/SettingsPage.tsx').then((m) => m.SettingsPage));
+// uPlot comes with the Train page's chunk only.
+const TrainPage = lazyComponent(() => import('./train/TrainPage.tsx').then((m) => m.TrainPage));
 
 /** `?src=` is read once per page load, even when React runs effects twice in development. */
 let srcHandled = false;
@@ -96,7 +97,7 @@ function Page({ route }: { route: Route }): JSX.Element {
     case 'run':
       return <RunPage />;
     case 'train':
-      return <NotAvailable name="Train" />;
+      return <TrainPage />;
     case 'settings':
       return <SettingsPage />;
     case 'unknown':

@@ -8,3 +8,12 @@ export { workersAvailable } from './rpc/endpoint.ts';
 export { heldLayoutWorker, type HeldLayoutWorker } from './layout.fake.ts';
 export type { CallOptions, RpcClient } from './rpc/client.ts';
 export { RPC_CODES, type RpcErrorCode } from './rpc/protocol.ts';
+export { createTrainWorkerClient, type StartInput, type TrainWorkerClient } from './train.client.ts';
+export {
+  EvaluationSchema,
+  IterationMetricsSchema,
+  type Evaluation,
+  type TrainFrom,
+  type TrainProgress,
+} from './train.methods.ts';
+export { channelTrainWorker } from './train.local.ts';

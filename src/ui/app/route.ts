@@ -5,7 +5,7 @@ import { useMemo, useSyncExternalStore } from 'react';
  * out of server logs: `#/` gallery, `#/trace/<id>`, `#t=<payload>` a share link, and the pages
  * that are not built yet.
  */
-export type PlaceholderPage = 'train';
+export type PlaceholderPage = never;
 
 export type Route =
   | { page: 'gallery' }
@@ -14,10 +14,11 @@ export type Route =
   | { page: 'build' }
   | { page: 'run' }
   | { page: 'settings' }
+  | { page: 'train' }
   | { page: PlaceholderPage }
   | { page: 'unknown'; path: string };
 
-const PLACEHOLDERS: readonly PlaceholderPage[] = ['train'];
+const PLACEHOLDERS: readonly PlaceholderPage[] = [];
 
 export function parseHash(hash: string): Route {
   const h = hash.startsWith('#') ? hash.slice(1) : hash;
@@ -36,6 +37,7 @@ export function parseHash(hash: string): Route {
   if (head === 'build' && rest.length === 0) return { page: 'build' };
   if (head === 'run' && rest.length === 0) return { page: 'run' };
   if (head === 'settings' && rest.length === 0) return { page: 'settings' };
+  if (head === 'train' && rest.length === 0) return { page: 'train' };
   if (head && (PLACEHOLDERS as readonly string[]).includes(head) && rest.length === 0) {
     return { page: head as PlaceholderPage };
   }

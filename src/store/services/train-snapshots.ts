@@ -1,0 +1,78 @@
+/**
+ * The Train page's snapshot in IndexedDB: the last `baton.train/1` state of the run (config, start
+ * and current checkpoints, Adam moments, history), saved every N iterations and on pause, so a
+ * reload resumes where training stopped. Storage is outside input like any file: the record read
+ * back is checked by `parseSnapshot`, and a damaged one is a clear `E_TRAIN_STORED` problem that
+ * touches nothing else (the record stays until the user discards or replaces it).
+ */
+import { createStore, del, get, set, type UseStore } from 'idb-keyval';
+import { problemOf } from '../../core/errors.ts';
+import { fail, ok, type Result } from '../../core/result.ts';
+import { parseSnapshot, type TrainerSnapshot } from '../../train/index.ts';
+import { errorText } from './problems.ts';
+
+export interface SnapshotStorage {
+  /** The saved snapshot, null when there is none, or why it cannot be used. */
+  load(): Promise<Result<TrainerSnapshot | null>>;
+  save(s: TrainerSnapshot): Promise<Result<null>>;
+  clear(): Promise<Result<null>>;
+}
+
+const KEY = 'latest';
+
+/** Checks a record read back from storage. */
+export function snapshotOfRecord(raw: unknown): Result<TrainerSnapshot | null> {
+  if (raw === undefined || raw === null) return ok(null);
+  const r = parseSnapshot(raw);
+  return r.ok ? ok(r.snapshot) : fail(problemOf('E_TRAIN_STORED', r.problems.join('; ')));
+}
+
+export function idbSnapshots(dbName = 'baton-train', storeName = 'snapshots'): SnapshotStorage {
+  let store: UseStore | null = null;
+  const db = (): UseStore => (store ??= createStore(dbName, storeName));
+  const storageFail = (e: unknown): { ok: false; errors: ReturnType<typeof problemOf>[] } =>
+    fail(problemOf('E_TRAIN_STORAGE', errorText(e)));
+  return {
+    async load() {
+      try {
+        return snapshotOfRecord(await get(KEY, db()));
+      } catch (e) {
+        return storageFail(e);
+      }
+    },
+    async save(s) {
+      try {
+        // Structured clone keeps the optimizer's Float32Arrays as they are.
+        await set(KEY, s, db());
+        return ok(null);
+      } catch (e) {
+        return storageFail(e);
+      }
+    },
+    async clear() {
+      try {
+        await del(KEY, db());
+        return ok(null);
+      } catch (e) {
+        return storageFail(e);
+      }
+    },
+  };
+}
+
+/** In-memory stand-in for tests; `raw` lets a test plant any record. */
+export function memorySnapshots(raw?: unknown): SnapshotStorage & { raw: unknown } {
+  const m = {
+    raw,
+    load: () => Promise.resolve(snapshotOfRecord(structuredClone(m.raw))),
+    save: (s: TrainerSnapshot) => {
+      m.raw = structuredClone(s);
+      return Promise.resolve(ok(null));
+    },
+    clear: () => {
+      m.raw = undefined;
+      return Promise.resolve(ok(null));
+    },
+  };
+  return m;
+}

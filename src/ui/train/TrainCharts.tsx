@@ -1,0 +1,185 @@
+/**
+ * The live training charts, drawn with uPlot (canvas; docs/train-page.md says why). The charts are
+ * built once and never re-rendered by React: a store subscription notices each new ring-buffer row
+ * and schedules one redraw on the next animation frame, however many rows arrived since, so the
+ * page keeps up with any update rate. uPlot's legend shows every series' value under the cursor.
+ */
+import { useEffect, useRef, type JSX } from 'react';
+import uPlot, { type AlignedData, type Options } from 'uplot';
+import 'uplot/dist/uPlot.min.css';
+import { columns, roleColumns, type MetricRing } from '../../store/slices/train-ring.ts';
+import { useBaton } from '../../store/store.ts';
+import { CHARTS, roleColor, stack, type ChartSpec } from './charts.ts';
+
+const HEIGHT = 170;
+
+interface Drawn {
+  el: HTMLDivElement;
+  plot: uPlot;
+  update(ring: MetricRing): void;
+}
+
+const fmt = (digits: number) => (_u: uPlot, v: number | null) =>
+  v === null || v === undefined ? '–' : v.toFixed(digits);
+
+function lineChart(el: HTMLDivElement, spec: ChartSpec, width: number): Drawn {
+  const series: Options['series'] = [{ label: 'iteration' }];
+  const bands: NonNullable<Options['bands']> = [];
+  for (const l of spec.lines)
+    series.push({
+      label: l.label,
+      stroke: l.color,
+      width: 1.5,
+      value: fmt(spec.digits),
+      ...(l.points
+        ? { paths: () => null, points: { show: true, size: 7, fill: l.color } }
+        : { points: { show: false } }),
+    });
+  if (spec.band) {
+    const c = spec.lines[0]?.color ?? '#2563eb';
+    series.push(
+      { label: '− std', stroke: `${c}55`, width: 1, value: fmt(spec.digits), points: { show: false } },
+      { label: '+ std', stroke: `${c}55`, width: 1, value: fmt(spec.digits), points: { show: false } },
+    );
+    bands.push({ series: [3, 2], fill: `${c}22` });
+  }
+  const opts: Options = {
+    width,
+    height: HEIGHT,
+    series,
+    bands,
+    scales: { x: { time: false }, ...(spec.yRange ? { y: { range: spec.yRange } } : {}) },
+    axes: [{ size: 30 }, { size: 50 }],
+    legend: { live: true },
+  };
+  const empty: AlignedData = series.map(() => []) as unknown as AlignedData;
+  const plot = new uPlot(opts, empty, el);
+  return {
+    el,
+    plot,
+    update(ring) {
+      const c = columns(ring);
+      const data: (number | null)[][] = [c.iteration, ...spec.lines.map((l) => c[l.series])];
+      if (spec.band) {
+        const mean = c[spec.lines[0]?.series ?? 'reward'];
+        const sd = c[spec.band];
+        data.push(
+          mean.map((m, i) => (m === null ? null : m - (sd[i] ?? 0))),
+          mean.map((m, i) => (m === null ? null : m + (sd[i] ?? 0))),
+        );
+      }
+      plot.setData(data as unknown as AlignedData);
+      el.dataset.points = String(ring.length);
+      const last = data[1]?.[ring.length - 1];
+      el.dataset.last = last === null || last === undefined ? '' : String(last);
+    },
+  };
+}
+
+function roleChart(el: HTMLDivElement, width: number): Drawn {
+  let names: string[] = [];
+  let plot: uPlot | null = null;
+  let raw: number[][] = [];
+  const build = (): uPlot => {
+    plot?.destroy();
+    const series: Options['series'] = [{ label: 'iteration' }];
+    const bands: NonNullable<Options['bands']> = [];
+    names.forEach((n, i) => {
+      series.push({
+        label: n,
+        stroke: roleColor(i),
+        width: 1,
+        fill: i === 0 ? `${roleColor(i)}66` : undefined,
+        points: { show: false },
+        // The legend shows the role's own share, not the stacked height.
+        value: (_u, _v, si, di) => (di === null ? '–' : (raw[si - 1]?.[di] ?? 0).toFixed(2)),
+      });
+      if (i > 0) bands.push({ series: [i + 1, i], fill: `${roleColor(i)}66` });
+    });
+    return new uPlot(
+      {
+        width,
+        height: HEIGHT + 30,
+        series,
+        bands,
+        scales: { x: { time: false }, y: { range: [0, 1] } },
+        axes: [{ size: 30 }, { size: 40 }],
+      },
+      series.map(() => []) as unknown as AlignedData,
+      el,
+    );
+  };
+  plot = build();
+  return {
+    el,
+    get plot() {
+      return plot as uPlot;
+    },
+    update(ring) {
+      const roles = roleColumns(ring);
+      if (ring.roleNames.join('\n') !== names.join('\n')) {
+        names = [...ring.roleNames];
+        plot = build();
+      }
+      raw = names.map((n) => roles[n] ?? []);
+      const x = columns(ring).iteration;
+      (plot as uPlot).setData([x, ...stack(raw)] as unknown as AlignedData);
+      el.dataset.points = String(ring.length);
+    },
+  };
+}
+
+export function TrainCharts(): JSX.Element {
+  const host = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    const root = host.current;
+    if (!root) return;
+    const width = (el: HTMLElement): number => Math.max(240, el.clientWidth - 8);
+    const drawn: Drawn[] = [];
+    for (const spec of CHARTS) {
+      const el = root.querySelector<HTMLDivElement>(`[data-chart="${spec.id}"]`);
+      if (el) drawn.push(lineChart(el, spec, width(el)));
+    }
+    const roleEl = root.querySelector<HTMLDivElement>('[data-chart="roles"]');
+    if (roleEl) drawn.push(roleChart(roleEl, width(roleEl)));
+
+    let frame = 0;
+    const draw = (): void => {
+      frame = 0;
+      const ring = useBaton.getState().trainRing;
+      for (const d of drawn) d.update(ring);
+    };
+    const schedule = (): void => {
+      if (frame === 0) frame = requestAnimationFrame(draw);
+    };
+    schedule();
+    const unsubscribe = useBaton.subscribe((s, prev) => {
+      if (s.trainRingVersion !== prev.trainRingVersion || s.trainRing !== prev.trainRing) schedule();
+    });
+    const resize = new ResizeObserver(() => {
+      for (const d of drawn) d.plot.setSize({ width: width(d.el), height: d.plot.height });
+    });
+    for (const d of drawn) resize.observe(d.el);
+    return () => {
+      unsubscribe();
+      resize.disconnect();
+      if (frame) cancelAnimationFrame(frame);
+      for (const d of drawn) d.plot.destroy();
+    };
+  }, []);
+
+  return (
+    <div className="train-charts" ref={host}>
+      {CHARTS.map((c) => (
+        <figure key={c.id} className="train-chart">
+          <figcaption>{c.title}</figcaption>
+          <div data-chart={c.id} data-testid={`train-chart-${c.id}`} data-points="0" />
+        </figure>
+      ))}
+      <figure className="train-chart train-chart-wide">
+        <figcaption>Role choices over training (share of added agents, stacked)</figcaption>
+        <div data-chart="roles" data-testid="train-chart-roles" data-points="0" />
+      </figure>
+    </div>
+  );
+}

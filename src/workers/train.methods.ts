@@ -1,0 +1,122 @@
+import { z } from 'zod';
+import { PolicyCheckpointSchema } from '../policy/index.ts';
+import { TrainConfigSchema, TrainerSnapshotSchema } from '../train/index.ts';
+import { defineMethods } from './rpc/protocol.ts';
+
+/**
+ * The training worker's methods (src/workers/train.worker.ts). The worker holds one trainer; the
+ * page drives it: `start` builds it (from random, prior, a checkpoint or a snapshot), `run` takes
+ * iterations one at a time and streams each one's metrics (cancelling the call is "pause": the
+ * iteration in flight finishes, nothing more starts), `snapshot` / `trained` hand back its state,
+ * `evaluate` scores prior, random and current on held-out tasks, `reset` drops it. Calls are
+ * served one after another, so a `snapshot` sent while an iteration runs answers after it.
+ */
+
+const seed = z.number().int().min(0).max(0xffffffff);
+
+export const BackendPreferenceSchema = z.enum(['auto', 'cpu', 'webgpu']);
+
+export const TrainFromSchema = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('random'), seed }),
+  z.object({ kind: z.literal('prior') }),
+  z.object({ kind: z.literal('checkpoint'), checkpoint: PolicyCheckpointSchema }),
+  /** Continue a run: its config and start checkpoint win over `config`. */
+  z.object({ kind: z.literal('snapshot'), snapshot: TrainerSnapshotSchema }),
+]);
+export type TrainFrom = z.input<typeof TrainFromSchema>;
+
+/** One finished iteration's metrics, as snapshots keep them. */
+export const IterationMetricsSchema = TrainerSnapshotSchema.shape.history.element;
+
+const num = z.number().finite();
+
+export const BackendStateSchema = z.object({
+  backend: z.enum(['cpu', 'webgpu']),
+  /** Why this backend (src/gpu/select.ts), or what happened to it. */
+  reason: z.string().max(2000),
+});
+
+export const TrainProgressSchema = z.discriminatedUnion('kind', [
+  z.object({
+    kind: z.literal('iteration'),
+    metrics: IterationMetricsSchema,
+    /** Constructions (sampling + simulation + update) per second of this iteration, in the worker. */
+    episodesPerSecond: num.nonnegative(),
+    ms: num.nonnegative(),
+  }),
+  /** Every `snapshotEvery` iterations. */
+  z.object({ kind: z.literal('snapshot'), snapshot: TrainerSnapshotSchema }),
+  /** The WebGPU device was lost: the trainer continues on the CPU from the last finished iteration. */
+  z.object({
+    kind: z.literal('recovered'),
+    iteration: z.number().int().min(0),
+    lost: z.number().int().min(0),
+    message: z.string().max(2000),
+    backend: BackendStateSchema,
+  }),
+]);
+export type TrainProgress = z.output<typeof TrainProgressSchema>;
+
+const AxisScoreSchema = z.object({
+  n: z.number().int().min(0),
+  accuracy: num,
+  interval: z.tuple([num, num]),
+  tokens: num,
+});
+
+export const EvalResultSchema = AxisScoreSchema.extend({
+  agents: num,
+  edges: num,
+  reward: num,
+  perAxis: z.record(z.string().max(40), AxisScoreSchema),
+});
+
+export const EvaluationSchema = z.object({
+  /** Held-out tasks per policy and the seed they were drawn with. */
+  n: z.number().int().min(1),
+  seed,
+  prior: EvalResultSchema,
+  random: EvalResultSchema,
+  /** Null before `start`. */
+  current: EvalResultSchema.nullable(),
+  /** Iteration of the current policy that was scored. */
+  iteration: z.number().int().min(0),
+});
+export type Evaluation = z.output<typeof EvaluationSchema>;
+
+export const trainMethods = defineMethods({
+  start: {
+    input: z.object({ config: TrainConfigSchema, from: TrainFromSchema, backend: BackendPreferenceSchema }),
+    progress: z.never(),
+    output: BackendStateSchema.extend({ iteration: z.number().int().min(0), startName: z.string().max(200) }),
+  },
+  run: {
+    input: z.object({
+      /** At most this many iterations (1 = a single step). */
+      iterations: z.number().int().min(1).max(1_000_000),
+      /** A snapshot is reported after every this many iterations (and always after the last one). */
+      snapshotEvery: z.number().int().min(1).max(10_000),
+    }),
+    progress: TrainProgressSchema,
+    output: z.object({ iteration: z.number().int().min(0), backend: BackendStateSchema }),
+  },
+  snapshot: { input: z.object({}), progress: z.never(), output: TrainerSnapshotSchema },
+  trained: { input: z.object({}), progress: z.never(), output: PolicyCheckpointSchema },
+  evaluate: {
+    input: z.object({ n: z.number().int().min(1).max(2000), seed }),
+    progress: z.object({ done: z.number().int().min(0), total: z.number().int().min(1) }),
+    output: EvaluationSchema,
+  },
+  reset: { input: z.object({}), progress: z.never(), output: z.object({}) },
+  /**
+   * Test hook: destroys the WebGPU device the trainer runs on after `afterUpdates` more minibatch
+   * updates (0 = at once), to exercise device-loss recovery. Answers whether a device was there.
+   */
+  loseDevice: {
+    input: z.object({ afterUpdates: z.number().int().min(0).max(1_000_000) }),
+    progress: z.never(),
+    output: z.object({ armed: z.boolean() }),
+  },
+});
+
+export type TrainMethods = typeof trainMethods;

@@ -1,0 +1,313 @@
+/**
+ * What the training worker does, as RPC handlers over one trainer (src/train `Trainer`). Kept apart
+ * from `train.worker.ts` so tests serve the same handlers over a MessageChannel with their own
+ * backend chooser.
+ *
+ * - Every piece of work (start, one iteration, snapshot, evaluation, reset) runs through one queue,
+ *   so a `snapshot` asked for while an iteration runs answers with that iteration finished.
+ * - `run` yields to the event loop (a macrotask) before every iteration: that is when a `cancel`
+ *   (the page's "pause") arrives; the iteration in flight finishes, no further one starts.
+ * - After every finished iteration the worker keeps the trainer's snapshot in memory. When the
+ *   WebGPU device is lost during an iteration, that iteration is dropped and the trainer is built
+ *   again on the CPU backend from the kept snapshot: at most one iteration's work is lost, and a
+ *   `recovered` report says so.
+ */
+import { simulatedRunners } from '../executor/train-runners.ts';
+import type { BackendChoice, BackendPreference } from '../gpu/index.ts';
+import {
+  DEFAULT_POOL,
+  PolicyNetwork,
+  incompatibility,
+  priorCheckpoint,
+  randomCheckpoint,
+  type PolicyCheckpoint,
+} from '../policy/index.ts';
+import {
+  Trainer,
+  evaluatePolicy,
+  trainConfig,
+  type EvalResult,
+  type TrainConfig,
+  type TrainerSnapshot,
+} from '../train/index.ts';
+import type { Handlers } from './rpc/server.ts';
+import type { OutputIn, ProgressIn } from './rpc/protocol.ts';
+import type { TrainMethods } from './train.methods.ts';
+
+// The trainer's own types and the wire schemas' inferred types differ only in index signatures and
+// ArrayBuffer generics; the server parses every report and answer against the schemas anyway.
+type Progress = ProgressIn<TrainMethods['run']>;
+const asSnapshot = (s: TrainerSnapshot): OutputIn<TrainMethods['snapshot']> =>
+  s as unknown as OutputIn<TrainMethods['snapshot']>;
+
+/** Picks the compute backend; `onLost` is called when a WebGPU device is lost. */
+export type ChooseBackend = (
+  prefer: BackendPreference,
+  onLost: (message: string) => void,
+) => Promise<BackendChoice>;
+
+export interface TrainSessionDeps {
+  choose: ChooseBackend;
+  /** ms, for episodes per second. */
+  now?: () => number;
+}
+
+const CPU_AFTER_LOSS = (message: string): BackendChoice => ({
+  backend: 'cpu',
+  reason: `the WebGPU device was lost (${message}): continuing on the CPU backend`,
+  adapter: null,
+  ctx: null,
+});
+
+/** A macrotask: lets messages (a `cancel`) arrive between iterations. */
+const macrotask = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 0));
+
+interface Session {
+  trainer: Trainer;
+  choice: BackendChoice;
+  config: TrainConfig;
+  /** The trainer's state after the last finished iteration (what device loss resumes from). */
+  last: TrainerSnapshot;
+  /** Set by the device's `lost` handler. */
+  lost: string | null;
+  /** Test hook: minibatch updates left before the device is destroyed (null = not armed). */
+  loseAfter: number | null;
+}
+
+const disposeChoice = (c: BackendChoice): void => {
+  try {
+    c.ctx?.dispose();
+  } catch {
+    // A device already lost or destroyed has nothing left to release.
+  }
+};
+
+export function trainHandlers(deps: TrainSessionDeps): Handlers<TrainMethods> {
+  const now = deps.now ?? (() => performance.now());
+  const pool = DEFAULT_POOL;
+  let session: Session | null = null;
+  let queue: Promise<unknown> = Promise.resolve();
+  const serial = <T>(job: () => Promise<T>): Promise<T> => {
+    const next = queue.then(job, job);
+    queue = next.catch(() => undefined);
+    return next;
+  };
+
+  const need = (): Session => {
+    if (!session) throw new Error('no training run: start one first');
+    return session;
+  };
+
+  const destroyDevice = (s: Session): boolean => {
+    const ctx = s.choice.ctx;
+    if (!ctx) return false;
+    ctx.device.destroy();
+    return true;
+  };
+
+  const build = async (
+    s: Omit<Session, 'trainer' | 'last'>,
+    start: PolicyCheckpoint,
+    resume: TrainerSnapshot | undefined,
+  ): Promise<Session> => {
+    const full = s as Session;
+    full.trainer = await Trainer.create({
+      start,
+      pool,
+      config: s.config,
+      choice: s.choice,
+      runners: simulatedRunners,
+      ...(resume ? { resume } : {}),
+      onUpdate: () => {
+        if (full.loseAfter === null) return;
+        if (full.loseAfter > 0) full.loseAfter -= 1;
+        else {
+          full.loseAfter = null;
+          destroyDevice(full);
+        }
+      },
+    });
+    full.last = await full.trainer.snapshot();
+    return full;
+  };
+
+  const drop = (): void => {
+    if (!session) return;
+    session.trainer.dispose();
+    disposeChoice(session.choice);
+    session = null;
+  };
+
+  /** Whether the device was lost; the `lost` event may settle a moment after a failed read-back. */
+  const wasLost = async (s: Session): Promise<boolean> => {
+    if (s.choice.backend !== 'webgpu') return false;
+    await macrotask();
+    return s.lost !== null || s.choice.ctx?.lost === true;
+  };
+
+  type Step =
+    | { kind: 'iteration'; metrics: TrainerSnapshot['history'][number]; ms: number }
+    | { kind: 'recovered'; message: string };
+
+  const iterate = async (): Promise<Step> => {
+    const s = need();
+    const t0 = now();
+    let failure: unknown = null;
+    let metrics: TrainerSnapshot['history'][number] | null = null;
+    try {
+      metrics = await s.trainer.iterate();
+    } catch (e) {
+      failure = e;
+    }
+    if (await wasLost(s)) {
+      // The iteration ran (partly) on a lost device: drop it and continue on the CPU from `last`.
+      const message = s.lost ?? (failure instanceof Error ? failure.message : 'device lost');
+      s.trainer.dispose();
+      disposeChoice(s.choice);
+      session = await build(
+        { choice: CPU_AFTER_LOSS(message), config: s.last.config, lost: null, loseAfter: null },
+        s.last.start,
+        s.last,
+      );
+      return { kind: 'recovered', message };
+    }
+    if (failure !== null || metrics === null) throw failure;
+    s.last = await s.trainer.snapshot();
+    return { kind: 'iteration', metrics, ms: now() - t0 };
+  };
+
+  const evalOne = async (
+    cp: PolicyCheckpoint,
+    choice: BackendChoice,
+    config: TrainConfig,
+    n: number,
+    seed: number,
+  ): Promise<EvalResult> => {
+    const net = await PolicyNetwork.create(cp, choice);
+    try {
+      return await evaluatePolicy({ net, pool, config, runners: simulatedRunners, n, seed, greedy: true });
+    } finally {
+      net.dispose();
+    }
+  };
+
+  return {
+    start: ({ config, from, backend }) =>
+      serial(async () => {
+        drop();
+        let start: PolicyCheckpoint;
+        let resume: TrainerSnapshot | undefined;
+        if (from.kind === 'random') start = randomCheckpoint(pool, from.seed);
+        else if (from.kind === 'prior') start = priorCheckpoint(pool);
+        else if (from.kind === 'checkpoint') start = from.checkpoint;
+        else {
+          resume = from.snapshot as TrainerSnapshot;
+          start = resume.start;
+        }
+        const why = incompatibility(
+          start,
+          pool.roles.map((r) => r.name),
+        );
+        if (why) throw new Error(`${start.name}: ${why}`);
+        const holder: { s: Session | null } = { s: null };
+        const choice = await deps.choose(backend, (message) => {
+          if (holder.s) holder.s.lost = message;
+        });
+        try {
+          const s = await build(
+            { choice, config: resume ? resume.config : config, lost: null, loseAfter: null },
+            start,
+            resume,
+          );
+          holder.s = s;
+          session = s;
+          return {
+            backend: choice.backend,
+            reason: choice.reason,
+            iteration: s.trainer.iteration,
+            startName: start.name,
+          };
+        } catch (e) {
+          disposeChoice(choice);
+          throw e;
+        }
+      }),
+
+    async run({ iterations, snapshotEvery }, { signal, progress }) {
+      need();
+      for (let i = 0; i < iterations; i++) {
+        await macrotask();
+        if (signal.aborted) break;
+        const step = await serial(iterate);
+        const s = need();
+        if (step.kind === 'recovered') {
+          progress({
+            kind: 'recovered',
+            iteration: s.trainer.iteration,
+            lost: 1,
+            message: step.message,
+            backend: { backend: s.choice.backend, reason: s.choice.reason },
+          });
+          // The dropped iteration is taken again on the CPU.
+          i -= 1;
+          continue;
+        }
+        const eps = step.ms > 0 ? (step.metrics.episodes * 1000) / step.ms : 0;
+        progress({
+          kind: 'iteration',
+          metrics: step.metrics as unknown as Extract<Progress, { kind: 'iteration' }>['metrics'],
+          episodesPerSecond: eps,
+          ms: step.ms,
+        });
+        if (s.trainer.iteration % snapshotEvery === 0 || i === iterations - 1)
+          progress({ kind: 'snapshot', snapshot: asSnapshot(s.last) });
+      }
+      const s = need();
+      return {
+        iteration: s.trainer.iteration,
+        backend: { backend: s.choice.backend, reason: s.choice.reason },
+      };
+    },
+
+    snapshot: () => serial(() => Promise.resolve(asSnapshot(need().last))),
+
+    trained: () => serial(() => need().trainer.trained()),
+
+    evaluate: ({ n, seed }, { progress }) =>
+      serial(async () => {
+        const s = session;
+        const cpu: BackendChoice = { backend: 'cpu', reason: 'evaluation', adapter: null, ctx: null };
+        const choice = s?.choice ?? cpu;
+        const config = s?.config ?? trainConfig({});
+        const total = s ? 3 : 2;
+        progress({ done: 0, total });
+        const prior = await evalOne(priorCheckpoint(pool), choice, config, n, seed);
+        progress({ done: 1, total });
+        await macrotask();
+        const random = await evalOne(randomCheckpoint(pool, 0), choice, config, n, seed);
+        progress({ done: 2, total });
+        let current: EvalResult | null = null;
+        if (s) {
+          await macrotask();
+          current = await evalOne(s.trainer.checkpoint, choice, config, n, seed);
+          progress({ done: 3, total });
+        }
+        return { n, seed, prior, random, current, iteration: s?.trainer.iteration ?? 0 };
+      }),
+
+    reset: () =>
+      serial(() => {
+        drop();
+        return Promise.resolve({});
+      }),
+
+    loseDevice: ({ afterUpdates }) =>
+      serial((): Promise<{ armed: boolean }> => {
+        const s = session;
+        if (!s || !s.choice.ctx) return Promise.resolve({ armed: false });
+        if (afterUpdates === 0) destroyDevice(s);
+        else s.loseAfter = afterUpdates - 1;
+        return Promise.resolve({ armed: true });
+      }),
+  };
+}

@@ -1,0 +1,143 @@
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { parseSnapshot, type TrainerSnapshot } from '../train/index.ts';
+import { portEndpoint } from './rpc/endpoint.ts';
+import { createTrainWorkerClient, type TrainWorkerClient } from './train.client.ts';
+import type { TrainProgress } from './train.methods.ts';
+
+/**
+ * The training worker module itself, served on one end of a MessageChannel (its `self`), called by
+ * the real client on the other: the structured-clone transport the browser uses, on the CPU backend.
+ */
+const { port1: page, port2: workerScope } = new MessageChannel();
+let client: TrainWorkerClient;
+
+beforeAll(async () => {
+  vi.stubGlobal('self', workerScope);
+  await import('./train.worker.ts');
+  client = createTrainWorkerClient(() => portEndpoint(page));
+});
+afterAll(() => {
+  page.close();
+  vi.unstubAllGlobals();
+});
+
+const config = {
+  preset: 'robustness',
+  tasksPerIteration: 2,
+  groupSize: 2,
+  epochs: 1,
+  minibatch: 32,
+  seed: 3,
+} as const;
+
+async function run(iterations: number, snapshotEvery = 1000): Promise<TrainProgress[]> {
+  const reports: TrainProgress[] = [];
+  const r = await client.run({ iterations, snapshotEvery }, { onProgress: (p) => reports.push(p) });
+  expect(r.ok).toBe(true);
+  return reports;
+}
+
+const metricsOf = (ps: TrainProgress[]) =>
+  ps.flatMap((p) => (p.kind === 'iteration' ? [{ ...p.metrics, timings: undefined }] : []));
+
+describe('train worker', () => {
+  it('refuses to run before a start, as a value', async () => {
+    const r = await client.run({ iterations: 1, snapshotEvery: 1 }, {});
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.errors[0]).toMatchObject({ code: 'E_WORKER_FAILED', path: 'train.run' });
+  });
+
+  it('refuses a config the trainer would reject, naming the field', async () => {
+    const r = await client.start({
+      config: { algo: 'hrpo', groupSize: 1 },
+      from: { kind: 'prior' },
+      backend: 'cpu',
+    });
+    expect(r.ok).toBe(false);
+    if (!r.ok) {
+      expect(r.errors[0]?.code).toBe('E_WORKER_BAD_INPUT');
+      expect(r.errors[0]?.message).toContain('groupSize');
+    }
+  });
+
+  it('streams metrics each iteration and a snapshot every N; a resumed run continues bit-identically', async () => {
+    const started = await client.start({ config, from: { kind: 'prior' }, backend: 'cpu' });
+    expect(started).toMatchObject({ ok: true, value: { backend: 'cpu', iteration: 0, startName: 'prior' } });
+    const straight = await run(3, 2);
+    expect(straight.map((p) => p.kind)).toEqual([
+      'iteration',
+      'iteration',
+      'snapshot',
+      'iteration',
+      'snapshot',
+    ]);
+    const snap = straight[2];
+    expect(snap?.kind === 'snapshot' && snap.snapshot.iteration).toBe(2);
+    expect(metricsOf(straight).map((m) => m.iteration)).toEqual([1, 2, 3]);
+    const eps = straight.flatMap((p) => (p.kind === 'iteration' ? [p.episodesPerSecond] : []));
+    expect(eps.every((e) => e > 0)).toBe(true);
+
+    // The snapshot after two iterations, as a structured clone, resumes where it left off.
+    const at2 = (snap as Extract<TrainProgress, { kind: 'snapshot' }>).snapshot as unknown as TrainerSnapshot;
+    expect(parseSnapshot(at2).ok).toBe(true);
+    const resumed = await client.start({
+      config: {},
+      from: { kind: 'snapshot', snapshot: at2 },
+      backend: 'cpu',
+    });
+    expect(resumed).toMatchObject({ ok: true, value: { iteration: 2 } });
+    const third = metricsOf(await run(1));
+    expect(third).toEqual(metricsOf(straight).slice(2));
+  });
+
+  it('pauses when the run is cancelled: the iteration in flight finishes, the snapshot holds it', async () => {
+    await client.start({ config, from: { kind: 'random', seed: 1 }, backend: 'cpu' });
+    const pause = new AbortController();
+    let seen = 0;
+    const r = await client.run(
+      { iterations: 1000, snapshotEvery: 1000 },
+      {
+        signal: pause.signal,
+        onProgress: (p) => {
+          if (p.kind === 'iteration') {
+            seen = p.metrics.iteration;
+            pause.abort();
+          }
+        },
+      },
+    );
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.errors[0]?.code).toBe('E_WORKER_CANCELLED');
+    const snap = await client.snapshot();
+    expect(snap.ok).toBe(true);
+    if (!snap.ok) return;
+    expect(seen).toBe(1);
+    // At most the one iteration that had started when the cancel arrived ran after the pause.
+    expect(snap.value.iteration).toBeGreaterThanOrEqual(1);
+    expect(snap.value.iteration).toBeLessThanOrEqual(2);
+    expect(snap.value.start.name).toBe('random:1');
+    const trained = await client.trained();
+    expect(trained.ok && trained.value.meta?.iterations).toBe(snap.value.iteration);
+  });
+
+  it('evaluates prior, random and the current policy on the same held-out tasks', async () => {
+    const progress: number[] = [];
+    const r = await client.evaluate({ n: 6, seed: 5 }, { onProgress: (p) => progress.push(p.done) });
+    expect(progress).toEqual([0, 1, 2, 3]);
+    expect(r.ok).toBe(true);
+    if (!r.ok) return;
+    for (const p of [r.value.prior, r.value.random, r.value.current]) {
+      expect(p?.n).toBe(6);
+      expect(p?.interval[0]).toBeLessThanOrEqual(p?.accuracy ?? -1);
+      expect(p?.interval[1]).toBeGreaterThanOrEqual(p?.accuracy ?? 2);
+    }
+    expect(r.value.prior.tokens).toBeGreaterThan(0);
+  });
+
+  it('has no device to lose on the CPU, and forgets the run on reset', async () => {
+    expect(await client.loseDevice(0)).toEqual({ ok: true, value: { armed: false }, warnings: [] });
+    expect((await client.reset()).ok).toBe(true);
+    const r = await client.snapshot();
+    expect(r.ok).toBe(false);
+  });
+});

@@ -1,0 +1,192 @@
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launch, openPage } from './browser.ts';
+
+/**
+ * The Train page end to end (issue "Must show 6"): start a preset, see the chart data move, pause,
+ * reload, resume from the saved snapshot, open the trained policy in Build. Small B, G and one
+ * epoch, so an iteration takes a moment on the CPU backend.
+ */
+
+let browser: Browser;
+beforeAll(async () => {
+  browser = await launch();
+});
+afterAll(async () => {
+  await browser?.close();
+});
+
+const attr = (page: Page, testId: string, name: string): Promise<string | null> =>
+  page.locator(`[data-testid="${testId}"]`).getAttribute(name);
+
+const iteration = async (page: Page): Promise<number> =>
+  Number(await page.locator('[data-testid=train-iteration]').innerText());
+
+async function waitFor<A extends string | number | undefined>(
+  page: Page,
+  fn: (arg: A) => boolean,
+  arg?: A,
+): Promise<void> {
+  await page.waitForFunction(fn as (arg: unknown) => boolean, arg, { timeout: 60_000 });
+}
+
+/** Small, fast settings through the form itself. */
+async function smallRun(page: Page, compute: 'cpu' | 'webgpu'): Promise<void> {
+  await page.click('[data-testid=train-preset-robustness]');
+  await page.click('.train-config summary');
+  for (const [field, value] of [
+    ['tasksPerIteration', '2'],
+    ['groupSize', '2'],
+    ['epochs', '1'],
+    ['minibatch', '32'],
+  ] as const)
+    await page.fill(`[data-testid=train-field-${field}]`, value);
+  await page.selectOption('[data-testid=train-compute]', compute);
+}
+
+const chartPoints = async (page: Page): Promise<number> =>
+  Number(await attr(page, 'train-chart-reward', 'data-points'));
+
+describe('Train page', () => {
+  it('starts a preset, the charts move, pauses, resumes after a reload, opens the policy in Build', async () => {
+    const { context, page, errors } = await openPage(browser, '#/train');
+    try {
+      await page.locator('[data-testid=train-page]').waitFor();
+      await smallRun(page, 'cpu');
+      expect(await page.locator('[data-testid=train-field-problem]').count()).toBe(0);
+      await page.click('[data-testid=train-start]');
+      await waitFor(
+        page,
+        () => document.querySelector('[data-testid=train-status]')?.getAttribute('data-status') === 'running',
+      );
+      expect(await page.locator('[data-testid=train-backend]').innerText()).toContain(
+        'cpu: CPU backend forced',
+      );
+
+      // The chart data move: the reward chart gains points, and so do the others.
+      await waitFor(
+        page,
+        () =>
+          Number(document.querySelector('[data-testid=train-chart-reward]')?.getAttribute('data-points')) >=
+          2,
+      );
+      const before = await chartPoints(page);
+      await waitFor(
+        page,
+        (n: number) =>
+          Number(document.querySelector('[data-testid=train-chart-reward]')?.getAttribute('data-points')) > n,
+        before,
+      );
+      expect(await chartPoints(page)).toBeGreaterThan(before);
+      for (const id of ['accuracy', 'tokens', 'structure', 'entropy', 'kl', 'clip', 'grad', 'eps', 'roles'])
+        expect(Number(await attr(page, `train-chart-${id}`, 'data-points'))).toBeGreaterThanOrEqual(before);
+      expect(Number.isFinite(Number(await attr(page, 'train-chart-reward', 'data-last')))).toBe(true);
+      expect(await page.locator('canvas').count()).toBeGreaterThanOrEqual(10);
+      expect(await page.locator('[data-testid=train-sample-dag]').count()).toBe(1);
+
+      await page.click('[data-testid=train-pause]');
+      await waitFor(
+        page,
+        () => document.querySelector('[data-testid=train-status]')?.getAttribute('data-status') === 'paused',
+      );
+      const pausedAt = await iteration(page);
+      expect(pausedAt).toBeGreaterThanOrEqual(3);
+      expect(await page.locator('[data-testid=train-status]').innerText()).toContain(
+        `snapshot saved at iteration ${pausedAt}`,
+      );
+      expect(await chartPoints(page)).toBe(pausedAt);
+
+      // Reload: the saved snapshot is offered and its history drawn.
+      await page.reload();
+      await page.locator('[data-testid=train-resumable]').waitFor();
+      expect(await page.locator('[data-testid=train-resumable]').innerText()).toContain(
+        `iteration ${pausedAt}`,
+      );
+      expect(await iteration(page)).toBe(pausedAt);
+      await waitFor(
+        page,
+        (n: number) =>
+          Number(document.querySelector('[data-testid=train-chart-reward]')?.getAttribute('data-points')) ===
+          n,
+        pausedAt,
+      );
+      expect(await page.locator('[data-testid=train-preset-robustness]').isChecked()).toBe(true);
+
+      await page.click('[data-testid=train-resume]');
+      await waitFor(
+        page,
+        (n: number) => Number(document.querySelector('[data-testid=train-iteration]')?.textContent) >= n + 2,
+        pausedAt,
+      );
+      await page.click('[data-testid=train-pause]');
+      await waitFor(
+        page,
+        () => document.querySelector('[data-testid=train-status]')?.getAttribute('data-status') === 'paused',
+      );
+      const resumedTo = await iteration(page);
+      expect(resumedTo).toBeGreaterThanOrEqual(pausedAt + 2);
+      // One continuous history: the rows from before the reload and after it.
+      expect(await chartPoints(page)).toBe(resumedTo);
+
+      await page.click('[data-testid=train-use-in-build]');
+      await page.waitForURL(/#\/build$/);
+      const select = page.locator('[data-testid=policy-select]');
+      await select.waitFor();
+      await waitFor(
+        page,
+        (want: string) =>
+          (document.querySelector('[data-testid=policy-select]') as HTMLSelectElement | null)?.value === want,
+        `checkpoint:trained:hrpo:robustness:${resumedTo}`,
+      );
+      expect(await select.inputValue()).toBe(`checkpoint:trained:hrpo:robustness:${resumedTo}`);
+      expect(errors).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+});
+
+describe('Train page on WebGPU (SwiftShader)', () => {
+  it('loses the device mid-iteration, says so, and goes on on the CPU with at most one iteration lost', async () => {
+    const { context, page, errors } = await openPage(browser, '?train-test-hooks#/train');
+    try {
+      await page.locator('[data-testid=train-page]').waitFor();
+      await smallRun(page, 'webgpu');
+      await page.click('[data-testid=train-start]');
+      await waitFor(
+        page,
+        () => Number(document.querySelector('[data-testid=train-iteration]')?.textContent) >= 1,
+      );
+      expect(await page.locator('[data-testid=train-backend]').innerText()).toMatch(
+        /^webgpu: WebGPU forced on/,
+      );
+      await page.click('[data-testid=train-lose-device]');
+      await waitFor(page, () => document.body.dataset.trainDeviceLossArmed === 'true');
+      const notice = page.locator('[data-testid=train-notice]');
+      await notice.waitFor({ timeout: 60_000 });
+      expect(await notice.innerText()).toMatch(/WebGPU device was lost during iteration \d+/);
+      expect(await page.locator('[data-testid=train-backend]').innerText()).toMatch(
+        /^cpu: the WebGPU device was lost/,
+      );
+      const lostAt = Number(
+        /resumed on the CPU backend from iteration (\d+)/.exec(await notice.innerText())?.[1],
+      );
+      await waitFor(
+        page,
+        (n: number) => Number(document.querySelector('[data-testid=train-iteration]')?.textContent) >= n + 2,
+        lostAt,
+      );
+      await page.click('[data-testid=train-pause]');
+      await waitFor(
+        page,
+        () => document.querySelector('[data-testid=train-status]')?.getAttribute('data-status') === 'paused',
+      );
+      // Every iteration is on the chart once: none skipped, none counted twice.
+      const n = await iteration(page);
+      expect(await chartPoints(page)).toBe(n);
+      expect(errors).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+});
