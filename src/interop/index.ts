@@ -21,3 +21,4 @@ export {
   type OtlpSpan,
 } from './otlp-schema.ts';
 export { otlpTraceId, otlpSpanId } from './ids.ts';
+export { toOtlpProtobuf } from './otlp-protobuf.ts';

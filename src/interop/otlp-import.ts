@@ -422,7 +422,7 @@ function traceOf(otlpTraceId: string, spans: SpanInfo[]): Result<Trace> {
   const warnings: Problem[] = [];
 
   // ---- which span is an agent, which an LLM call
-  const llm = new Set(spans.filter((s) => s !== root && isLlm(s)));
+  const llm = new Set(spans.filter((s) => (s !== root || !fromBaton) && isLlm(s)));
   const agents = new Set(spans.filter((s) => isAgent(s) && !llm.has(s)));
   const agentAbove = (s: SpanInfo): SpanInfo | undefined => {
     const seen = new Set<SpanInfo>();
@@ -785,7 +785,8 @@ function traceOf(otlpTraceId: string, spans: SpanInfo[]): Result<Trace> {
   const createdAtKnown = r.bool(BATON.createdAtKnown);
   const tags = r.strings(BATON.tags);
   const id = r.has(BATON.traceId) ? r.str(BATON.traceId) : undefined;
-  const title = (r.has(BATON.title) ? r.str(BATON.title) : undefined) ?? `${root.span.name}`.slice(0, 200);
+  const title =
+    firstStr(r, [BATON.title, GENAI.workflowName, OPENLLMETRY.entityName]) ?? root.span.name.slice(0, 200);
 
   // ---- everything no rule read, kept as notes
   for (const s of spans) {
