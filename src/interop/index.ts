@@ -22,3 +22,18 @@ export {
 } from './otlp-schema.ts';
 export { otlpTraceId, otlpSpanId } from './ids.ts';
 export { toOtlpProtobuf } from './otlp-protobuf.ts';
+export {
+  VERL_COLUMNS,
+  VERL_DATA_SOURCE,
+  VERL_SCHEMA,
+  verlParquet,
+  verlRows,
+  type VerlOptions,
+  type VerlRow,
+} from './verl.ts';
+export {
+  ORCHESTRATOR_PROMPT_VERSION,
+  orchestratorMessages,
+  orchestratorSystemPrompt,
+  type DegreeOfMas,
+} from './orchestrator-prompt.ts';
