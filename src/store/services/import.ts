@@ -1,7 +1,6 @@
 import type { Problem } from '../../core/result.ts';
 import type { Trace } from '../../core/trace.ts';
 import { importText } from '../../importers/index.ts';
-import { importOtlpValue, looksLikeOtlp } from '../../interop/index.ts';
 
 /** What happened to one file (or fetched URL) in an import. */
 export interface FileImport {
@@ -27,9 +26,11 @@ function failureOf(label: string, problems: readonly Problem[]): { label: string
 
 /**
  * OTLP/JSON (an OpenTelemetry trace export) goes to src/interop's importer, which the importers
- * layer may not call; the cheap text check keeps every other file from being parsed twice.
+ * layer may not call. The cheap text check keeps every other file from being parsed twice, and
+ * src/interop (with the OpenTelemetry and Parquet code) loads only when such a file comes, so it
+ * stays out of the first page.
  */
-function importOtlpFile(name: string, text: string): FileImport | null {
+async function importOtlpFile(name: string, text: string): Promise<FileImport | null> {
   if (!text.includes('"resourceSpans"')) return null;
   let value: unknown;
   try {
@@ -37,6 +38,7 @@ function importOtlpFile(name: string, text: string): FileImport | null {
   } catch {
     return null;
   }
+  const { importOtlpValue, looksLikeOtlp } = await import('../../interop/index.ts');
   if (!looksLikeOtlp(value)) return null;
   const result = importOtlpValue(value);
   if (!result.ok) return { name, kind: 'otlp-json', traces: [], failures: [failureOf(name, [result.error])] };
@@ -51,10 +53,10 @@ function importOtlpFile(name: string, text: string): FileImport | null {
   return file;
 }
 
-/** Runs the importers over one text; never throws, even if an importer does. */
-export function importOne(name: string, text: string): FileImport {
+/** Runs the importers over one text; never rejects, even if an importer throws. */
+export async function importOne(name: string, text: string): Promise<FileImport> {
   try {
-    const otlp = importOtlpFile(name, text);
+    const otlp = await importOtlpFile(name, text);
     if (otlp) return otlp;
     const result = importText(text, name);
     if (!result.ok) return { name, kind: null, traces: [], failures: [failureOf(name, [result.error])] };
