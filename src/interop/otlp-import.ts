@@ -482,7 +482,9 @@ function traceOf(otlpTraceId: string, spans: SpanInfo[]): Result<Trace> {
   const keep = (agentId: string | undefined, t: number, kind: string, payload: Record<string, Js>): void => {
     const target = agentId ?? firstAgent;
     if (target === undefined) return;
-    push({ type: 'agent.note', t, agentId: target, kind, text: JSON.stringify(payload, null, 2) }, undefined);
+    // A fenced block, so the inspector shows the JSON as code; the text is still the JSON inside.
+    const text = '```json\n' + JSON.stringify(payload, null, 2) + '\n```';
+    push({ type: 'agent.note', t, agentId: target, kind, text }, undefined);
   };
 
   // ---- agents

@@ -50,6 +50,14 @@ describe('OpenTelemetry files in the app', () => {
       await page.locator('[data-testid=trace-page]').waitFor();
       expect(await page.locator('[data-testid=trace-agent-count]').getAttribute('data-count')).toBe('2');
       expect(await page.locator('[data-testid=trace-title]').innerText()).toMatch(/^crew/);
+      // The inspector opens on the final agent, `researcher`: the tool span it called and the
+      // attribute no rule maps are shown as notes with their kind.
+      const notes = page.locator('[data-testid=agent-note]');
+      await notes.first().waitFor();
+      const shown = (await notes.allInnerTexts()).join('\n');
+      expect(shown).toContain('otel.span');
+      expect(shown).toContain('web_search.tool');
+      expect(shown).toContain('llm.is_streaming');
     });
   });
 
