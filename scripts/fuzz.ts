@@ -1,5 +1,5 @@
 /**
- * Fuzzes every parser of untrusted text (share links, trace JSON, designs, importers) with seeded
+ * Fuzzes every parser of untrusted text (share links, trace JSON, designs, importers, OTLP) with seeded
  * random and mutated inputs, and prints a summary. Exit code 1 when any input made a parser throw
  * or refuse without a message.
  *
@@ -19,6 +19,7 @@ import {
   runFuzz,
   type Corpus,
 } from '../tests/support/fuzz.ts';
+import { otlpTarget, withOtlpSamples } from '../tests/support/otlp-fuzz.ts';
 
 const SHARED = join(import.meta.dirname, '../../shared/data/mas-orchestra-cases');
 
@@ -44,14 +45,14 @@ function main(): number {
     console.error('usage: tsx scripts/fuzz.ts [--cases N] [--seed S] [--case I]');
     return 2;
   }
-  const corpus = withSharedSamples(defaultCorpus());
+  const corpus = withOtlpSamples(withSharedSamples(defaultCorpus()));
   if (values.case !== undefined) {
     const g = fuzzCase(seed, Number(values.case), corpus, true);
     console.log(JSON.stringify({ generator: g.generator, fileName: g.fileName, input: g.input }));
     return 0;
   }
   const started = performance.now();
-  const targets = [...CORE_TARGETS, importerTarget(importText)];
+  const targets = [...CORE_TARGETS, importerTarget(importText), otlpTarget];
   const s = runFuzz({ seed, cases, corpus, targets, oversized: true, clock: () => performance.now() });
   const seconds = (performance.now() - started) / 1000;
 

@@ -54,6 +54,11 @@ export const ERRORS = {
   E_TRAIN_FILE: 'The file is not a usable training snapshot',
   E_TRAIN_NOTHING: 'There is no trained policy yet',
 
+  // OpenTelemetry and verl interop (src/interop, the OTLP sender in src/executor/llm).
+  E_OTLP_SCHEMA: 'The file is not an OTLP/JSON trace export Baton can read',
+  E_OTLP_TRACE: 'A trace in the OTLP file could not become a Baton trace',
+  E_OTLP_SEND: 'The traces could not be sent to the OTLP endpoint',
+
   // Worker calls (src/workers/rpc).
   E_WORKER_BAD_INPUT: 'The request does not match what the worker method takes',
   E_WORKER_UNKNOWN_METHOD: 'The worker has no such method',

@@ -1,6 +1,7 @@
 /**
- * `baton bench generate`: writes MASBench-style tasks as JSON Lines. The generation itself is the
- * pure `src/masbench` layer; this file only parses arguments and writes the file.
+ * `baton bench generate`: writes MASBench-style tasks as JSON Lines, or as a verl RL dataset
+ * (Parquet, `--format verl`). The generation itself is the pure `src/masbench` layer and the verl
+ * rows are `src/interop`'s; this file only parses arguments and writes the file.
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
@@ -13,14 +14,18 @@ import {
   toJsonl,
   type Axis,
 } from '../../masbench/index.ts';
+import { verlParquet, verlRows } from '../../interop/index.ts';
 import { type CliIO, type Command, parseCommandArgs } from '../command.ts';
 
 /** Upper bound on --n, so a typo cannot fill the disk. */
 export const MAX_TASKS = 100_000;
 
 const usage = `Usage: baton bench generate --axis <${AXES.join('|')}> --value <${MIN_AXIS_VALUE}..${MAX_AXIS_VALUE}> --n <N> --seed <S> --out <file.jsonl>
+       baton bench generate … --format verl [--dom high|low] --out <file.parquet>
 
-Writes N MASBench-style tasks, one JSON object per line, varying one axis of the sub-task graph.
+Writes N MASBench-style tasks, one JSON object per line, varying one axis of the sub-task graph;
+with --format verl, a verl RL dataset instead: Parquet with data_source, prompt (the orchestrator
+prompt), ability, reward_model and extra_info (see docs/interop.md).
 
 Options:
   --axis   the axis to vary: ${AXES.join(', ')}
@@ -29,10 +34,21 @@ Options:
   --seed   base seed, an integer 0..4294967295 (default 0); task i uses
            mix32((seed + (i + 1) * 0x9E3779B9) mod 2^32), and its train/test split
            follows from that task seed (see docs/masbench.md)
-  --out    output file (.jsonl), relative to the working directory`;
+  --out    output file (.jsonl, or .parquet with --format verl), relative to the working directory
+  --format jsonl (default) or verl
+  --dom    with --format verl: the Degree of MAS the orchestrator prompt asks for, high (default) or low`;
 
 type Parsed =
-  | { ok: true; axis: Axis; value: number; n: number; seed: number; out: string }
+  | {
+      ok: true;
+      axis: Axis;
+      value: number;
+      n: number;
+      seed: number;
+      out: string;
+      format: 'jsonl' | 'verl';
+      dom: 'high' | 'low';
+    }
   | { ok: false; message: string };
 
 function integer(
@@ -61,6 +77,8 @@ function parse(args: string[]): Parsed {
         n: { type: 'string' },
         seed: { type: 'string' },
         out: { type: 'string' },
+        format: { type: 'string' },
+        dom: { type: 'string' },
       },
       allowPositionals: true,
       strict: true,
@@ -89,7 +107,16 @@ function parse(args: string[]): Parsed {
   if (typeof seed === 'string') return { ok: false, message: seed };
   const out = values.out;
   if (out === undefined || out.trim() === '') return { ok: false, message: '--out is required' };
-  return { ok: true, axis: axis as Axis, value, n, seed, out };
+  const format = values.format ?? 'jsonl';
+  if (format !== 'jsonl' && format !== 'verl') {
+    return { ok: false, message: `--format must be jsonl or verl, got "${format}"` };
+  }
+  const dom = values.dom ?? 'high';
+  if (dom !== 'high' && dom !== 'low')
+    return { ok: false, message: `--dom must be high or low, got "${dom}"` };
+  if (values.dom !== undefined && format !== 'verl')
+    return { ok: false, message: '--dom goes with --format verl' };
+  return { ok: true, axis: axis as Axis, value, n, seed, out, format, dom };
 }
 
 async function run(args: string[], io: CliIO): Promise<number> {
@@ -99,14 +126,15 @@ async function run(args: string[], io: CliIO): Promise<number> {
   const path = resolve(io.cwd, p.out);
   try {
     await mkdir(dirname(path), { recursive: true });
-    await writeFile(path, toJsonl(tasks), 'utf8');
+    if (p.format === 'verl') await writeFile(path, verlParquet(verlRows(tasks, { dom: p.dom })));
+    else await writeFile(path, toJsonl(tasks), 'utf8');
   } catch (e) {
     io.err(`baton bench: cannot write ${path}: ${e instanceof Error ? e.message : String(e)}`);
     return 1;
   }
   const test = tasks.filter((t) => t.split === 'test').length;
   io.out(
-    `wrote ${tasks.length} task${tasks.length === 1 ? '' : 's'} (${p.axis} ${p.value}, base seed ${p.seed}; ` +
+    `wrote ${tasks.length} task${tasks.length === 1 ? '' : 's'}${p.format === 'verl' ? ' as a verl dataset' : ''} (${p.axis} ${p.value}, base seed ${p.seed}; ` +
       `${tasks.length - test} train, ${test} test) to ${path}`,
   );
   return 0;
@@ -114,7 +142,7 @@ async function run(args: string[], io: CliIO): Promise<number> {
 
 export const benchCommand: Command = {
   name: 'bench',
-  summary: 'generate MASBench-style tasks (JSON Lines)',
+  summary: 'generate MASBench-style tasks (JSON Lines, or a verl Parquet dataset)',
   usage,
   run,
 };

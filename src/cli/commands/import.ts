@@ -1,13 +1,15 @@
 import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
 import { IMPORT_LIMITS, importText } from '../../importers/index.ts';
+import { importOtlpValue, looksLikeOtlp, type OtlpImportOutcome } from '../../interop/index.ts';
 import type { CliIO, Command } from '../command.ts';
 
 const USAGE = `Usage: baton import <file> --out <dir>
 
 Imports another tool's file and writes one Baton trace (baton.trace/1 JSON) per item into <dir>.
 Reads MAS-Orchestra case pages (the HTML page or its slides as JSON), MAS-Orchestra demo share
-snapshots, and Baton traces of any supported version (one, a list, or {"traces": [...]}).
+snapshots, Baton traces of any supported version (one, a list, or {"traces": [...]}), and
+OpenTelemetry OTLP/JSON trace exports (one trace per OTLP trace id; see docs/interop.md).
 
 Prints one line per item: "ok <written file> <label>" or "error <label>: <message>".
 Exit code: 0 when at least one item was imported, 1 when nothing could be, 2 for usage errors.`;
@@ -19,6 +21,19 @@ export function safeFileName(name: string): string {
     .replace(/^[._]+/, '')
     .slice(0, 120);
   return cleaned === '' ? 'trace' : cleaned;
+}
+
+/** An OTLP/JSON export goes to src/interop's importer (the importers layer may not call it). */
+function otlpOutcome(text: string): OtlpImportOutcome | null {
+  if (!text.includes('"resourceSpans"')) return null;
+  let value: unknown;
+  try {
+    value = JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
+  } catch {
+    return null;
+  }
+  if (!looksLikeOtlp(value)) return null;
+  return importOtlpValue(value);
 }
 
 interface Args {
@@ -79,7 +94,7 @@ async function run(argv: string[], io: CliIO): Promise<number> {
     return 1;
   }
 
-  const outcome = importText(text, basename(path));
+  const outcome = otlpOutcome(text) ?? importText(text, basename(path));
   if (!outcome.ok) {
     io.err(`error ${basename(path)}: ${outcome.error.message}`);
     return 1;

@@ -2,6 +2,7 @@ import type { Command } from '../command.ts';
 import { benchCommand } from './bench.ts';
 import { constructCommand } from './construct.ts';
 import { evalPolicyCommand } from './eval-policy.ts';
+import { exportCommand } from './export.ts';
 import { gpuCommand } from './gpu.ts';
 import { importCommand } from './import.ts';
 import { runCommand } from './run.ts';
@@ -14,6 +15,7 @@ export const commands: readonly Command[] = [
   benchCommand,
   constructCommand,
   evalPolicyCommand,
+  exportCommand,
   gpuCommand,
   importCommand,
   runCommand,

@@ -28,3 +28,5 @@ export { SseParser } from './sse.ts';
 export type { SseEvent } from './sse.ts';
 export { estimatePromptTokens, estimateTokens, estimatedUsage } from './usage.ts';
 export type { ChatMessage, Usage } from './usage.ts';
+export { OTLP_CONTENT_TYPE, basicAuth, checkOtlpEndpoint, sendOtlp } from './otlp-send.ts';
+export type { OtlpProtocol, OtlpSendOptions, OtlpSendResult } from './otlp-send.ts';

@@ -67,7 +67,7 @@ export async function loadExamples(
     manifest.data.examples.map(async (meta): Promise<Example> => {
       const file = await fetchText(new URL(meta.file, manifestUrl).href, options);
       if (!file.ok) return { ...meta, trace: file };
-      const imported = importOne(meta.file, file.value.text);
+      const imported = await importOne(meta.file, file.value.text);
       const first = imported.traces[0];
       if (first) return { ...meta, trace: ok(first) };
       return {

@@ -238,7 +238,7 @@ export const createLibrarySlice: SliceCreator<LibrarySlice> = (set, get) => {
       for (const file of files) {
         await yieldToBrowser();
         const text = await readFileText(file);
-        results.push(text.ok ? importOne(file.name, text.value) : fileFailure(file.name, text.errors));
+        results.push(text.ok ? await importOne(file.name, text.value) : fileFailure(file.name, text.errors));
       }
       const report = summarise(results);
       await get().rememberTraces(
@@ -261,7 +261,7 @@ export const createLibrarySlice: SliceCreator<LibrarySlice> = (set, get) => {
         set({ importing: null, openError: { title, problems: fetched.errors } });
         return null;
       }
-      const result = importOne(fetched.value.name, fetched.value.text);
+      const result = await importOne(fetched.value.name, fetched.value.text);
       if (result.traces.length === 0) {
         set({
           importing: null,
@@ -328,7 +328,7 @@ export const createLibrarySlice: SliceCreator<LibrarySlice> = (set, get) => {
         ...(env.fetchImpl ? { fetchImpl: env.fetchImpl } : {}),
       });
       if (fetched.ok) {
-        const hit = importOne(fetched.value.name, fetched.value.text).traces.find((t) => t.id === id);
+        const hit = (await importOne(fetched.value.name, fetched.value.text)).traces.find((t) => t.id === id);
         if (hit) return ok({ trace: hit, source: 'url' });
       } else problems.push(...fetched.errors);
     }

@@ -8,6 +8,7 @@ export function ImportReportPanel(): JSX.Element | null {
   const dismiss = useBaton((s) => s.dismissImportReport);
   if (!report) return null;
   const failures = report.files.flatMap((f) => f.failures.map((x) => ({ file: f.name, ...x })));
+  const notes = report.files.flatMap((f) => (f.notes ?? []).map((x) => ({ file: f.name, ...x })));
   const tone = report.imported === 0 ? 'alert-error' : failures.length > 0 ? 'alert-warn' : 'alert-ok';
   return (
     <section className={`alert ${tone} import-report`} data-testid="import-report" aria-label="Import report">
@@ -25,6 +26,15 @@ export function ImportReportPanel(): JSX.Element | null {
             </li>
           ))}
         </ul>
+        {notes.length > 0 && (
+          <ul className="import-notes muted" data-testid="import-notes">
+            {notes.slice(0, 20).map((n, i) => (
+              <li key={i}>
+                <span className="mono">{n.label}</span>: {n.message}
+              </li>
+            ))}
+          </ul>
+        )}
         {failures.length > 0 && (
           <div role="alert">
             <ul className="import-failures">

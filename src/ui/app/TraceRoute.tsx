@@ -1,13 +1,14 @@
 import { useEffect, useMemo, useState, type JSX } from 'react';
 import type { Trace } from '../../core/trace.ts';
 import { traceListTitle } from '../../store/slices/library.ts';
+import { otlpJsonOf } from '../../store/interop.ts';
 import { useBaton } from '../../store/store.ts';
 import { CorrectnessBadge } from '../common/Badges.tsx';
 import { ErrorBoundary } from '../common/ErrorBoundary.tsx';
 import { agentCount } from '../common/format.ts';
 import { ProblemAlert } from '../common/ProblemAlert.tsx';
 import { EmptyState, Loading } from '../common/Status.tsx';
-import { downloadTraceJson } from '../share/download.ts';
+import { downloadText, downloadTraceJson, traceFileName } from '../share/download.ts';
 import { ShareDialog } from '../share/ShareDialog.tsx';
 import { TracePage } from '../trace/TracePage.tsx';
 
@@ -119,6 +120,19 @@ function TraceFrame({ trace }: { trace: Trace }): JSX.Element {
             data-testid="download-json"
           >
             Download JSON
+          </button>
+          <button
+            type="button"
+            className="btn"
+            title="OpenTelemetry OTLP/JSON with GenAI and OpenInference attributes, for Langfuse, Arize Phoenix or an OpenTelemetry Collector"
+            onClick={() =>
+              void otlpJsonOf(trace).then((text) =>
+                downloadText(traceFileName(trace).replace(/\.baton\.json$/, '.otlp.json'), text),
+              )
+            }
+            data-testid="download-otlp"
+          >
+            Download OTLP
           </button>
           <button
             type="button"
