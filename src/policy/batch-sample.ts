@@ -69,16 +69,18 @@ export interface BatchItem {
 export class BatchedPolicy {
   readonly enc: EncoderConfig;
   private readonly sizes = new Map<number, Compiled>();
+  /** The parameter arena loaded with `load` (replaces the checkpoint's parameters), else null. */
+  private arena: Float32Array | null = null;
 
   private constructor(
-    readonly checkpoint: PolicyCheckpoint,
+    private current: PolicyCheckpoint,
     private readonly choice: BackendChoice,
     /** Largest batch a pass takes. */
     readonly maxBatch: number,
     /** False: the "w/o JPSS" ablation (`PolicyGraphOptions.jpss`). */
     readonly jpss: boolean,
   ) {
-    this.enc = encoderConfig(checkpoint.config);
+    this.enc = encoderConfig(current.config);
   }
 
   /** Nothing compiles until the first pass (then one graph per batch size used). */
@@ -92,8 +94,31 @@ export class BatchedPolicy {
     return new BatchedPolicy(migrateCheckpoint(original), choice, o.maxBatch, o.jpss !== false);
   }
 
+  /** The policy it samples from (after `load`: the loaded one's name; parameters from the arena). */
+  get checkpoint(): PolicyCheckpoint {
+    return this.current;
+  }
+
   get name(): string {
-    return this.checkpoint.name;
+    return this.current.name;
+  }
+
+  /**
+   * Switches to other parameters of the same network without compiling again: `arena` is the
+   * compute core's parameter arena of a graph built by `buildPolicyGraph` with this config (the
+   * trainer's learner: same parameters in the same order, so the same layout), `checkpoint` names
+   * them. A trainer keeps one sampler for all its iterations this way.
+   */
+  load(checkpoint: PolicyCheckpoint, arena: Float32Array): void {
+    this.current = { ...this.current, name: checkpoint.name, params: checkpoint.params };
+    this.arena = Float32Array.from(arena);
+    for (const c of this.sizes.values()) this.importArena(c.model);
+  }
+
+  private importArena(model: Model): void {
+    if (!this.arena) return;
+    const n = this.arena.length;
+    model.importState({ params: this.arena, m: new Float32Array(n), v: new Float32Array(n), t: 0 });
   }
 
   get backend(): 'cpu' | 'webgpu' {
@@ -112,6 +137,7 @@ export class BatchedPolicy {
     const E = size * N;
     const pg = buildPolicyGraph(cfg, this.checkpoint.params, { batch: size, edgeRows: E, jpss: this.jpss });
     const model = await compile(this.choice, pg.graph);
+    this.importArena(model);
     const Da = agentDim(this.enc);
     const edgeAgent = new Uint32Array(E);
     const edgeBatch = new Uint32Array(E);

@@ -16,6 +16,8 @@ import {
   BatchedPolicy,
   PolicyNetwork,
   encodeTask,
+  encoderVersion,
+  migrateCheckpoint,
   type PolicyCheckpoint,
   type RolePool,
 } from '../policy/index.ts';
@@ -72,6 +74,9 @@ export class Trainer {
     private readonly past: IterationMetrics[],
     private updates: number,
   ) {}
+
+  /** The batched sampler kept across iterations (`sampler`). */
+  private batched: BatchedPolicy | null = null;
 
   static async create(o: TrainerOptions): Promise<Trainer> {
     const r = o.resume;
@@ -197,16 +202,27 @@ export class Trainer {
     const episodes = tasks.flatMap((task, ti) =>
       Array.from({ length: c.groupSize }, (_, gi) => ({ task, seed: seedOf(ti, gi) })),
     );
-    const policy = BatchedPolicy.create(this.current, this.o.choice, {
-      maxBatch: episodes.length,
-      jpss: c.jpss,
-    });
-    try {
-      const all = await rolloutMany({ ...common, policy, episodes });
-      return tasks.map((_, ti) => all.slice(ti * c.groupSize, (ti + 1) * c.groupSize));
-    } finally {
-      policy.dispose();
+    const all = await rolloutMany({ ...common, policy: await this.sampler(episodes.length), episodes });
+    return tasks.map((_, ti) => all.slice(ti * c.groupSize, (ti + 1) * c.groupSize));
+  }
+
+  /**
+   * The batched sampler, compiled once and then loaded with the learner's parameter arena each
+   * iteration (the learner's graph has the same parameters in the same order; compiling the
+   * sampler's graphs anew every iteration cost about as much as sampling). A checkpoint of an older
+   * encoder version (migrated by the sampler, not by the learner) gets a fresh sampler instead.
+   */
+  private async sampler(maxBatch: number): Promise<BatchedPolicy> {
+    const s = this.batched;
+    const same =
+      encoderVersion(this.current.config) === encoderVersion(migrateCheckpoint(this.current).config);
+    if (s && s.maxBatch === maxBatch && same) {
+      s.load(this.current, (await this.learner.model.exportState()).params);
+      return s;
     }
+    s?.dispose();
+    this.batched = BatchedPolicy.create(this.current, this.o.choice, { maxBatch, jpss: this.config.jpss });
+    return this.batched;
   }
 
   /** The current policy as a checkpoint with provenance in `meta`. */
@@ -243,6 +259,8 @@ export class Trainer {
 
   dispose(): void {
     this.learner.dispose();
+    this.batched?.dispose();
+    this.batched = null;
   }
 }
 
