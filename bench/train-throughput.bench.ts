@@ -262,7 +262,8 @@ ${profileTable}
 
 "Learner forward" is the PPO minibatch forward passes and the log π of the sampling and reference
 policies; "backward + Adam" the compute core's backward pass and optimizer step; "other" the state
-encoding, minibatch assembly, advantages, bookkeeping and garbage collection.
+encoding, minibatch assembly, advantages, bookkeeping and garbage collection. The goal of 2,000
+episodes/s and why these numbers are far from it: docs/train.md, "Throughput".
 `,
 );
 process.stdout.write(`${table}\n\n${profileTable}\n`);
