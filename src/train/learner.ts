@@ -241,7 +241,8 @@ export class Learner {
     const N = cfg.maxAgents;
     const A = cfg.roles.length + 2;
     const { model, pg } = this.train;
-    Learner.feed(model, this.slice(full, pick));
+    const inputs = this.slice(full, pick);
+    Learner.feed(model, inputs);
     this.zeroLoss();
     await model.step({ backward: false, update: false });
     const [joint, probs, logProbs, edgeLogits] = await Promise.all([
@@ -265,7 +266,7 @@ export class Learner {
     });
     let nodeH = 0;
     let edgeH = 0;
-    const edgeW = this.slice(full, pick).edgeWeight as Float32Array;
+    const edgeW = inputs.edgeWeight as Float32Array;
     for (let b = 0; b < n; b++) {
       for (let a = 0; a < A; a++) {
         const p = probs[b * A + a] as number;
