@@ -123,6 +123,30 @@ describe('batched construction (constructMany)', () => {
     bat.dispose();
   });
 
+  it('loads another checkpoint’s parameter arena without compiling again (same traces as a fresh sampler)', async () => {
+    const a = randomCheckpoint(pool, 21);
+    const b = randomCheckpoint(pool, 22);
+    // The arena of b as the compute core lays it out (a learner's graph has the same parameters).
+    const { buildPolicyGraph } = await import('./network.ts');
+    const { compile } = await import('../gpu/index.ts');
+    const pg = buildPolicyGraph(b.config, b.params, { batch: 1, edgeRows: 12 });
+    const model = await compile(CPU, pg.graph);
+    const arena = (await model.exportState()).params;
+    model.dispose();
+    const eps = tasks(6, 8).map((t, i) => ({ task: taskOfMasbench(t), seed: 50 + i }));
+    const run = (p: BatchedPolicy) => constructMany({ policy: p, pool, episodes: eps, createdAt: CREATED });
+    const reused = BatchedPolicy.create(a, CPU, { maxBatch: 6 });
+    const before = await run(reused);
+    reused.load(b, arena);
+    const loaded = await run(reused);
+    const fresh = BatchedPolicy.create(b, CPU, { maxBatch: 6 });
+    const want = await run(fresh);
+    expect(loaded.map((c) => c.trace)).toEqual(want.map((c) => c.trace));
+    expect(before.map((c) => c.steps)).not.toEqual(want.map((c) => c.steps));
+    reused.dispose();
+    fresh.dispose();
+  });
+
   it('refuses more episodes than its batch', async () => {
     const bat = BatchedPolicy.create(priorCheckpoint(pool), CPU, { maxBatch: 2 });
     const eps = tasks(3, 1).map((t, i) => ({ task: taskOfMasbench(t) as Task, seed: i }));
