@@ -96,6 +96,7 @@ export {
   PolicyNetwork,
   buildPolicyGraph,
   encoderConfig,
+  jpssInputs,
   policyConfig,
   randomCheckpoint,
   type EdgeMode,
@@ -107,13 +108,16 @@ export {
 export { priorCheckpoint, priorParams } from './prior.ts';
 export {
   EDGE_EPS,
+  decideNode,
   edgeDistribution,
+  finishStep,
   nodeDistribution,
   policyStep,
   previewStep,
   seededLinks,
   stepPolicyOf,
   stepRng,
+  type NodeDecision,
 } from './sample.ts';
 export type {
   IntermediateRun,
@@ -178,3 +182,10 @@ export {
   type RoleDraft,
   type RoleField,
 } from './role-draft.ts';
+export {
+  BatchedPolicy,
+  constructMany,
+  type BatchItem,
+  type ConstructManyOptions,
+  type ManyEpisode,
+} from './batch-sample.ts';

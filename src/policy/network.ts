@@ -85,6 +85,19 @@ export interface PolicyGraphOptions {
   edgeRows: number;
   /** Also build the joint log-probability of taken actions (inputs `action`, `edgeTarget`, `edgeWeight`). */
   logProb?: boolean;
+  /**
+   * JPSS (default true): the edge head reads the chosen role ρ (E[ρ], B[ρ, ·]). False is the
+   * "w/o JPSS" ablation: every edge row reads the mean role embedding and the mean role scoring
+   * instead, (1/R)·Σ_ρ E[ρ] and (1/R)·Σ_ρ B[ρ, ·], so edges are sampled independently of the role
+   * (inputs `roleMean` [1, R] = 1/R and `edgeZero` [E] u32 = 0, from `jpssInputs`).
+   */
+  jpss?: boolean;
+}
+
+/** The inputs a graph built with `jpss: false` needs (set once; no other input changes them). */
+export function jpssInputs(cfg: PolicyConfig, edgeRows: number): Record<string, Float32Array | Uint32Array> {
+  const R = cfg.roles.length;
+  return { roleMean: new Float32Array(R).fill(1 / R), edgeZero: new Uint32Array(edgeRows) };
 }
 
 export interface PolicyGraph {
@@ -197,14 +210,18 @@ export function buildPolicyGraph(
 
   const hs = g.matmul(h, p('edge.ws'));
   const za = g.matmul(agents, p('edge.wa'));
-  let pre = g.add(
-    g.add(g.gatherRows(za, edgeAgent), g.gatherRows(hs, edgeBatch)),
-    g.gatherRows(p('edge.role'), edgeRole),
-  );
+  // The chosen role's rows of a role table, or (w/o JPSS) the table's mean row on every edge row.
+  const roleTerm = (() => {
+    if (opts.jpss !== false) return (name: string): Tensor => g.gatherRows(p(name), edgeRole);
+    const mean = g.input('roleMean', [1, cfg.roles.length]);
+    const zero = g.input('edgeZero', [E], 'u32');
+    return (name: string): Tensor => g.gatherRows(g.matmul(mean, p(name)), zero);
+  })();
+  let pre = g.add(g.add(g.gatherRows(za, edgeAgent), g.gatherRows(hs, edgeBatch)), roleTerm('edge.role'));
   if (graph) pre = g.add(pre, g.gatherRows(g.matmul(graph.nodes, p('edge.wh')), edgeAgent));
   const z = g.biasAct(pre, p('edge.ba'), 'tanh');
   const sm = g.matmul(state, p('edge.stateLin'));
-  const coef = g.add(g.gatherRows(p('edge.roleLin'), edgeRole), g.gatherRows(sm, edgeBatch));
+  const coef = g.add(roleTerm('edge.roleLin'), g.gatherRows(sm, edgeBatch));
   const lin = g.matmul(g.mul(coef, g.gatherRows(agents, edgeAgent)), ones);
   const edgeLogits = g.biasAct(g.add(g.matmul(z, p('edge.wo')), lin), p('edge.bo'), 'none');
 
@@ -296,6 +313,8 @@ export type EdgeMode = 'fused' | 'two-pass';
 export interface NetworkOptions {
   /** Default: `fused` on WebGPU, `two-pass` on the CPU. */
   edgeMode?: EdgeMode;
+  /** False: the "w/o JPSS" ablation, edge probabilities independent of the role (`PolicyGraphOptions`). */
+  jpss?: boolean;
 }
 
 /**
@@ -319,6 +338,8 @@ export class PolicyNetwork {
     readonly edgeMode: EdgeMode,
     pg: PolicyGraph,
     model: Model,
+    /** False: built for the "w/o JPSS" ablation. */
+    readonly jpss = true,
   ) {
     const cfg = checkpoint.config;
     this.enc = encoderConfig(cfg);
@@ -365,8 +386,11 @@ export class PolicyNetwork {
     const cfg = checkpoint.config;
     const mode = opts.edgeMode ?? (choice.backend === 'webgpu' ? 'fused' : 'two-pass');
     const rows = (mode === 'fused' ? cfg.roles.length : 1) * cfg.maxAgents;
-    const pg = buildPolicyGraph(cfg, checkpoint.params, { batch: 1, edgeRows: rows });
-    return new PolicyNetwork(checkpoint, mode, pg, await compile(choice, pg.graph));
+    const jpss = opts.jpss !== false;
+    const pg = buildPolicyGraph(cfg, checkpoint.params, { batch: 1, edgeRows: rows, jpss });
+    const model = await compile(choice, pg.graph);
+    if (!jpss) for (const [k, v] of Object.entries(jpssInputs(cfg, rows))) model.setInput(k, v);
+    return new PolicyNetwork(checkpoint, mode, pg, model, jpss);
   }
 
   /** The CPU backend without asking for an adapter (tests, benchmarks, Node). */

@@ -30,7 +30,7 @@ const sigmoid = (x: number): number => (x >= 0 ? 1 / (1 + Math.exp(-x)) : Math.e
 const clampEdge = (p: number): number => Math.min(1 - EDGE_EPS, Math.max(EDGE_EPS, p));
 
 /** The distribution the node choice is drawn from (float64, masked entries exactly 0, sums to 1). */
-export function nodeDistribution(ev: Evaluation, temperature = 1): number[] {
+export function nodeDistribution(ev: Pick<Evaluation, 'probs' | 'mask'>, temperature = 1): number[] {
   if (ev.probs.some((p) => !Number.isFinite(p)))
     throw new Error(
       'the policy network produced a non-finite distribution (NaN or ∞): the checkpoint’s parameters overflow',
@@ -91,39 +91,67 @@ export function seededLinks(state: ConstructionState, seed: number, edgeProbs: r
 }
 
 /**
- * One JPSS step. Exactly one uniform draw for the node and one per existing agent are consumed
- * whatever is chosen (`stepDraws`), so the random stream does not depend on overrides.
+ * The node half of a JPSS step, decided from the node distribution alone: the uniforms of the step
+ * (`stepDraws`), the distribution the choice is drawn from, the column chosen (sampled, greedy or
+ * the user's) and, for an ADD, its role (whose edge logits `finishStep` needs). `policyStep` and the
+ * batched sampler (batch-sample.ts) share it, so both make the same choice from the same numbers.
  */
-export async function policyStep(
-  net: PolicyNetwork,
-  task: TaskEncoding,
+export interface NodeDecision {
+  tau: number;
+  q: number[];
+  draws: { node: number; edges: number[] };
+  col: number;
+  /** The role of an ADD (its edge logits are needed next), else null. */
+  role: number | null;
+}
+
+export function decideNode(
+  ev: Pick<Evaluation, 'probs' | 'mask'>,
   state: ConstructionState,
   rng: Rng,
   opts: SampleOptions = {},
   choice: StepChoice = {},
-): Promise<StepOutcome> {
+): NodeDecision {
   const tau = opts.greedy ? 1 : (opts.temperature ?? 1);
   if (!(tau > 0)) throw new Error('temperature must be > 0');
-  const ev = await net.evaluate(task, state);
   const q = nodeDistribution(ev, tau);
-  const u = stepDraws(state, rng);
+  const draws = stepDraws(state, rng);
   let col: number;
   if (choice.action !== undefined) {
     if (ev.mask[choice.action] !== 1)
       throw new Error(`action ${actionNames(state.pool)[choice.action] ?? choice.action} is masked`);
     col = choice.action;
-  } else col = opts.greedy ? argmax(q) : pickIndex(q, u.node);
+  } else col = opts.greedy ? argmax(q) : pickIndex(q, draws.node);
+  const kind = actionKind(state.pool, col);
+  return { tau, q, draws, col, role: kind.kind === 'add' ? kind.role : null };
+}
+
+/**
+ * The edge half of a JPSS step: given the decision and, for an ADD, the edge logits of its role over
+ * the existing agents (state order), choose the links, apply the action and record the step with
+ * its joint log-probability.
+ */
+export function finishStep(
+  state: ConstructionState,
+  ev: Evaluation,
+  d: NodeDecision,
+  edgeLogits: Float32Array | null,
+  opts: SampleOptions = {},
+  choice: StepChoice = {},
+): StepOutcome {
+  const { tau, q, col } = d;
   const kind = actionKind(state.pool, col);
   let edgeP: number[] = [];
   let action: PolicyAction;
   if (kind.kind === 'add') {
-    edgeP = edgeDistribution(await ev.edges(kind.role), tau);
+    if (!edgeLogits) throw new Error('an ADD needs the edge logits of its role');
+    edgeP = edgeDistribution(edgeLogits, tau);
     const links =
       choice.links !== undefined
         ? [...choice.links]
         : opts.greedy
           ? state.agents.filter((_, i) => (edgeP[i] as number) >= 0.5).map((a) => a.id)
-          : linksFrom(state, u.edges, edgeP);
+          : linksFrom(state, d.draws.edges, edgeP);
     action = { kind: 'add', role: kind.role, links };
   } else action = kind;
   const applied = applyAction(state, action);
@@ -149,6 +177,26 @@ export async function policyStep(
     chooser: choice.action !== undefined || choice.links !== undefined ? 'user' : 'policy',
   };
   return { state: applied.state, step, evaluation: ev };
+}
+
+/**
+ * One JPSS step. Exactly one uniform draw for the node and one per existing agent are consumed
+ * whatever is chosen (`stepDraws`), so the random stream does not depend on overrides.
+ */
+export async function policyStep(
+  net: PolicyNetwork,
+  task: TaskEncoding,
+  state: ConstructionState,
+  rng: Rng,
+  opts: SampleOptions = {},
+  choice: StepChoice = {},
+): Promise<StepOutcome> {
+  const tau = opts.greedy ? 1 : (opts.temperature ?? 1);
+  if (!(tau > 0)) throw new Error('temperature must be > 0');
+  const ev = await net.evaluate(task, state);
+  const d = decideNode(ev, state, rng, opts, choice);
+  const logits = d.role !== null ? await ev.edges(d.role) : null;
+  return finishStep(state, ev, d, logits, opts, choice);
 }
 
 function mostProbableRole(q: readonly number[], roles: number): number | null {

@@ -22,6 +22,7 @@ export {
   type RunnersFor,
   type TaskRunners,
 } from './rollout.ts';
+export { rolloutMany, type ManyRolloutOptions } from './rollout-batch.ts';
 export { Learner, type UpdateStats } from './learner.ts';
 export {
   Trainer,

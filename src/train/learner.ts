@@ -16,6 +16,7 @@ import {
   buildPolicyGraph,
   encoderConfig,
   exitIndex,
+  jpssInputs,
   stateDim,
   trainingBatch,
   type EpisodeSteps,
@@ -70,7 +71,13 @@ export class Learner {
   ): Promise<Learner> {
     const cfg = checkpoint.config;
     const M = config.minibatch;
-    const opts = { batch: M, edgeRows: M * cfg.maxAgents, logProb: true };
+    // jpss off ("w/o JPSS"): the log-probabilities are those of the role-blind edge head that sampled.
+    const opts = { batch: M, edgeRows: M * cfg.maxAgents, logProb: true, jpss: config.jpss };
+    const blind = (model: Model, c: PolicyCheckpoint['config']): Model => {
+      if (!config.jpss)
+        for (const [k, v] of Object.entries(jpssInputs(c, opts.edgeRows))) model.setInput(k, v);
+      return model;
+    };
     const pg = buildPolicyGraph(cfg, checkpoint.params, opts);
     const g = pg.graph;
     const coef = g.input('coef', [M]);
@@ -80,14 +87,14 @@ export class Learner {
       const negH = g.sum(g.mul(pg.probs, pg.logProbs));
       loss = g.add(loss, g.scale(g.sum(g.mul(negH, valid)), config.entropyCoef));
     }
-    const model = await compile(choice, g, {
-      loss,
-      optimizer: { lr: config.lr, clipNorm: config.gradClip },
-    });
+    const model = blind(
+      await compile(choice, g, { loss, optimizer: { lr: config.lr, clipNorm: config.gradClip } }),
+      cfg,
+    );
     let ref: Compiled | null = null;
     if (config.klCoef > 0) {
       const rpg = buildPolicyGraph(reference.config, reference.params, opts);
-      ref = { pg: rpg, model: await compile(choice, rpg.graph) };
+      ref = { pg: rpg, model: blind(await compile(choice, rpg.graph), reference.config) };
     }
     return new Learner(checkpoint, pool, config, { pg, model, coef, valid }, ref);
   }
@@ -234,7 +241,8 @@ export class Learner {
     const N = cfg.maxAgents;
     const A = cfg.roles.length + 2;
     const { model, pg } = this.train;
-    Learner.feed(model, this.slice(full, pick));
+    const inputs = this.slice(full, pick);
+    Learner.feed(model, inputs);
     this.zeroLoss();
     await model.step({ backward: false, update: false });
     const [joint, probs, logProbs, edgeLogits] = await Promise.all([
@@ -258,7 +266,7 @@ export class Learner {
     });
     let nodeH = 0;
     let edgeH = 0;
-    const edgeW = this.slice(full, pick).edgeWeight as Float32Array;
+    const edgeW = inputs.edgeWeight as Float32Array;
     for (let b = 0; b < n; b++) {
       for (let a = 0; a < A; a++) {
         const p = probs[b * A + a] as number;

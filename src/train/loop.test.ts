@@ -72,6 +72,89 @@ describe('train', () => {
     expect(coldParams).not.toEqual(want.checkpoint.params);
   });
 
+  it('samples the same rollouts batched as one episode at a time (same metrics, bit for bit)', async () => {
+    const run = async (sampling: 'batched' | 'sequential') => {
+      const t = await Trainer.create({
+        start: tiny(),
+        pool: DEFAULT_POOL,
+        config,
+        choice: cpu,
+        runners,
+        sampling,
+      });
+      await t.iterate();
+      await t.iterate();
+      const snap = await t.snapshot();
+      t.dispose();
+      return snap;
+    };
+    const batched = await run('batched');
+    const sequential = await run('sequential');
+    expect(JSON.stringify(batched.history)).toBe(JSON.stringify(sequential.history));
+    expect(batched.checkpoint.params).toEqual(sequential.checkpoint.params);
+  });
+
+  it('trains w/o JPSS deterministically, and differently from JPSS', async () => {
+    const blind = trainConfig({ ...config, jpss: false });
+    const run = (c: typeof config) =>
+      train({ checkpoint: tiny(), pool: DEFAULT_POOL, config: c, choice: cpu, runners, iterations: 2 });
+    const a = await run(blind);
+    const b = await run(blind);
+    const j = await run(config);
+    expect(JSON.stringify(a.updates)).toBe(JSON.stringify(b.updates));
+    expect(a.checkpoint.params).toEqual(b.checkpoint.params);
+    expect(JSON.stringify(a.updates)).not.toBe(JSON.stringify(j.updates));
+    expect(a.updates[0]?.ratioMin).toBe(1);
+  });
+
+  it('w/o JPSS, the learner scores a step with the role-blind head that sampled it', async () => {
+    const { PolicyNetwork } = await import('../policy/index.ts');
+    const cp = tiny();
+    const tasks = drawTasks(PRESET_TABLE.mixed, 5, 3, 'train');
+    const logpGap = async (sampleJpss: boolean, learnJpss: boolean): Promise<number> => {
+      const net = await PolicyNetwork.cpu(cp, { jpss: sampleJpss });
+      const rolls = [];
+      for (const [i, task] of tasks.entries())
+        rolls.push(
+          await rollout({
+            net,
+            pool: DEFAULT_POOL,
+            task,
+            seed: i + 40,
+            runners,
+            maxSteps: 5,
+            temperature: 1,
+            greedy: false,
+            intermediate: true,
+            rewards: config.actionReward,
+          }),
+        );
+      net.dispose();
+      const learner = await Learner.create(
+        cp,
+        cp,
+        DEFAULT_POOL,
+        trainConfig({ ...config, jpss: learnJpss }),
+        cpu,
+      );
+      const full = learner.batch(
+        rolls.map((r) => ({
+          task: encodeTask(taskOfMasbench(r.task).query, cp.config.hashDim),
+          steps: r.steps,
+          limits: { maxAgents: 4, maxSteps: 5 },
+        })),
+      );
+      const lp = await learner.logProbs(full);
+      learner.dispose();
+      const recorded = rolls.flatMap((r) => r.steps.map((s) => s.logProb ?? NaN));
+      return Math.max(...recorded.map((x, i) => Math.abs(x - (lp[i] as number))));
+    };
+    expect(await logpGap(false, false)).toBeLessThan(1e-4);
+    expect(await logpGap(true, true)).toBeLessThan(1e-4);
+    // A learner that saw the role would score the blind sampler's steps differently.
+    expect(await logpGap(false, true)).toBeGreaterThan(1e-3);
+  });
+
   it('rejects a damaged snapshot with a clear problem', async () => {
     const t = await Trainer.create({ start: tiny(), pool: DEFAULT_POOL, config, choice: cpu, runners });
     await t.iterate();

@@ -11,14 +11,23 @@
  */
 import { createRng, mix32 } from '../core/rng.ts';
 import type { BackendChoice } from '../gpu/index.ts';
-import { taskOfMasbench } from '../masbench/index.ts';
-import { PolicyNetwork, encodeTask, type PolicyCheckpoint, type RolePool } from '../policy/index.ts';
+import { taskOfMasbench, type MasBenchTask } from '../masbench/index.ts';
+import {
+  BatchedPolicy,
+  PolicyNetwork,
+  encodeTask,
+  encoderVersion,
+  migrateCheckpoint,
+  type PolicyCheckpoint,
+  type RolePool,
+} from '../policy/index.ts';
 import { advantages } from './advantages.ts';
 import type { TrainConfig } from './config.ts';
 import { Learner, type UpdateStats } from './learner.ts';
 import { iterationMetrics, meanUpdate, type IterationMetrics, type RolloutStats } from './metrics.ts';
 import { PRESET_TABLE, drawTasks } from './presets.ts';
 import { rollout, type Rollout, type RunnersFor } from './rollout.ts';
+import { rolloutMany } from './rollout-batch.ts';
 import { SNAPSHOT_FORMAT, type TrainerSnapshot } from './snapshot.ts';
 
 export type { RolloutStats } from './metrics.ts';
@@ -45,6 +54,12 @@ export interface TrainerOptions {
   onUpdate?: (m: UpdateMetrics) => void;
   /** With a clock, iteration metrics carry `timings` (rollout, update ms). */
   clock?: Clock;
+  /**
+   * How rollouts are sampled: `batched` (default) runs one policy pass per construction step over
+   * all B·G episodes (rollout-batch.ts); `sequential` samples one episode at a time (rollout.ts),
+   * the reference the throughput benchmark compares with. Both give the same rollouts on the CPU.
+   */
+  sampling?: 'batched' | 'sequential';
 }
 
 export class Trainer {
@@ -59,6 +74,9 @@ export class Trainer {
     private readonly past: IterationMetrics[],
     private updates: number,
   ) {}
+
+  /** The batched sampler kept across iterations (`sampler`). */
+  private batched: BatchedPolicy | null = null;
 
   static async create(o: TrainerOptions): Promise<Trainer> {
     const r = o.resume;
@@ -102,33 +120,7 @@ export class Trainer {
     const clock = this.o.clock;
     const t0 = clock?.() ?? 0;
     const tasks = drawTasks(PRESET_TABLE[c.preset], mix32(c.seed + it), c.tasksPerIteration, 'train');
-    const net = await PolicyNetwork.create(this.current, this.o.choice);
-    const groups: Rollout[][] = [];
-    try {
-      for (const [ti, task] of tasks.entries()) {
-        const group: Rollout[] = [];
-        for (let gi = 0; gi < c.groupSize; gi++) {
-          const seed = mix32(c.seed ^ mix32(it * 65536 + ti * 256 + gi));
-          group.push(
-            await rollout({
-              net,
-              pool: this.o.pool,
-              task,
-              seed,
-              runners: this.o.runners,
-              maxSteps: c.maxSteps,
-              temperature: c.temperature,
-              greedy: false,
-              intermediate: c.intermediate,
-              rewards: c.actionReward,
-            }),
-          );
-        }
-        groups.push(group);
-      }
-    } finally {
-      net.dispose();
-    }
+    const groups = await this.sample(tasks, it);
     const t1 = clock?.() ?? 0;
     const adv = advantages(c, groups, this.baseline);
     this.baseline = adv.baseline;
@@ -179,6 +171,60 @@ export class Trainer {
     return m;
   }
 
+  /** B tasks × G constructions from the current policy, grouped by task. */
+  private async sample(tasks: readonly MasBenchTask[], it: number): Promise<Rollout[][]> {
+    const c = this.config;
+    const seedOf = (ti: number, gi: number): number => mix32(c.seed ^ mix32(it * 65536 + ti * 256 + gi));
+    const common = {
+      pool: this.o.pool,
+      runners: this.o.runners,
+      maxSteps: c.maxSteps,
+      temperature: c.temperature,
+      greedy: false,
+      intermediate: c.intermediate,
+      rewards: c.actionReward,
+    };
+    if (this.o.sampling === 'sequential') {
+      const net = await PolicyNetwork.create(this.current, this.o.choice, { jpss: c.jpss });
+      try {
+        const groups: Rollout[][] = [];
+        for (const [ti, task] of tasks.entries()) {
+          const group: Rollout[] = [];
+          for (let gi = 0; gi < c.groupSize; gi++)
+            group.push(await rollout({ ...common, net, task, seed: seedOf(ti, gi) }));
+          groups.push(group);
+        }
+        return groups;
+      } finally {
+        net.dispose();
+      }
+    }
+    const episodes = tasks.flatMap((task, ti) =>
+      Array.from({ length: c.groupSize }, (_, gi) => ({ task, seed: seedOf(ti, gi) })),
+    );
+    const all = await rolloutMany({ ...common, policy: await this.sampler(episodes.length), episodes });
+    return tasks.map((_, ti) => all.slice(ti * c.groupSize, (ti + 1) * c.groupSize));
+  }
+
+  /**
+   * The batched sampler, compiled once and then loaded with the learner's parameter arena each
+   * iteration (the learner's graph has the same parameters in the same order; compiling the
+   * sampler's graphs anew every iteration cost about as much as sampling). A checkpoint of an older
+   * encoder version (migrated by the sampler, not by the learner) gets a fresh sampler instead.
+   */
+  private async sampler(maxBatch: number): Promise<BatchedPolicy> {
+    const s = this.batched;
+    const same =
+      encoderVersion(this.current.config) === encoderVersion(migrateCheckpoint(this.current).config);
+    if (s && s.maxBatch === maxBatch && same) {
+      s.load(this.current, (await this.learner.model.exportState()).params);
+      return s;
+    }
+    s?.dispose();
+    this.batched = BatchedPolicy.create(this.current, this.o.choice, { maxBatch, jpss: this.config.jpss });
+    return this.batched;
+  }
+
   /** The current policy as a checkpoint with provenance in `meta`. */
   async trained(
     name = `trained:${this.config.algo}:${this.config.preset}:${this.done}`,
@@ -213,6 +259,8 @@ export class Trainer {
 
   dispose(): void {
     this.learner.dispose();
+    this.batched?.dispose();
+    this.batched = null;
   }
 }
 

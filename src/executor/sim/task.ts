@@ -16,6 +16,10 @@ export interface SimSubtask {
   owner: string;
   /** The misleading note and the value it claims, when the sub-task has one. */
   note?: { text: string; claims: number | null };
+  /** `<name> is N` (global): a stated value, compiled once per task (`knownValues` runs per call). */
+  statedRe: RegExp;
+  /** The sub-task's id as a word (`targetsOf`). */
+  idRe: RegExp;
 }
 
 export interface SimTask {
@@ -46,6 +50,8 @@ export function prepareTask(task: MasBenchTask): SimTask {
       item,
       owner,
       name: `each ${owner}'s ${item}`,
+      statedRe: new RegExp(`${escape(`each ${owner}'s ${item}`)} is (-?\\d+)`, 'g'),
+      idRe: new RegExp(`(^|[^A-Za-z0-9_])${escape(s.id)}(?![A-Za-z0-9_])`),
       ...(s.note ? { note: { text: s.note, claims: claims !== undefined ? Number(claims) : null } } : {}),
     });
   }
@@ -131,9 +137,8 @@ export function valueSentence(s: Pick<SimSubtask, 'name'>, value: number): strin
 export function knownValues(sim: SimTask, text: string): Map<string, number> {
   const known = new Map<string, number>();
   for (const s of sim.byId.values()) {
-    const re = new RegExp(`${escape(s.name)} is (-?\\d+)`, 'g');
     let last: string | undefined;
-    for (const m of text.matchAll(re)) last = m[1];
+    for (const m of text.matchAll(s.statedRe)) last = m[1];
     if (last !== undefined) known.set(s.id, Number(last));
   }
   return known;
@@ -161,7 +166,7 @@ export function targetsOf(sim: SimTask, input: string): string[] {
     if (!s) continue;
     const item = s.item.toLowerCase();
     const owner = s.owner.toLowerCase();
-    const byId = new RegExp(`(^|[^A-Za-z0-9_])${escape(id)}(?![A-Za-z0-9_])`).test(text);
+    const byId = s.idRe.test(text);
     const asked =
       lower.includes(`many ${item} does each ${owner}`) ||
       lower.includes(`many ${item} each ${owner}`) ||

@@ -1,0 +1,269 @@
+/**
+ * Training throughput: construction episodes per second of whole training iterations (sampling +
+ * simulation + PPO update, amortised) on the CPU backend in Node, for the default config (B = 4
+ * tasks × G = 4 constructions) and a larger batch (B = 16, G = 8), preset mixed, from `prior`.
+ *
+ * Two paths run the same iterations (same seed, so the same tasks, rollouts and updates; the bench
+ * checks their metrics agree bit for bit):
+ * - baseline: one episode at a time (`sampling: 'sequential'`, one policy pass per step and
+ *   episode) with the traced simulator runners (every partial design executed, the final design
+ *   run again with its full trace);
+ * - fast: batched sampling (one pass per construction step over all B·G episodes) with the
+ *   simulator fast path (`simulatedRunners`: calls and designs seen before answered from memory,
+ *   no final trace).
+ * Rounds alternate the paths so that load on the machine hits both alike; each timed run starts
+ * with one untimed warm-up iteration. Then one more fast run under the V8 sampling profiler splits
+ * iteration time into policy forward (sampling), simulator, learner forward (log π of old,
+ * reference and current policy), backward + Adam, and other (encoding, rewards, bookkeeping, GC).
+ *
+ *   npm run bench:train-throughput            (ROUNDS=2 ITERS=3 by default)
+ *
+ * Rows go to bench/results/train-throughput.json; the table to the "Training throughput" section of
+ * docs/benchmarks.md.
+ */
+import { Session } from 'node:inspector/promises';
+import { loadavg } from 'node:os';
+import { simulatedRunners, tracedSimulatedRunners } from '../src/executor/train-runners.ts';
+import { DEFAULT_POOL, priorCheckpoint } from '../src/policy/index.ts';
+import { Trainer, trainConfig, type RunnersFor, type TrainConfigInput } from '../src/train/index.ts';
+import { machine, writeDocSection, writeResults } from './report.ts';
+
+const HEADING = 'Training throughput';
+const RESULTS = 'train-throughput';
+const ROUNDS = Number(process.env.ROUNDS ?? 2);
+const ITERS = Number(process.env.ITERS ?? 3);
+const CPU = { backend: 'cpu', reason: 'benchmark', adapter: null, ctx: null } as const;
+
+const CONFIGS: { name: string; over: TrainConfigInput }[] = [
+  { name: 'default (B=4, G=4)', over: {} },
+  { name: 'large (B=16, G=8)', over: { tasksPerIteration: 16, groupSize: 8 } },
+];
+
+interface Path {
+  name: 'baseline' | 'fast';
+  sampling: 'sequential' | 'batched';
+  runners: RunnersFor;
+}
+const PATHS: Path[] = [
+  { name: 'baseline', sampling: 'sequential', runners: tracedSimulatedRunners },
+  { name: 'fast', sampling: 'batched', runners: simulatedRunners },
+];
+
+interface Timed {
+  ms: number;
+  episodes: number;
+  steps: number;
+  rolloutMs: number;
+  updateMs: number;
+  metrics: string;
+}
+
+/** One warm-up iteration, then ITERS timed ones, from a fresh trainer (same seed: same work). */
+async function timedRun(over: TrainConfigInput, path: Path, iters: number): Promise<Timed> {
+  const config = trainConfig({ preset: 'mixed', seed: 0, ...over });
+  const t = await Trainer.create({
+    start: priorCheckpoint(DEFAULT_POOL),
+    pool: DEFAULT_POOL,
+    config,
+    choice: CPU,
+    runners: path.runners,
+    sampling: path.sampling,
+    clock: () => performance.now(),
+  });
+  try {
+    await t.iterate();
+    const r: Timed = { ms: 0, episodes: 0, steps: 0, rolloutMs: 0, updateMs: 0, metrics: '' };
+    const seen: unknown[] = [];
+    for (let i = 0; i < iters; i++) {
+      const t0 = performance.now();
+      const m = await t.iterate();
+      r.ms += performance.now() - t0;
+      r.episodes += config.tasksPerIteration * config.groupSize;
+      r.steps += m.steps * config.tasksPerIteration * config.groupSize;
+      r.rolloutMs += m.timings?.rolloutMs ?? 0;
+      r.updateMs += m.timings?.updateMs ?? 0;
+      const { timings: _t, ...rest } = m;
+      seen.push(rest);
+    }
+    r.metrics = JSON.stringify(seen);
+    return r;
+  } finally {
+    t.dispose();
+  }
+}
+
+// ---------------------------------------------------------------- profile
+
+type Category = 'policy forward' | 'simulator' | 'learner forward' | 'backward + Adam' | 'other';
+const CATEGORIES: Category[] = ['policy forward', 'simulator', 'learner forward', 'backward + Adam', 'other'];
+
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string };
+  children?: number[];
+}
+interface Profile {
+  nodes: ProfileNode[];
+  samples: number[];
+  timeDeltas: number[];
+}
+
+/** The category of a sample, from the frames on its stack (leaf first). */
+function categorise(stack: readonly ProfileNode['callFrame'][]): Category {
+  const has = (fn: string | null, file: string): boolean =>
+    stack.some((f) => f.url.includes(file) && (fn === null || f.functionName === fn));
+  if (has(null, '/src/executor/')) return 'simulator';
+  const inLearner = has('update', '/src/train/learner.ts') || has('logProbs', '/src/train/learner.ts');
+  if (inLearner) {
+    if (has('backwardNode', '/src/gpu/') || has(null, '/src/gpu/optimizer.ts')) return 'backward + Adam';
+    return 'learner forward';
+  }
+  if (
+    has('nodePass', '/src/policy/') ||
+    has('edgePass', '/src/policy/') ||
+    has('evaluate', '/src/policy/network.ts')
+  )
+    return 'policy forward';
+  return 'other';
+}
+
+async function profileShares(over: TrainConfigInput, iters: number): Promise<Record<Category, number>> {
+  const config = trainConfig({ preset: 'mixed', seed: 0, ...over });
+  const t = await Trainer.create({
+    start: priorCheckpoint(DEFAULT_POOL),
+    pool: DEFAULT_POOL,
+    config,
+    choice: CPU,
+    runners: simulatedRunners,
+  });
+  await t.iterate();
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.setSamplingInterval', { interval: 250 });
+  await session.post('Profiler.start');
+  for (let i = 0; i < iters; i++) await t.iterate();
+  const { profile } = (await session.post('Profiler.stop')) as unknown as { profile: Profile };
+  session.disconnect();
+  t.dispose();
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const parent = new Map<number, number>();
+  for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+  const memo = new Map<number, Category | null>();
+  const totals = Object.fromEntries(CATEGORIES.map((c) => [c, 0])) as Record<Category, number>;
+  profile.samples.forEach((id, i) => {
+    let cat = memo.get(id);
+    if (cat === undefined) {
+      const stack: ProfileNode['callFrame'][] = [];
+      for (let cur: number | undefined = id; cur !== undefined; cur = parent.get(cur)) {
+        const n = byId.get(cur);
+        if (n) stack.push(n.callFrame);
+      }
+      // Idle time (nothing to run) is not iteration work.
+      cat = stack[0]?.functionName === '(idle)' ? null : categorise(stack);
+      memo.set(id, cat);
+    }
+    if (cat) totals[cat] += profile.timeDeltas[i] ?? 0;
+  });
+  const sum = CATEGORIES.reduce((a, c) => a + totals[c], 0);
+  return Object.fromEntries(CATEGORIES.map((c) => [c, sum > 0 ? totals[c] / sum : 0])) as Record<
+    Category,
+    number
+  >;
+}
+
+// ---------------------------------------------------------------- main
+
+const rows: {
+  config: string;
+  baselineEps: number;
+  fastEps: number;
+  ratio: number;
+  stepsPerEpisode: number;
+  fastRolloutShare: number;
+  same: boolean;
+}[] = [];
+const load0 = loadavg()[0] ?? 0;
+for (const c of CONFIGS) {
+  const acc: Record<Path['name'], Timed[]> = { baseline: [], fast: [] };
+  for (let round = 0; round < ROUNDS; round++) {
+    const order = round % 2 === 0 ? PATHS : [...PATHS].reverse();
+    for (const p of order) {
+      const r = await timedRun(c.over, p, ITERS);
+      acc[p.name].push(r);
+      process.stderr.write(
+        `${c.name} · ${p.name} · round ${round + 1}: ${((1000 * r.episodes) / r.ms).toFixed(1)} episodes/s\n`,
+      );
+    }
+  }
+  const eps = (xs: Timed[]): number =>
+    (1000 * xs.reduce((a, x) => a + x.episodes, 0)) / xs.reduce((a, x) => a + x.ms, 0);
+  const fast = acc.fast;
+  const same = acc.fast.every((f, i) => f.metrics === acc.baseline[i]?.metrics);
+  rows.push({
+    config: c.name,
+    baselineEps: eps(acc.baseline),
+    fastEps: eps(fast),
+    ratio: eps(fast) / eps(acc.baseline),
+    stepsPerEpisode: fast.reduce((a, x) => a + x.steps, 0) / fast.reduce((a, x) => a + x.episodes, 0),
+    fastRolloutShare:
+      fast.reduce((a, x) => a + x.rolloutMs, 0) / fast.reduce((a, x) => a + x.rolloutMs + x.updateMs, 0),
+    same,
+  });
+}
+const shares = await profileShares(CONFIGS[1]?.over ?? {}, 2);
+const load1 = loadavg()[0] ?? 0;
+const m = machine();
+writeResults(RESULTS, {
+  machine: m,
+  loadavg: [load0, load1],
+  rounds: ROUNDS,
+  iterations: ITERS,
+  rows,
+  shares,
+});
+
+const pct = (x: number): string => `${(100 * x).toFixed(0)}%`;
+const table = [
+  '| config | baseline (episodes/s) | fast (episodes/s) | ratio | steps/episode | sampling share of fast iteration | same metrics |',
+  '|---|---|---|---|---|---|---|',
+  ...rows.map(
+    (r) =>
+      `| ${r.config} | ${r.baselineEps.toFixed(1)} | ${r.fastEps.toFixed(1)} | ${r.ratio.toFixed(2)}× | ${r.stepsPerEpisode.toFixed(1)} | ${pct(r.fastRolloutShare)} | ${r.same ? 'yes' : 'NO'} |`,
+  ),
+].join('\n');
+const profileTable = [
+  '| policy forward (sampling) | simulator | learner forward (log π) | backward + Adam | other |',
+  '|---|---|---|---|---|',
+  `| ${CATEGORIES.map((c) => pct(shares[c])).join(' | ')} |`,
+].join('\n');
+writeDocSection(
+  HEADING,
+  `Construction episodes per second of whole training iterations (sampling + simulation + PPO update,
+amortised), CPU backend in Node (${m.node}, ${m.cpu}, ${m.cores} cores; 1-minute load average
+${load0.toFixed(1)} at the start, ${load1.toFixed(1)} at the end: the machine is shared, so absolute
+numbers move with its load; the ratio is measured in the same run, rounds alternating the paths).
+Preset mixed, from \`prior\`, every other constant at its default (K = 2 epochs, minibatch 64, KL to
+the reference on). ${ROUNDS} rounds × ${ITERS} timed iterations per path after one warm-up iteration.
+Baseline: one episode at a time, traced simulator runs. Fast: batched sampling over all B·G
+episodes, simulator fast path. Both paths do the same work (same seed): "same metrics" compares
+every iteration's metrics between them.
+
+\`\`\`
+npm run bench:train-throughput
+\`\`\`
+
+${table}
+
+Where the fast path's iteration time goes (large config, 2 iterations under the V8 sampling
+profiler; shares of busy time, idle excluded):
+
+${profileTable}
+
+"Learner forward" is the PPO minibatch forward passes and the log π of the sampling and reference
+policies; "backward + Adam" the compute core's backward pass and optimizer step; "other" the state
+encoding, minibatch assembly, advantages, bookkeeping and garbage collection. The goal of 2,000
+episodes/s and why these numbers are far from it: docs/train.md, "Throughput".
+`,
+);
+process.stdout.write(`${table}\n\n${profileTable}\n`);

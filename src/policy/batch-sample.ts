@@ -1,0 +1,346 @@
+/**
+ * Many constructions at once: the trainer samples B tasks × G constructions per iteration, and one
+ * forward pass per episode and step keeps the compute core busy with batches of one. Here every
+ * construction step runs one batched pass of the node head over all still-running episodes, then one
+ * batched pass of the edge head over the episodes that chose an ADD (each with its own role), so
+ * the core sees batches of up to B·G states.
+ *
+ * The semantics are the episode code's, not a copy of it: each episode is an `Episode`
+ * (episode.ts) driven by `takeStep` / `recordResult` / `runFrame` / `episodeTrace`, and each step
+ * is `decideNode` + `finishStep` (sample.ts) on the same draws from `stepRng(seed, t)`. Rows of
+ * the policy graph do not mix (each output row reads only its own state's rows), so on the CPU
+ * backend a batched pass gives the one-state pass's numbers bit for bit, and `constructMany` gives
+ * the traces `construct` gives (tested in batch-sample.test.ts).
+ *
+ * Graphs are compiled for batch sizes 1, 2, 4, … up to the largest batch, on first use, and a pass
+ * uses the smallest that fits, so late steps with few episodes left do not pay for the full batch.
+ */
+import type { ConstructionStep, Task } from '../core/trace.ts';
+import { compile, type BackendChoice, type Model } from '../gpu/index.ts';
+import { graphBlock, incompatibility, migrateCheckpoint, type PolicyCheckpoint } from './checkpoint.ts';
+import { actionMask, type ConstructionState } from './construction.ts';
+import { agentDim, encodeAgents, encodeState, encodeTask, stateDim, type TaskEncoding } from './encoder.ts';
+import {
+  currentFrame,
+  currentState,
+  episodeDone,
+  episodeTrace,
+  recordResult,
+  runFrame,
+  startEpisode,
+  stepSettings,
+  takeStep,
+  type Construction,
+  type Episode,
+} from './episode.ts';
+import { encodeGraph, graphInputs, type GraphInputs } from './links.ts';
+import {
+  buildPolicyGraph,
+  encoderConfig,
+  jpssInputs,
+  setGraphInputs,
+  type Evaluation,
+  type PolicyGraph,
+} from './network.ts';
+import type { ActionRewardConfig } from './rewards.ts';
+import type { RolePool } from './roles.ts';
+import { decideNode, finishStep, stepRng } from './sample.ts';
+import type { IntermediateRunner } from './step-types.ts';
+import type { EncoderConfig } from './encoder.ts';
+
+interface Compiled {
+  size: number;
+  model: Model;
+  pg: PolicyGraph;
+  state: Float32Array;
+  mask: Float32Array;
+  agents: Float32Array;
+  edgeRole: Uint32Array;
+  links: GraphInputs | null;
+}
+
+/** One state of a batched pass. */
+export interface BatchItem {
+  task: TaskEncoding;
+  state: ConstructionState;
+}
+
+/** A policy compiled for batched passes (`two-pass` edge mode: node pass, then edges for one role per state). */
+export class BatchedPolicy {
+  readonly enc: EncoderConfig;
+  private readonly sizes = new Map<number, Compiled>();
+  /** The parameter arena loaded with `load` (replaces the checkpoint's parameters), else null. */
+  private arena: Float32Array | null = null;
+
+  private constructor(
+    private current: PolicyCheckpoint,
+    private readonly choice: BackendChoice,
+    /** Largest batch a pass takes. */
+    readonly maxBatch: number,
+    /** False: the "w/o JPSS" ablation (`PolicyGraphOptions.jpss`). */
+    readonly jpss: boolean,
+  ) {
+    this.enc = encoderConfig(current.config);
+  }
+
+  /** Nothing compiles until the first pass (then one graph per batch size used). */
+  static create(
+    original: PolicyCheckpoint,
+    choice: BackendChoice,
+    o: { maxBatch: number; jpss?: boolean },
+  ): BatchedPolicy {
+    if (!Number.isInteger(o.maxBatch) || o.maxBatch < 1)
+      throw new Error('maxBatch must be a positive integer');
+    return new BatchedPolicy(migrateCheckpoint(original), choice, o.maxBatch, o.jpss !== false);
+  }
+
+  /** The policy it samples from (after `load`: the loaded one's name; parameters from the arena). */
+  get checkpoint(): PolicyCheckpoint {
+    return this.current;
+  }
+
+  get name(): string {
+    return this.current.name;
+  }
+
+  /**
+   * Switches to other parameters of the same network without compiling again: `arena` is the
+   * compute core's parameter arena of a graph built by `buildPolicyGraph` with this config (the
+   * trainer's learner: same parameters in the same order, so the same layout), `checkpoint` names
+   * them. A trainer keeps one sampler for all its iterations this way.
+   */
+  load(checkpoint: PolicyCheckpoint, arena: Float32Array): void {
+    this.current = { ...this.current, name: checkpoint.name, params: checkpoint.params };
+    this.arena = Float32Array.from(arena);
+    for (const c of this.sizes.values()) this.importArena(c.model);
+  }
+
+  private importArena(model: Model): void {
+    if (!this.arena) return;
+    const n = this.arena.length;
+    model.importState({ params: this.arena, m: new Float32Array(n), v: new Float32Array(n), t: 0 });
+  }
+
+  get backend(): 'cpu' | 'webgpu' {
+    return this.choice.backend;
+  }
+
+  private async compiled(n: number): Promise<Compiled> {
+    let size = 1;
+    while (size < n) size *= 2;
+    size = Math.min(size, this.maxBatch);
+    if (size < n) throw new Error(`a pass of ${n} states exceeds the batch of ${this.maxBatch}`);
+    const have = this.sizes.get(size);
+    if (have) return have;
+    const cfg = this.checkpoint.config;
+    const N = cfg.maxAgents;
+    const E = size * N;
+    const pg = buildPolicyGraph(cfg, this.checkpoint.params, { batch: size, edgeRows: E, jpss: this.jpss });
+    const model = await compile(this.choice, pg.graph);
+    this.importArena(model);
+    const Da = agentDim(this.enc);
+    const edgeAgent = new Uint32Array(E);
+    const edgeBatch = new Uint32Array(E);
+    for (let e = 0; e < E; e++) {
+      edgeAgent[e] = e;
+      edgeBatch[e] = Math.floor(e / N);
+    }
+    model.setInput('edgeAgent', edgeAgent);
+    model.setInput('edgeBatch', edgeBatch);
+    model.setInput('ones', new Float32Array(Da).fill(1));
+    if (!this.jpss) for (const [k, v] of Object.entries(jpssInputs(cfg, E))) model.setInput(k, v);
+    const block = graphBlock(cfg);
+    const links = block ? graphInputs(this.enc, size) : null;
+    if (block && links) {
+      model.setInput('onesG', new Float32Array(block.hidden).fill(1));
+      model.setInput('agentBatch', links.agentBatch);
+    }
+    const c: Compiled = {
+      size,
+      model,
+      pg,
+      state: new Float32Array(size * stateDim(this.enc)),
+      mask: new Float32Array(size * (cfg.roles.length + 2)),
+      agents: new Float32Array(size * N * Da),
+      edgeRole: new Uint32Array(E),
+      links,
+    };
+    this.sizes.set(size, c);
+    return c;
+  }
+
+  /** Encodes `items` into rows 0… of a compiled graph; rows past them allow only EXIT (finite, unread). */
+  private feed(c: Compiled, items: readonly BatchItem[]): void {
+    const S = stateDim(this.enc);
+    const A = this.enc.roles + 2;
+    const N = this.enc.maxAgents;
+    const Da = agentDim(this.enc);
+    c.mask.fill(0);
+    for (let b = 0; b < c.size; b++) {
+      const it = items[b];
+      if (!it) {
+        c.mask[b * A + A - 1] = 1;
+        continue;
+      }
+      encodeState(this.enc, it.task, it.state, c.state.subarray(b * S, (b + 1) * S));
+      c.mask.set(actionMask(it.state), b * A);
+      encodeAgents(this.enc, it.state, c.agents.subarray(b * N * Da, (b + 1) * N * Da));
+      if (c.links) encodeGraph(this.enc, it.state, c.links, b);
+    }
+    c.model.setInput('state', c.state);
+    c.model.setInput('mask', c.mask);
+    c.model.setInput('agents', c.agents);
+    if (c.links) setGraphInputs(c.model, c.links);
+  }
+
+  /** The node head for every item: its action mask and π_node (exactly 0 where masked). */
+  async nodePass(items: readonly BatchItem[]): Promise<{ mask: Float32Array; probs: Float32Array }[]> {
+    if (items.length === 0) return [];
+    const c = await this.compiled(items.length);
+    this.feed(c, items);
+    await c.model.step();
+    const probs = await c.model.read(c.pg.probs);
+    const A = this.enc.roles + 2;
+    return items.map((it, b) => ({
+      mask: actionMask(it.state),
+      probs: probs.slice(b * A, (b + 1) * A),
+    }));
+  }
+
+  /** The edge logits of each item's role over its existing agents (state order). */
+  async edgePass(items: readonly (BatchItem & { role: number })[]): Promise<Float32Array[]> {
+    if (items.length === 0) return [];
+    const c = await this.compiled(items.length);
+    this.feed(c, items);
+    const N = this.enc.maxAgents;
+    c.edgeRole.fill(0);
+    items.forEach((it, b) => {
+      if (!Number.isInteger(it.role) || it.role < 0 || it.role >= this.enc.roles)
+        throw new Error(`no role with index ${it.role}`);
+      c.edgeRole.fill(it.role, b * N, (b + 1) * N);
+    });
+    c.model.setInput('edgeRole', c.edgeRole);
+    await c.model.step();
+    const logits = await c.model.read(c.pg.edgeLogits);
+    return items.map((it, b) => logits.slice(b * N, b * N + Math.min(it.state.agents.length, N)));
+  }
+
+  dispose(): void {
+    for (const c of this.sizes.values()) c.model.dispose();
+    this.sizes.clear();
+  }
+}
+
+export interface ManyEpisode {
+  task: Task;
+  seed: number;
+  /** Runs each partial MAS for its intermediate answer (and the action rewards). */
+  runner?: IntermediateRunner;
+}
+
+export interface ConstructManyOptions {
+  policy: BatchedPolicy;
+  pool: RolePool;
+  episodes: readonly ManyEpisode[];
+  greedy?: boolean;
+  temperature?: number;
+  /** Step budget (default the checkpoint's). */
+  maxSteps?: number;
+  rewards?: ActionRewardConfig;
+  createdAt?: string;
+}
+
+/**
+ * `construct` for many episodes at once: each construction step is one batched node pass over the
+ * running episodes and one batched edge pass over those that chose an ADD; the partial MASs of a
+ * step are then run (concurrently) and recorded. Returns the constructions in the order given.
+ */
+export async function constructMany(o: ConstructManyOptions): Promise<Construction[]> {
+  const net = o.policy;
+  const cfg = net.checkpoint.config;
+  const why = incompatibility(
+    net.checkpoint,
+    o.pool.roles.map((r) => r.name),
+  );
+  if (why) throw new Error(why);
+  if (o.episodes.length > net.maxBatch)
+    throw new Error(`${o.episodes.length} episodes exceed the batch of ${net.maxBatch}`);
+  const encodings = new Map<string, TaskEncoding>();
+  const encode = (t: Task): TaskEncoding => {
+    let e = encodings.get(t.query);
+    if (!e) {
+      e = encodeTask(t.query, cfg.hashDim);
+      encodings.set(t.query, e);
+    }
+    return e;
+  };
+  const eps: Episode[] = o.episodes.map((e) =>
+    startEpisode({
+      task: e.task,
+      policyName: net.name,
+      backend: net.backend,
+      seed: e.seed,
+      ...(o.temperature !== undefined ? { temperature: o.temperature } : {}),
+      executes: e.runner !== undefined,
+      ...(o.rewards ? { rewards: o.rewards } : {}),
+      ...(o.createdAt !== undefined ? { createdAt: o.createdAt } : {}),
+      pool: o.pool,
+      limits: { maxAgents: cfg.maxAgents, maxSteps: o.maxSteps ?? cfg.maxSteps },
+    }),
+  );
+  const tasks = o.episodes.map((e) => encode(e.task));
+  const greedy = o.greedy === true;
+  for (;;) {
+    const running = eps.flatMap((ep, k) => (episodeDone(ep) ? [] : [k]));
+    if (running.length === 0) break;
+    const items = running.map((k) => ({
+      task: tasks[k] as TaskEncoding,
+      state: currentState(eps[k] as Episode),
+    }));
+    const heads = await net.nodePass(items);
+    const decisions = running.map((k, j) => {
+      const ep = eps[k] as Episode;
+      const s = stepSettings(ep, greedy);
+      const opts = { greedy: s.greedy === true, temperature: s.temperature };
+      const state = (items[j] as BatchItem).state;
+      return { opts, d: decideNode(heads[j] as Evaluation, state, stepRng(s.seed, state.step), opts) };
+    });
+    const adds = running.flatMap((_, j) => {
+      const role = (decisions[j] as (typeof decisions)[number]).d.role;
+      return role !== null && (items[j] as BatchItem).state.agents.length > 0 ? [j] : [];
+    });
+    const logits = await net.edgePass(
+      adds.map((j) => ({ ...(items[j] as BatchItem), role: decisions[j]?.d.role as number })),
+    );
+    const edgeOf = new Map(adds.map((j, i) => [j, logits[i] as Float32Array]));
+    running.forEach((k, j) => {
+      const { opts, d } = decisions[j] as (typeof decisions)[number];
+      const head = heads[j] as { mask: Float32Array; probs: Float32Array };
+      const chosen = edgeOf.get(j) ?? (d.role !== null ? new Float32Array(0) : null);
+      const ev: Evaluation = {
+        ...head,
+        edges: (role) =>
+          role === d.role && chosen
+            ? Promise.resolve(chosen)
+            : Promise.reject(new Error('a batched step keeps the edges of the chosen role only')),
+      };
+      eps[k] = takeStep(eps[k] as Episode, finishStep((items[j] as BatchItem).state, ev, d, chosen, opts));
+    });
+    await Promise.all(
+      running.map(async (k) => {
+        const runner = o.episodes[k]?.runner;
+        if (!runner) return;
+        const ep = eps[k] as Episode;
+        const r = await runFrame(ep, ep.cursor, runner);
+        eps[k] = recordResult(eps[k] as Episode, ep.cursor, r);
+      }),
+    );
+  }
+  return eps.map((ep) => {
+    const trace = episodeTrace(ep);
+    const design = currentFrame(ep).design;
+    if (!design) throw new Error('construction ended without agents');
+    const steps: ConstructionStep[] = trace.construction;
+    return { steps, state: currentState(ep), design, trace, episode: ep };
+  });
+}
