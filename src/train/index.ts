@@ -52,3 +52,44 @@ export {
   type TrainerSnapshot,
 } from './snapshot.ts';
 export { evaluatePolicy, wilson, type AxisScore, type EvalOptions, type EvalResult } from './evaluate.ts';
+export {
+  meanOf,
+  pairedBootstrap,
+  sampleStd,
+  t975,
+  tInterval,
+  type MeanInterval,
+  type PairedDifference,
+} from './ablation-stats.ts';
+export {
+  compareStructure,
+  heldOutRollouts,
+  structureMarkdown,
+  structureOf,
+  type AxisStructure,
+  type HeldOutRow,
+  type StructureComparison,
+  type StructureDelta,
+  type StructureStats,
+  type StructureTable,
+} from './structure.ts';
+export {
+  ABLATION_VARIANTS,
+  ablationMarkdown,
+  runAblation,
+  summarizeAblation,
+  type AblationOptions,
+  type AblationProgress,
+  type AblationRun,
+  type AblationStudy,
+  type AblationVariant,
+  type CurvePoint,
+  type VariantSummary,
+} from './ablation.ts';
+export {
+  baselinesMarkdown,
+  presetBaselines,
+  type BaselineOptions,
+  type BaselineScore,
+  type PresetBaseline,
+} from './baselines.ts';
