@@ -1,10 +1,26 @@
 /**
  * `baton eval-policy`: scores a construction policy on held-out MASBench tasks (test-split seeds)
  * run by the simulated sub-agents: accuracy with a 95% Wilson interval, tokens, agents, edges,
- * reward, per axis (src/train/evaluate.ts).
+ * reward, per axis (src/train/evaluate.ts). With `--structure` it also says what the policy builds
+ * on those tasks, per axis and axis value (roles used, agents, edges, DAG depth; src/train/
+ * structure.ts), and with `--against` the same for a second policy on the same tasks, before →
+ * after.
  */
-import { DEFAULT_POOL, PolicyNetwork } from '../../policy/index.ts';
-import { PRESETS, evaluatePolicy, trainConfig, type PresetName } from '../../train/index.ts';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
+import { DEFAULT_POOL, PolicyNetwork, type PolicyCheckpoint } from '../../policy/index.ts';
+import {
+  PRESETS,
+  compareStructure,
+  evaluatePolicy,
+  heldOutRollouts,
+  structureMarkdown,
+  structureOf,
+  trainConfig,
+  type PresetName,
+  type StructureTable,
+} from '../../train/index.ts';
+import type { BackendChoice } from '../../gpu/index.ts';
 import { type CliIO, type Command, parseCommandArgs } from '../command.ts';
 import { loadCheckpoint } from '../construct-inputs.ts';
 import { computeBackend } from '../compute.ts';
@@ -13,9 +29,15 @@ import { simulatedRunners } from './train.ts';
 
 const usage = `Usage: baton eval-policy --policy <prior|random[:SEED]|ckpt.json> [--preset depth|parallel|robustness|mixed]
                          [--n N] [--seed S] [--sampled]
+                         [--structure [--against <prior|random[:SEED]|ckpt.json>] [--out <structure.json>]]
 
 Scores a policy on N held-out MASBench tasks (test-split seeds, never drawn by baton train) run by
 simulated sub-agents; greedy constructions unless --sampled. Prints one JSON object.
+
+With --structure it prints, per axis, what the policy builds on those tasks (share of designs using
+each role, mean agents, edges and DAG depth, accuracy, tokens) as a markdown table, and writes the
+full table (per axis value too) as JSON to --out. --against names the policy to compare with on the
+same tasks: the table then reads "against → policy" in every cell.
 
 Exit code 0 on success, 1 when a run fails, 2 on a usage error.`;
 
@@ -25,6 +47,9 @@ interface Options {
   n: number;
   seed: number;
   sampled: boolean;
+  structure: boolean;
+  against: string | undefined;
+  out: string | undefined;
 }
 
 function parse(args: string[]): { ok: true; o: Options } | UsageError {
@@ -34,6 +59,9 @@ function parse(args: string[]): { ok: true; o: Options } | UsageError {
     n: { type: 'string' },
     seed: { type: 'string' },
     sampled: { type: 'boolean' },
+    structure: { type: 'boolean' },
+    against: { type: 'string' },
+    out: { type: 'string' },
   });
   if (!f.ok) return f;
   const policy = f.str('policy');
@@ -44,7 +72,44 @@ function parse(args: string[]): { ok: true; o: Options } | UsageError {
   if (isUsageError(n)) return n;
   const seed = seedFlag(f.str('seed'));
   if (isUsageError(seed)) return seed;
-  return { ok: true, o: { policy, preset, n, seed, sampled: f.values.sampled === true } };
+  const structure = f.values.structure === true;
+  if (!structure && (f.str('against') !== undefined || f.str('out') !== undefined))
+    return { ok: false, message: '--against and --out go with --structure' };
+  return {
+    ok: true,
+    o: {
+      policy,
+      preset,
+      n,
+      seed,
+      sampled: f.values.sampled === true,
+      structure,
+      against: f.str('against'),
+      out: f.str('out'),
+    },
+  };
+}
+
+async function structureTable(
+  cp: PolicyCheckpoint,
+  o: Options,
+  choice: BackendChoice,
+): Promise<StructureTable> {
+  const net = await PolicyNetwork.create(cp, choice);
+  try {
+    const rows = await heldOutRollouts({
+      net,
+      pool: DEFAULT_POOL,
+      config: trainConfig({ preset: o.preset }),
+      runners: simulatedRunners,
+      n: o.n,
+      seed: o.seed,
+      greedy: !o.sampled,
+    });
+    return structureOf(rows, DEFAULT_POOL, { policy: cp.name, preset: o.preset, greedy: !o.sampled });
+  } finally {
+    net.dispose();
+  }
 }
 
 async function run(args: string[], io: CliIO): Promise<number> {
@@ -56,24 +121,50 @@ async function run(args: string[], io: CliIO): Promise<number> {
     io.err(`baton eval-policy: ${cp}`);
     return 2;
   }
-  const net = await PolicyNetwork.create(cp, await computeBackend('cpu'));
+  const against = o.against === undefined ? null : await loadCheckpoint(o.against, io.cwd, DEFAULT_POOL);
+  if (typeof against === 'string') {
+    io.err(`baton eval-policy: ${against.replace('--policy', '--against')}`);
+    return 2;
+  }
+  const choice = await computeBackend('cpu');
   try {
-    const r = await evaluatePolicy({
-      net,
-      pool: DEFAULT_POOL,
-      config: trainConfig({ preset: o.preset }),
-      runners: simulatedRunners,
-      n: o.n,
-      seed: o.seed,
-      greedy: !o.sampled,
-    });
-    io.out(JSON.stringify({ policy: cp.name, preset: o.preset, greedy: !o.sampled, ...r }));
+    if (o.structure) {
+      const after = await structureTable(cp, o, choice);
+      const before = against ? await structureTable(against, o, choice) : null;
+      io.out(before ? structureMarkdown(before, after) : structureMarkdown(after));
+      if (o.out) {
+        const path = resolve(io.cwd, o.out);
+        await mkdir(dirname(path), { recursive: true });
+        const body = before
+          ? { before, after, comparison: compareStructure(before, after) }
+          : { structure: after };
+        await writeFile(
+          path,
+          JSON.stringify({ format: 'baton.structure/1', n: o.n, seed: o.seed, ...body }, null, 1),
+        );
+        io.err(`wrote ${path}`);
+      }
+      return 0;
+    }
+    const net = await PolicyNetwork.create(cp, choice);
+    try {
+      const r = await evaluatePolicy({
+        net,
+        pool: DEFAULT_POOL,
+        config: trainConfig({ preset: o.preset }),
+        runners: simulatedRunners,
+        n: o.n,
+        seed: o.seed,
+        greedy: !o.sampled,
+      });
+      io.out(JSON.stringify({ policy: cp.name, preset: o.preset, greedy: !o.sampled, ...r }));
+    } finally {
+      net.dispose();
+    }
     return 0;
   } catch (e) {
     io.err(`baton eval-policy: ${e instanceof Error ? e.message : String(e)}`);
     return 1;
-  } finally {
-    net.dispose();
   }
 }
 
