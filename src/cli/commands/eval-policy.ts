@@ -8,10 +8,18 @@
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import { DEFAULT_POOL, PolicyNetwork, type PolicyCheckpoint } from '../../policy/index.ts';
+import {
+  DEFAULT_POOL,
+  PolicyNetwork,
+  priorCheckpoint,
+  randomCheckpoint,
+  type PolicyCheckpoint,
+} from '../../policy/index.ts';
 import {
   PRESETS,
+  baselinesMarkdown,
   compareStructure,
+  presetBaselines,
   evaluatePolicy,
   heldOutRollouts,
   structureMarkdown,
@@ -30,6 +38,7 @@ import { simulatedRunners } from './train.ts';
 const usage = `Usage: baton eval-policy --policy <prior|random[:SEED]|ckpt.json> [--preset depth|parallel|robustness|mixed]
                          [--n N] [--seed S] [--sampled]
                          [--structure [--against <prior|random[:SEED]|ckpt.json>] [--out <structure.json>]]
+       baton eval-policy --baselines [--n N] [--seed S] [--group G] [--out <baselines.json>]
 
 Scores a policy on N held-out MASBench tasks (test-split seeds, never drawn by baton train) run by
 simulated sub-agents; greedy constructions unless --sampled. Prints one JSON object.
@@ -39,10 +48,16 @@ each role, mean agents, edges and DAG depth, accuracy, tokens) as a markdown tab
 full table (per axis value too) as JSON to --out. --against names the policy to compare with on the
 same tasks: the table then reads "against → policy" in every cell.
 
+--baselines scores, on every preset's held-out tasks, the greedy prior and random:0 policies and a
+best-of-G ceiling (G sampled constructions of the prior per task, the one with the highest simulator
+reward counted: an oracle pick), and prints a markdown table (src/train/baselines.ts).
+
 Exit code 0 on success, 1 when a run fails, 2 on a usage error.`;
 
 interface Options {
   policy: string;
+  baselines: boolean;
+  group: number;
   preset: PresetName;
   n: number;
   seed: number;
@@ -62,10 +77,17 @@ function parse(args: string[]): { ok: true; o: Options } | UsageError {
     structure: { type: 'boolean' },
     against: { type: 'string' },
     out: { type: 'string' },
+    baselines: { type: 'boolean' },
+    group: { type: 'string' },
   });
   if (!f.ok) return f;
-  const policy = f.str('policy');
-  if (!policy) return { ok: false, message: '--policy is required' };
+  const baselines = f.values.baselines === true;
+  const policy = f.str('policy') ?? '';
+  if (!policy && !baselines) return { ok: false, message: '--policy is required' };
+  if (policy && baselines)
+    return { ok: false, message: '--baselines scores its own policies: leave out --policy' };
+  const group = positiveIntFlag('group', f.str('group'), '8');
+  if (isUsageError(group)) return group;
   const preset = choiceFlag('preset', f.str('preset'), PRESETS, 'mixed');
   if (isUsageError(preset)) return preset;
   const n = positiveIntFlag('n', f.str('n'), '100');
@@ -73,12 +95,16 @@ function parse(args: string[]): { ok: true; o: Options } | UsageError {
   const seed = seedFlag(f.str('seed'));
   if (isUsageError(seed)) return seed;
   const structure = f.values.structure === true;
-  if (!structure && (f.str('against') !== undefined || f.str('out') !== undefined))
-    return { ok: false, message: '--against and --out go with --structure' };
+  if (!structure && f.str('against') !== undefined)
+    return { ok: false, message: '--against goes with --structure' };
+  if (!structure && !baselines && f.str('out') !== undefined)
+    return { ok: false, message: '--out goes with --structure or --baselines' };
   return {
     ok: true,
     o: {
       policy,
+      baselines,
+      group,
       preset,
       n,
       seed,
@@ -112,10 +138,46 @@ async function structureTable(
   }
 }
 
+async function baselines(o: Options, io: CliIO): Promise<number> {
+  const choice = await computeBackend('cpu');
+  const prior = priorCheckpoint(DEFAULT_POOL);
+  try {
+    const rows = await presetBaselines({
+      pool: DEFAULT_POOL,
+      choice,
+      runners: simulatedRunners,
+      presets: PRESETS,
+      n: o.n,
+      seed: o.seed,
+      policies: [
+        { name: 'prior', checkpoint: prior },
+        { name: 'random:0', checkpoint: randomCheckpoint(DEFAULT_POOL, 0) },
+      ],
+      ceiling: { name: 'prior', checkpoint: prior, groupSize: o.group },
+      onProgress: (q) => io.err(`${q.preset}: ${q.policy}`),
+    });
+    io.out(baselinesMarkdown(rows));
+    if (o.out) {
+      const path = resolve(io.cwd, o.out);
+      await mkdir(dirname(path), { recursive: true });
+      await writeFile(
+        path,
+        JSON.stringify({ format: 'baton.baselines/1', n: o.n, seed: o.seed, rows }, null, 1),
+      );
+      io.err(`wrote ${path}`);
+    }
+    return 0;
+  } catch (e) {
+    io.err(`baton eval-policy: ${e instanceof Error ? e.message : String(e)}`);
+    return 1;
+  }
+}
+
 async function run(args: string[], io: CliIO): Promise<number> {
   const p = parseCommandArgs('eval-policy', args, usage, parse, io);
   if (typeof p === 'number') return p;
   const o = p.o;
+  if (o.baselines) return baselines(o, io);
   const cp = await loadCheckpoint(o.policy, io.cwd, DEFAULT_POOL);
   if (typeof cp === 'string') {
     io.err(`baton eval-policy: ${cp}`);
