@@ -9,8 +9,10 @@
  * "## Training in the tab" section of docs/benchmarks.md.
  *
  * Options: --budget-s S (training seconds per phase, default 300), --eval-n N (default 200),
- * --curve-n N (default 50), --backend auto|cpu|webgpu (default auto: probe), --no-doc.
+ * --curve-n N (default 50), --backend auto|cpu|webgpu (default auto: probe), --no-doc, --render
+ * (rewrite the docs section from bench/results/train-browser.json without running).
  */
+import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
@@ -104,7 +106,10 @@ function asciiCurve(r: StudyResult, width = 60, height = 12): string {
   ].join('\n');
 }
 
-function doc(r: StudyResult): string {
+type Recorded = StudyResult & { measured?: { date: string; load: [number, number, number] } };
+
+function doc(r: Recorded): string {
+  const measured = r.measured ?? { date: new Date().toISOString().slice(0, 10), load: loadAverage() };
   const { cpu, cores } = machine();
   const a = r.random;
   const b = r.fromPrior;
@@ -117,9 +122,11 @@ function doc(r: StudyResult): string {
     'constructions; differences are trained − prior on the same tasks with a 95% paired bootstrap',
     'interval (4,000 resamples of the tasks).',
     '',
-    `- Measured ${new Date().toISOString().slice(0, 10)} on ${cores} CPU cores (${cpu}), shared with other work (load average at the end ${loadAverage().join(', ')}).`,
+    `- Measured ${measured.date} on ${cores} CPU cores (${cpu}), shared with other work (load average at the end ${measured.load.join(', ')}).`,
     `- Backend: ${r.backend} (${r.backendReason})${r.probe.length ? `; chosen by a probe of 2 timed iterations per backend in its own worker (cut off after 120 s): ${r.probe.map((p) => `${p.backend} ${p.msPerIteration === null ? 'not finished / not available' : `${p.msPerIteration.toFixed(0)} ms/iteration`}`).join(', ')}` : ''}.`,
     `- Budget per phase: ${(r.budgetMs / 1000).toFixed(0)} s of training.`,
+    `- Goal (a), from random the greedy held-out reward exceeds the prior's: ${a.trained.reward > a.prior.reward ? 'met' : '**not met**'} (${f3(a.trained.reward)} vs ${f3(a.prior.reward)}).`,
+    `- Goal (b), from the prior held-out accuracy +5 points or more with the 95% interval above 0, at no more tokens/task: ${b.accuracyDiff.difference >= 0.05 && b.accuracyDiff.interval[0] > 0 && b.trained.tokens <= b.prior.tokens ? 'met' : '**not met**'} (${ci(b.accuracyDiff)}; tokens ${b.trained.tokens.toFixed(0)} vs ${b.prior.tokens.toFixed(0)}).`,
     '',
     '| phase | iterations | episodes | episodes/s | held-out accuracy | reward | tokens/task | agents | accuracy − prior [95% CI] | reward − prior [95% CI] |',
     '|---|---:|---:|---:|---:|---:|---:|---:|---|---|',
@@ -136,8 +143,14 @@ function doc(r: StudyResult): string {
   ].join('\n');
 }
 
-const result = await inChromium();
-writeResults('train-browser', result);
+// --render: rewrite the docs section from the last results file without running the study again.
+const result: Recorded = argv.includes('--render')
+  ? (JSON.parse(readFileSync(join(root, 'bench/results/train-browser.json'), 'utf8')) as Recorded)
+  : {
+      ...(await inChromium()),
+      measured: { date: new Date().toISOString().slice(0, 10), load: loadAverage() },
+    };
+if (!argv.includes('--render')) writeResults('train-browser', result);
 const body = doc(result);
 if (!argv.includes('--no-doc')) writeDocSection('Training in the tab', body);
 console.log(body);
