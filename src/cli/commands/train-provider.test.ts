@@ -89,6 +89,24 @@ describe('baton train --execute openai', () => {
     expect(text).not.toContain(KEY);
   });
 
+  it('keeps the checkpoint of the last finished iteration when the budget runs out later', async () => {
+    // The spend of one iteration, measured; then a budget for about one and a half of them.
+    expect(
+      await trainCommand.run([...provider(['--budget-tokens', '5000000']), '--iterations', '1'], io),
+    ).toBe(0);
+    const one = Number(/provider spend \d+ requests, (\d+) tokens/.exec(out.join('\n'))?.[1]);
+    expect(one).toBeGreaterThan(0);
+    out.length = 0;
+    err.length = 0;
+    await rm(join(dir, 'ck.json'));
+    const budget = String(Math.round(one * 1.5));
+    const code = await trainCommand.run([...provider(['--budget-tokens', budget]), '--iterations', '3'], io);
+    expect(code).toBe(3);
+    expect(out.join('\n')).toMatch(/stopped by the budget after 1 finished iterations/);
+    const cp = parseCheckpoint(await readFile(join(dir, 'ck.json'), 'utf8'));
+    expect(cp.ok && JSON.stringify(cp.value.meta)).toContain('"iterations":1');
+  });
+
   it('refuses a provider run without a token budget, and provider flags without --execute openai', async () => {
     expect(await trainCommand.run(provider([]), io)).toBe(2);
     expect(err.join('\n')).toMatch(/needs --budget-tokens/);
