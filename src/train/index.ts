@@ -70,3 +70,44 @@ export {
   type RecordInput,
   type RunRecord,
 } from './run-record.ts';
+export {
+  meanOf,
+  pairedBootstrap,
+  sampleStd,
+  t975,
+  tInterval,
+  type MeanInterval,
+  type PairedDifference,
+} from './ablation-stats.ts';
+export {
+  compareStructure,
+  heldOutRollouts,
+  structureMarkdown,
+  structureOf,
+  type AxisStructure,
+  type HeldOutRow,
+  type StructureComparison,
+  type StructureDelta,
+  type StructureStats,
+  type StructureTable,
+} from './structure.ts';
+export {
+  ABLATION_VARIANTS,
+  ablationMarkdown,
+  runAblation,
+  summarizeAblation,
+  type AblationOptions,
+  type AblationProgress,
+  type AblationRun,
+  type AblationStudy,
+  type AblationVariant,
+  type CurvePoint,
+  type VariantSummary,
+} from './ablation.ts';
+export {
+  baselinesMarkdown,
+  presetBaselines,
+  type BaselineOptions,
+  type BaselineScore,
+  type PresetBaseline,
+} from './baselines.ts';

@@ -1,4 +1,5 @@
 import type { Command } from '../command.ts';
+import { ablateCommand } from './ablate.ts';
 import { benchCommand } from './bench.ts';
 import { constructCommand } from './construct.ts';
 import { evalPolicyCommand } from './eval-policy.ts';
@@ -12,6 +13,7 @@ import { validateCommand } from './validate.ts';
 
 /** Every CLI command, in the order `baton help` lists them. Add new commands here. */
 export const commands: readonly Command[] = [
+  ablateCommand,
   benchCommand,
   constructCommand,
   evalPolicyCommand,

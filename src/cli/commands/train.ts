@@ -6,10 +6,22 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { simulatedRunners as simulatedTaskRunners } from '../../executor/train-runners.ts';
+import {
+  TrainBudgetExceeded,
+  providerTrainRunners,
+  type ProviderTrainRunners,
+} from '../../executor/train-provider-runners.ts';
 import type { BackendPreference } from '../../gpu/index.ts';
 import { releaseNodeGpu } from '../../gpu/node-gpu.ts';
 import { DEFAULT_POOL, serializeCheckpoint } from '../../policy/index.ts';
-import { ALGOS, PRESETS, parseTrainConfig, train, type RunnersFor } from '../../train/index.ts';
+import {
+  ALGOS,
+  PRESETS,
+  Trainer,
+  parseTrainConfig,
+  type RunnersFor,
+  type UpdateMetrics,
+} from '../../train/index.ts';
 import { type CliIO, type Command, parseCommandArgs } from '../command.ts';
 import { loadCheckpoint } from '../construct-inputs.ts';
 import { computeBackend } from '../compute.ts';
@@ -22,14 +34,25 @@ import {
   seedFlag,
   type UsageError,
 } from '../flags.ts';
+import {
+  PROVIDER_OPTIONS,
+  openProvider,
+  parseProviderArgs,
+  providerFlagsIn,
+  providerUsage,
+  redactingIO,
+  type ProviderArgs,
+} from '../provider-args.ts';
 
 const usage = `Usage: baton train [--preset depth|parallel|robustness|mixed] [--algo hrpo|grpo|reinforce]
                    [--from random|prior|<ckpt.json>] [--iterations N] [--seed S]
                    [--backend auto|cpu|webgpu] --out <ckpt.json> [--log <metrics.jsonl>]
+                   [--execute simulated|openai --base-url URL --model M --budget-tokens N [--budget-usd X]]
 
 Trains the construction policy on generated MASBench tasks (train-split seeds) run by simulated
-sub-agents, and writes the trained checkpoint (baton.policy/1). Progress goes to stderr, one JSON
-line per update to --log.
+sub-agents (or, with --execute openai, by your OpenAI-compatible provider under a hard budget), and
+writes the trained checkpoint (baton.policy/1). Progress goes to stderr, one JSON line per update
+to --log.
 
 Options:
   --preset      task distribution (default mixed)
@@ -40,8 +63,15 @@ Options:
   --backend     auto, cpu (default) or webgpu
   --out         where to write the checkpoint
   --log         where to write the metrics (JSON lines)
+  --execute     simulated (default) or openai: every partial and final design of every rollout
+                runs on the provider. Needs --budget-tokens (and takes --budget-usd): the budget is
+                shown before the first call and checked before each request; a request that could
+                cross it is not sent, training stops, and the checkpoint of the last finished
+                iteration is written (exit code 3)
+${providerUsage('--execute openai')}
 
-Exit code 0 when the checkpoint is written, 1 when training fails, 2 on a usage error.`;
+Exit code 0 when the checkpoint is written, 1 when training fails, 2 on a usage error, 3 when the
+provider budget stopped training.`;
 
 /** The simulator as the trainer's runners (src/executor/train-runners.ts). */
 export const simulatedRunners: RunnersFor = simulatedTaskRunners;
@@ -53,6 +83,8 @@ interface Options {
   backend: BackendPreference;
   out: string;
   log: string | undefined;
+  /** Null: simulated sub-agents. */
+  provider: ProviderArgs | null;
 }
 
 function parse(args: string[]): { ok: true; o: Options } | UsageError {
@@ -65,8 +97,26 @@ function parse(args: string[]): { ok: true; o: Options } | UsageError {
     backend: { type: 'string' },
     out: { type: 'string' },
     log: { type: 'string' },
+    execute: { type: 'string' },
+    ...PROVIDER_OPTIONS,
   });
   if (!f.ok) return f;
+  const execute = choiceFlag('execute', f.str('execute'), ['simulated', 'openai'] as const, 'simulated');
+  if (isUsageError(execute)) return execute;
+  let provider: ProviderArgs | null = null;
+  if (execute === 'openai') {
+    const pa = parseProviderArgs(f.values, '--execute openai');
+    if (!pa.ok) return pa;
+    if (pa.value.budget.totalTokens === undefined)
+      return {
+        ok: false,
+        message: '--execute openai needs --budget-tokens: training on a provider is never unlimited',
+      };
+    provider = pa.value;
+  } else {
+    const stray = providerFlagsIn(f.values);
+    if (stray.length > 0) return { ok: false, message: `${stray.join(', ')} go with --execute openai` };
+  }
   const out = f.str('out');
   if (!out) return { ok: false, message: '--out is required' };
   const preset = choiceFlag('preset', f.str('preset'), PRESETS, 'mixed');
@@ -88,6 +138,7 @@ function parse(args: string[]): { ok: true; o: Options } | UsageError {
       backend,
       out,
       log: f.str('log'),
+      provider,
     },
   };
 }
@@ -106,37 +157,76 @@ async function run(args: string[], io: CliIO): Promise<number> {
     io.err(`baton train: ${cp.replace('--policy', '--from')}`);
     return 2;
   }
+  let runners: RunnersFor = simulatedRunners;
+  let paid: ProviderTrainRunners | null = null;
+  let out = io;
+  if (o.provider?.endpoint) {
+    const prov = openProvider(o.provider.endpoint);
+    out = redactingIO(io, prov.secrets);
+    const b = o.provider.budget;
+    paid = providerTrainRunners(
+      prov.spec,
+      { tokens: b.totalTokens as number, ...(b.totalUsd !== undefined ? { usd: b.totalUsd } : {}) },
+      { concurrency: o.provider.concurrency },
+    );
+    runners = paid.runners;
+    if (prov.note) out.err(prov.note);
+    const c = cfg.config;
+    out.err(
+      `provider: ${prov.spec.model} at ${prov.spec.baseUrl} · budget ${b.totalTokens} tokens${b.totalUsd !== undefined ? `, $${b.totalUsd}` : ' (no dollar limit)'} for the whole run · up to ${o.iterations} iterations × ${c.tasksPerIteration} tasks × ${c.groupSize} constructions, each with ${c.intermediate ? 'an intermediate run per step and ' : ''}a final run`,
+    );
+  }
   const choice = await computeBackend(o.backend);
-  io.err(
+  out.err(
     `backend: ${choice.backend} (${choice.reason}) · from ${cp.name} · ${cfg.config.algo} on ${cfg.config.preset}`,
   );
   const lines: string[] = [];
+  let updates = 0;
+  let trainer: Trainer | null = null;
+  const write = async (why: string): Promise<void> => {
+    if (!trainer) return;
+    const path = resolve(io.cwd, o.out);
+    await mkdir(dirname(path), { recursive: true });
+    await writeFile(path, serializeCheckpoint(await trainer.trained()));
+    if (o.log) await writeFile(resolve(io.cwd, o.log), lines.map((l) => l + '\n').join(''));
+    out.out(`wrote ${path} (${updates} updates${why})`);
+  };
   try {
-    const r = await train({
-      checkpoint: cp,
+    trainer = await Trainer.create({
+      start: cp,
       pool: DEFAULT_POOL,
       config: cfg.config,
       choice,
-      runners: simulatedRunners,
-      iterations: o.iterations,
-      onUpdate: (m) => {
+      runners,
+      onUpdate: (m: UpdateMetrics) => {
+        updates++;
         lines.push(JSON.stringify(m));
         if (m.minibatch === 0 && m.epoch === 0)
-          io.err(
+          out.err(
             `iteration ${m.iteration + 1}/${o.iterations}: reward ${m.meanReward.toFixed(3)} · accuracy ${m.accuracy.toFixed(3)} · tokens ${m.tokens.toFixed(0)} · loss ${m.loss.toFixed(4)} · KL ${m.kl.toFixed(4)} · clip ${m.clipFraction.toFixed(2)} · |g| ${m.gradNorm.toFixed(3)}`,
           );
       },
     });
-    const out = resolve(io.cwd, o.out);
-    await mkdir(dirname(out), { recursive: true });
-    await writeFile(out, serializeCheckpoint(r.checkpoint));
-    if (o.log) await writeFile(resolve(io.cwd, o.log), lines.map((l) => l + '\n').join(''));
-    io.out(`wrote ${out} (${r.updates.length} updates)`);
+    for (let i = 0; i < o.iterations; i++) await trainer.iterate();
+    const spent = paid?.spent();
+    await write(
+      spent
+        ? `; provider spend ${spent.calls} requests, ${spent.tokens} tokens, $${spent.usd.toFixed(4)}`
+        : '',
+    );
     return 0;
   } catch (e) {
-    io.err(`baton train: ${e instanceof Error ? e.message : String(e)}`);
+    if (e instanceof TrainBudgetExceeded) {
+      out.err(`baton train: ${e.message}`);
+      if (trainer && trainer.iteration > 0)
+        await write(`; stopped by the budget after ${trainer.iteration} finished iterations`);
+      else out.err('baton train: no iteration finished within the budget; no checkpoint written');
+      return 3;
+    }
+    out.err(`baton train: ${e instanceof Error ? e.message : String(e)}`);
     return 1;
   } finally {
+    trainer?.dispose();
     choice.ctx?.dispose();
     if (o.backend !== 'cpu') releaseNodeGpu();
   }
