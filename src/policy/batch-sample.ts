@@ -91,7 +91,12 @@ export class BatchedPolicy {
   ): BatchedPolicy {
     if (!Number.isInteger(o.maxBatch) || o.maxBatch < 1)
       throw new Error('maxBatch must be a positive integer');
-    return new BatchedPolicy(migrateCheckpoint(original), choice, o.maxBatch, o.jpss !== false);
+    return new BatchedPolicy(
+      migrateCheckpoint(original),
+      choice,
+      o.maxBatch,
+      (o.jpss ?? original.meta?.jpss) !== false,
+    );
   }
 
   /** The policy it samples from (after `load`: the loaded one's name; parameters from the arena). */

@@ -386,7 +386,8 @@ export class PolicyNetwork {
     const cfg = checkpoint.config;
     const mode = opts.edgeMode ?? (choice.backend === 'webgpu' ? 'fused' : 'two-pass');
     const rows = (mode === 'fused' ? cfg.roles.length : 1) * cfg.maxAgents;
-    const jpss = opts.jpss !== false;
+    // A checkpoint trained without JPSS says so in meta.jpss; an explicit option wins.
+    const jpss = (opts.jpss ?? checkpoint.meta?.jpss) !== false;
     const pg = buildPolicyGraph(cfg, checkpoint.params, { batch: 1, edgeRows: rows, jpss });
     const model = await compile(choice, pg.graph);
     if (!jpss) for (const [k, v] of Object.entries(jpssInputs(cfg, rows))) model.setInput(k, v);

@@ -105,6 +105,16 @@ describe('train', () => {
     expect(a.checkpoint.params).toEqual(b.checkpoint.params);
     expect(JSON.stringify(a.updates)).not.toBe(JSON.stringify(j.updates));
     expect(a.updates[0]?.ratioMin).toBe(1);
+    // The checkpoint says it was trained w/o JPSS, and opens with the role-blind edge head.
+    expect(a.checkpoint.meta?.jpss).toBe(false);
+    expect(j.checkpoint.meta?.jpss).toBe(true);
+    const { PolicyNetwork } = await import('../policy/index.ts');
+    const opened = await PolicyNetwork.cpu(a.checkpoint);
+    expect(opened.jpss).toBe(false);
+    opened.dispose();
+    const forced = await PolicyNetwork.cpu(a.checkpoint, { jpss: true });
+    expect(forced.jpss).toBe(true);
+    forced.dispose();
   });
 
   it('w/o JPSS, the learner scores a step with the role-blind head that sampled it', async () => {

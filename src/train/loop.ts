@@ -235,6 +235,8 @@ export class Trainer {
       iterations: this.done,
       updates: this.updates,
       seed: this.config.seed,
+      // Read by PolicyNetwork.create: a w/o-JPSS policy runs with the role-blind edge head.
+      jpss: this.config.jpss,
       config: JSON.stringify(this.config).slice(0, 2000),
       lastMeanReward: last?.meanReward ?? 0,
       lastAccuracy: last?.accuracy ?? 0,

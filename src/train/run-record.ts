@@ -187,7 +187,13 @@ export function recordCheckpoint(
       ...start,
       name: `shared:${r.config.algo}:${r.config.preset}:${r.iterations}`,
       params,
-      meta: { trainedFrom: r.from, iterations: r.iterations, seed: r.config.seed, quantised: 'int8-delta/1' },
+      meta: {
+        trainedFrom: r.from,
+        iterations: r.iterations,
+        seed: r.config.seed,
+        jpss: r.config.jpss,
+        quantised: 'int8-delta/1',
+      },
     },
   };
 }
