@@ -1,6 +1,7 @@
 import type { Command } from '../command.ts';
 import { benchCommand } from './bench.ts';
 import { constructCommand } from './construct.ts';
+import { evalCommand } from './eval.ts';
 import { evalPolicyCommand } from './eval-policy.ts';
 import { gpuCommand } from './gpu.ts';
 import { importCommand } from './import.ts';
@@ -13,6 +14,7 @@ import { validateCommand } from './validate.ts';
 export const commands: readonly Command[] = [
   benchCommand,
   constructCommand,
+  evalCommand,
   evalPolicyCommand,
   gpuCommand,
   importCommand,
