@@ -27,6 +27,7 @@ const TraceRoute = lazyComponent(() =>
 );
 const BuildPage = lazyComponent(() => import('./construction/BuildPage.tsx').then((m) => m.BuildPage));
 const RunPage = lazyComponent(() => import('./run/RunPage.tsx').then((m) => m.RunPage));
+const EvalPage = lazyComponent(() => import('./eval/EvalPage.tsx').then((m) => m.EvalPage));
 const SettingsPage = lazyComponent(() => import('./settings/SettingsPage.tsx').then((m) => m.SettingsPage));
 
 /** `?src=` is read once per page load, even when React runs effects twice in development. */
@@ -71,6 +72,7 @@ const PAGE_NAMES: Record<Route['page'], string> = {
   build: 'Build',
   run: 'Run',
   train: 'Train',
+  eval: 'Evaluate',
   settings: 'Settings',
   unknown: 'This page',
 };
@@ -97,6 +99,8 @@ function Page({ route }: { route: Route }): JSX.Element {
       return <RunPage />;
     case 'train':
       return <NotAvailable name="Train" />;
+    case 'eval':
+      return <EvalPage />;
     case 'settings':
       return <SettingsPage />;
     case 'unknown':

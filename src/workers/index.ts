@@ -8,3 +8,10 @@ export { workersAvailable } from './rpc/endpoint.ts';
 export { heldLayoutWorker, type HeldLayoutWorker } from './layout.fake.ts';
 export type { CallOptions, RpcClient } from './rpc/client.ts';
 export { RPC_CODES, type RpcErrorCode } from './rpc/protocol.ts';
+export {
+  createEvalWorkerClient,
+  type EvalWorkerClient,
+  type EvalWorkerInput,
+  type EvalWorkerOutput,
+  type EvalWorkerProgress,
+} from './eval.client.ts';

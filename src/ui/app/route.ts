@@ -13,6 +13,7 @@ export type Route =
   | { page: 'share'; input: string }
   | { page: 'build' }
   | { page: 'run' }
+  | { page: 'eval' }
   | { page: 'settings' }
   | { page: PlaceholderPage }
   | { page: 'unknown'; path: string };
@@ -35,6 +36,7 @@ export function parseHash(hash: string): Route {
   }
   if (head === 'build' && rest.length === 0) return { page: 'build' };
   if (head === 'run' && rest.length === 0) return { page: 'run' };
+  if (head === 'eval' && rest.length === 0) return { page: 'eval' };
   if (head === 'settings' && rest.length === 0) return { page: 'settings' };
   if (head && (PLACEHOLDERS as readonly string[]).includes(head) && rest.length === 0) {
     return { page: head as PlaceholderPage };
