@@ -7,7 +7,8 @@ import { defineMethods } from './rpc/protocol.ts';
  * The evaluation worker's one method: `evaluate` runs `runEvaluation` (src/eval) with the executor's
  * `evalExecutor` off the main thread. Each finished job comes back as progress with its row and its
  * trace (the page keeps both in IndexedDB: the journal a reload resumes from); the answer is the
- * results document.
+ * results document without its rows, which the page already holds: 5,000 rows validated again in
+ * one message would block the page's main thread for ~100 ms (docs/benchmarks.md, "Evaluation").
  */
 export const evalMethods = defineMethods({
   evaluate: {
@@ -34,7 +35,7 @@ export const evalMethods = defineMethods({
         ),
       }),
     ]),
-    output: EvalDocumentSchema,
+    output: EvalDocumentSchema.omit({ rows: true }),
   },
 });
 

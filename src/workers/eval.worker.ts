@@ -50,7 +50,7 @@ serveRpc(
           budget: config.budget,
           startedAt: () => input.createdAt,
         });
-        return await runEvaluation({
+        const { rows: _rows, ...doc } = await runEvaluation({
           config,
           tasks: masbenchTasks(config.taskSet),
           executor,
@@ -70,6 +70,7 @@ serveRpc(
           },
           onProgress: (p: EvalProgress) => progress({ kind: 'progress', ...p }),
         });
+        return doc;
       } finally {
         for (const n of nets.values()) n.dispose();
       }

@@ -151,12 +151,15 @@ export const createEvalSlice: SliceCreator<EvalSlice> = (set, get) => {
       abort = new AbortController();
       set({ evalRun: { status: 'running', progress: null, resumed: done.length }, evalDoc: null });
       let writes: Promise<unknown> = Promise.resolve();
+      // The answer leaves the rows out: they are the journal's and those that arrive as progress.
+      const rows: EvalRow[] = [...done];
       const answer = await evalWorker().evaluate(
         { config, done, concurrency: get().evalDraft.concurrency, createdAt: new Date().toISOString() },
         {
           signal: abort.signal,
           onProgress: (p) => {
             if (p.kind === 'row') {
+              rows.push(p.row);
               writes = writes.then(() => journal.add(config, p.row, p.trace)).catch(() => undefined);
               return;
             }
@@ -190,7 +193,7 @@ export const createEvalSlice: SliceCreator<EvalSlice> = (set, get) => {
         return;
       }
       set({
-        evalDoc: answer.value,
+        evalDoc: { ...answer.value, rows },
         evalRun: answer.value.complete
           ? { status: 'done' }
           : { status: 'stopped', reason: answer.value.stopped ?? 'stopped' },
