@@ -215,7 +215,7 @@ Throughput on the simulator (simulated sub-agents, not a model): 5 archive agent
 |---|---:|---:|---:|---:|---:|
 ${tpRows}
 
-With the simulator answering at once the work is all JavaScript on one thread, so running jobs at once gains little (only the awaits between calls interleave); with latency per call, as with a provider, jobs at once overlap their waits. On the page, no task over 50 ms was seen while the results were used; during the run the longest task grows with the number of traces (the results document arrives as one message, is validated and drawn on the main thread), and it is longer than a frame: see the table.
+With the simulator answering at once the work is all JavaScript on one thread, so running jobs at once gains little (only the awaits between calls interleave); with latency per call, as with a provider, jobs at once overlap their waits. On the page, tasks longer than a frame remain (table below): loading the page, and at 5,000 traces the run and the use of the results. The machine was loaded (load average above 10), so these maxima vary from run to run by tens of milliseconds or more.
 
 The Evaluate page in Chromium (dist/, headless): 5 methods × 10 MASBench cells × n tasks on the simulator in the evaluation worker, every row and trace sent to the page and written to IndexedDB, then the results drawn and used (two table sorts, a hover and a click on the scatter). Longest main-thread task seen by a \`PerformanceObserver\` for \`longtask\` (tasks over 50 ms): over everything, then split into loading the page (before *Run*), the run (until the results show) and using the results. The 500-trace run is the baseline.
 
