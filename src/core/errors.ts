@@ -59,6 +59,12 @@ export const ERRORS = {
   E_OTLP_TRACE: 'A trace in the OTLP file could not become a Baton trace',
   E_OTLP_SEND: 'The traces could not be sent to the OTLP endpoint',
 
+  // The evaluation harness (src/eval, src/store/services/eval.ts).
+  E_EVAL_CONFIG: 'The evaluation settings are not valid',
+  E_EVAL_RUN: 'The evaluation could not run',
+  E_EVAL_STORAGE: 'The evaluation journal could not be kept in this browser',
+  E_EVAL_FILE: 'The file is not a Baton evaluation',
+
   // Worker calls (src/workers/rpc).
   E_WORKER_BAD_INPUT: 'The request does not match what the worker method takes',
   E_WORKER_UNKNOWN_METHOD: 'The worker has no such method',

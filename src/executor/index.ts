@@ -31,3 +31,10 @@ export {
   type ChatOptions,
   type ChatReply,
 } from './types.ts';
+export {
+  evalExecutor,
+  type EvalExecutorHandle,
+  type EvalExecutorOptions,
+  type EvalJobRef,
+  type EvalOutcome,
+} from './eval-exec.ts';

@@ -3,6 +3,7 @@ import { createBuildAutoPlaySlice, type BuildAutoPlaySlice } from './slices/buil
 import { createBuildRunSlice, type BuildRunSlice } from './slices/build-run.ts';
 import { createBuildSlice, type BuildSlice } from './slices/build.ts';
 import { createCheckpointsSlice, type CheckpointsSlice } from './slices/checkpoints.ts';
+import { createEvalSlice, type EvalSlice } from './slices/eval.ts';
 import { createLibrarySlice, type LibrarySlice } from './slices/library.ts';
 import { createRolesSlice, type RolesSlice } from './slices/roles.ts';
 import { createRunSlice, type RunSlice } from './slices/run.ts';
@@ -23,7 +24,8 @@ export type BatonState = LibrarySlice &
   RolesSlice &
   SettingsSlice &
   RunSlice &
-  TrainSlice;
+  TrainSlice &
+  EvalSlice;
 
 /** What each slice file exports: a creator that sees the whole combined state. */
 export type SliceCreator<T> = StateCreator<BatonState, [], [], T>;
@@ -39,6 +41,7 @@ export const createBatonState: StateCreator<BatonState> = (...a) => ({
   ...createSettingsSlice(...a),
   ...createRunSlice(...a),
   ...createTrainSlice(...a),
+  ...createEvalSlice(...a),
 });
 
 export const useBaton = create<BatonState>()(createBatonState);

@@ -1,25 +1,18 @@
 /**
  * Scoring a policy on held-out MASBench tasks: `test`-split seeds only (presets.ts), greedy or
  * sampled constructions, each run by the injected final runner. Accuracy carries a 95% Wilson
- * score interval: with p̂ = k/n and z = 1.96,
- *   centre = (p̂ + z²/2n)/(1 + z²/n),  half-width = z·sqrt(p̂(1 − p̂)/n + z²/4n²)/(1 + z²/n).
+ * score interval (src/core/stats.ts).
  */
 import { mix32 } from '../core/rng.ts';
+import { wilson } from '../core/stats.ts';
 import type { PolicyNetwork, RolePool } from '../policy/index.ts';
 import { rewardOf } from './advantages.ts';
 import type { TrainConfig } from './config.ts';
 import { PRESET_TABLE, drawTasks } from './presets.ts';
 import { rollout, type Rollout, type RunnersFor } from './rollout.ts';
 
-/** 95% Wilson score interval of k successes in n trials ([0, 1] when n = 0). */
-export function wilson(k: number, n: number, z = 1.96): [number, number] {
-  if (n === 0) return [0, 1];
-  const p = k / n;
-  const d = 1 + (z * z) / n;
-  const centre = (p + (z * z) / (2 * n)) / d;
-  const half = (z * Math.sqrt((p * (1 - p)) / n + (z * z) / (4 * n * n))) / d;
-  return [Math.max(0, centre - half), Math.min(1, centre + half)];
-}
+/** Moved to src/core/stats.ts, where the evaluation harness shares it. */
+export { wilson };
 
 export interface AxisScore {
   n: number;

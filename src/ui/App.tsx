@@ -26,6 +26,7 @@ const TraceRoute = lazyComponent(() =>
 );
 const BuildPage = lazyComponent(() => import('./construction/BuildPage.tsx').then((m) => m.BuildPage));
 const RunPage = lazyComponent(() => import('./run/RunPage.tsx').then((m) => m.RunPage));
+const EvalPage = lazyComponent(() => import('./eval/EvalPage.tsx').then((m) => m.EvalPage));
 const SettingsPage = lazyComponent(() => import('./settings/SettingsPage.tsx').then((m) => m.SettingsPage));
 // uPlot comes with the Train page's chunk only.
 const TrainPage = lazyComponent(() => import('./train/TrainPage.tsx').then((m) => m.TrainPage));
@@ -72,6 +73,7 @@ const PAGE_NAMES: Record<Route['page'], string> = {
   build: 'Build',
   run: 'Run',
   train: 'Train',
+  eval: 'Evaluate',
   settings: 'Settings',
   unknown: 'This page',
 };
@@ -98,6 +100,8 @@ function Page({ route }: { route: Route }): JSX.Element {
       return <RunPage />;
     case 'train':
       return <TrainPage />;
+    case 'eval':
+      return <EvalPage />;
     case 'settings':
       return <SettingsPage />;
     case 'unknown':

@@ -17,3 +17,10 @@ export {
   type TrainProgress,
 } from './train.methods.ts';
 export { channelTrainWorker } from './train.local.ts';
+export {
+  createEvalWorkerClient,
+  type EvalWorkerClient,
+  type EvalWorkerInput,
+  type EvalWorkerOutput,
+  type EvalWorkerProgress,
+} from './eval.client.ts';

@@ -116,10 +116,18 @@ describe('gallery', () => {
     });
   });
 
-  it('says plainly that the pages not built yet are not available', async () => {
-    await withPage('#/train', async (page) => {
-      await page.locator('[data-testid=not-available]').waitFor();
-      expect(await page.locator('[data-testid=not-available]').innerText()).toContain('not available yet');
+  it('opens every page from the navigation, each with its own heading', async () => {
+    await withPage('', async (page) => {
+      await waitForCards(page, manifest.examples.length);
+      for (const [tab, root, heading] of [
+        ['train', 'train-page', 'Train'],
+        ['eval', 'eval-page', 'Evaluate'],
+      ] as const) {
+        await page.click(`[data-testid=nav-${tab}]`);
+        await page.locator(`[data-testid=${root}]`).waitFor();
+        expect(await page.locator(`[data-testid=${root}] h1`).first().innerText()).toBe(heading);
+        expect(await page.locator(`[data-testid=nav-${tab}]`).getAttribute('aria-current')).toBe('page');
+      }
       await page.click('[data-testid=nav-gallery]');
       await waitForCards(page, manifest.examples.length);
     });

@@ -2,6 +2,7 @@ import type { Command } from '../command.ts';
 import { ablateCommand } from './ablate.ts';
 import { benchCommand } from './bench.ts';
 import { constructCommand } from './construct.ts';
+import { evalCommand } from './eval.ts';
 import { evalPolicyCommand } from './eval-policy.ts';
 import { exportCommand } from './export.ts';
 import { gpuCommand } from './gpu.ts';
@@ -16,6 +17,7 @@ export const commands: readonly Command[] = [
   ablateCommand,
   benchCommand,
   constructCommand,
+  evalCommand,
   evalPolicyCommand,
   exportCommand,
   gpuCommand,

@@ -25,6 +25,7 @@ export function Nav({ route }: { route: Route }): JSX.Element {
     { page: 'build', label: 'Build', href: '#/build' },
     { page: 'run', label: 'Run', href: '#/run' },
     { page: 'train', label: 'Train', href: '#/train' },
+    { page: 'eval', label: 'Evaluate', href: '#/eval' },
     { page: 'settings', label: 'Settings', href: '#/settings' },
   ];
   return (

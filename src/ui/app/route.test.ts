@@ -18,8 +18,10 @@ describe('parseHash', () => {
     expect(parseHash('#t=1.abc')).toEqual({ page: 'share', input: 't=1.abc' });
   });
 
-  it('knows the placeholder pages and flags anything else', () => {
+  it('knows every page and flags anything else', () => {
     expect(parseHash('#/train')).toEqual({ page: 'train' });
+    expect(parseHash('#/eval')).toEqual({ page: 'eval' });
+    expect(parseHash('#/train/x')).toEqual({ page: 'unknown', path: 'train/x' });
     expect(parseHash('#/settings/')).toEqual({ page: 'settings' });
     expect(parseHash('#/nope')).toEqual({ page: 'unknown', path: 'nope' });
     expect(parseHash('#/trace/%E0%A4%A')).toEqual({ page: 'unknown', path: 'trace/%E0%A4%A' });

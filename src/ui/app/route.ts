@@ -2,10 +2,9 @@ import { useMemo, useSyncExternalStore } from 'react';
 
 /**
  * Hash routes. The hash keeps the app a static site (no server rewrites) and keeps share links
- * out of server logs: `#/` gallery, `#/trace/<id>`, `#t=<payload>` a share link, and the pages
- * that are not built yet.
+ * out of server logs: `#/` gallery, `#/trace/<id>`, `#t=<payload>` a share link, and one route
+ * per page.
  */
-export type PlaceholderPage = never;
 
 export type Route =
   | { page: 'gallery' }
@@ -13,12 +12,10 @@ export type Route =
   | { page: 'share'; input: string }
   | { page: 'build' }
   | { page: 'run' }
+  | { page: 'eval' }
   | { page: 'settings' }
   | { page: 'train' }
-  | { page: PlaceholderPage }
   | { page: 'unknown'; path: string };
-
-const PLACEHOLDERS: readonly PlaceholderPage[] = [];
 
 export function parseHash(hash: string): Route {
   const h = hash.startsWith('#') ? hash.slice(1) : hash;
@@ -36,11 +33,9 @@ export function parseHash(hash: string): Route {
   }
   if (head === 'build' && rest.length === 0) return { page: 'build' };
   if (head === 'run' && rest.length === 0) return { page: 'run' };
+  if (head === 'eval' && rest.length === 0) return { page: 'eval' };
   if (head === 'settings' && rest.length === 0) return { page: 'settings' };
   if (head === 'train' && rest.length === 0) return { page: 'train' };
-  if (head && (PLACEHOLDERS as readonly string[]).includes(head) && rest.length === 0) {
-    return { page: head as PlaceholderPage };
-  }
   return { page: 'unknown', path };
 }
 

@@ -1,0 +1,230 @@
+/**
+ * The Evaluate page's state: the settings being edited, the run (progress per method, budget used),
+ * and the results document. Running goes through the evaluation worker; each finished row and its
+ * trace go to the journal first, so a reload resumes (`startEval` with the same settings runs only
+ * what the journal lacks). Pure helpers (`evalConfigOf`) turn the settings into a validated config.
+ */
+import { problemOf } from '../../core/errors.ts';
+import type { Problem } from '../../core/result.ts';
+import {
+  EvalConfigSchema,
+  documentOf,
+  parseAxes,
+  parseEvalDocument,
+  parseMethodWords,
+  rowsCsv,
+  summaryCsv,
+  type EvalConfig,
+  type EvalDocument,
+  type EvalProgress,
+  type EvalRow,
+  type Method,
+} from '../../eval/index.ts';
+import { idbEvalJournal, evalWorker, type EvalJournal } from '../services/eval.ts';
+import type { SliceCreator } from '../store.ts';
+
+export type { EvalDocument, EvalRow, MethodSummary, Score } from '../../eval/index.ts';
+
+export interface EvalDraft {
+  /** `cot,sc,policy:prior,orchestrator:<model>` (design files: `baton eval`). */
+  methods: string;
+  /** `depth:2,6,robustness:3`. */
+  axes: string;
+  n: number;
+  seed: number;
+  split: 'train' | 'test' | 'all';
+  /** '' for none. */
+  budgetTokens: string;
+  concurrency: number;
+}
+
+export type EvalRunState =
+  | { status: 'idle' }
+  | {
+      status: 'running';
+      progress: (Omit<EvalProgress, 'perMethod'> & { perMethod: EvalProgress['perMethod'] }) | null;
+      resumed: number;
+    }
+  | { status: 'done' }
+  | { status: 'stopped'; reason: string }
+  | { status: 'error'; problems: Problem[] };
+
+export interface EvalSlice {
+  evalDraft: EvalDraft;
+  evalRun: EvalRunState;
+  evalDoc: EvalDocument | null;
+  setEvalDraft(patch: Partial<EvalDraft>): void;
+  /** Runs the draft's evaluation; `fresh` forgets the journal's rows for it first. */
+  startEval(options?: { fresh?: boolean }): Promise<void>;
+  cancelEval(): void;
+  /** Reads a trace of the results from the journal and opens it in the library; its id, or null. */
+  openEvalTrace(traceId: string): Promise<string | null>;
+  /** Loads a results file (JSON) for viewing. */
+  loadEvalFile(text: string): Problem[];
+  exportEval(kind: 'json' | 'rows-csv' | 'summary-csv'): { name: string; text: string } | null;
+}
+
+export const DEFAULT_EVAL_DRAFT: EvalDraft = {
+  methods: 'cot,sc,reflexion,debate,ceo',
+  axes: 'depth:2,6,12,breadth:6,robustness:4',
+  n: 20,
+  seed: 0,
+  split: 'test',
+  budgetTokens: '',
+  concurrency: 4,
+};
+
+/** The configuration a draft stands for, or what is wrong with it. */
+export function evalConfigOf(
+  d: EvalDraft,
+): { ok: true; config: EvalConfig } | { ok: false; problems: Problem[] } {
+  const bad = (detail: string): { ok: false; problems: Problem[] } => ({
+    ok: false,
+    problems: [problemOf('E_EVAL_CONFIG', detail)],
+  });
+  const words = parseMethodWords(d.methods);
+  if (!words.ok) return bad(`methods: ${words.message}`);
+  const methods: Method[] = [];
+  for (const w of words.words) {
+    if (w.kind === 'design')
+      return bad(`methods: "design:${w.file}" needs a file; use baton eval for designs`);
+    if (w.kind === 'policy') methods.push({ kind: 'policy', checkpoint: w.checkpoint, greedy: w.greedy });
+    else if (w.kind === 'agent') methods.push({ kind: 'agent', agent: w.agent });
+    else methods.push({ kind: 'orchestrator', model: w.model });
+  }
+  const axes = parseAxes(d.axes);
+  if (!axes.ok) return bad(`axes: ${axes.message}`);
+  const budget = d.budgetTokens.trim();
+  if (budget !== '' && !/^\d+$/.test(budget)) return bad('the token budget must be a whole number');
+  const parsed = EvalConfigSchema.safeParse({
+    methods,
+    taskSet: { kind: 'masbench', axes: axes.axes, n: d.n, seed: d.seed, split: d.split },
+    seeds: [d.seed],
+    backend: { kind: 'simulated' },
+    budget: budget === '' ? {} : { tokens: Number(budget) },
+  });
+  if (!parsed.success)
+    return bad(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '));
+  return { ok: true, config: parsed.data };
+}
+
+let journal: EvalJournal = idbEvalJournal();
+/** Swaps the journal (tests); returns the previous one. */
+export function configureEvalJournal(next: EvalJournal): EvalJournal {
+  const prev = journal;
+  journal = next;
+  return prev;
+}
+
+export const createEvalSlice: SliceCreator<EvalSlice> = (set, get) => {
+  let abort: AbortController | null = null;
+  return {
+    evalDraft: DEFAULT_EVAL_DRAFT,
+    evalRun: { status: 'idle' },
+    evalDoc: null,
+
+    setEvalDraft(patch) {
+      set((s) => ({ evalDraft: { ...s.evalDraft, ...patch } }));
+    },
+
+    async startEval(options = {}) {
+      if (get().evalRun.status === 'running') return;
+      const c = evalConfigOf(get().evalDraft);
+      if (!c.ok) {
+        set({ evalRun: { status: 'error', problems: c.problems } });
+        return;
+      }
+      const { config } = c;
+      let done: EvalRow[];
+      try {
+        if (options.fresh) await journal.clear(config);
+        done = await journal.rows(config);
+      } catch (e) {
+        set({
+          evalRun: {
+            status: 'error',
+            problems: [problemOf('E_EVAL_STORAGE', e instanceof Error ? e.message : String(e))],
+          },
+        });
+        return;
+      }
+      abort = new AbortController();
+      set({ evalRun: { status: 'running', progress: null, resumed: done.length }, evalDoc: null });
+      let writes: Promise<unknown> = Promise.resolve();
+      // The answer leaves the rows out: they are the journal's and those that arrive as progress.
+      const rows: EvalRow[] = [...done];
+      const answer = await evalWorker().evaluate(
+        { config, done, concurrency: get().evalDraft.concurrency, createdAt: new Date().toISOString() },
+        {
+          signal: abort.signal,
+          onProgress: (p) => {
+            if (p.kind === 'row') {
+              rows.push(p.row);
+              writes = writes.then(() => journal.add(config, p.row, p.trace)).catch(() => undefined);
+              return;
+            }
+            const { kind: _kind, ...progress } = p;
+            set((s) => (s.evalRun.status === 'running' ? { evalRun: { ...s.evalRun, progress } } : {}));
+          },
+        },
+      );
+      abort = null;
+      await writes;
+      if (!answer.ok) {
+        const cancelled = answer.errors.some((e) => e.code === 'E_WORKER_CANCELLED');
+        set({
+          evalRun: cancelled
+            ? { status: 'stopped', reason: 'cancelled' }
+            : { status: 'error', problems: answer.errors },
+        });
+        // What finished before the cancel is in the journal: show it.
+        if (cancelled) {
+          const rows = await journal.rows(config).catch(() => []);
+          set({
+            evalDoc: documentOf(
+              { config, createdAt: new Date().toISOString() },
+              0,
+              rows,
+              { tokens: 0, usd: 0 },
+              'cancelled',
+            ),
+          });
+        }
+        return;
+      }
+      set({
+        evalDoc: { ...answer.value, rows },
+        evalRun: answer.value.complete
+          ? { status: 'done' }
+          : { status: 'stopped', reason: answer.value.stopped ?? 'stopped' },
+      });
+    },
+
+    cancelEval() {
+      abort?.abort();
+    },
+
+    async openEvalTrace(traceId) {
+      const inMemory = get().openTraces[traceId];
+      const trace = inMemory ?? (await journal.trace(traceId).catch(() => null));
+      if (!trace) return null;
+      await get().rememberTraces([{ trace, source: 'app', sourceLabel: 'Evaluation' }]);
+      return trace.id;
+    },
+
+    loadEvalFile(text) {
+      const p = parseEvalDocument(text);
+      if (!p.ok) return p.problems.map((m) => problemOf('E_EVAL_FILE', m));
+      set({ evalDoc: p.doc, evalRun: { status: 'idle' } });
+      return [];
+    },
+
+    exportEval(kind) {
+      const doc = get().evalDoc;
+      if (!doc) return null;
+      if (kind === 'json') return { name: 'evaluation.json', text: JSON.stringify(doc, null, 2) };
+      if (kind === 'rows-csv') return { name: 'evaluation-rows.csv', text: rowsCsv(doc) };
+      return { name: 'evaluation-summary.csv', text: summaryCsv(doc) };
+    },
+  };
+};

@@ -1,0 +1,317 @@
+import { useState, type ChangeEvent, type JSX } from 'react';
+import type { EvalRow } from '../../store/slices/eval.ts';
+import { evalConfigOf } from '../../store/slices/eval.ts';
+import { useBaton } from '../../store/store.ts';
+import { navigate, traceHash } from '../app/route.ts';
+import { ProblemAlert } from '../common/ProblemAlert.tsx';
+import { AxisCurves, ParetoScatter } from './EvalCharts.tsx';
+import { EvalTable, PairsTable } from './EvalTable.tsx';
+import './eval.css';
+
+/** Traces listed for one pick; the rest are in the exports. */
+const MAX_LISTED = 200;
+
+interface Pick {
+  method: string;
+  axis: string | null;
+  value: number | null;
+}
+
+function download(name: string, text: string, type: string): void {
+  const url = URL.createObjectURL(new Blob([text], { type }));
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = name;
+  a.click();
+  setTimeout(() => URL.revokeObjectURL(url), 1000);
+}
+
+function Settings(): JSX.Element {
+  const d = useBaton((s) => s.evalDraft);
+  const setDraft = useBaton((s) => s.setEvalDraft);
+  const running = useBaton((s) => s.evalRun.status === 'running');
+  const num = (k: 'n' | 'seed' | 'concurrency') => (e: ChangeEvent<HTMLInputElement>) => {
+    const v = Number(e.target.value);
+    if (Number.isInteger(v) && v >= 0) setDraft({ [k]: v });
+  };
+  return (
+    <fieldset className="eval-settings" disabled={running}>
+      <legend>Evaluation</legend>
+      <label>
+        Methods
+        <input
+          value={d.methods}
+          onChange={(e) => setDraft({ methods: e.target.value })}
+          data-testid="eval-methods"
+        />
+        <small>
+          cot, sc, debate, reflexion, ceo, policy:prior[:sampled], policy:random:S, orchestrator:&lt;model&gt;
+        </small>
+      </label>
+      <label>
+        MASBench axes and values
+        <input value={d.axes} onChange={(e) => setDraft({ axes: e.target.value })} data-testid="eval-axes" />
+        <small>e.g. depth:2,6,12,robustness:4</small>
+      </label>
+      <label>
+        Tasks per value
+        <input type="number" min={1} max={10000} value={d.n} onChange={num('n')} data-testid="eval-n" />
+      </label>
+      <label>
+        Seed
+        <input type="number" min={0} value={d.seed} onChange={num('seed')} data-testid="eval-seed" />
+      </label>
+      <label>
+        Split
+        <select
+          value={d.split}
+          onChange={(e) => setDraft({ split: e.target.value as typeof d.split })}
+          data-testid="eval-split"
+        >
+          <option value="test">test (held out)</option>
+          <option value="train">train</option>
+          <option value="all">all</option>
+        </select>
+      </label>
+      <label>
+        Backend
+        <select value="simulated" disabled>
+          <option value="simulated">simulated sub-agents</option>
+        </select>
+        <small>Providers: baton eval --backend openai</small>
+      </label>
+      <label>
+        Token budget
+        <input
+          value={d.budgetTokens}
+          placeholder="none"
+          onChange={(e) => setDraft({ budgetTokens: e.target.value })}
+          data-testid="eval-budget"
+        />
+      </label>
+      <label>
+        Tasks at once
+        <input type="number" min={1} max={64} value={d.concurrency} onChange={num('concurrency')} />
+      </label>
+    </fieldset>
+  );
+}
+
+function Progress(): JSX.Element | null {
+  const run = useBaton((s) => s.evalRun);
+  const budget = useBaton((s) => s.evalDraft.budgetTokens);
+  if (run.status !== 'running') return null;
+  const p = run.progress;
+  return (
+    <div className="eval-progress" data-testid="eval-progress">
+      <p>
+        {p
+          ? `${p.done} / ${p.total} tasks · ${p.running} running · ${p.tokens.toLocaleString()}${budget ? ` / ${Number(budget).toLocaleString()}` : ''} tokens`
+          : 'Starting…'}
+        {run.resumed > 0 ? ` · ${run.resumed} resumed from this browser's journal` : ''}
+      </p>
+      {p &&
+        Object.entries(p.perMethod).map(([m, c]) => (
+          <div key={m} className="eval-method-progress">
+            <span>{m}</span>
+            <progress max={c.total} value={c.done} />
+            <span>
+              {c.done}/{c.total}
+            </span>
+          </div>
+        ))}
+    </div>
+  );
+}
+
+function TraceList({
+  pick,
+  rows,
+  onClose,
+}: {
+  pick: Pick;
+  rows: readonly EvalRow[];
+  onClose: () => void;
+}): JSX.Element {
+  const openEvalTrace = useBaton((s) => s.openEvalTrace);
+  const [missing, setMissing] = useState<string | null>(null);
+  const mine = rows.filter(
+    (r) =>
+      r.method === pick.method && (pick.axis === null || (r.axis === pick.axis && r.value === pick.value)),
+  );
+  const open = async (id: string): Promise<void> => {
+    const opened = await openEvalTrace(id);
+    if (opened) navigate(traceHash(opened));
+    else setMissing(id);
+  };
+  return (
+    <aside className="eval-traces" data-testid="eval-traces">
+      <header>
+        <h3>
+          {pick.method}
+          {pick.axis !== null ? ` · ${pick.axis} ${pick.value}` : ''}: {mine.length} traces
+        </h3>
+        <button type="button" onClick={onClose}>
+          Close
+        </button>
+      </header>
+      {missing && (
+        <p className="muted">Trace {missing} is not stored in this browser (results loaded from a file).</p>
+      )}
+      <ul>
+        {mine.slice(0, MAX_LISTED).map((r) => (
+          <li key={r.key}>
+            <button
+              type="button"
+              className="link"
+              onClick={() => void open(r.traceId)}
+              data-testid="eval-trace-link"
+            >
+              {r.correct === true ? '✓' : '✗'} {r.taskId}
+            </button>{' '}
+            <span className="muted">
+              {r.tokens} tokens · {r.llmCalls} calls
+            </span>
+          </li>
+        ))}
+      </ul>
+      {mine.length > MAX_LISTED && (
+        <p className="muted">The first {MAX_LISTED} are listed; export the rows for all.</p>
+      )}
+    </aside>
+  );
+}
+
+export function EvalPage(): JSX.Element {
+  const run = useBaton((s) => s.evalRun);
+  const doc = useBaton((s) => s.evalDoc);
+  const draft = useBaton((s) => s.evalDraft);
+  const startEval = useBaton((s) => s.startEval);
+  const cancelEval = useBaton((s) => s.cancelEval);
+  const exportEval = useBaton((s) => s.exportEval);
+  const loadEvalFile = useBaton((s) => s.loadEvalFile);
+  const [pick, setPick] = useState<Pick | null>(null);
+  const [fileProblems, setFileProblems] = useState<{ code: string; message: string }[]>([]);
+  const check = evalConfigOf(draft);
+  const set = check.ok ? check.config.taskSet : null;
+  const jobs =
+    check.ok && set?.kind === 'masbench'
+      ? check.config.methods.filter((m) => m.kind !== 'orchestrator').length *
+        set.n *
+        set.axes.reduce((s, a) => s + a.values.length, 0)
+      : 0;
+  const save = (kind: 'json' | 'rows-csv' | 'summary-csv'): void => {
+    const f = exportEval(kind);
+    if (f) download(f.name, f.text, kind === 'json' ? 'application/json' : 'text/csv');
+  };
+  const onFile = async (e: ChangeEvent<HTMLInputElement>): Promise<void> => {
+    const file = e.target.files?.[0];
+    if (!file) return;
+    setFileProblems(
+      file.size > 256 * 1024 * 1024
+        ? [{ code: 'E_EVAL_FILE', message: 'The file is larger than 256 MB.' }]
+        : loadEvalFile(await file.text()),
+    );
+  };
+  return (
+    <section className="page eval-page" data-testid="eval-page">
+      <h1 className="page-title">Evaluate</h1>
+      <p className="muted">
+        Methods × MASBench tasks on the simulated sub-agents (a simulation, not a model). Accuracy with 95%
+        Wilson intervals, cost, McNemar tests and the accuracy–cost Pareto front. Finished tasks are kept in
+        this browser: run the same settings again after a reload to resume.
+      </p>
+      <Settings />
+      {!check.ok && (
+        <ProblemAlert
+          title="These settings cannot run"
+          problems={check.problems}
+          testId="eval-config-error"
+        />
+      )}
+      <div className="eval-actions">
+        <button
+          type="button"
+          className="primary"
+          disabled={!check.ok || run.status === 'running'}
+          onClick={() => void startEval()}
+          data-testid="eval-run"
+        >
+          Run {jobs > 0 ? `${jobs} tasks` : ''}
+        </button>
+        <button
+          type="button"
+          disabled={!check.ok || run.status === 'running'}
+          onClick={() => void startEval({ fresh: true })}
+          data-testid="eval-fresh"
+        >
+          Start over
+        </button>
+        <button
+          type="button"
+          disabled={run.status !== 'running'}
+          onClick={cancelEval}
+          data-testid="eval-cancel"
+        >
+          Cancel
+        </button>
+        <label className="file-button">
+          Open results…
+          <input
+            type="file"
+            accept=".json,application/json"
+            onChange={(e) => void onFile(e)}
+            data-testid="eval-open-file"
+          />
+        </label>
+      </div>
+      {fileProblems.length > 0 && (
+        <ProblemAlert title="The results file could not be read" problems={fileProblems} />
+      )}
+      <Progress />
+      {run.status === 'error' && (
+        <ProblemAlert title="The evaluation failed" problems={run.problems} testId="eval-error" />
+      )}
+      {run.status === 'stopped' && (
+        <p className="eval-stopped" data-testid="eval-stopped">
+          Stopped before the end ({run.reason}). Run again to resume from what finished.
+        </p>
+      )}
+      {doc && (
+        <div className="eval-results" data-testid="eval-results">
+          <p data-testid="eval-status">
+            {doc.rows.length} / {doc.planned} tasks · {doc.spend.tokens.toLocaleString()} tokens · $
+            {doc.spend.usd.toFixed(4)}
+            {doc.complete ? ' · complete' : ''}
+          </p>
+          {doc.summary.methods
+            .filter((m) => !m.available)
+            .map((m) => (
+              <p key={m.method} className="muted" data-testid="eval-unavailable">
+                {m.label}: not run — {m.unavailable}
+              </p>
+            ))}
+          <div className="eval-exports">
+            <button type="button" onClick={() => save('json')} data-testid="eval-export-json">
+              Export JSON
+            </button>
+            <button type="button" onClick={() => save('rows-csv')} data-testid="eval-export-csv">
+              Export rows CSV
+            </button>
+            <button type="button" onClick={() => save('summary-csv')}>
+              Export summary CSV
+            </button>
+          </div>
+          <div className="eval-figures">
+            <ParetoScatter doc={doc} onPick={(method) => setPick({ method, axis: null, value: null })} />
+            {pick && <TraceList pick={pick} rows={doc.rows} onClose={() => setPick(null)} />}
+          </div>
+          <AxisCurves doc={doc} onPick={(method, axis, value) => setPick({ method, axis, value })} />
+          <EvalTable doc={doc} onPick={(method, axis, value) => setPick({ method, axis, value })} />
+          <h2>Paired comparisons (McNemar)</h2>
+          <PairsTable doc={doc} />
+        </div>
+      )}
+    </section>
+  );
+}
