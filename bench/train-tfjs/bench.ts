@@ -14,144 +14,111 @@
  * Equality of the two is a unit test (tests/unit/train-tfjs-parity.test.ts); this script checks
  * the first update's gradient norm again before it times anything.
  *
+ * With --browser, the same in headless Chromium on WebGPU (SwiftShader, a software adapter):
+ * the compute core's WebGPU backend vs tfjs-backend-webgpu, minibatch 64, the update and the step;
+ * its rows go to bench/results/train-tfjs-webgpu.json and the section shows both files.
+ *
  *   npm run bench:train-tfjs [-- --quick]     (--quick: minibatch 64 and the prior only)
+ *   npm run bench:train-tfjs -- --browser
  */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import * as tf from '@tensorflow/tfjs';
+import { chromium } from 'playwright-core';
+import { build, preview } from 'vite';
 import type { BackendChoice } from '../../src/gpu/index.ts';
-import {
-  DEFAULT_POOL,
-  priorCheckpoint,
-  randomCheckpoint,
-  type PolicyCheckpoint,
-} from '../../src/policy/index.ts';
-import { Learner, trainConfig } from '../../src/train/index.ts';
-import { timePair, type Timing } from '../gpu-common.ts';
+import { DEFAULT_POOL, priorCheckpoint, randomCheckpoint } from '../../src/policy/index.ts';
+import type { Timing } from '../gpu-common.ts';
 import { loadAverage, machine, writeDocSection, writeResults } from '../report.ts';
-import { sampleBatch } from './episodes.ts';
-import { minibatch } from './minibatch.ts';
-import { TfPolicy } from './tfjs-policy.ts';
+import { measure, type Row } from './measure.ts';
+import type { PageResult } from './page/main.ts';
 
-const quick = process.argv.includes('--quick');
+const args = new Set(process.argv.slice(2));
+const quick = args.has('--quick');
 const SIZES = quick ? [64] : [64, 256];
 const TIMING: Timing = { warmup: 2, minReps: 7, maxReps: 25, budgetMs: 30_000 };
+/** The software adapter is slow: fewer repetitions. */
+const GPU_TIMING: Timing = { warmup: 1, minReps: 3, maxReps: 8, budgetMs: 20_000 };
 const cpu: BackendChoice = { backend: 'cpu', reason: 'benchmark', adapter: null, ctx: null };
 const pool = DEFAULT_POOL;
+const ROOT = join(import.meta.dirname, '../..');
+const VITE_CONFIG = join(ROOT, 'bench/train-tfjs/vite.config.ts');
 
-interface Row {
-  checkpoint: string;
-  minibatch: number;
-  measure: 'update' | 'step' | 'forward';
-  baton_ms: number;
-  tfjs_ms: number;
-  /** TF.js time / Baton time: above 1, the compute core is faster. */
-  ratio: number;
-}
+const CHROMIUM_ARGS = [
+  '--headless=new',
+  '--no-sandbox',
+  '--enable-unsafe-webgpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+  '--disable-quic',
+];
 
 const round = (x: number, d = 2): number => Math.round(x * 10 ** d) / 10 ** d;
+const rounded = (rows: Row[]): Row[] =>
+  rows.map((r) => ({ ...r, baton_ms: round(r.baton_ms), tfjs_ms: round(r.tfjs_ms), ratio: round(r.ratio) }));
 
-async function measure(checkpoint: PolicyCheckpoint, M: number): Promise<Row[]> {
-  const config = trainConfig({ minibatch: M });
-  const data = await sampleBatch(checkpoint, pool, config, M, 17);
-  const full = data.full;
-  console.log(`${checkpoint.name}, minibatch ${M}: ${full.batch} steps from ${data.episodes} constructions`);
-  const learner = await Learner.create(checkpoint, checkpoint, pool, config, cpu);
-  const tfp = new TfPolicy(tf, checkpoint, config, M);
+async function nodeRows(): Promise<Row[]> {
+  await tf.setBackend('cpu');
+  const checkpoints = quick ? [priorCheckpoint(pool)] : [priorCheckpoint(pool), randomCheckpoint(pool, 11)];
   const rows: Row[] = [];
-  const row = (m: Row['measure'], [baton, tfjs]: [number, number]): void => {
-    const r = {
-      checkpoint: checkpoint.name,
-      minibatch: M,
-      measure: m,
-      baton_ms: baton,
-      tfjs_ms: tfjs,
-      ratio: tfjs / baton,
-    };
-    console.log(JSON.stringify(r));
-    rows.push(r);
-  };
-  try {
-    const pick = Array.from({ length: M }, (_, i) => i);
-    const logp = await learner.logProbs(full);
-    const oldLogp = logp.map((x, i) => x + ((i % 3) - 1) * 0.1);
-    const refLogp = await learner.logProbs(full, 'reference');
-    const rowsOf = (xs: Float64Array): number[] => pick.map((r) => xs[r] as number);
-    const coreUpdate = () => learner.update(full, pick, oldLogp, refLogp, data.advantages);
-    const tfUpdate = () =>
-      tfp.update(
-        minibatch(checkpoint.config, pool, full, pick, M),
-        rowsOf(oldLogp),
-        rowsOf(refLogp),
-        rowsOf(data.advantages),
-      );
-    const [a, b] = [await coreUpdate(), await tfUpdate()];
-    const gap = Math.abs(a.gradNorm - b.gradNorm) / a.gradNorm;
-    if (!(gap < 1e-3)) throw new Error(`first update: gradient norms differ by ${gap} (relative)`);
-    row('update', await timePair(coreUpdate, tfUpdate, TIMING));
-
-    // The graph step alone, on the minibatch the last update left in the model / uploaded once.
-    const coef = Float32Array.from(pick, (r) => -(data.advantages[r] as number) / M);
-    const valid = new Float32Array(M).fill(1 / M);
-    learner.model.setInput('coef', coef);
-    learner.model.setInput('valid', valid);
-    const feed = tfp.feed(minibatch(checkpoint.config, pool, full, pick, M));
-    const tc = tf.tensor1d(coef);
-    const tv = tf.tensor1d(valid);
-    row(
-      'step',
-      await timePair(
-        () => learner.model.step(),
-        () => tfp.graphStep(feed, tc, tv),
-        TIMING,
-      ),
-    );
-    const joint = learner.graph.joint;
-    if (!joint) throw new Error('training graph without joint log-probabilities');
-    row(
-      'forward',
-      await timePair(
-        async () => {
-          await learner.model.step({ backward: false, update: false });
-          return learner.model.read(joint);
-        },
-        async () => {
-          const j = tf.tidy(() => tfp.forward(feed).joint);
-          const out = await j.data();
-          j.dispose();
-          return out;
-        },
-        TIMING,
-      ),
-    );
-    tf.dispose([tc, tv]);
-    tfp.release(feed);
-  } finally {
-    learner.dispose();
-    tfp.dispose();
-  }
+  for (const ck of checkpoints)
+    for (const M of SIZES) rows.push(...(await measure(tf, cpu, 'cpu (node)', ck, M, TIMING, console.log)));
   return rows;
 }
 
-function writeDocs(rows: Row[], load: [number, number, number]): void {
+async function browserRows(): Promise<PageResult> {
+  await build({ configFile: VITE_CONFIG });
+  const server = await preview({ configFile: VITE_CONFIG });
+  const url = server.resolvedUrls?.local[0];
+  if (!url) throw new Error('preview server has no URL');
+  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+  try {
+    const page = await browser.newPage();
+    page.on('console', (m) => console.log(`chromium: ${m.text()}`));
+    page.setDefaultTimeout(900_000);
+    await page.goto(url);
+    await page.waitForFunction(() => typeof window.runTrainBench === 'function');
+    return await page.evaluate((t) => window.runTrainBench([64], t), GPU_TIMING);
+  } finally {
+    await browser.close();
+    await new Promise<void>((resolve) => server.httpServer.close(() => resolve()));
+  }
+}
+
+const RESULTS = join(ROOT, 'bench/results');
+const readRows = (name: string): Row[] =>
+  existsSync(join(RESULTS, `${name}.json`))
+    ? (JSON.parse(readFileSync(join(RESULTS, `${name}.json`), 'utf8')) as Row[])
+    : [];
+
+function writeDocs(adapter: string | null): void {
+  const rows = [...readRows('train-tfjs'), ...readRows('train-tfjs-webgpu')];
   const { cpu: model, cores, node } = machine();
+  const load = loadAverage();
   const label = { update: 'trainer update', step: 'graph step', forward: 'forward' } as const;
   const table = [
-    '| checkpoint | minibatch | measure | Baton ms | TF.js ms | TF.js / Baton |',
-    '| --- | ---: | --- | ---: | ---: | ---: |',
+    '| backend | checkpoint | minibatch | measure | Baton ms | TF.js ms | TF.js / Baton |',
+    '| --- | --- | ---: | --- | ---: | ---: | ---: |',
     ...rows.map(
       (r) =>
-        `| ${r.checkpoint} | ${r.minibatch} | ${label[r.measure]} | ${r.baton_ms} | ${r.tfjs_ms} | ${r.ratio} |`,
+        `| ${r.backend} | ${r.checkpoint} | ${r.minibatch} | ${label[r.measure]} | ${r.baton_ms} | ${r.tfjs_ms} | ${r.ratio} |`,
     ),
   ];
   const body = [
     'One PPO update of the construction policy (the default network: message-passing encoder,',
     'node and edge heads; joint node + edge log-probability; loss, gradient, global-norm clipping',
-    "and Adam as `src/train/learner.ts`) on the compute core's CPU backend vs the same network and",
-    "update written with TF.js 4.22 ops on TF.js's `cpu` backend, both plain JavaScript in Node, from",
-    'the same checkpoint on the same minibatch of steps from constructions sampled by that',
-    'checkpoint (mixed preset, simulated sub-agents). Median wall time per call, the two sides',
-    'timed alternately. Command: `npm run bench:train-tfjs` (writes `bench/results/train-tfjs.json`).',
-    'That both compute the same thing is tested in `tests/unit/train-tfjs-parity.test.ts`: equal',
-    'joint log-probabilities, losses, gradient norms and parameters after three updates.',
+    'and Adam as `src/train/learner.ts`) on the compute core vs the same network and update written',
+    'with TF.js 4.22 ops (`bench/train-tfjs/tfjs-policy.ts`) on the same class of backend: in Node',
+    "the core's CPU backend vs TF.js's `cpu` backend (both plain JavaScript), in headless Chromium",
+    "the core's WebGPU backend vs `tfjs-backend-webgpu` on one adapter. Both start from the same",
+    'checkpoint and get the same minibatch of steps from constructions sampled by that checkpoint',
+    '(mixed preset, simulated sub-agents). Median wall time per call, the two sides timed',
+    'alternately. Command: `npm run bench:train-tfjs` (Node; writes `bench/results/train-tfjs.json`)',
+    'and `npm run bench:train-tfjs -- --browser` (Chromium; `bench/results/train-tfjs-webgpu.json`).',
+    'That both compute the same thing is tested in `tests/unit/train-tfjs-parity.test.ts` (CPU):',
+    'equal joint log-probabilities, losses, gradient norms and parameters after three updates.',
     '',
     '- **trainer update**: what the trainer runs per minibatch (`Learner.update`: gather the rows, a',
     '  forward pass read back, the PPO objective in TypeScript, then forward + backward + clip +',
@@ -159,8 +126,9 @@ function writeDocs(rows: Row[], load: [number, number, number]): void {
     '- **graph step**: forward + backward + clip + Adam on inputs already uploaded.',
     '- **forward**: the forward pass alone, joint log-probabilities read back.',
     '',
-    `- Measured ${new Date().toISOString().slice(0, 10)} on ${cores} CPU cores (${model}), Node ${node};`,
-    `  load average ${load.join(' / ')} (1 / 5 / 15 min) at the end: other processes shared the cores.`,
+    `- Last run ${new Date().toISOString().slice(0, 10)} on ${cores} CPU cores (${model}), Node ${node}, no GPU;`,
+    `  load average ${load.join(' / ')} (1 / 5 / 15 min) at its end: other processes shared the cores.`,
+    ...(adapter ? [`- WebGPU adapter in headless Chromium: ${adapter}.`] : []),
     '',
     ...table,
     '',
@@ -169,19 +137,19 @@ function writeDocs(rows: Row[], load: [number, number, number]): void {
 }
 
 async function main(): Promise<void> {
-  await tf.setBackend('cpu');
-  const checkpoints = quick ? [priorCheckpoint(pool)] : [priorCheckpoint(pool), randomCheckpoint(pool, 11)];
-  const rows: Row[] = [];
-  for (const ck of checkpoints) for (const M of SIZES) rows.push(...(await measure(ck, M)));
-  const out = rows.map((r) => ({
-    ...r,
-    baton_ms: round(r.baton_ms),
-    tfjs_ms: round(r.tfjs_ms),
-    ratio: round(r.ratio),
-  }));
-  writeResults('train-tfjs', out);
-  writeDocs(out, loadAverage());
-  console.table(out);
+  let adapter: string | null = null;
+  if (args.has('--browser')) {
+    const r = await browserRows();
+    adapter = r.adapter;
+    writeResults('train-tfjs-webgpu', rounded(r.rows));
+    console.table(rounded(r.rows));
+  } else {
+    const rows = rounded(await nodeRows());
+    writeResults('train-tfjs', rows);
+    console.table(rows);
+  }
+  writeDocs(adapter);
 }
 
 await main();
+process.exit(0);
