@@ -292,7 +292,15 @@ export class TfPolicy {
       });
     const { value, grads } = tf.variableGrads(lossFn, Object.values(this.vars));
     const clip = this.config.gradClip;
-    const norm = tf.tidy(() => tf.sqrt(tf.addN(Object.values(grads).map((g) => tf.sum(tf.square(g))))));
+    // Pairwise adds, not one addN: tfjs-backend-webgpu binds every addN input as a storage
+    // buffer, and 25 exceed the 8 a software adapter allows per shader stage.
+    const norm = tf.tidy(() =>
+      tf.sqrt(
+        Object.values(grads)
+          .map((g) => tf.sum(tf.square(g)))
+          .reduce((a, b) => tf.add(a, b)),
+      ),
+    );
     const clipped = tf.tidy(() => {
       const s = clip > 0 ? tf.minimum(1, tf.div(clip, tf.add(norm, 1e-6))) : tf.scalar(1);
       return Object.entries(grads).map(([name, g]) => ({ name, tensor: tf.mul(g, s) }));
