@@ -26,6 +26,8 @@ export interface Row {
   tfjs_ms: number;
   /** TF.js time / Baton time: above 1, the compute core is faster. */
   ratio: number;
+  /** The WebGPU adapter (browser rows). */
+  adapter?: string;
 }
 
 export async function measure(
