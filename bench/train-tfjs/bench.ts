@@ -80,8 +80,8 @@ async function browserRows(): Promise<PageResult> {
     page.on('console', (m) => console.log(`chromium: ${m.text()}`));
     page.setDefaultTimeout(900_000);
     await page.goto(url);
-    await page.waitForFunction(() => typeof window.runTrainBench === 'function');
-    return await page.evaluate((t) => window.runTrainBench([64], t), GPU_TIMING);
+    await page.waitForFunction(() => typeof window.runTfjsTrainBench === 'function');
+    return await page.evaluate((t) => window.runTfjsTrainBench([64], t), GPU_TIMING);
   } finally {
     await browser.close();
     await new Promise<void>((resolve) => server.httpServer.close(() => resolve()));

@@ -1,7 +1,7 @@
 /**
  * Browser half of `npm run bench:train-tfjs -- --browser`: the trainer update and the graph step
  * on the compute core's WebGPU backend vs the same in TF.js on tfjs-backend-webgpu, on this page's
- * adapter. The driver (bench/train-tfjs/bench.ts) calls window.runTrainBench().
+ * adapter. The driver (bench/train-tfjs/bench.ts) calls window.runTfjsTrainBench().
  */
 import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-webgpu';
@@ -21,7 +21,7 @@ const log = (line: string): void => {
   if (el) el.textContent += `\n${line}`;
 };
 
-async function runTrainBench(sizes: number[], timing: Timing): Promise<PageResult> {
+async function runTfjsTrainBench(sizes: number[], timing: Timing): Promise<PageResult> {
   const choice = await chooseBackend('webgpu');
   if (!choice.adapter) throw new Error('no WebGPU adapter in this browser');
   const adapter = describeAdapter(choice.adapter);
@@ -42,8 +42,8 @@ async function runTrainBench(sizes: number[], timing: Timing): Promise<PageResul
 
 declare global {
   interface Window {
-    runTrainBench: typeof runTrainBench;
+    runTfjsTrainBench: typeof runTfjsTrainBench;
   }
 }
-window.runTrainBench = runTrainBench;
+window.runTfjsTrainBench = runTfjsTrainBench;
 log('ready');
