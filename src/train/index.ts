@@ -52,7 +52,14 @@ export {
   type SnapshotResult,
   type TrainerSnapshot,
 } from './snapshot.ts';
-export { evaluatePolicy, wilson, type AxisScore, type EvalOptions, type EvalResult } from './evaluate.ts';
+export {
+  evaluatePolicy,
+  scoreHeldOut,
+  wilson,
+  type AxisScore,
+  type EvalOptions,
+  type EvalResult,
+} from './evaluate.ts';
 export {
   CURVE_KEYS,
   EvalRowSchema,

@@ -7,49 +7,12 @@
  *
  * Pure: the designs come from `heldOutRollouts` (injected runners), the tables from plain data.
  */
-import { mix32 } from '../core/rng.ts';
-import type { MasBenchTask } from '../masbench/index.ts';
 import type { RolePool } from '../policy/index.ts';
-import { rewardOf } from './advantages.ts';
 import { meanOf } from './ablation-stats.ts';
-import type { EvalOptions } from './evaluate.ts';
+import type { HeldOutRow } from './evaluate.ts';
 import { designDepth, roleShares } from './metrics.ts';
-import { PRESET_TABLE, drawTasks } from './presets.ts';
-import { rollout, type Rollout } from './rollout.ts';
 
-/** One held-out construction: the task, what was built and how it scored. */
-export interface HeldOutRow {
-  task: MasBenchTask;
-  rollout: Rollout;
-  /** R = correct − λ·min(1, tokens/costScale) under the options' config. */
-  reward: number;
-}
-
-/**
- * The held-out constructions of a policy: the tasks and rollout seeds are exactly those of
- * `evaluatePolicy` with the same options, so two policies scored with the same `n` and `seed`
- * face the same tasks (paired comparisons).
- */
-export async function heldOutRollouts(o: EvalOptions): Promise<HeldOutRow[]> {
-  const tasks = drawTasks(PRESET_TABLE[o.config.preset], o.seed, o.n, 'test');
-  const rows: HeldOutRow[] = [];
-  for (const [i, task] of tasks.entries()) {
-    const r = await rollout({
-      net: o.net,
-      pool: o.pool,
-      task,
-      seed: mix32(o.seed + i),
-      runners: o.runners,
-      maxSteps: o.config.maxSteps,
-      temperature: o.config.temperature,
-      greedy: o.greedy,
-      intermediate: false,
-      rewards: o.config.actionReward,
-    });
-    rows.push({ task, rollout: r, reward: rewardOf(o.config, r) });
-  }
-  return rows;
-}
+export { heldOutRollouts, type HeldOutRow } from './evaluate.ts';
 
 /** What the designs of one group of held-out tasks look like. */
 export interface StructureStats {

@@ -13,6 +13,7 @@ export {
   EvaluationSchema,
   IterationMetricsSchema,
   type Evaluation,
+  type StructureRow,
   type TrainFrom,
   type TrainProgress,
 } from './train.methods.ts';

@@ -71,6 +71,18 @@ export const EvalResultSchema = AxisScoreSchema.extend({
   perAxis: z.record(z.string().max(40), AxisScoreSchema),
 });
 
+/** What a policy's greedy designs look like on the held-out tasks of one axis (or `all`). */
+export const StructureRowSchema = z.object({
+  n: z.number().int().min(0),
+  agents: num,
+  edges: num,
+  depth: num,
+  /** Share of designs with at least one agent of the role. */
+  roleUse: z.record(z.string().max(80), num),
+});
+export type StructureRow = z.output<typeof StructureRowSchema>;
+const StructureSchema = z.record(z.string().max(40), StructureRowSchema);
+
 export const EvaluationSchema = z.object({
   /** Held-out tasks per policy and the seed they were drawn with. */
   n: z.number().int().min(1),
@@ -79,6 +91,12 @@ export const EvaluationSchema = z.object({
   random: EvalResultSchema,
   /** Null before `start`. */
   current: EvalResultSchema.nullable(),
+  /** Per axis (and `all`): the structure of each policy's greedy designs on the same tasks. */
+  structure: z.object({
+    prior: StructureSchema,
+    random: StructureSchema,
+    current: StructureSchema.nullable(),
+  }),
   /** Iteration of the current policy that was scored. */
   iteration: z.number().int().min(0),
 });

@@ -24,15 +24,18 @@ import {
 } from '../policy/index.ts';
 import {
   Trainer,
-  evaluatePolicy,
+  heldOutRollouts,
+  scoreHeldOut,
+  structureOf,
   trainConfig,
   type EvalResult,
+  type StructureStats,
   type TrainConfig,
   type TrainerSnapshot,
 } from '../train/index.ts';
 import type { Handlers } from './rpc/server.ts';
 import type { OutputIn, ProgressIn } from './rpc/protocol.ts';
-import type { TrainMethods } from './train.methods.ts';
+import type { StructureRow, TrainMethods } from './train.methods.ts';
 
 // The trainer's own types and the wire schemas' inferred types differ only in index signatures and
 // ArrayBuffer generics; the server parses every report and answer against the schemas anyway.
@@ -182,10 +185,29 @@ export function trainHandlers(deps: TrainSessionDeps): Handlers<TrainMethods> {
     config: TrainConfig,
     n: number,
     seed: number,
-  ): Promise<EvalResult> => {
+  ): Promise<{ result: EvalResult; structure: Record<string, StructureRow> }> => {
     const net = await PolicyNetwork.create(cp, choice);
     try {
-      return await evaluatePolicy({ net, pool, config, runners: simulatedRunners, n, seed, greedy: true });
+      const rows = await heldOutRollouts({
+        net,
+        pool,
+        config,
+        runners: simulatedRunners,
+        n,
+        seed,
+        greedy: true,
+      });
+      const table = structureOf(rows, pool, { policy: cp.name, preset: config.preset, greedy: true });
+      const compact = (x: StructureStats): StructureRow => ({
+        n: x.n,
+        agents: x.agents,
+        edges: x.edges,
+        depth: x.depth,
+        roleUse: x.roleUse,
+      });
+      const structure: Record<string, StructureRow> = { all: compact(table.overall) };
+      for (const [axis, x] of Object.entries(table.perAxis)) structure[axis] = compact(x);
+      return { result: scoreHeldOut(rows), structure };
     } finally {
       net.dispose();
     }
@@ -286,13 +308,25 @@ export function trainHandlers(deps: TrainSessionDeps): Handlers<TrainMethods> {
         await macrotask();
         const random = await evalOne(randomCheckpoint(pool, 0), choice, config, n, seed);
         progress({ done: 2, total });
-        let current: EvalResult | null = null;
+        let current: Awaited<ReturnType<typeof evalOne>> | null = null;
         if (s) {
           await macrotask();
           current = await evalOne(s.trainer.checkpoint, choice, config, n, seed);
           progress({ done: 3, total });
         }
-        return { n, seed, prior, random, current, iteration: s?.trainer.iteration ?? 0 };
+        return {
+          n,
+          seed,
+          prior: prior.result,
+          random: random.result,
+          current: current?.result ?? null,
+          structure: {
+            prior: prior.structure,
+            random: random.structure,
+            current: current?.structure ?? null,
+          },
+          iteration: s?.trainer.iteration ?? 0,
+        };
       }),
 
     reset: () =>

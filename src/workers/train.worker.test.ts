@@ -132,6 +132,25 @@ describe('train worker', () => {
       expect(p?.interval[1]).toBeGreaterThanOrEqual(p?.accuracy ?? 2);
     }
     expect(r.value.prior.tokens).toBeGreaterThan(0);
+    // The structure of the same greedy designs, per axis and overall, agrees with the scores.
+    const st = r.value.structure;
+    expect(st.current).not.toBeNull();
+    for (const [p, s] of [
+      [r.value.prior, st.prior],
+      [r.value.random, st.random],
+    ] as const) {
+      expect(s.all?.n).toBe(6);
+      expect(s.all?.agents).toBeCloseTo(p.agents, 10);
+      expect(s.all?.edges).toBeCloseTo(p.edges, 10);
+      expect(
+        Object.keys(s)
+          .filter((k) => k !== 'all')
+          .sort(),
+      ).toEqual(Object.keys(p.perAxis).sort());
+      for (const use of Object.values(s.all?.roleUse ?? {})) expect(use >= 0 && use <= 1).toBe(true);
+    }
+    // The prior's greedy designs are not the random policy's.
+    expect(JSON.stringify(st.prior.all)).not.toBe(JSON.stringify(st.random.all));
   });
 
   it('has no device to lose on the CPU, and forgets the run on reset', async () => {

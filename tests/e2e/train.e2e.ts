@@ -128,6 +128,24 @@ describe('Train page', () => {
       // One continuous history: the rows from before the reload and after it.
       expect(await chartPoints(page)).toBe(resumedTo);
 
+      // Before/after on held-out tasks, with what each policy builds per axis.
+      await page.click('[data-testid=train-evaluate]');
+      await page.locator('[data-testid=train-structure]').waitFor({ timeout: 60_000 });
+      expect(await page.locator('[data-testid=train-eval-row]').count()).toBe(3);
+      const structure = await page
+        .locator('[data-testid=train-structure-row]')
+        .evaluateAll((rows) =>
+          rows.map((r) => `${r.getAttribute('data-axis')}/${r.getAttribute('data-policy')}`),
+        );
+      expect(structure).toEqual([
+        'robustness/prior',
+        'robustness/random',
+        `robustness/current (${resumedTo})`,
+        'all/prior',
+        'all/random',
+        `all/current (${resumedTo})`,
+      ]);
+
       await page.click('[data-testid=train-use-in-build]');
       await page.waitForURL(/#\/build$/);
       const select = page.locator('[data-testid=policy-select]');

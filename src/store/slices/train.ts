@@ -16,7 +16,7 @@ import {
   type IterationMetrics,
   type TrainerSnapshot,
 } from '../../train/index.ts';
-import { trainEnv, type Evaluation, type TrainProgress } from '../services/train.ts';
+import { trainEnv, type Evaluation, type StructureRow, type TrainProgress } from '../services/train.ts';
 import type { Axis, ComputeChoice } from '../construction.ts';
 import { readFileText, type TextSource } from '../services/files.ts';
 import { checkpointFromText } from '../services/policy-checkpoints.ts';
@@ -26,7 +26,7 @@ import { buildEnv } from './build-env.ts';
 import { DEFAULT_TRAIN_FORM, checkTrainForm, withField, type TrainForm } from './train-form.ts';
 import { createRing, latest, pushRow, rowOf, setAt, type MetricRing } from './train-ring.ts';
 
-export type { Evaluation };
+export type { Evaluation, StructureRow };
 
 export type TrainStatus =
   'idle' | 'starting' | 'running' | 'pausing' | 'paused' | 'stopped' | 'evaluating' | 'error';

@@ -1,5 +1,5 @@
 import type { JSX } from 'react';
-import type { Evaluation } from '../../store/slices/train.ts';
+import type { Evaluation, StructureRow } from '../../store/slices/train.ts';
 
 /**
  * Before/after evaluation on the same held-out tasks (test-split seeds): prior, random and the
@@ -69,6 +69,80 @@ function Scatter({ rows }: { rows: Row[] }): JSX.Element {
   );
 }
 
+/**
+ * Query-adaptive structure: per axis, what each policy's greedy designs look like on the same
+ * held-out tasks — mean agents, edges and DAG depth, and how many designs use each role.
+ */
+function StructurePanel({ evaluation }: { evaluation: Evaluation }): JSX.Element {
+  const st = evaluation.structure;
+  const policies: [string, Record<string, StructureRow>][] = [
+    ['prior', st.prior],
+    ['random', st.random],
+  ];
+  if (st.current) policies.push([`current (${evaluation.iteration})`, st.current]);
+  const axes = [...new Set(policies.flatMap(([, p]) => Object.keys(p)))].sort((a, b) =>
+    a === 'all' ? 1 : b === 'all' ? -1 : a.localeCompare(b),
+  );
+  const roles = [
+    ...new Set(
+      policies.flatMap(([, p]) =>
+        Object.values(p).flatMap((row) => Object.keys(row.roleUse).filter((r) => (row.roleUse[r] ?? 0) > 0)),
+      ),
+    ),
+  ];
+  return (
+    <div className="train-structure" data-testid="train-structure">
+      <h3>What each policy builds, per axis</h3>
+      <p className="muted small">
+        Greedy designs on the same held-out tasks: mean agents, edges and longest path (summariser included),
+        and the share of designs that use each role.
+      </p>
+      <table className="table">
+        <thead>
+          <tr>
+            <th>axis</th>
+            <th>policy</th>
+            <th>n</th>
+            <th>agents</th>
+            <th>edges</th>
+            <th>depth</th>
+            {roles.map((r) => (
+              <th key={r}>{r}</th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {axes.flatMap((axis) =>
+            policies.map(([name, p]) => {
+              const row = p[axis];
+              return (
+                <tr
+                  key={`${axis}/${name}`}
+                  data-testid="train-structure-row"
+                  data-axis={axis}
+                  data-policy={name}
+                >
+                  <td>{axis}</td>
+                  <td>{name}</td>
+                  <td className="mono">{row?.n ?? 0}</td>
+                  <td className="mono">{row ? row.agents.toFixed(2) : '–'}</td>
+                  <td className="mono">{row ? row.edges.toFixed(2) : '–'}</td>
+                  <td className="mono">{row ? row.depth.toFixed(2) : '–'}</td>
+                  {roles.map((r) => (
+                    <td key={r} className="mono">
+                      {row ? `${Math.round((row.roleUse[r] ?? 0) * 100)}%` : '–'}
+                    </td>
+                  ))}
+                </tr>
+              );
+            }),
+          )}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
 export function EvalPanel({ evaluation }: { evaluation: Evaluation }): JSX.Element {
   const rows = rowsOf(evaluation);
   const axes = [...new Set(rows.flatMap((r) => Object.keys(r.r.perAxis)))].sort();
@@ -118,6 +192,7 @@ export function EvalPanel({ evaluation }: { evaluation: Evaluation }): JSX.Eleme
         </table>
         <Scatter rows={rows} />
       </div>
+      <StructurePanel evaluation={evaluation} />
     </div>
   );
 }
