@@ -12,7 +12,9 @@ export { createTrainWorkerClient, type StartInput, type TrainWorkerClient } from
 export {
   EvaluationSchema,
   IterationMetricsSchema,
+  type AblationProgressReport,
   type Evaluation,
+  type RerunProgress,
   type TrainFrom,
   type TrainProgress,
 } from './train.methods.ts';

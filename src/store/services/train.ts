@@ -5,7 +5,12 @@
  */
 import { createTrainWorkerClient, type TrainWorkerClient } from '../../workers/index.ts';
 
-export type { Evaluation, TrainProgress, TrainWorkerClient } from '../../workers/index.ts';
+export type {
+  AblationProgressReport,
+  Evaluation,
+  TrainProgress,
+  TrainWorkerClient,
+} from '../../workers/index.ts';
 import { idbSnapshots, type SnapshotStorage } from './train-snapshots.ts';
 
 export interface TrainEnv {

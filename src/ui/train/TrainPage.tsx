@@ -4,9 +4,11 @@ import { ProblemAlert } from '../common/ProblemAlert.tsx';
 import { downloadText } from '../share/download.ts';
 import type { TrainSample } from '../../store/slices/train.ts';
 import { useBaton } from '../../store/store.ts';
+import { AblationPanel } from './AblationPanel.tsx';
 import { EvalPanel } from './EvalPanel.tsx';
 import { MiniDag } from './MiniDag.tsx';
 import { TrainCharts } from './TrainCharts.tsx';
+import { ShareRun } from './ShareRun.tsx';
 import { TrainSetup } from './TrainSetup.tsx';
 import './train.css';
 
@@ -286,10 +288,12 @@ export function TrainPage(): JSX.Element {
       <TrainSetup locked={locked} />
       <Controls />
       <Files />
+      <ShareRun />
       <TestHooks />
       <TrainCharts />
       <Samples />
       <Evaluation />
+      <AblationPanel />
     </section>
   );
 }
