@@ -92,6 +92,21 @@ describe('run share link', () => {
     expect(buildRunLink(snapshot, null, BASE, 10)).toMatchObject({ params: 'too-large', overBudget: true });
   });
 
+  it('refuses a run longer than a record holds, and says what to do instead', async () => {
+    const long = { ...snapshot, history: Array.from({ length: 5_001 }, () => snapshot.history[0]!) };
+    const previous = configureTrain({
+      client: () => ({ ...client, snapshot: () => Promise.resolve({ ok: true, value: long, warnings: [] }) }),
+    });
+    try {
+      await trainTwo().catch(() => undefined);
+      expect(await useBaton.getState().shareTrainRun(BASE)).toBeNull();
+      expect(useBaton.getState().trainProblems[0]?.code).toBe('E_TRAIN_LINK');
+      expect(useBaton.getState().trainProblems[0]?.message).toMatch(/at most 5000 iterations .* 5001/);
+    } finally {
+      configureTrain(previous);
+    }
+  });
+
   it('a start that is not built in gives a link without parameters that cannot be re-run', () => {
     const custom = { ...snapshot, start: { ...snapshot.start, name: 'my-checkpoint' } };
     const link = buildRunLink(custom, null, BASE);

@@ -38,6 +38,9 @@ export { ABLATION_VARIANTS, ablationMarkdown } from '../../train/index.ts';
 export type { AblationStudy, CurvePoint, RunRecord } from '../../train/index.ts';
 export { paramsNote, rerunStart } from '../services/train-share.ts';
 
+/** `baton.trainrun/1`'s limit (run-record.ts MAX_RECORD_ITERATIONS; src/train's front door keeps it in). */
+export const MAX_RECORD_ITERATIONS = 5_000;
+
 export type RerunState =
   | { status: 'idle' }
   | { status: 'running'; iteration: number; iterations: number }
@@ -114,6 +117,17 @@ export function createTrainShareSlice({ set, get, snapshot, keepForBuild }: Trai
       if (!s) return null;
       if (s.history.length === 0) {
         set({ trainProblems: [problemOf('E_TRAIN_NOTHING', 'train at least one iteration first')] });
+        return null;
+      }
+      if (s.history.length > MAX_RECORD_ITERATIONS) {
+        set({
+          trainProblems: [
+            problemOf(
+              'E_TRAIN_LINK',
+              `a link holds at most ${MAX_RECORD_ITERATIONS} iterations and this run has ${s.history.length}; download the snapshot instead`,
+            ),
+          ],
+        });
         return null;
       }
       const link = buildRunLink(s, get().trainEvaluation, base);

@@ -24,6 +24,7 @@ function Controls(): JSX.Element {
   const iteration = useBaton((s) => s.trainIteration);
   const savedAt = useBaton((s) => s.trainSavedAt);
   const hasRun = useBaton((s) => s.trainIteration > 0 || s.trainStatus !== 'idle');
+  const ablating = useBaton((s) => s.trainAblation.status === 'running');
   const a = useBaton.getState();
   const busy = status === 'starting' || status === 'pausing' || status === 'evaluating';
   const running = status === 'running';
@@ -33,7 +34,8 @@ function Controls(): JSX.Element {
       <button
         type="button"
         className="btn btn-primary"
-        disabled={running || busy}
+        disabled={running || busy || ablating}
+        title={ablating ? 'The ablation study is using the training worker' : undefined}
         onClick={() => void a.startTraining()}
         data-testid="train-start"
       >
