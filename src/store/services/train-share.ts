@@ -87,7 +87,7 @@ export function paramsNote(p: ParamsInLink): string {
   if (p === 'included')
     return 'The link carries the trained parameters (8-bit quantised): "Use in Build" works from it.';
   if (p === 'too-large')
-    return `The trained parameters did not fit within ${LINK_BUDGET_CHARS.toLocaleString()} characters, so the link carries the config, curves and evaluation only; re-running it rebuilds them.`;
+    return `The trained parameters did not fit within ${LINK_BUDGET_CHARS.toLocaleString()} characters, so the link carries the config, curves and evaluation only (a re-run on the CPU reproduces the run).`;
   return 'The run started from a checkpoint that is not built in, so the link carries no parameters and cannot be re-run; it shows the config, curves and evaluation.';
 }
 
