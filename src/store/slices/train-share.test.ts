@@ -164,3 +164,46 @@ describe('run share link', () => {
     expect(c.eps.every((x) => x === null)).toBe(true);
   });
 });
+
+describe('ablation study through the slice', () => {
+  it('refuses bad settings by name, runs a small study, and cancels back to idle', async () => {
+    for (const [k, v] of Object.entries(tiny)) useBaton.getState().setTrainField(k, v);
+    useBaton.getState().setTrainCompute('cpu');
+    const s = useBaton.getState();
+    s.setAblationSettings({ seeds: 0 });
+    await s.startAblation();
+    let a = useBaton.getState().trainAblation;
+    expect(a.status === 'error' && a.problems[0]?.code).toBe('E_TRAIN_ABLATION');
+    expect(a.status === 'error' && a.problems[0]?.message).toMatch(/seeds/);
+    s.setAblationSettings({ seeds: 2, iterations: 1, evalN: 2, variants: [] });
+    await s.startAblation();
+    a = useBaton.getState().trainAblation;
+    expect(a.status === 'error' && a.problems[0]?.message).toMatch(/at least one variant/);
+
+    s.setAblationSettings({ variants: ['grpo'] });
+    const seen: string[] = [];
+    const stop = useBaton.subscribe((st) => {
+      const p = st.trainAblation.status === 'running' ? st.trainAblation.progress : null;
+      if (p) seen.push(`${p.variant}/${p.seed}/${p.iteration}`);
+    });
+    await s.startAblation();
+    stop();
+    a = useBaton.getState().trainAblation;
+    expect(a.status).toBe('done');
+    if (a.status !== 'done') return;
+    expect(a.study.seeds).toEqual([tiny.seed, tiny.seed + 1]);
+    expect(a.study.variants.map((v) => [v.variant, v.seeds])).toEqual([['grpo', 2]]);
+    expect(seen).toEqual([
+      `grpo/${tiny.seed}/1`,
+      `grpo/${tiny.seed}/2`,
+      `grpo/${tiny.seed + 1}/1`,
+      `grpo/${tiny.seed + 1}/2`,
+    ]);
+
+    s.setAblationSettings({ iterations: 200, variants: ['hrpo', 'grpo', 'reinforce'] });
+    const running = s.startAblation();
+    s.cancelAblation();
+    await running;
+    expect(useBaton.getState().trainAblation).toEqual({ status: 'idle' });
+  }, 60_000);
+});

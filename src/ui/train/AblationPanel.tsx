@@ -209,7 +209,7 @@ export function AblationPanel(): JSX.Element {
             {p
               ? `${label(p.variant)} (variant ${p.variantIndex + 1}), seed ${p.seed} (${p.seedIndex + 1}), ${
                   p.iteration > p.iterations
-                    ? 'evaluating done'
+                    ? 'trained and scored'
                     : `iteration ${p.iteration} of ${p.iterations}`
                 } · run ${Math.min(p.runsDone + 1, p.runsTotal)} of ${p.runsTotal}`
               : 'scoring the start policy…'}
