@@ -1,10 +1,8 @@
 import { useEffect, useMemo, type JSX } from 'react';
 import { navigate } from '../app/route.ts';
 import { ProblemAlert } from '../common/ProblemAlert.tsx';
-import { recordRing } from '../../store/slices/train-share.ts';
-import { rerunStart } from '../../store/slices/train-share.ts';
+import { recordRing, rerunStart, type RunRecord } from '../../store/slices/train-share.ts';
 import { useBaton } from '../../store/store.ts';
-import type { RunRecord } from '../../store/slices/train-share.ts';
 import { TrainCharts } from './TrainCharts.tsx';
 import './train.css';
 
