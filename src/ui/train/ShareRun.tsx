@@ -39,7 +39,7 @@ export function ShareRun(): JSX.Element {
       </div>
       {link && (
         <>
-          <div className="share-link-row train-row">
+          <div className="train-row train-share-row">
             <input
               ref={field}
               className="input mono"
