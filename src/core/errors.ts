@@ -53,6 +53,9 @@ export const ERRORS = {
   E_TRAIN_STORED: 'The training snapshot saved in this browser is damaged',
   E_TRAIN_FILE: 'The file is not a usable training snapshot',
   E_TRAIN_NOTHING: 'There is no trained policy yet',
+  E_TRAIN_LINK: 'The link is not a usable training run',
+  E_TRAIN_RERUN: 'The shared run cannot be re-run',
+  E_TRAIN_ABLATION: 'The ablation study cannot start',
 
   // OpenTelemetry and verl interop (src/interop, the OTLP sender in src/executor/llm).
   E_OTLP_SCHEMA: 'The file is not an OTLP/JSON trace export Baton can read',

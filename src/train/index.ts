@@ -63,6 +63,7 @@ export {
 export {
   CURVE_KEYS,
   EvalRowSchema,
+  MAX_RECORD_ITERATIONS,
   RUN_RECORD_FORMAT,
   RunRecordSchema,
   builtInStart,

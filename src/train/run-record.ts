@@ -244,7 +244,8 @@ export function firstDifference(
   const got = curvesOf(rerun);
   for (const k of CURVE_KEYS)
     for (let i = 0; i < r.iterations; i++)
-      if (!Object.is(got[k][i], r.curves[k][i]))
+      // === (not Object.is): JSON writes −0 as 0, and a re-run's −0 equals a recorded 0.
+      if (got[k][i] !== r.curves[k][i])
         return { key: k, iteration: i + 1, recorded: r.curves[k][i] as number, rerun: got[k][i] as number };
   return null;
 }

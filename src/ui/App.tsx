@@ -30,6 +30,7 @@ const EvalPage = lazyComponent(() => import('./eval/EvalPage.tsx').then((m) => m
 const SettingsPage = lazyComponent(() => import('./settings/SettingsPage.tsx').then((m) => m.SettingsPage));
 // uPlot comes with the Train page's chunk only.
 const TrainPage = lazyComponent(() => import('./train/TrainPage.tsx').then((m) => m.TrainPage));
+const SharedRunPage = lazyComponent(() => import('./train/SharedRunPage.tsx').then((m) => m.SharedRunPage));
 
 /** `?src=` is read once per page load, even when React runs effects twice in development. */
 let srcHandled = false;
@@ -73,6 +74,7 @@ const PAGE_NAMES: Record<Route['page'], string> = {
   build: 'Build',
   run: 'Run',
   train: 'Train',
+  trainrun: 'The shared training run',
   eval: 'Evaluate',
   settings: 'Settings',
   unknown: 'This page',
@@ -100,6 +102,8 @@ function Page({ route }: { route: Route }): JSX.Element {
       return <RunPage />;
     case 'train':
       return <TrainPage />;
+    case 'trainrun':
+      return <SharedRunPage input={route.input} />;
     case 'eval':
       return <EvalPage />;
     case 'settings':

@@ -12,8 +12,10 @@ export { createTrainWorkerClient, type StartInput, type TrainWorkerClient } from
 export {
   EvaluationSchema,
   IterationMetricsSchema,
+  type AblationProgressReport,
   type Evaluation,
   type StructureRow,
+  type RerunProgress,
   type TrainFrom,
   type TrainProgress,
 } from './train.methods.ts';

@@ -1,12 +1,14 @@
 import type { Result } from '../core/result.ts';
 import type { PolicyCheckpoint } from '../policy/index.ts';
-import type { TrainerSnapshot } from '../train/index.ts';
+import type { AblationStudy, IterationMetrics, TrainerSnapshot } from '../train/index.ts';
 import { createRpcClient, type CallOptions } from './rpc/client.ts';
 import type { WorkerEndpoint } from './rpc/endpoint.ts';
 import type { InputOf, OutputOf } from './rpc/protocol.ts';
 import {
   trainMethods,
+  type AblationProgressReport,
   type Evaluation,
+  type RerunProgress,
   type TrainFrom,
   type TrainMethods,
   type TrainProgress,
@@ -36,6 +38,16 @@ export interface TrainWorkerClient {
     options?: CallOptions<{ done: number; total: number }>,
   ): Promise<Result<Evaluation>>;
   reset(): Promise<Result<object>>;
+  /** A fresh CPU re-run of a built-in start, apart from the held run: every iteration's metrics. */
+  rerun(
+    input: InputOf<TrainMethods['rerun']>,
+    options?: CallOptions<RerunProgress>,
+  ): Promise<Result<IterationMetrics[]>>;
+  /** The ablation study; cancelling through `options.signal` ends it. */
+  ablation(
+    input: InputOf<TrainMethods['ablation']>,
+    options?: CallOptions<AblationProgressReport>,
+  ): Promise<Result<AblationStudy>>;
   /** Test hook: destroys the WebGPU device after that many more minibatch updates. */
   loseDevice(afterUpdates: number): Promise<Result<{ armed: boolean }>>;
   dispose(): void;
@@ -54,6 +66,12 @@ export function createTrainWorkerClient(spawn: () => WorkerEndpoint = startTrain
     trained: () => rpc.call('trained', {}),
     evaluate: (input, options) => rpc.call('evaluate', input, options),
     reset: () => rpc.call('reset', {}),
+    rerun: async (input, options) => {
+      const r = await rpc.call('rerun', input, options);
+      return r.ok ? { ...r, value: r.value.history as unknown as IterationMetrics[] } : r;
+    },
+    ablation: async (input, options) =>
+      (await rpc.call('ablation', input, options)) as unknown as Result<AblationStudy>,
     loseDevice: (afterUpdates) => rpc.call('loseDevice', { afterUpdates }),
     dispose: () => rpc.dispose(),
   };

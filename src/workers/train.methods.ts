@@ -102,6 +102,88 @@ export const EvaluationSchema = z.object({
 });
 export type Evaluation = z.output<typeof EvaluationSchema>;
 
+/** A start the worker can rebuild from its name alone (a re-run, an ablation study). */
+export const BuiltInFromSchema = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('random'), seed }),
+  z.object({ kind: z.literal('prior') }),
+]);
+
+export const RerunProgressSchema = z.object({
+  iteration: z.number().int().min(0),
+  iterations: z.number().int().min(1),
+});
+export type RerunProgress = z.output<typeof RerunProgressSchema>;
+
+const MeanIntervalSchema = z.object({ n: z.number().int().min(0), mean: num, interval: z.tuple([num, num]) });
+const CurvePointSchema = z.object({
+  iteration: z.number().int().min(0),
+  reward: num,
+  accuracy: num,
+  tokens: num,
+  agents: num,
+  kl: num,
+});
+const FinalScoreSchema = z.object({
+  n: z.number().int().min(0),
+  accuracy: num,
+  reward: num,
+  tokens: num,
+  agents: num,
+  edges: num,
+});
+const MAX_ABLATION_ITERATIONS = 1000;
+const MAX_ABLATION_SEEDS = 20;
+
+export const AblationProgressSchema = z.object({
+  variant: z.string().max(80),
+  variantIndex: z.number().int().min(0),
+  seedIndex: z.number().int().min(0),
+  seed,
+  iteration: z.number().int().min(0),
+  iterations: z.number().int().min(1),
+  runsDone: z.number().int().min(0),
+  runsTotal: z.number().int().min(1),
+});
+export type AblationProgressReport = z.output<typeof AblationProgressSchema>;
+
+export const AblationStudySchema = z.object({
+  format: z.literal('baton.ablation/1'),
+  start: z.string().max(200),
+  base: TrainConfigSchema,
+  iterations: z.number().int().min(1),
+  seeds: z.array(seed).max(MAX_ABLATION_SEEDS),
+  evalN: z.number().int().min(1),
+  evalSeed: seed,
+  interval: z.string().max(400),
+  startScore: FinalScoreSchema,
+  variants: z
+    .array(
+      z.object({
+        variant: z.string().max(80),
+        label: z.string().max(200),
+        seeds: z.number().int().min(0),
+        accuracy: MeanIntervalSchema,
+        reward: MeanIntervalSchema,
+        tokens: MeanIntervalSchema,
+        agents: num,
+        curve: z.array(CurvePointSchema).max(MAX_ABLATION_ITERATIONS),
+      }),
+    )
+    .max(16),
+  runs: z
+    .array(
+      z.object({
+        variant: z.string().max(80),
+        seed,
+        curve: z.array(CurvePointSchema).max(MAX_ABLATION_ITERATIONS),
+        final: FinalScoreSchema,
+      }),
+    )
+    .max(16 * MAX_ABLATION_SEEDS),
+  complete: z.boolean(),
+});
+export type AblationStudyOutput = z.output<typeof AblationStudySchema>;
+
 export const trainMethods = defineMethods({
   start: {
     input: z.object({ config: TrainConfigSchema, from: TrainFromSchema, backend: BackendPreferenceSchema }),
@@ -126,6 +208,39 @@ export const trainMethods = defineMethods({
     output: EvaluationSchema,
   },
   reset: { input: z.object({}), progress: z.never(), output: z.object({}) },
+  /**
+   * Trains a fresh policy from a built-in start with `config` for `iterations` on the CPU backend,
+   * apart from the run `start` holds, and answers every iteration's metrics: what a shared run's
+   * re-run compares against its record (src/train/run-record.ts `firstDifference`).
+   */
+  rerun: {
+    input: z.object({
+      config: TrainConfigSchema,
+      from: BuiltInFromSchema,
+      iterations: z.number().int().min(1).max(5_000),
+    }),
+    progress: RerunProgressSchema,
+    output: z.object({ history: z.array(IterationMetricsSchema).max(5_000) }),
+  },
+  /**
+   * The ablation study (src/train/ablation.ts `runAblation`): the chosen variants × seeds from one
+   * built-in start, progress per (variant, seed, iteration); cancelling ends it at the next iteration.
+   */
+  ablation: {
+    input: z.object({
+      base: TrainConfigSchema,
+      from: BuiltInFromSchema,
+      /** Variant ids of `ABLATION_VARIANTS`, in the order to run them. */
+      variants: z.array(z.string().max(80)).min(1).max(16),
+      seeds: z.array(seed).min(1).max(MAX_ABLATION_SEEDS),
+      iterations: z.number().int().min(1).max(MAX_ABLATION_ITERATIONS),
+      evalN: z.number().int().min(1).max(2000),
+      evalSeed: seed,
+      backend: BackendPreferenceSchema,
+    }),
+    progress: AblationProgressSchema,
+    output: AblationStudySchema,
+  },
   /**
    * Test hook: destroys the WebGPU device the trainer runs on after `afterUpdates` more minibatch
    * updates (0 = at once), to exercise device-loss recovery. Answers whether a device was there.

@@ -7,6 +7,9 @@
  *   so a `snapshot` asked for while an iteration runs answers with that iteration finished.
  * - `run` yields to the event loop (a macrotask) before every iteration: that is when a `cancel`
  *   (the page's "pause") arrives; the iteration in flight finishes, no further one starts.
+ * - `rerun` and `ablation` train their own trainers (the held run is left alone) through the same
+ *   queue; on the CPU an iteration never waits for I/O, so the simulated runners they use take a
+ *   macrotask every few tens of milliseconds, which is when their `cancel` can arrive.
  * - After every finished iteration the worker keeps the trainer's snapshot in memory. When the
  *   WebGPU device is lost during an iteration, that iteration is dropped and the trainer is built
  *   again on the CPU backend from the kept snapshot: at most one iteration's work is lost, and a
@@ -23,12 +26,15 @@ import {
   type PolicyCheckpoint,
 } from '../policy/index.ts';
 import {
+  ABLATION_VARIANTS,
   Trainer,
   heldOutRollouts,
+  runAblation,
   scoreHeldOut,
   structureOf,
   trainConfig,
   type EvalResult,
+  type IterationMetrics,
   type StructureStats,
   type TrainConfig,
   type TrainerSnapshot,
@@ -84,6 +90,31 @@ const disposeChoice = (c: BackendChoice): void => {
     // A device already lost or destroyed has nothing left to release.
   }
 };
+
+const CPU_ONLY: BackendChoice = {
+  backend: 'cpu',
+  reason: 'a re-run is compared number for number, on the CPU backend',
+  adapter: null,
+  ctx: null,
+};
+
+/** The simulated runners with a macrotask now and then (every `everyMs` of work), for cancels. */
+function yieldingRunners(now: () => number, everyMs = 30): typeof simulatedRunners {
+  let last = now();
+  return (task, seed) => {
+    const inner = simulatedRunners(task, seed);
+    return {
+      ...inner,
+      final: async (trace) => {
+        if (now() - last > everyMs) {
+          await macrotask();
+          last = now();
+        }
+        return inner.final(trace);
+      },
+    };
+  };
+}
 
 export function trainHandlers(deps: TrainSessionDeps): Handlers<TrainMethods> {
   const now = deps.now ?? (() => performance.now());
@@ -333,6 +364,74 @@ export function trainHandlers(deps: TrainSessionDeps): Handlers<TrainMethods> {
       serial(() => {
         drop();
         return Promise.resolve({});
+      }),
+
+    rerun: ({ config, from, iterations }, { signal, progress }) =>
+      serial(async () => {
+        const start = from.kind === 'random' ? randomCheckpoint(pool, from.seed) : priorCheckpoint(pool);
+        const trainer = await Trainer.create({
+          start,
+          pool,
+          config,
+          choice: CPU_ONLY,
+          runners: yieldingRunners(now),
+        });
+        try {
+          const history: IterationMetrics[] = [];
+          for (let i = 0; i < iterations; i++) {
+            await macrotask();
+            if (signal.aborted) throw new Error('the re-run was cancelled');
+            history.push(await trainer.iterate());
+            progress({ iteration: i + 1, iterations });
+          }
+          return { history: history as unknown as OutputIn<TrainMethods['rerun']>['history'] };
+        } finally {
+          trainer.dispose();
+        }
+      }),
+
+    ablation: (input, { signal, progress }) =>
+      serial(async () => {
+        const variants = input.variants.map((id) => {
+          const v = ABLATION_VARIANTS.find((x) => x.id === id);
+          if (!v) throw new Error(`unknown ablation variant "${id}"`);
+          return v;
+        });
+        const start =
+          input.from.kind === 'random' ? randomCheckpoint(pool, input.from.seed) : priorCheckpoint(pool);
+        const choice = await deps.choose(input.backend, () => undefined);
+        try {
+          const study = await runAblation({
+            start,
+            pool,
+            choice,
+            runners: yieldingRunners(now),
+            base: input.base,
+            variants,
+            seeds: input.seeds,
+            iterations: input.iterations,
+            evalN: input.evalN,
+            evalSeed: input.evalSeed,
+            shouldStop: () => signal.aborted,
+            onProgress: (p) => {
+              // Stops the run in flight at once; the cancelled call's answer is not sent anyway.
+              if (signal.aborted) throw new Error('the ablation study was cancelled');
+              progress({
+                variant: p.variant,
+                variantIndex: p.variantIndex,
+                seedIndex: p.seedIndex,
+                seed: p.seed,
+                iteration: p.iteration,
+                iterations: p.iterations,
+                runsDone: p.runsDone,
+                runsTotal: p.runsTotal,
+              });
+            },
+          });
+          return study as unknown as OutputIn<TrainMethods['ablation']>;
+        } finally {
+          disposeChoice(choice);
+        }
       }),
 
     loseDevice: ({ afterUpdates }) =>

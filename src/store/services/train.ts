@@ -5,7 +5,13 @@
  */
 import { createTrainWorkerClient, type TrainWorkerClient } from '../../workers/index.ts';
 
-export type { Evaluation, StructureRow, TrainProgress, TrainWorkerClient } from '../../workers/index.ts';
+export type {
+  AblationProgressReport,
+  Evaluation,
+  StructureRow,
+  TrainProgress,
+  TrainWorkerClient,
+} from '../../workers/index.ts';
 import { idbSnapshots, type SnapshotStorage } from './train-snapshots.ts';
 
 export interface TrainEnv {

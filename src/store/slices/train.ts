@@ -24,6 +24,7 @@ import { checkpointFromText } from '../services/policy-checkpoints.ts';
 import type { SliceCreator } from '../store.ts';
 import { buildEnv } from './build-env.ts';
 import { DEFAULT_TRAIN_FORM, checkTrainForm, withField, type TrainForm } from './train-form.ts';
+import { createTrainShareSlice, type TrainShareSlice } from './train-share.ts';
 import { createRing, latest, pushRow, rowOf, setAt, type MetricRing } from './train-ring.ts';
 
 export type { Evaluation, StructureRow };
@@ -46,7 +47,7 @@ export type TrainSample = IterationMetrics['samples'][number];
 /** Largest snapshot or checkpoint file read. */
 export const MAX_TRAIN_FILE_BYTES = 64 * 1024 * 1024;
 
-export interface TrainSlice {
+export interface TrainSlice extends TrainShareSlice {
   trainForm: TrainForm;
   /** Problems of the form by field path (empty when valid). */
   trainFormProblems: Record<string, string[]>;
@@ -276,7 +277,21 @@ export const createTrainSlice: SliceCreator<TrainSlice> = (set, get) => {
     return cp.name;
   };
 
+  /** The run's whole state: from the worker when it holds the run, else the snapshot shown. */
+  const runSnapshot = async (): Promise<TrainerSnapshot | null> => {
+    if (live) {
+      const r = await trainEnv().client().snapshot();
+      if (r.ok) return r.value;
+      problems(workerProblems(r.errors));
+      return null;
+    }
+    if (stored) return stored;
+    problems([problemOf('E_TRAIN_NOTHING')]);
+    return null;
+  };
+
   return {
+    ...createTrainShareSlice({ set, get, snapshot: runSnapshot, keepForBuild }),
     trainForm: DEFAULT_TRAIN_FORM,
     trainFormProblems: {},
     trainFrom: { kind: 'prior' },
@@ -369,6 +384,7 @@ export const createTrainSlice: SliceCreator<TrainSlice> = (set, get) => {
         trainResumable: null,
         trainIteration: 0,
         trainSavedAt: null,
+        trainShareLink: null,
       });
       fillRing([]);
       const r = await trainEnv()
@@ -425,6 +441,7 @@ export const createTrainSlice: SliceCreator<TrainSlice> = (set, get) => {
         trainEvaluation: null,
         trainNotices: [],
         trainBackend: null,
+        trainShareLink: null,
         trainProblems: cleared.ok ? [] : cleared.errors,
       });
     },

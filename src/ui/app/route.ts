@@ -2,8 +2,8 @@ import { useMemo, useSyncExternalStore } from 'react';
 
 /**
  * Hash routes. The hash keeps the app a static site (no server rewrites) and keeps share links
- * out of server logs: `#/` gallery, `#/trace/<id>`, `#t=<payload>` a share link, and one route
- * per page.
+ * out of server logs: `#/` gallery, `#/trace/<id>`, `#t=<payload>` a share link, `#r=<payload>` a
+ * shared training run (shown read-only), and one route per page.
  */
 
 export type Route =
@@ -15,11 +15,13 @@ export type Route =
   | { page: 'eval' }
   | { page: 'settings' }
   | { page: 'train' }
+  | { page: 'trainrun'; input: string }
   | { page: 'unknown'; path: string };
 
 export function parseHash(hash: string): Route {
   const h = hash.startsWith('#') ? hash.slice(1) : hash;
   if (h.startsWith('t=')) return { page: 'share', input: h };
+  if (h.startsWith('r=')) return { page: 'trainrun', input: h };
   const path = h.replace(/^\/+/, '').replace(/\/+$/, '');
   if (path === '') return { page: 'gallery' };
   const [head, ...rest] = path.split('/');
@@ -79,6 +81,8 @@ export function routeKey(route: Route): string {
       return `trace:${route.id ?? ''}`;
     case 'share':
       return 'share';
+    case 'trainrun':
+      return 'trainrun';
     case 'unknown':
       return `unknown:${route.path}`;
     default:

@@ -129,7 +129,8 @@ function roleChart(el: HTMLDivElement, width: number): Drawn {
   };
 }
 
-export function TrainCharts(): JSX.Element {
+/** The live run's charts, or with `ring` a fixed set of curves (a shared run, drawn once). */
+export function TrainCharts({ ring: fixed }: { ring?: MetricRing } = {}): JSX.Element {
   const host = useRef<HTMLDivElement>(null);
   useEffect(() => {
     const root = host.current;
@@ -146,16 +147,18 @@ export function TrainCharts(): JSX.Element {
     let frame = 0;
     const draw = (): void => {
       frame = 0;
-      const ring = useBaton.getState().trainRing;
+      const ring = fixed ?? useBaton.getState().trainRing;
       for (const d of drawn) d.update(ring);
     };
     const schedule = (): void => {
       if (frame === 0) frame = requestAnimationFrame(draw);
     };
     schedule();
-    const unsubscribe = useBaton.subscribe((s, prev) => {
-      if (s.trainRingVersion !== prev.trainRingVersion || s.trainRing !== prev.trainRing) schedule();
-    });
+    const unsubscribe = fixed
+      ? () => undefined
+      : useBaton.subscribe((s, prev) => {
+          if (s.trainRingVersion !== prev.trainRingVersion || s.trainRing !== prev.trainRing) schedule();
+        });
     const resize = new ResizeObserver(() => {
       for (const d of drawn) d.plot.setSize({ width: width(d.el), height: d.plot.height });
     });
@@ -166,7 +169,7 @@ export function TrainCharts(): JSX.Element {
       if (frame) cancelAnimationFrame(frame);
       for (const d of drawn) d.plot.destroy();
     };
-  }, []);
+  }, [fixed]);
 
   return (
     <div className="train-charts" ref={host}>

@@ -4,9 +4,11 @@ import { ProblemAlert } from '../common/ProblemAlert.tsx';
 import { downloadText } from '../share/download.ts';
 import type { TrainSample } from '../../store/slices/train.ts';
 import { useBaton } from '../../store/store.ts';
+import { AblationPanel } from './AblationPanel.tsx';
 import { EvalPanel } from './EvalPanel.tsx';
 import { MiniDag } from './MiniDag.tsx';
 import { TrainCharts } from './TrainCharts.tsx';
+import { ShareRun } from './ShareRun.tsx';
 import { TrainSetup } from './TrainSetup.tsx';
 import './train.css';
 
@@ -22,6 +24,7 @@ function Controls(): JSX.Element {
   const iteration = useBaton((s) => s.trainIteration);
   const savedAt = useBaton((s) => s.trainSavedAt);
   const hasRun = useBaton((s) => s.trainIteration > 0 || s.trainStatus !== 'idle');
+  const ablating = useBaton((s) => s.trainAblation.status === 'running');
   const a = useBaton.getState();
   const busy = status === 'starting' || status === 'pausing' || status === 'evaluating';
   const running = status === 'running';
@@ -31,7 +34,8 @@ function Controls(): JSX.Element {
       <button
         type="button"
         className="btn btn-primary"
-        disabled={running || busy}
+        disabled={running || busy || ablating}
+        title={ablating ? 'The ablation study is using the training worker' : undefined}
         onClick={() => void a.startTraining()}
         data-testid="train-start"
       >
@@ -286,10 +290,12 @@ export function TrainPage(): JSX.Element {
       <TrainSetup locked={locked} />
       <Controls />
       <Files />
+      <ShareRun />
       <TestHooks />
       <TrainCharts />
       <Samples />
       <Evaluation />
+      <AblationPanel />
     </section>
   );
 }
