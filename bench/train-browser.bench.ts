@@ -15,7 +15,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
+import { launchChromium } from '../tests/support/chromium.ts';
 import { build, preview } from 'vite';
 import type { PhaseResult, StudyOptions, StudyResult } from './train-browser/study.ts';
 import { loadAverage, machine, writeDocSection, writeResults } from './report.ts';
@@ -39,24 +39,12 @@ const options: StudyOptions = {
   probeLimitMs: 120_000,
 };
 
-// Same flags as tests/e2e/browser.ts (ENVIRONMENT.md): WebGPU on SwiftShader, no background network.
-const CHROMIUM_ARGS = [
-  '--headless=new',
-  '--no-sandbox',
-  '--enable-unsafe-webgpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-  '--disable-quic',
-];
-
 async function inChromium(): Promise<StudyResult> {
   await build({ configFile: config });
   const server = await preview({ configFile: config });
   const url = server.resolvedUrls?.local[0];
   if (!url) throw new Error('preview server has no URL');
-  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+  const browser = await launchChromium();
   try {
     const page = await browser.newPage();
     page.on('console', (m) => console.log(`chromium: ${m.text()}`));

@@ -25,7 +25,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as tf from '@tensorflow/tfjs';
-import { chromium } from 'playwright-core';
+import { launchChromium } from '../../tests/support/chromium.ts';
 import { build, preview } from 'vite';
 import type { BackendChoice } from '../../src/gpu/index.ts';
 import { DEFAULT_POOL, priorCheckpoint, randomCheckpoint } from '../../src/policy/index.ts';
@@ -45,17 +45,6 @@ const pool = DEFAULT_POOL;
 const ROOT = join(import.meta.dirname, '../..');
 const VITE_CONFIG = join(ROOT, 'bench/train-tfjs/vite.config.ts');
 
-const CHROMIUM_ARGS = [
-  '--headless=new',
-  '--no-sandbox',
-  '--enable-unsafe-webgpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-  '--disable-quic',
-];
-
 const round = (x: number, d = 2): number => Math.round(x * 10 ** d) / 10 ** d;
 const rounded = (rows: Row[]): Row[] =>
   rows.map((r) => ({ ...r, baton_ms: round(r.baton_ms), tfjs_ms: round(r.tfjs_ms), ratio: round(r.ratio) }));
@@ -74,7 +63,7 @@ async function browserRows(): Promise<PageResult> {
   const server = await preview({ configFile: VITE_CONFIG });
   const url = server.resolvedUrls?.local[0];
   if (!url) throw new Error('preview server has no URL');
-  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+  const browser = await launchChromium();
   try {
     const page = await browser.newPage();
     page.on('console', (m) => console.log(`chromium: ${m.text()}`));

@@ -9,6 +9,7 @@
 import { z } from 'zod';
 import type { TrainState } from '../gpu/index.ts';
 import { PolicyCheckpointSchema } from '../policy/index.ts';
+import { base64ToBytes, bytesToBase64 } from './base64.ts';
 import { TrainConfigSchema } from './config.ts';
 import type { IterationMetrics } from './metrics.ts';
 
@@ -116,39 +117,19 @@ export function parseSnapshot(input: unknown): SnapshotResult {
   };
 }
 
-const B64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
-
+/** Little-endian float32 bytes as base64. */
 function toBase64(a: Float32Array): string {
   const bytes = new Uint8Array(a.length * 4);
   const view = new DataView(bytes.buffer);
   a.forEach((x, i) => view.setFloat32(i * 4, x, true));
-  let out = '';
-  for (let i = 0; i < bytes.length; i += 3) {
-    const n = ((bytes[i] as number) << 16) | ((bytes[i + 1] ?? 0) << 8) | (bytes[i + 2] ?? 0);
-    out += B64[(n >> 18) & 63]! + B64[(n >> 12) & 63]!;
-    out += i + 1 < bytes.length ? B64[(n >> 6) & 63]! : '=';
-    out += i + 2 < bytes.length ? B64[n & 63]! : '=';
-  }
-  return out;
+  return bytesToBase64(bytes);
 }
 
 function fromBase64(s: string): Float32Array | null {
-  if (s.length % 4 !== 0 || !/^[A-Za-z0-9+/]*={0,2}$/.test(s)) return null;
-  const pad = s.endsWith('==') ? 2 : s.endsWith('=') ? 1 : 0;
-  const n = (s.length / 4) * 3 - pad;
-  if (n % 4 !== 0) return null;
-  const bytes = new Uint8Array(n);
-  let k = 0;
-  for (let i = 0; i < s.length; i += 4) {
-    const v = [0, 1, 2, 3].map((j) => (s[i + j] === '=' ? 0 : B64.indexOf(s[i + j] as string)));
-    const x =
-      ((v[0] as number) << 18) | ((v[1] as number) << 12) | ((v[2] as number) << 6) | (v[3] as number);
-    if (k < n) bytes[k++] = (x >> 16) & 255;
-    if (k < n) bytes[k++] = (x >> 8) & 255;
-    if (k < n) bytes[k++] = x & 255;
-  }
+  const bytes = base64ToBytes(s);
+  if (!bytes || bytes.length % 4 !== 0) return null;
   const view = new DataView(bytes.buffer);
-  return Float32Array.from({ length: n / 4 }, (_, i) => view.getFloat32(i * 4, true));
+  return Float32Array.from({ length: bytes.length / 4 }, (_, i) => view.getFloat32(i * 4, true));
 }
 
 /** JSON text of a snapshot (optimizer arrays as base64). */
