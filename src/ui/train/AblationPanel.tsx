@@ -9,7 +9,7 @@ import {
 import { useBaton } from '../../store/store.ts';
 import { ProblemAlert } from '../common/ProblemAlert.tsx';
 import { copyText } from '../share/clipboard.ts';
-import { roleColor } from './charts.ts';
+import { ITERATION_TICKS, roleColor } from './charts.ts';
 
 /**
  * The one-click ablation study: HRPO, GRPO, REINFORCE and HRPO with one part switched off, each
@@ -49,7 +49,7 @@ function Overlay({ study, metric }: { study: AblationStudy; metric: Metric }): J
           })),
         ],
         scales: { x: { time: false } },
-        axes: [{ size: 30 }, { size: 50 }],
+        axes: [{ size: 30, incrs: [...ITERATION_TICKS] }, { size: 50 }],
       },
       data as unknown as AlignedData,
       el,

@@ -9,7 +9,7 @@ import uPlot, { type AlignedData, type Options } from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 import { columns, roleColumns, type MetricRing } from '../../store/slices/train-ring.ts';
 import { useBaton } from '../../store/store.ts';
-import { CHARTS, roleColor, stack, type ChartSpec } from './charts.ts';
+import { CHARTS, ITERATION_TICKS, roleColor, stack, type ChartSpec } from './charts.ts';
 
 const HEIGHT = 170;
 
@@ -49,7 +49,7 @@ function lineChart(el: HTMLDivElement, spec: ChartSpec, width: number): Drawn {
     series,
     bands,
     scales: { x: { time: false }, ...(spec.yRange ? { y: { range: spec.yRange } } : {}) },
-    axes: [{ size: 30 }, { size: 50 }],
+    axes: [{ size: 30, incrs: [...ITERATION_TICKS] }, { size: 50 }],
     legend: { live: true },
   };
   const empty: AlignedData = series.map(() => []) as unknown as AlignedData;
@@ -103,7 +103,7 @@ function roleChart(el: HTMLDivElement, width: number): Drawn {
         series,
         bands,
         scales: { x: { time: false }, y: { range: [0, 1] } },
-        axes: [{ size: 30 }, { size: 40 }],
+        axes: [{ size: 30, incrs: [...ITERATION_TICKS] }, { size: 40 }],
       },
       series.map(() => []) as unknown as AlignedData,
       el,

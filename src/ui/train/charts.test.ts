@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { SERIES } from '../../store/slices/train-ring.ts';
-import { CHARTS, stack } from './charts.ts';
+import { CHARTS, ITERATION_TICKS, stack } from './charts.ts';
 
 describe('training charts', () => {
   it('stacks role shares bottom-up, so each band spans exactly its own share', () => {
@@ -35,5 +35,12 @@ describe('training charts', () => {
       'eps',
     ])
       expect(drawn).toContain(s);
+  });
+});
+
+describe('the iteration axis', () => {
+  it('ticks at whole iterations only, in increasing steps', () => {
+    expect(ITERATION_TICKS.slice(0, 7)).toEqual([1, 2, 5, 10, 20, 50, 100]);
+    expect(ITERATION_TICKS.every((x) => Number.isInteger(x))).toBe(true);
   });
 });

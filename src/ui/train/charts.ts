@@ -118,3 +118,8 @@ export function stack(columns: readonly (readonly number[])[]): number[][] {
   }
   return out;
 }
+
+/** Tick steps of the iteration axis: whole iterations only (1, 2, 5, 10, 20, 50, …). */
+export const ITERATION_TICKS: readonly number[] = [1, 2, 5]
+  .flatMap((m) => [1, 10, 100, 1_000, 10_000, 100_000].map((p) => m * p))
+  .sort((a, b) => a - b);
