@@ -5,7 +5,8 @@
  * - docs/run-page.png: the Run page after a simulated run of an example's design;
  * - docs/gallery-recents.png: the gallery's recent traces after importing a case page;
  * - docs/screenshot.png (README): the parallel example on the trace page with an agent selected,
- *   at 1440 × 880.
+ *   at 1440 × 880;
+ * - docs/train-page.png: the Train page paused after 8 iterations of the mixed preset, at 1440 × 1100.
  * Run `npx vite build` first, then `npx tsx scripts/page-screenshots.ts`.
  */
 import { resolve } from 'node:path';
@@ -78,6 +79,23 @@ try {
   await readme.locator('[data-testid="agent-node"][data-agent-id="sacks"]').click();
   await readme.locator('[data-testid="llm-call"]').first().waitFor();
   await shot(readme, 'docs/screenshot.png');
+
+  // The Train page after a few iterations of the mixed preset from the prior (simulated sub-agents).
+  const train = await browser.newPage({ viewport: { width: 1440, height: 1100 } });
+  await train.goto(`${url}#/train`);
+  await train.locator('[data-testid="train-page"]').waitFor();
+  await train.click('[data-testid="train-start"]');
+  await train.waitForFunction(
+    () => Number(document.querySelector('[data-testid="train-iteration"]')?.textContent) >= 8,
+    null,
+    { timeout: 120_000 },
+  );
+  await train.click('[data-testid="train-pause"]');
+  await train.waitForFunction(
+    () => document.querySelector('[data-testid="train-status"]')?.getAttribute('data-status') === 'paused',
+  );
+  await train.locator('[data-testid="train-start"]').scrollIntoViewIfNeeded();
+  await shot(train, 'docs/train-page.png');
 } finally {
   await browser.close();
   server.close();
