@@ -67,6 +67,8 @@ export const ERRORS = {
   E_EVAL_RUN: 'The evaluation could not run',
   E_EVAL_STORAGE: 'The evaluation journal could not be kept in this browser',
   E_EVAL_FILE: 'The file is not a Baton evaluation',
+  E_EVAL_LINK: 'The link is not a usable evaluation',
+  E_EVAL_OTLP: 'The evaluation could not be exported as OTLP',
 
   // Worker calls (src/workers/rpc).
   E_WORKER_BAD_INPUT: 'The request does not match what the worker method takes',

@@ -10,3 +10,9 @@ export async function otlpJsonOf(trace: Trace): Promise<string> {
   const { toOtlpJson } = await import('../interop/index.ts');
   return `${JSON.stringify(toOtlpJson([trace]), null, 2)}\n`;
 }
+
+/** Many traces (a whole evaluation) in one OTLP/JSON file: one resource and scope, every span. */
+export async function otlpJsonOfTraces(traces: readonly Trace[]): Promise<string> {
+  const { toOtlpJson } = await import('../interop/index.ts');
+  return `${JSON.stringify(toOtlpJson(traces), null, 2)}\n`;
+}

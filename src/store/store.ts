@@ -4,6 +4,7 @@ import { createBuildRunSlice, type BuildRunSlice } from './slices/build-run.ts';
 import { createBuildSlice, type BuildSlice } from './slices/build.ts';
 import { createCheckpointsSlice, type CheckpointsSlice } from './slices/checkpoints.ts';
 import { createEvalSlice, type EvalSlice } from './slices/eval.ts';
+import { createEvalShareSlice, type EvalShareSlice } from './slices/eval-share.ts';
 import { createLibrarySlice, type LibrarySlice } from './slices/library.ts';
 import { createRolesSlice, type RolesSlice } from './slices/roles.ts';
 import { createRunSlice, type RunSlice } from './slices/run.ts';
@@ -25,7 +26,8 @@ export type BatonState = LibrarySlice &
   SettingsSlice &
   RunSlice &
   TrainSlice &
-  EvalSlice;
+  EvalSlice &
+  EvalShareSlice;
 
 /** What each slice file exports: a creator that sees the whole combined state. */
 export type SliceCreator<T> = StateCreator<BatonState, [], [], T>;
@@ -42,6 +44,7 @@ export const createBatonState: StateCreator<BatonState> = (...a) => ({
   ...createRunSlice(...a),
   ...createTrainSlice(...a),
   ...createEvalSlice(...a),
+  ...createEvalShareSlice(...a),
 });
 
 export const useBaton = create<BatonState>()(createBatonState);

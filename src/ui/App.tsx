@@ -27,6 +27,7 @@ const TraceRoute = lazyComponent(() =>
 const BuildPage = lazyComponent(() => import('./construction/BuildPage.tsx').then((m) => m.BuildPage));
 const RunPage = lazyComponent(() => import('./run/RunPage.tsx').then((m) => m.RunPage));
 const EvalPage = lazyComponent(() => import('./eval/EvalPage.tsx').then((m) => m.EvalPage));
+const EvalShared = lazyComponent(() => import('./eval/EvalShared.tsx').then((m) => m.EvalShared));
 const SettingsPage = lazyComponent(() => import('./settings/SettingsPage.tsx').then((m) => m.SettingsPage));
 // uPlot comes with the Train page's chunk only.
 const TrainPage = lazyComponent(() => import('./train/TrainPage.tsx').then((m) => m.TrainPage));
@@ -76,6 +77,7 @@ const PAGE_NAMES: Record<Route['page'], string> = {
   train: 'Train',
   trainrun: 'The shared training run',
   eval: 'Evaluate',
+  evalshared: 'The shared evaluation',
   settings: 'Settings',
   unknown: 'This page',
 };
@@ -106,6 +108,8 @@ function Page({ route }: { route: Route }): JSX.Element {
       return <SharedRunPage input={route.input} />;
     case 'eval':
       return <EvalPage />;
+    case 'evalshared':
+      return <EvalShared input={route.input} />;
     case 'settings':
       return <SettingsPage />;
     case 'unknown':

@@ -115,6 +115,8 @@ export function configureEvalJournal(next: EvalJournal): EvalJournal {
   journal = next;
   return prev;
 }
+/** The journal in use (the eval-share slice reads the results' traces from it). */
+export const evalJournal = (): EvalJournal => journal;
 
 export const createEvalSlice: SliceCreator<EvalSlice> = (set, get) => {
   let abort: AbortController | null = null;

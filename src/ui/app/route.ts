@@ -16,12 +16,14 @@ export type Route =
   | { page: 'settings' }
   | { page: 'train' }
   | { page: 'trainrun'; input: string }
+  | { page: 'evalshared'; input: string }
   | { page: 'unknown'; path: string };
 
 export function parseHash(hash: string): Route {
   const h = hash.startsWith('#') ? hash.slice(1) : hash;
   if (h.startsWith('t=')) return { page: 'share', input: h };
   if (h.startsWith('r=')) return { page: 'trainrun', input: h };
+  if (h.startsWith('e=')) return { page: 'evalshared', input: h };
   const path = h.replace(/^\/+/, '').replace(/\/+$/, '');
   if (path === '') return { page: 'gallery' };
   const [head, ...rest] = path.split('/');
@@ -83,6 +85,8 @@ export function routeKey(route: Route): string {
       return 'share';
     case 'trainrun':
       return 'trainrun';
+    case 'evalshared':
+      return 'evalshared';
     case 'unknown':
       return `unknown:${route.path}`;
     default:

@@ -6,6 +6,7 @@ import { navigate, traceHash } from '../app/route.ts';
 import { ProblemAlert } from '../common/ProblemAlert.tsx';
 import { AxisCurves, ParetoScatter } from './EvalCharts.tsx';
 import { EvalTable, PairsTable } from './EvalTable.tsx';
+import { ShareResults } from './ShareResults.tsx';
 import './eval.css';
 
 /** Traces listed for one pick; the rest are in the exports. */
@@ -302,6 +303,7 @@ export function EvalPage(): JSX.Element {
               Export summary CSV
             </button>
           </div>
+          <ShareResults />
           <div className="eval-figures">
             <ParetoScatter doc={doc} onPick={(method) => setPick({ method, axis: null, value: null })} />
             {pick && <TraceList pick={pick} rows={doc.rows} onClose={() => setPick(null)} />}
