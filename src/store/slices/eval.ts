@@ -28,7 +28,7 @@ import {
 import { publicBaseUrl } from '../../executor/index.ts';
 import { idbEvalJournal, evalWorker, type EvalJournal, type EvalProvider } from '../services/eval.ts';
 import type { BatonState, SliceCreator } from '../store.ts';
-import { providerBlockers, remoteSpecOf } from './settings.ts';
+import { connectionUrl, providerBlockers, remoteSpecOf } from './settings.ts';
 
 export type { EvalDocument, EvalRow, MethodSummary, Score } from '../../eval/index.ts';
 
@@ -153,6 +153,20 @@ export function evalConfigOf(
 /** What keeps the draft's backend from running, in words (the provider's settings); empty when none. */
 export function evalBackendBlockers(s: BatonState): string[] {
   return s.evalDraft.backend === 'provider' ? providerBlockers(s) : [];
+}
+
+/** The provider the settings describe, as the evaluation records it (no key is read), or null. */
+export function evalRemoteOf(s: BatonState): EvalRemote | null {
+  const url = connectionUrl(s);
+  const model = s.connections[s.provider].model.trim();
+  return url.ok && model !== '' ? { provider: s.provider, baseUrl: url.url, model } : null;
+}
+
+/** The configuration the page would run now (its draft on its backend), or what keeps it from running. */
+export function evalCheckOf(s: BatonState): ReturnType<typeof evalConfigOf> {
+  const blockers = evalBackendBlockers(s);
+  if (blockers.length > 0) return { ok: false, problems: blockers.map((b) => problemOf('E_EVAL_CONFIG', b)) };
+  return evalConfigOf(s.evalDraft, s.evalDraft.backend === 'provider' ? evalRemoteOf(s) : null);
 }
 
 /** The provider the settings describe, as the evaluation records it, with the key kept apart. */
