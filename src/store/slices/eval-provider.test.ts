@@ -190,4 +190,32 @@ describe('the Evaluate page on a provider', () => {
     for (const text of recorded) expect(text).not.toContain(KEY);
     expect(JSON.stringify(s().evalRun)).not.toContain(KEY);
   }, 120_000);
+
+  it('keeps a wrong key out of everything recorded when the provider echoes it back', async () => {
+    const echo = await startOpenAIServer({ apiKey: KEY, echoKeyInErrors: true });
+    try {
+      const wrong = `sk-test-WRONG-${Math.random().toString(36).slice(2)}`;
+      s().selectProvider('custom');
+      s().setBaseUrl(echo.baseUrl);
+      s().setModel('test-model');
+      s().setApiKey(wrong, false);
+      s().setEvalDraft({ backend: 'provider', methods: 'cot', axes: 'depth:2', n: 2, budgetTokens: '50000' });
+      await s().startEval({ fresh: true });
+      // The server saw the key and said so in its answers.
+      const sent = echo.requests.filter((q) => q.method === 'POST');
+      expect(sent.length).toBeGreaterThan(0);
+      expect(sent.every((q) => q.headers.authorization === `Bearer ${wrong}`)).toBe(true);
+      const doc = s().evalDoc as EvalDocument;
+      expect(doc.rows.length).toBeGreaterThan(0);
+      expect(doc.rows.every((r) => r.status === 'failed')).toBe(true);
+      const recorded = [JSON.stringify(doc), JSON.stringify(s().evalRun)];
+      for (const r of doc.rows) recorded.push(JSON.stringify(await journal.trace(r.traceId)));
+      expect(recorded.join('').length).toBeGreaterThan(500);
+      for (const text of recorded) expect(text).not.toContain(wrong);
+      // The provider's answer is kept, with the key taken out.
+      expect(recorded.join('')).toContain('Incorrect API key provided: [redacted]');
+    } finally {
+      await echo.close();
+    }
+  });
 });
