@@ -14,7 +14,7 @@ import { channelEvalWorker } from '../../workers/index.ts';
 import { configureEvalWorker, idbEvalJournal, type EvalJournal } from '../services/eval.ts';
 import { configureKeys, memoryKeyStore, type KeyStorages } from '../services/keys.ts';
 import { resetBaton, useBaton } from '../store.ts';
-import { configureEvalJournal, evalConfigOf, evalBackendBlockers } from './eval.ts';
+import { configureEvalJournal, evalBackendBlockers, evalCheckOf, evalConfigOf } from './eval.ts';
 
 /**
  * The Evaluate page's provider path end to end below the UI: the slice reads the Settings page's
@@ -86,6 +86,12 @@ describe('the Evaluate page on a provider', () => {
     await s().startEval();
     const run = s().evalRun;
     expect(run.status === 'error' && run.problems[0]?.message).toMatch(/needs a budget/);
+    // A $ limit on a model without a price would refuse every call: said before start.
+    s().setEvalDraft({ budgetUsd: '0.5' });
+    expect(evalCheckOf(s())).toMatchObject({ ok: false, problems: [{ message: /no price for test-model/ }] });
+    s().setPrice('test-model', { inputPerMTok: 1, outputPerMTok: 2 });
+    expect(evalCheckOf(s()).ok).toBe(true);
+    s().setEvalDraft({ budgetUsd: '' });
     expect(server.requests.filter((q) => q.method === 'POST')).toHaveLength(0);
     // The config records the provider without its key, and is keyed apart from the simulator's.
     const c = evalConfigOf(

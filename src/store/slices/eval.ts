@@ -26,6 +26,7 @@ import {
   type Method,
 } from '../../eval/index.ts';
 import { publicBaseUrl } from '../../executor/index.ts';
+import { priceOf } from '../../executor/llm/index.ts';
 import { idbEvalJournal, evalWorker, type EvalJournal, type EvalProvider } from '../services/eval.ts';
 import type { BatonState, SliceCreator } from '../store.ts';
 import { connectionUrl, providerBlockers, remoteSpecOf } from './settings.ts';
@@ -166,7 +167,24 @@ export function evalRemoteOf(s: BatonState): EvalRemote | null {
 export function evalCheckOf(s: BatonState): ReturnType<typeof evalConfigOf> {
   const blockers = evalBackendBlockers(s);
   if (blockers.length > 0) return { ok: false, problems: blockers.map((b) => problemOf('E_EVAL_CONFIG', b)) };
-  return evalConfigOf(s.evalDraft, s.evalDraft.backend === 'provider' ? evalRemoteOf(s) : null);
+  const c = evalConfigOf(s.evalDraft, s.evalDraft.backend === 'provider' ? evalRemoteOf(s) : null);
+  // Unknown is not free: under a $ limit every call to a model without a price would be refused.
+  if (
+    c.ok &&
+    c.config.backend.kind === 'remote' &&
+    c.config.budget.usd !== undefined &&
+    !priceOf(c.config.backend.model, s.prices)
+  )
+    return {
+      ok: false,
+      problems: [
+        problemOf(
+          'E_EVAL_CONFIG',
+          `Settings have no price for ${c.config.backend.model}: add one, or clear the $ budget and limit tokens`,
+        ),
+      ],
+    };
+  return c;
 }
 
 /** The provider the settings describe, as the evaluation records it, with the key kept apart. */
@@ -207,9 +225,9 @@ export const createEvalSlice: SliceCreator<EvalSlice> = (set, get) => {
     async startEval(options = {}) {
       if (get().evalRun.status === 'running') return;
       const draft = get().evalDraft;
-      const blockers = evalBackendBlockers(get());
-      if (blockers.length > 0) {
-        set({ evalRun: { status: 'error', problems: blockers.map((b) => problemOf('E_EVAL_CONFIG', b)) } });
+      const check = evalCheckOf(get());
+      if (!check.ok) {
+        set({ evalRun: { status: 'error', problems: check.problems } });
         return;
       }
       const prov = draft.backend === 'provider' ? providerOf(get()) : null;
