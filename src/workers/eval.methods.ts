@@ -4,11 +4,33 @@ import { EVAL_LIMITS, EvalConfigSchema, EvalDocumentSchema, EvalRowSchema } from
 import { defineMethods } from './rpc/protocol.ts';
 
 /**
+ * The provider an evaluation runs on, as the call carries it: the Settings page's endpoint, model,
+ * prices and key. The key travels in this call only: the worker hands it to the client it builds
+ * and to the executor as a secret (removed from every trace, answer and problem), and nothing the
+ * worker sends back holds it.
+ */
+export const EvalProviderSchema = z.object({
+  provider: z.string().min(1).max(300),
+  baseUrl: z.string().min(1).max(2000),
+  model: z.string().min(1).max(300),
+  /** '' for none (local servers). */
+  apiKey: z.string().max(4096),
+  prices: z
+    .record(
+      z.string().max(300),
+      z.object({ inputPerMTok: z.number().nonnegative(), outputPerMTok: z.number().nonnegative() }),
+    )
+    .optional(),
+});
+export type EvalProvider = z.infer<typeof EvalProviderSchema>;
+
+/**
  * The evaluation worker's one method: `evaluate` runs `runEvaluation` (src/eval) with the executor's
- * `evalExecutor` off the main thread. Each finished job comes back as progress with its row and its
- * trace (the page keeps both in IndexedDB: the journal a reload resumes from); the answer is the
- * results document without its rows, which the page already holds: 5,000 rows validated again in
- * one message would block the page's main thread for ~100 ms (docs/benchmarks.md, "Evaluation").
+ * `evalExecutor` off the main thread, on the simulator or on `provider`. Each finished job comes
+ * back as progress with its row and its trace (the page keeps both in IndexedDB: the journal a
+ * reload resumes from); the answer is the results document without its rows, which the page
+ * already holds: 5,000 rows validated again in one message would block the page's main thread for
+ * ~100 ms (docs/benchmarks.md, "Evaluation").
  */
 export const evalMethods = defineMethods({
   evaluate: {
@@ -19,6 +41,10 @@ export const evalMethods = defineMethods({
       /** Jobs at once. */
       concurrency: z.number().int().min(1).max(64),
       createdAt: z.iso.datetime(),
+      /** Required when `config.backend` is `remote`; its provider, base URL and model must match. */
+      provider: EvalProviderSchema.optional(),
+      /** Agents running at once within one job (default 4). */
+      agentConcurrency: z.number().int().min(1).max(64).optional(),
     }),
     progress: z.discriminatedUnion('kind', [
       z.object({ kind: z.literal('row'), row: EvalRowSchema, trace: TraceSchema }),

@@ -27,3 +27,5 @@ export {
   type EvalWorkerOutput,
   type EvalWorkerProgress,
 } from './eval.client.ts';
+export { channelEvalWorker } from './eval.local.ts';
+export { EvalProviderSchema, type EvalProvider } from './eval.methods.ts';

@@ -11,6 +11,8 @@ import type { Trace } from '../../core/trace.ts';
 import { EvalRowSchema, type EvalConfig, type EvalRow } from '../../eval/index.ts';
 import { createEvalWorkerClient, type EvalWorkerClient } from '../../workers/index.ts';
 
+export type { EvalProvider } from '../../workers/index.ts';
+
 /** The journal's key for a configuration: everything but the budget, which may grow on resume. */
 export function configKey(config: EvalConfig): string {
   const text = JSON.stringify({ ...config, budget: null });
@@ -88,4 +90,11 @@ let client: EvalWorkerClient | null = null;
 /** The one evaluation worker, started on first use. */
 export function evalWorker(): EvalWorkerClient {
   return (client ??= createEvalWorkerClient());
+}
+
+/** Swaps the evaluation worker (tests: the real handlers on a MessageChannel); returns the previous one. */
+export function configureEvalWorker(next: EvalWorkerClient | null): EvalWorkerClient | null {
+  const prev = client;
+  client = next;
+  return prev;
 }

@@ -3,6 +3,11 @@
  * and the results document. Running goes through the evaluation worker; each finished row and its
  * trace go to the journal first, so a reload resumes (`startEval` with the same settings runs only
  * what the journal lacks). Pure helpers (`evalConfigOf`) turn the settings into a validated config.
+ *
+ * On a provider (the Settings page's endpoint, model, prices and key) the budget is required and
+ * hard: the worker's executor reserves every call's worst case from it before sending. The key is
+ * read from where Settings keeps it at start and goes to the worker in that call only; the config,
+ * the journal, rows, traces and exports hold the provider, public base URL and model, never the key.
  */
 import { problemOf } from '../../core/errors.ts';
 import type { Problem } from '../../core/result.ts';
@@ -20,8 +25,11 @@ import {
   type EvalRow,
   type Method,
 } from '../../eval/index.ts';
-import { idbEvalJournal, evalWorker, type EvalJournal } from '../services/eval.ts';
-import type { SliceCreator } from '../store.ts';
+import { publicBaseUrl } from '../../executor/index.ts';
+import { priceOf } from '../../executor/llm/index.ts';
+import { idbEvalJournal, evalWorker, type EvalJournal, type EvalProvider } from '../services/eval.ts';
+import type { BatonState, SliceCreator } from '../store.ts';
+import { connectionUrl, providerBlockers, remoteSpecOf } from './settings.ts';
 
 export type { EvalDocument, EvalRow, MethodSummary, Score } from '../../eval/index.ts';
 
@@ -33,9 +41,20 @@ export interface EvalDraft {
   n: number;
   seed: number;
   split: 'train' | 'test' | 'all';
-  /** '' for none. */
+  /** '' for none (the simulator only: a provider run needs a budget). */
   budgetTokens: string;
+  /** '' for none. */
+  budgetUsd: string;
   concurrency: number;
+  /** Where the tasks run: the simulator, or the provider chosen in Settings. */
+  backend: 'simulator' | 'provider';
+}
+
+/** The provider as the evaluation records it (no key), or null for the simulator. */
+export interface EvalRemote {
+  provider: string;
+  baseUrl: string;
+  model: string;
 }
 
 export type EvalRunState =
@@ -44,6 +63,9 @@ export type EvalRunState =
       status: 'running';
       progress: (Omit<EvalProgress, 'perMethod'> & { perMethod: EvalProgress['perMethod'] }) | null;
       resumed: number;
+      /** Spend of the rows the journal already held (in `progress`, not billed again). */
+      resumedSpend: { tokens: number; usd: number };
+      budget: EvalConfig['budget'];
     }
   | { status: 'done' }
   | { status: 'stopped'; reason: string }
@@ -71,12 +93,15 @@ export const DEFAULT_EVAL_DRAFT: EvalDraft = {
   seed: 0,
   split: 'test',
   budgetTokens: '',
+  budgetUsd: '',
   concurrency: 4,
+  backend: 'simulator',
 };
 
 /** The configuration a draft stands for, or what is wrong with it. */
 export function evalConfigOf(
   d: EvalDraft,
+  remote: EvalRemote | null = null,
 ): { ok: true; config: EvalConfig } | { ok: false; problems: Problem[] } {
   const bad = (detail: string): { ok: false; problems: Problem[] } => ({
     ok: false,
@@ -96,16 +121,86 @@ export function evalConfigOf(
   if (!axes.ok) return bad(`axes: ${axes.message}`);
   const budget = d.budgetTokens.trim();
   if (budget !== '' && !/^\d+$/.test(budget)) return bad('the token budget must be a whole number');
+  const usd = (d.budgetUsd ?? '').trim();
+  if (usd !== '' && !(/^\d*\.?\d+$/.test(usd) && Number.isFinite(Number(usd))))
+    return bad('the $ budget must be a number, e.g. 0.50');
+  if (d.backend === 'provider') {
+    if (!remote) return bad('choose a provider in Settings');
+    if (budget === '' && usd === '') return bad('a run on a provider needs a budget: set a token or $ limit');
+  }
   const parsed = EvalConfigSchema.safeParse({
     methods,
     taskSet: { kind: 'masbench', axes: axes.axes, n: d.n, seed: d.seed, split: d.split },
     seeds: [d.seed],
-    backend: { kind: 'simulated' },
-    budget: budget === '' ? {} : { tokens: Number(budget) },
+    backend:
+      d.backend === 'provider' && remote
+        ? {
+            kind: 'remote',
+            provider: remote.provider,
+            baseUrl: publicBaseUrl(remote.baseUrl),
+            model: remote.model,
+          }
+        : { kind: 'simulated' },
+    budget: {
+      ...(budget === '' ? {} : { tokens: Number(budget) }),
+      ...(usd === '' ? {} : { usd: Number(usd) }),
+    },
   });
   if (!parsed.success)
     return bad(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '));
   return { ok: true, config: parsed.data };
+}
+
+/** What keeps the draft's backend from running, in words (the provider's settings); empty when none. */
+export function evalBackendBlockers(s: BatonState): string[] {
+  return s.evalDraft.backend === 'provider' ? providerBlockers(s) : [];
+}
+
+/** The provider the settings describe, as the evaluation records it (no key is read), or null. */
+export function evalRemoteOf(s: BatonState): EvalRemote | null {
+  const url = connectionUrl(s);
+  const model = s.connections[s.provider].model.trim();
+  return url.ok && model !== '' ? { provider: s.provider, baseUrl: url.url, model } : null;
+}
+
+/** The configuration the page would run now (its draft on its backend), or what keeps it from running. */
+export function evalCheckOf(s: BatonState): ReturnType<typeof evalConfigOf> {
+  const blockers = evalBackendBlockers(s);
+  if (blockers.length > 0) return { ok: false, problems: blockers.map((b) => problemOf('E_EVAL_CONFIG', b)) };
+  const c = evalConfigOf(s.evalDraft, s.evalDraft.backend === 'provider' ? evalRemoteOf(s) : null);
+  // Unknown is not free: under a $ limit every call to a model without a price would be refused.
+  if (
+    c.ok &&
+    c.config.backend.kind === 'remote' &&
+    c.config.budget.usd !== undefined &&
+    !priceOf(c.config.backend.model, s.prices)
+  )
+    return {
+      ok: false,
+      problems: [
+        problemOf(
+          'E_EVAL_CONFIG',
+          `Settings have no price for ${c.config.backend.model}: add one, or clear the $ budget and limit tokens`,
+        ),
+      ],
+    };
+  return c;
+}
+
+/** The provider the settings describe, as the evaluation records it, with the key kept apart. */
+function providerOf(s: BatonState): { remote: EvalRemote; call: EvalProvider } | null {
+  const spec = remoteSpecOf(s);
+  if (!spec) return null;
+  return {
+    remote: { provider: spec.provider, baseUrl: spec.baseUrl, model: spec.model },
+    call: {
+      provider: spec.provider,
+      baseUrl: spec.baseUrl,
+      model: spec.model,
+      apiKey: spec.apiKey,
+      ...(spec.prices ? { prices: { ...spec.prices } } : {}),
+    },
+  };
 }
 
 let journal: EvalJournal = idbEvalJournal();
@@ -131,7 +226,14 @@ export const createEvalSlice: SliceCreator<EvalSlice> = (set, get) => {
 
     async startEval(options = {}) {
       if (get().evalRun.status === 'running') return;
-      const c = evalConfigOf(get().evalDraft);
+      const draft = get().evalDraft;
+      const check = evalCheckOf(get());
+      if (!check.ok) {
+        set({ evalRun: { status: 'error', problems: check.problems } });
+        return;
+      }
+      const prov = draft.backend === 'provider' ? providerOf(get()) : null;
+      const c = evalConfigOf(draft, prov?.remote ?? null);
       if (!c.ok) {
         set({ evalRun: { status: 'error', problems: c.problems } });
         return;
@@ -151,12 +253,32 @@ export const createEvalSlice: SliceCreator<EvalSlice> = (set, get) => {
         return;
       }
       abort = new AbortController();
-      set({ evalRun: { status: 'running', progress: null, resumed: done.length }, evalDoc: null });
+      const resumedSpend = {
+        tokens: done.reduce((t, r) => t + r.tokens, 0),
+        usd: done.reduce((t, r) => t + r.costUsd, 0),
+      };
+      set({
+        evalRun: {
+          status: 'running',
+          progress: null,
+          resumed: done.length,
+          resumedSpend,
+          budget: config.budget,
+        },
+        evalDoc: null,
+      });
       let writes: Promise<unknown> = Promise.resolve();
       // The answer leaves the rows out: they are the journal's and those that arrive as progress.
       const rows: EvalRow[] = [...done];
       const answer = await evalWorker().evaluate(
-        { config, done, concurrency: get().evalDraft.concurrency, createdAt: new Date().toISOString() },
+        {
+          config,
+          done,
+          concurrency: draft.concurrency,
+          createdAt: new Date().toISOString(),
+          // The key goes in this call and nowhere else.
+          ...(prov ? { provider: prov.call, agentConcurrency: get().concurrency } : {}),
+        },
         {
           signal: abort.signal,
           onProgress: (p) => {

@@ -1,7 +1,9 @@
 import { useState, type ChangeEvent, type JSX } from 'react';
 import type { EvalRow } from '../../store/slices/eval.ts';
-import { evalConfigOf } from '../../store/slices/eval.ts';
+import { evalCheckOf, evalRemoteOf } from '../../store/slices/eval.ts';
+import { PROVIDER_PRESETS } from '../../store/slices/settings.ts';
 import { useBaton } from '../../store/store.ts';
+import { useShallow } from 'zustand/react/shallow';
 import { navigate, traceHash } from '../app/route.ts';
 import { ProblemAlert } from '../common/ProblemAlert.tsx';
 import { AxisCurves, ParetoScatter } from './EvalCharts.tsx';
@@ -31,6 +33,9 @@ function Settings(): JSX.Element {
   const d = useBaton((s) => s.evalDraft);
   const setDraft = useBaton((s) => s.setEvalDraft);
   const running = useBaton((s) => s.evalRun.status === 'running');
+  const settingsBudget = useBaton((s) => s.budget);
+  const provider = useBaton((s) => s.provider);
+  const remote = useBaton(useShallow(evalRemoteOf));
   const num = (k: 'n' | 'seed' | 'concurrency') => (e: ChangeEvent<HTMLInputElement>) => {
     const v = Number(e.target.value);
     if (Number.isInteger(v) && v >= 0) setDraft({ [k]: v });
@@ -76,10 +81,35 @@ function Settings(): JSX.Element {
       </label>
       <label>
         Backend
-        <select value="simulated" disabled>
-          <option value="simulated">simulated sub-agents</option>
+        <select
+          value={d.backend}
+          onChange={(e) => {
+            const backend = e.target.value === 'provider' ? 'provider' : 'simulator';
+            // A provider run needs a budget: start from the Settings page's limits.
+            const fill =
+              backend === 'provider' && d.budgetTokens.trim() === '' && d.budgetUsd.trim() === ''
+                ? {
+                    budgetTokens:
+                      settingsBudget.totalTokens !== null ? String(settingsBudget.totalTokens) : '',
+                    budgetUsd: settingsBudget.totalUsd !== null ? String(settingsBudget.totalUsd) : '',
+                  }
+                : {};
+            setDraft({ backend, ...fill });
+          }}
+          data-testid="eval-backend"
+        >
+          <option value="simulator">simulated sub-agents</option>
+          <option value="provider">
+            {remote
+              ? `${PROVIDER_PRESETS[provider].label} · ${remote.model}`
+              : 'provider (set up in Settings)'}
+          </option>
         </select>
-        <small>Providers: baton eval --backend openai</small>
+        <small>
+          {d.backend === 'provider'
+            ? 'Real calls, billed by the provider; the key stays in this tab.'
+            : 'A simulation, not a model.'}
+        </small>
       </label>
       <label>
         Token budget
@@ -91,6 +121,15 @@ function Settings(): JSX.Element {
         />
       </label>
       <label>
+        $ budget
+        <input
+          value={d.budgetUsd}
+          placeholder="none"
+          onChange={(e) => setDraft({ budgetUsd: e.target.value })}
+          data-testid="eval-budget-usd"
+        />
+      </label>
+      <label>
         Tasks at once
         <input type="number" min={1} max={64} value={d.concurrency} onChange={num('concurrency')} />
       </label>
@@ -98,19 +137,38 @@ function Settings(): JSX.Element {
   );
 }
 
+/** `limit` in words: "12,000 tokens · $0.50", or "no limit". */
+function budgetWords(b: { tokens?: number; usd?: number }): string {
+  const parts = [
+    ...(b.tokens !== undefined ? [`${b.tokens.toLocaleString()} tokens`] : []),
+    ...(b.usd !== undefined ? [`$${b.usd}`] : []),
+  ];
+  return parts.length > 0 ? parts.join(' · ') : 'no limit';
+}
+
 function Progress(): JSX.Element | null {
   const run = useBaton((s) => s.evalRun);
-  const budget = useBaton((s) => s.evalDraft.budgetTokens);
   if (run.status !== 'running') return null;
   const p = run.progress;
+  // The budget is for this run: rows resumed from the journal were paid for before.
+  const used = p
+    ? { tokens: p.tokens - run.resumedSpend.tokens, usd: Math.max(0, p.usd - run.resumedSpend.usd) }
+    : null;
   return (
     <div className="eval-progress" data-testid="eval-progress">
       <p>
-        {p
-          ? `${p.done} / ${p.total} tasks · ${p.running} running · ${p.tokens.toLocaleString()}${budget ? ` / ${Number(budget).toLocaleString()}` : ''} tokens`
-          : 'Starting…'}
+        {p ? `${p.done} / ${p.total} tasks · ${p.running} running` : 'Starting…'}
         {run.resumed > 0 ? ` · ${run.resumed} resumed from this browser's journal` : ''}
       </p>
+      {used && (
+        <p data-testid="eval-budget-used">
+          Budget used: {used.tokens.toLocaleString()}
+          {run.budget.tokens !== undefined ? ` / ${run.budget.tokens.toLocaleString()}` : ''} tokens
+          {used.usd > 0 || run.budget.usd !== undefined
+            ? ` · $${used.usd.toFixed(4)}${run.budget.usd !== undefined ? ` / $${run.budget.usd}` : ''}`
+            : ''}
+        </p>
+      )}
       {p &&
         Object.entries(p.perMethod).map(([m, c]) => (
           <div key={m} className="eval-method-progress">
@@ -186,14 +244,15 @@ function TraceList({
 export function EvalPage(): JSX.Element {
   const run = useBaton((s) => s.evalRun);
   const doc = useBaton((s) => s.evalDoc);
-  const draft = useBaton((s) => s.evalDraft);
   const startEval = useBaton((s) => s.startEval);
   const cancelEval = useBaton((s) => s.cancelEval);
   const exportEval = useBaton((s) => s.exportEval);
   const loadEvalFile = useBaton((s) => s.loadEvalFile);
   const [pick, setPick] = useState<Pick | null>(null);
   const [fileProblems, setFileProblems] = useState<{ code: string; message: string }[]>([]);
-  const check = evalConfigOf(draft);
+  // What the check reads: the draft and the provider's settings (no key is read).
+  useBaton(useShallow((s) => [s.evalDraft, s.provider, s.connections, s.keyLocation]));
+  const check = evalCheckOf(useBaton.getState());
   const set = check.ok ? check.config.taskSet : null;
   const jobs =
     check.ok && set?.kind === 'masbench'
@@ -218,9 +277,10 @@ export function EvalPage(): JSX.Element {
     <section className="page eval-page" data-testid="eval-page">
       <h1 className="page-title">Evaluate</h1>
       <p className="muted">
-        Methods × MASBench tasks on the simulated sub-agents (a simulation, not a model). Accuracy with 95%
-        Wilson intervals, cost, McNemar tests and the accuracy–cost Pareto front. Finished tasks are kept in
-        this browser: run the same settings again after a reload to resume.
+        Methods × MASBench tasks on the simulated sub-agents (a simulation, not a model) or on the provider
+        set up in Settings, under a hard token/$ budget. Accuracy with 95% Wilson intervals, cost, McNemar
+        tests and the accuracy–cost Pareto front. Finished tasks are kept in this browser: run the same
+        settings again after a reload to resume; nothing finished is run (or billed) again.
       </p>
       <Settings />
       {!check.ok && (
@@ -240,6 +300,13 @@ export function EvalPage(): JSX.Element {
         >
           Run {jobs > 0 ? `${jobs} tasks` : ''}
         </button>
+        {check.ok && (
+          <span className="muted" data-testid="eval-budget-summary">
+            {check.config.backend.kind === 'remote'
+              ? `On ${check.config.backend.model} at ${check.config.backend.baseUrl} · hard budget ${budgetWords(check.config.budget)}: no call is sent past it`
+              : `On the simulator · budget ${budgetWords(check.config.budget)}`}
+          </span>
+        )}
         <button
           type="button"
           disabled={!check.ok || run.status === 'running'}

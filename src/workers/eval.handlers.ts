@@ -1,0 +1,106 @@
+/**
+ * What the evaluation worker does, apart from the worker itself so tests in Node serve the same
+ * handlers on a MessageChannel (eval.local.ts). `evaluate` runs generated MASBench tasks on the
+ * simulator, or on the provider the call carries (the Settings page's); policies `prior` and
+ * `random:S` run on the CPU compute backend. One budget for the whole run (`evalExecutor`): every
+ * call reserves its worst case first, so jobs running at once never overspend it together.
+ */
+import { runEvaluation, masbenchTasks, type EvalConfig, type EvalProgress } from '../eval/index.ts';
+import {
+  backendFromSpec,
+  evalExecutor,
+  publicBaseUrl,
+  secretsOf,
+  type RemoteSpec,
+} from '../executor/index.ts';
+import { chooseBackend } from '../gpu/index.ts';
+import { DEFAULT_POOL, PolicyNetwork, priorCheckpoint, randomCheckpoint } from '../policy/index.ts';
+import type { evalMethods, EvalProvider } from './eval.methods.ts';
+import type { Handlers } from './rpc/server.ts';
+
+async function networks(config: EvalConfig): Promise<Map<string, PolicyNetwork>> {
+  const nets = new Map<string, PolicyNetwork>();
+  for (const m of config.methods) {
+    if (m.kind !== 'policy' || nets.has(m.checkpoint)) continue;
+    const random = /^random(?::(\d+))?$/.exec(m.checkpoint);
+    const cp =
+      m.checkpoint === 'prior'
+        ? priorCheckpoint(DEFAULT_POOL)
+        : random
+          ? randomCheckpoint(DEFAULT_POOL, Number(random[1] ?? '0'))
+          : null;
+    if (!cp)
+      throw new Error(
+        `policy "${m.checkpoint}": the page evaluates prior and random:S; use baton eval for checkpoint files`,
+      );
+    nets.set(m.checkpoint, await PolicyNetwork.create(cp, await chooseBackend('cpu')));
+  }
+  return nets;
+}
+
+/** The remote spec of a call, checked against what its config records (which the journal keys on). */
+export function remoteOf(config: EvalConfig, provider: EvalProvider | undefined): RemoteSpec | null {
+  const b = config.backend;
+  if (b.kind === 'simulated') {
+    if (provider) throw new Error('a provider was given for an evaluation on the simulator');
+    return null;
+  }
+  if (!provider) throw new Error('an evaluation on a provider needs its connection');
+  if (
+    provider.provider !== b.provider ||
+    publicBaseUrl(provider.baseUrl) !== b.baseUrl ||
+    provider.model !== b.model
+  )
+    throw new Error("the provider's connection does not match the evaluation's backend");
+  return {
+    kind: 'remote',
+    provider: provider.provider,
+    baseUrl: provider.baseUrl,
+    model: provider.model,
+    apiKey: provider.apiKey,
+    ...(provider.prices ? { prices: provider.prices } : {}),
+  };
+}
+
+export function evalHandlers(fetchImpl?: typeof fetch): Handlers<typeof evalMethods> {
+  return {
+    async evaluate(input, { signal, progress }) {
+      const { config } = input;
+      if (config.taskSet.kind !== 'masbench')
+        throw new Error('the page runs generated MASBench tasks; use baton eval for task files and traces');
+      const remote = remoteOf(config, input.provider);
+      const nets = await networks(config);
+      try {
+        const executor = evalExecutor({
+          backend: remote ? backendFromSpec(remote, fetchImpl) : 'simulated',
+          budget: config.budget,
+          ...(input.agentConcurrency !== undefined ? { agentConcurrency: input.agentConcurrency } : {}),
+          ...(remote ? { secrets: secretsOf(remote) } : { startedAt: () => input.createdAt }),
+        });
+        const { rows: _rows, ...doc } = await runEvaluation({
+          config,
+          tasks: masbenchTasks(config.taskSet),
+          executor,
+          policyFor: (m) => {
+            const net = nets.get(m.checkpoint);
+            if (!net) throw new Error(`no network for ${m.checkpoint}`);
+            return { net, pool: DEFAULT_POOL };
+          },
+          done: input.done,
+          concurrency: input.concurrency,
+          createdAt: input.createdAt,
+          signal,
+          onRow: async (row, trace) => {
+            progress({ kind: 'row', row, trace });
+            // Let a cancel message in between jobs.
+            await new Promise<void>((r) => setTimeout(r, 0));
+          },
+          onProgress: (p: EvalProgress) => progress({ kind: 'progress', ...p }),
+        });
+        return doc;
+      } finally {
+        for (const n of nets.values()) n.dispose();
+      }
+    },
+  };
+}
