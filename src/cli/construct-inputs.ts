@@ -1,6 +1,6 @@
 /**
  * The files `baton construct` reads, each parsed and checked before use: the role pool
- * (`--roles`), the policy (`--policy`: prior, random[:SEED] or a checkpoint file), the task
+ * (`--roles`), the policy (`--policy`: prior, prior@T (another node-head temperature), random[:SEED] or a checkpoint file), the task
  * (`--task`: text, a task object or a MASBench task file) and the user's choices (`--choices`).
  * Every loader returns the value or a sentence saying why not.
  */
@@ -53,10 +53,18 @@ export async function loadCheckpoint(
   pool: RolePool,
 ): Promise<PolicyCheckpoint | string> {
   if (spec === 'prior') return priorCheckpoint(pool);
+  // prior@T: the prior with node-head temperature T (the same greedy choices, sharper or flatter samples).
+  const tempered = /^prior@(\d+(?:\.\d+)?)$/.exec(spec);
+  if (tempered) {
+    const temperature = Number(tempered[1]);
+    if (!(temperature > 0)) return `--policy "${spec}": the prior's temperature must be above 0`;
+    return { ...priorCheckpoint(pool, {}, { temperature }), name: spec };
+  }
   const random = /^random(?::(\d+))?$/.exec(spec);
   if (random) return randomCheckpoint(pool, Number(random[1] ?? '0'));
   const path = resolve(cwd, spec);
-  if (!(await isFile(path))) return `--policy "${spec}" is not prior, random[:SEED] or a checkpoint file`;
+  if (!(await isFile(path)))
+    return `--policy "${spec}" is not prior, prior@T, random[:SEED] or a checkpoint file`;
   if ((await stat(path)).size > MAX_FILE_BYTES) return `${path} is larger than 64 MB`;
   const r = parseCheckpoint(await readFile(path, 'utf8'));
   if (!r.ok) return `${path} is not a valid policy checkpoint: ${problemsOf(r.errors)}`;

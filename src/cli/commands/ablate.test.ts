@@ -96,4 +96,20 @@ describe('baton eval-policy --structure', () => {
     expect(json.comparison).toMatchObject({ before: 'random:1', after: 'prior' });
     expect(await evalPolicyCommand.run(['--policy', 'prior', '--against', 'random'], io)).toBe(2);
   });
+
+  it('reads prior@T as the prior at another temperature: the same greedy designs, other samples', async () => {
+    const run = async (policy: string, sampled: boolean) => {
+      out.length = 0;
+      const args = ['--policy', policy, '--n', '8', '--seed', '3', ...(sampled ? ['--sampled'] : [])];
+      expect(await evalPolicyCommand.run(args, io)).toBe(0);
+      return JSON.parse(out.join('\n')) as { policy: string; tokens: number; agents: number };
+    };
+    const greedy = await run('prior', false);
+    const sharp = await run('prior@1', false);
+    expect(sharp.policy).toBe('prior@1');
+    expect([sharp.tokens, sharp.agents]).toEqual([greedy.tokens, greedy.agents]);
+    expect((await run('prior@1', true)).tokens).not.toBe((await run('prior', true)).tokens);
+    expect(await evalPolicyCommand.run(['--policy', 'prior@0'], io)).toBe(2);
+    expect(err.join('\n')).toMatch(/temperature must be above 0/);
+  });
 });

@@ -224,7 +224,7 @@ describe('baton construct', () => {
     );
     expect(err.at(-1)).toMatch(/not a valid policy checkpoint/);
     expect(await constructCommand.run(['--policy', 'nope', '--task', 'x', '--out', 'o.json'], io)).toBe(2);
-    expect(err.at(-1)).toMatch(/is not prior, random/);
+    expect(err.at(-1)).toMatch(/is not prior, prior@T, random/);
     expect(
       await constructCommand.run(
         ['--policy', 'prior', '--task', 'x', '--execute', 'simulated', '--out', 'o.json'],

@@ -41,7 +41,7 @@ import {
   type ProviderArgs,
 } from '../provider-args.ts';
 
-const usage = `Usage: baton construct --policy <checkpoint.json|random[:SEED]|prior> --task <text|task.json>
+const usage = `Usage: baton construct --policy <checkpoint.json|random[:SEED]|prior[@T]> --task <text|task.json>
                        --seed <S> --out <trace.json> [--execute simulated|remote] [--backend auto|cpu|webgpu]
                        [--greedy] [--temperature T] [--max-steps N] [--roles <pool.json>]
                        [--choices <choices.json>] [--save-policy <file.json>]

@@ -35,7 +35,7 @@ import { computeBackend } from '../compute.ts';
 import { choiceFlag, isUsageError, positiveIntFlag, readFlags, seedFlag, type UsageError } from '../flags.ts';
 import { simulatedRunners } from './train.ts';
 
-const usage = `Usage: baton eval-policy --policy <prior|random[:SEED]|ckpt.json> [--preset depth|parallel|robustness|mixed]
+const usage = `Usage: baton eval-policy --policy <prior[@T]|random[:SEED]|ckpt.json> [--preset depth|parallel|robustness|mixed]
                          [--n N] [--seed S] [--sampled]
                          [--structure [--against <prior|random[:SEED]|ckpt.json>] [--out <structure.json>]]
        baton eval-policy --baselines [--n N] [--seed S] [--group G] [--out <baselines.json>]

@@ -57,7 +57,8 @@ to --log.
 Options:
   --preset      task distribution (default mixed)
   --algo        hrpo (default), grpo or reinforce
-  --from        starting policy: random[:SEED], prior (default) or a checkpoint file
+  --from        starting policy: random[:SEED], prior (default), prior@T (another
+                node-head temperature) or a checkpoint file
   --iterations  iterations of B tasks x G constructions and K epochs of updates (default 10)
   --seed        seed of tasks, sampling and minibatch order (default 0)
   --backend     auto, cpu (default) or webgpu
