@@ -20,11 +20,12 @@ import {
   baselinesMarkdown,
   compareStructure,
   presetBaselines,
-  evaluatePolicy,
   heldOutRollouts,
+  scoreHeldOut,
   structureMarkdown,
   structureOf,
   trainConfig,
+  type HeldOutRow,
   type PresetName,
   type StructureTable,
 } from '../../train/index.ts';
@@ -116,14 +117,11 @@ function parse(args: string[]): { ok: true; o: Options } | UsageError {
   };
 }
 
-async function structureTable(
-  cp: PolicyCheckpoint,
-  o: Options,
-  choice: BackendChoice,
-): Promise<StructureTable> {
+/** The held-out constructions of `cp` (the rows both the scores and the structure tables come from). */
+async function heldOut(cp: PolicyCheckpoint, o: Options, choice: BackendChoice): Promise<HeldOutRow[]> {
   const net = await PolicyNetwork.create(cp, choice);
   try {
-    const rows = await heldOutRollouts({
+    return await heldOutRollouts({
       net,
       pool: DEFAULT_POOL,
       config: trainConfig({ preset: o.preset }),
@@ -132,10 +130,18 @@ async function structureTable(
       seed: o.seed,
       greedy: !o.sampled,
     });
-    return structureOf(rows, DEFAULT_POOL, { policy: cp.name, preset: o.preset, greedy: !o.sampled });
   } finally {
     net.dispose();
   }
+}
+
+async function structureTable(
+  cp: PolicyCheckpoint,
+  o: Options,
+  choice: BackendChoice,
+): Promise<StructureTable> {
+  const rows = await heldOut(cp, o, choice);
+  return structureOf(rows, DEFAULT_POOL, { policy: cp.name, preset: o.preset, greedy: !o.sampled });
 }
 
 async function baselines(o: Options, io: CliIO): Promise<number> {
@@ -208,21 +214,8 @@ async function run(args: string[], io: CliIO): Promise<number> {
       }
       return 0;
     }
-    const net = await PolicyNetwork.create(cp, choice);
-    try {
-      const r = await evaluatePolicy({
-        net,
-        pool: DEFAULT_POOL,
-        config: trainConfig({ preset: o.preset }),
-        runners: simulatedRunners,
-        n: o.n,
-        seed: o.seed,
-        greedy: !o.sampled,
-      });
-      io.out(JSON.stringify({ policy: cp.name, preset: o.preset, greedy: !o.sampled, ...r }));
-    } finally {
-      net.dispose();
-    }
+    const r = scoreHeldOut(await heldOut(cp, o, choice));
+    io.out(JSON.stringify({ policy: cp.name, preset: o.preset, greedy: !o.sampled, ...r }));
     return 0;
   } catch (e) {
     io.err(`baton eval-policy: ${e instanceof Error ? e.message : String(e)}`);

@@ -46,6 +46,7 @@ function Settings(): JSX.Element {
       <label>
         Methods
         <input
+          className="input"
           value={d.methods}
           onChange={(e) => setDraft({ methods: e.target.value })}
           data-testid="eval-methods"
@@ -56,20 +57,41 @@ function Settings(): JSX.Element {
       </label>
       <label>
         MASBench axes and values
-        <input value={d.axes} onChange={(e) => setDraft({ axes: e.target.value })} data-testid="eval-axes" />
+        <input
+          className="input"
+          value={d.axes}
+          onChange={(e) => setDraft({ axes: e.target.value })}
+          data-testid="eval-axes"
+        />
         <small>e.g. depth:2,6,12,robustness:4</small>
       </label>
       <label>
         Tasks per value
-        <input type="number" min={1} max={10000} value={d.n} onChange={num('n')} data-testid="eval-n" />
+        <input
+          className="input"
+          type="number"
+          min={1}
+          max={10000}
+          value={d.n}
+          onChange={num('n')}
+          data-testid="eval-n"
+        />
       </label>
       <label>
         Seed
-        <input type="number" min={0} value={d.seed} onChange={num('seed')} data-testid="eval-seed" />
+        <input
+          className="input"
+          type="number"
+          min={0}
+          value={d.seed}
+          onChange={num('seed')}
+          data-testid="eval-seed"
+        />
       </label>
       <label>
         Split
         <select
+          className="input"
           value={d.split}
           onChange={(e) => setDraft({ split: e.target.value as typeof d.split })}
           data-testid="eval-split"
@@ -82,6 +104,7 @@ function Settings(): JSX.Element {
       <label>
         Backend
         <select
+          className="input"
           value={d.backend}
           onChange={(e) => {
             const backend = e.target.value === 'provider' ? 'provider' : 'simulator';
@@ -114,6 +137,7 @@ function Settings(): JSX.Element {
       <label>
         Token budget
         <input
+          className="input"
           value={d.budgetTokens}
           placeholder="none"
           onChange={(e) => setDraft({ budgetTokens: e.target.value })}
@@ -123,6 +147,7 @@ function Settings(): JSX.Element {
       <label>
         $ budget
         <input
+          className="input"
           value={d.budgetUsd}
           placeholder="none"
           onChange={(e) => setDraft({ budgetUsd: e.target.value })}
@@ -131,7 +156,14 @@ function Settings(): JSX.Element {
       </label>
       <label>
         Tasks at once
-        <input type="number" min={1} max={64} value={d.concurrency} onChange={num('concurrency')} />
+        <input
+          className="input"
+          type="number"
+          min={1}
+          max={64}
+          value={d.concurrency}
+          onChange={num('concurrency')}
+        />
       </label>
     </fieldset>
   );
@@ -210,7 +242,7 @@ function TraceList({
           {pick.method}
           {pick.axis !== null ? ` · ${pick.axis} ${pick.value}` : ''}: {mine.length} traces
         </h3>
-        <button type="button" onClick={onClose}>
+        <button type="button" className="btn" onClick={onClose}>
           Close
         </button>
       </header>
@@ -293,7 +325,7 @@ export function EvalPage(): JSX.Element {
       <div className="eval-actions">
         <button
           type="button"
-          className="primary"
+          className="btn btn-primary"
           disabled={!check.ok || run.status === 'running'}
           onClick={() => void startEval()}
           data-testid="eval-run"
@@ -309,6 +341,7 @@ export function EvalPage(): JSX.Element {
         )}
         <button
           type="button"
+          className="btn"
           disabled={!check.ok || run.status === 'running'}
           onClick={() => void startEval({ fresh: true })}
           data-testid="eval-fresh"
@@ -317,6 +350,7 @@ export function EvalPage(): JSX.Element {
         </button>
         <button
           type="button"
+          className="btn"
           disabled={run.status !== 'running'}
           onClick={cancelEval}
           data-testid="eval-cancel"
@@ -360,13 +394,18 @@ export function EvalPage(): JSX.Element {
               </p>
             ))}
           <div className="eval-exports">
-            <button type="button" onClick={() => save('json')} data-testid="eval-export-json">
+            <button type="button" className="btn" onClick={() => save('json')} data-testid="eval-export-json">
               Export JSON
             </button>
-            <button type="button" onClick={() => save('rows-csv')} data-testid="eval-export-csv">
+            <button
+              type="button"
+              className="btn"
+              onClick={() => save('rows-csv')}
+              data-testid="eval-export-csv"
+            >
               Export rows CSV
             </button>
-            <button type="button" onClick={() => save('summary-csv')}>
+            <button type="button" className="btn" onClick={() => save('summary-csv')}>
               Export summary CSV
             </button>
           </div>

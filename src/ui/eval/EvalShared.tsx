@@ -79,7 +79,7 @@ export function EvalShared({ input }: { input: string }): JSX.Element {
                     {pick.method}
                     {pick.axis !== null ? ` · ${pick.axis} ${pick.value}` : ''}
                   </h3>
-                  <button type="button" onClick={() => setPick(null)}>
+                  <button type="button" className="btn" onClick={() => setPick(null)}>
                     Close
                   </button>
                 </header>

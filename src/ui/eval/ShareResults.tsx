@@ -53,11 +53,12 @@ export function ShareResults(): JSX.Element | null {
   return (
     <div className="eval-share">
       <div className="eval-exports">
-        <button type="button" onClick={make} data-testid="eval-share">
+        <button type="button" className="btn" onClick={make} data-testid="eval-share">
           Share
         </button>
         <button
           type="button"
+          className="btn"
           disabled={otlp.status === 'busy'}
           onClick={() => void saveOtlp()}
           data-testid="eval-export-otlp"
@@ -85,7 +86,7 @@ export function ShareResults(): JSX.Element | null {
               aria-label="Share link of the results"
               onFocus={(e) => e.currentTarget.select()}
             />
-            <button type="button" onClick={() => copy(link.url)}>
+            <button type="button" className="btn" onClick={() => copy(link.url)}>
               Copy
             </button>
           </div>
