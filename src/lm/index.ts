@@ -11,3 +11,11 @@ export {
 } from './spec.ts';
 export { cacheLength, emptyCache, forward, greedy, step, type KvCache } from './reference.ts';
 export { initWeights } from './init.ts';
+// Training graph on the compute core (graph.ts) and its training loop (train.ts).
+export {
+  TINY_GPT_INPUTS,
+  buildTinyGptGraph,
+  weightsOf,
+  type TinyGptGraph,
+  type TinyGptWindow,
+} from './graph.ts';
