@@ -19,3 +19,15 @@ export {
   type TinyGptGraph,
   type TinyGptWindow,
 } from './graph.ts';
+export {
+  LmTrainConfigSchema,
+  lrAt,
+  trainTinyGpt,
+  windowInputs,
+  type LmCurvePoint,
+  type LmExample,
+  type LmTrainConfig,
+  type LmTrainConfigInput,
+  type TrainTinyGptOptions,
+  type TrainTinyGptResult,
+} from './train.ts';
