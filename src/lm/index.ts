@@ -31,3 +31,19 @@ export {
   type TrainTinyGptOptions,
   type TrainTinyGptResult,
 } from './train.ts';
+// ONNX export and the transformers.js model folder (src/lm/onnx, src/lm/hf-files.ts).
+export { exportTinyGptOnnx, buildTinyGptOnnx, ioNames, OPSET, type ExportOptions } from './onnx/gpt2.ts';
+export { dequantizedWeights, type ExportDtype } from './onnx/quantize.ts';
+export {
+  MODEL_FOLDER_FORMAT,
+  ModelConfigSchema,
+  ModelProvenanceSchema,
+  ONNX_FILE_BY_DTYPE,
+  SpecialTokensSchema,
+  modelFolderFiles,
+  parseModelConfig,
+  type ModelConfigJson,
+  type ModelFolderOptions,
+  type ModelProvenance,
+  type SpecialTokens,
+} from './hf-files.ts';
