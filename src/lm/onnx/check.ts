@@ -7,6 +7,7 @@
  * graph whose weights do not fill their declared shapes, or a model without the inputs and outputs
  * transformers.js feeds a GPT-2-style decoder. Pure; decoding copies the file once.
  */
+import type onnxProto from 'onnx-proto';
 import { problemOf } from '../../core/errors.ts';
 import { fail, ok, type Problem, type Result } from '../../core/result.ts';
 import { type TinyGptConfig, headDim } from '../spec.ts';
@@ -112,7 +113,7 @@ export function checkOnnxModel(bytes: Uint8Array, opts: CheckOptions = {}): Resu
     }
   }
 
-  const summarize = (v: (typeof graph.input)[number]): OnnxValueSummary => {
+  const summarize = (v: onnxProto.onnx.IValueInfoProto): OnnxValueSummary => {
     const tt = v.type?.tensorType;
     return {
       name: v.name ?? '',
