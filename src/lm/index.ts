@@ -11,3 +11,12 @@ export {
 } from './spec.ts';
 export { cacheLength, emptyCache, forward, greedy, step, type KvCache } from './reference.ts';
 export { initWeights } from './init.ts';
+// tokenizer: byte-level BPE, trained from a corpus, in the Hugging Face tokenizers format
+export {
+  BpeTokenizer,
+  byteLevel,
+  tokenizerFromJson,
+  trainTokenizer,
+  type TokenizerData,
+  type TrainTokenizerOptions,
+} from './tokenizer.ts';
