@@ -3,6 +3,10 @@ import { describe, expect, it } from 'vitest';
 import { byteLevel, tokenizerFromJson, trainTokenizer } from './tokenizer.ts';
 
 const SPECIALS = ['<|pad|>', '<|end|>', '<|dom_low|>', '<|dom_high|>', '<|design|>'];
+const TAGS = ['thinking', 'agent', 'agent_id', 'agent_description', 'edge', 'from', 'to'].flatMap((t) => [
+  `<${t}>`,
+  `</${t}>`,
+]);
 
 const design = (roles: string[]): string =>
   `<thinking>${roles.join(' > ')}</thinking>\n` +
@@ -54,19 +58,22 @@ const ODD = [
 ];
 
 describe('byte-level BPE tokenizer', () => {
-  const tok = trainTokenizer(corpus(), { vocabSize: 600, specialTokens: SPECIALS });
+  const tok = trainTokenizer(corpus(), { vocabSize: 600, specialTokens: SPECIALS, addedTokens: TAGS });
 
   it('learns merges, keeps special tokens whole, and round-trips any text', () => {
     expect(tok.vocabSize).toBeGreaterThan(SPECIALS.length + 256 + 50);
     expect(tok.vocabSize).toBeLessThanOrEqual(600);
     expect(tok.encode('<|end|>')).toEqual([1]);
-    // A frequent tag is merged into few tokens.
-    expect(tok.encode('<agent_description>').length).toBeLessThan('<agent_description>'.length / 3);
+    // Added tokens are one id each; a frequent tag that is not one is merged into few tokens.
+    expect(tok.encode('<agent_description>')).toEqual([
+      SPECIALS.length + TAGS.indexOf('<agent_description>'),
+    ]);
+    expect(tok.encode('<agent_name>').length).toBeLessThan('<agent_name>'.length / 2);
     for (const s of [...ODD, ...corpus()]) expect(tok.decode(tok.encode(s))).toBe(s);
   });
 
   it('is deterministic: the same corpus gives the same merges', () => {
-    const again = trainTokenizer(corpus(), { vocabSize: 600, specialTokens: SPECIALS });
+    const again = trainTokenizer(corpus(), { vocabSize: 600, specialTokens: SPECIALS, addedTokens: TAGS });
     expect(again.data.merges).toEqual(tok.data.merges);
     const other = trainTokenizer(corpus().slice(0, 5), { vocabSize: 600, specialTokens: SPECIALS });
     expect(other.data.merges).not.toEqual(tok.data.merges);
@@ -89,6 +96,9 @@ describe('byte-level BPE tokenizer', () => {
     const emoji = tok.encode('🙂');
     expect(emoji.length).toBeGreaterThan(1);
     expect(hf.decode(emoji.slice(1))).toBe(tok.decode(emoji.slice(1)));
+    // Skipping special tokens keeps the added (non-special) ones.
+    const marked = tok.encode('<|dom_high|><edge><from>a1</from></edge><|end|>');
+    expect(hf.decode(marked, { skip_special_tokens: true })).toBe('<edge><from>a1</from></edge>');
   });
 
   it('reads its own tokenizer.json back and refuses a broken one', () => {

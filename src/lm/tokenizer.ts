@@ -9,8 +9,9 @@
  *   number, a run of punctuation, whitespace); merges never cross a chunk.
  * - Merges: learned by frequency over the corpus' chunks; ties go to the pair whose left, then
  *   right, id is smaller, so training is a pure function of the corpus and the options.
- * - Special tokens (ids 0..k−1): matched in the text before anything else, never merged, and
- *   decoded as written (the Hugging Face "added tokens").
+ * - Special tokens (ids 0..k−1), then plain added tokens (e.g. a format's XML tags): matched in the
+ *   text before anything else, never merged, and decoded as written (the Hugging Face "added
+ *   tokens"; only the first kind is `special`, so `skip_special_tokens` keeps the others).
  * - Encoding applies the lowest-ranked merge at the leftmost place first, the order transformers.js'
  *   BPE uses, so both give the same ids (tested against it).
  *
@@ -59,6 +60,8 @@ export interface TrainTokenizerOptions {
   vocabSize: number;
   /** Special tokens, ids 0.. in this order. */
   specialTokens: readonly string[];
+  /** Added (non-special) tokens, ids after the special ones, in this order. */
+  addedTokens?: readonly string[];
   /** A pair seen fewer times than this is not merged (default 2). */
   minFrequency?: number;
 }
@@ -66,6 +69,8 @@ export interface TrainTokenizerOptions {
 /** The tokenizer's data: what the JSON holds and what encoding needs. */
 export interface TokenizerData {
   specialTokens: readonly string[];
+  /** Whole strings with one id each, matched before BPE, that are not special (default none). */
+  addedTokens?: readonly string[];
   /** Merges in rank order, each a pair of byte-level token strings. */
   merges: readonly (readonly [string, string])[];
 }
@@ -75,12 +80,15 @@ export class BpeTokenizer {
   readonly tokens: readonly string[];
   private readonly ids: Map<string, number>;
   private readonly ranks: Map<string, number>;
-  private readonly specialIds: Map<string, number>;
+  /** Special and added tokens by string. */
+  private readonly wholeIds: Map<string, number>;
+  private readonly whole: number;
   private readonly specialRe: RegExp | null;
   private readonly cache = new Map<string, number[]>();
 
   constructor(readonly data: TokenizerData) {
-    const tokens = [...data.specialTokens];
+    const added = [...data.specialTokens, ...(data.addedTokens ?? [])];
+    const tokens = [...added];
     for (let b = 0; b < 256; b++) tokens.push(BYTES.toChar[b] as string);
     for (const [a, b] of data.merges) tokens.push(a + b);
     this.tokens = tokens;
@@ -90,10 +98,9 @@ export class BpeTokenizer {
       this.ids.set(t, i);
     });
     this.ranks = new Map(data.merges.map(([a, b], i) => [`${a} ${b}`, i]));
-    this.specialIds = new Map(data.specialTokens.map((t, i) => [t, i]));
-    // Longest first, so a special token that begins another never cuts it short.
-    const bySize = [...data.specialTokens].sort((a, b) => b.length - a.length);
-    this.specialRe = bySize.length > 0 ? new RegExp(`(${bySize.map(escapeRe).join('|')})`, 'g') : null;
+    this.wholeIds = new Map(added.map((t, i) => [t, i]));
+    this.whole = added.length;
+    this.specialRe = wholeTokenRe(added);
   }
 
   get vocabSize(): number {
@@ -139,7 +146,7 @@ export class BpeTokenizer {
   encode(text: string): number[] {
     const out: number[] = [];
     for (const piece of splitSpecial(text, this.specialRe)) {
-      const sid = this.specialIds.get(piece);
+      const sid = this.wholeIds.get(piece);
       if (sid !== undefined) {
         out.push(sid);
         continue;
@@ -149,7 +156,7 @@ export class BpeTokenizer {
     return out;
   }
 
-  /** Text of ids: special tokens as written, byte runs between them decoded as UTF-8 (bad bytes → U+FFFD). */
+  /** Text of ids: special and added tokens as written, byte runs between them decoded as UTF-8 (bad bytes → U+FFFD). */
   decode(ids: readonly number[]): string {
     const dec = new TextDecoder('utf-8', { fatal: false, ignoreBOM: true });
     let out = '';
@@ -161,7 +168,7 @@ export class BpeTokenizer {
     for (const id of ids) {
       const t = this.tokens[id];
       if (t === undefined) throw new Error(`token id ${id} out of range`);
-      if (this.isSpecial(id)) {
+      if (id < this.whole) {
         flush();
         out += t;
       } else {
@@ -180,14 +187,14 @@ export class BpeTokenizer {
       version: '1.0',
       truncation: null,
       padding: null,
-      added_tokens: this.data.specialTokens.map((content, id) => ({
+      added_tokens: this.tokens.slice(0, this.whole).map((content, id) => ({
         id,
         content,
         single_word: false,
         lstrip: false,
         rstrip: false,
         normalized: false,
-        special: true,
+        special: this.isSpecial(id),
       })),
       normalizer: null,
       pre_tokenizer: { type: 'ByteLevel', add_prefix_space: false, trim_offsets: true, use_regex: true },
@@ -216,7 +223,7 @@ export class BpeTokenizer {
     maxLength: number;
   }): Record<string, unknown> {
     for (const t of [o.eos, o.pad, ...(o.bos !== undefined ? [o.bos] : [])])
-      if (!this.specialIds.has(t)) throw new Error(`${t} is not a special token`);
+      if (!this.data.specialTokens.includes(t)) throw new Error(`${t} is not a special token`);
     return {
       tokenizer_class: 'PreTrainedTokenizerFast',
       model_max_length: o.maxLength,
@@ -232,6 +239,12 @@ export class BpeTokenizer {
   }
 }
 
+/** A regex that splits text around whole tokens, longest first (so one that begins another never cuts it short). */
+function wholeTokenRe(tokens: readonly string[]): RegExp | null {
+  const bySize = [...tokens].sort((a, b) => b.length - a.length || (a < b ? -1 : 1));
+  return bySize.length > 0 ? new RegExp(`(${bySize.map(escapeRe).join('|')})`, 'g') : null;
+}
+
 function splitSpecial(text: string, re: RegExp | null): string[] {
   if (!re) return [text];
   return text.split(re).filter((p) => p !== '');
@@ -239,22 +252,14 @@ function splitSpecial(text: string, re: RegExp | null): string[] {
 
 /** Learns merges from `corpus` (see the file header); deterministic in its arguments. */
 export function trainTokenizer(corpus: Iterable<string>, o: TrainTokenizerOptions): BpeTokenizer {
-  const base = o.specialTokens.length + 256;
+  const wholeTokens = [...o.specialTokens, ...(o.addedTokens ?? [])];
+  const base = wholeTokens.length + 256;
   if (!Number.isInteger(o.vocabSize) || o.vocabSize < base)
-    throw new Error(`vocabSize must be an integer ≥ ${base} (special tokens + 256 bytes)`);
-  if (new Set(o.specialTokens).size !== o.specialTokens.length) throw new Error('special tokens repeat');
+    throw new Error(`vocabSize must be an integer ≥ ${base} (special and added tokens + 256 bytes)`);
+  if (new Set(wholeTokens).size !== wholeTokens.length) throw new Error('special or added tokens repeat');
   const minFrequency = o.minFrequency ?? 2;
-  const re =
-    o.specialTokens.length > 0
-      ? new RegExp(
-          `(${[...o.specialTokens]
-            .sort((a, b) => b.length - a.length)
-            .map(escapeRe)
-            .join('|')})`,
-          'g',
-        )
-      : null;
-  const specials = new Set(o.specialTokens);
+  const re = wholeTokenRe(wholeTokens);
+  const specials = new Set(wholeTokens);
   // Chunks with their counts, each as a list of symbol ids (bytes are ids 0..255 here; merges 256..).
   const counts = new Map<string, number>();
   for (const text of corpus) {
@@ -299,7 +304,11 @@ export function trainTokenizer(corpus: Iterable<string>, o: TrainTokenizerOption
       w.syms = next;
     }
   }
-  return new BpeTokenizer({ specialTokens: [...o.specialTokens], merges });
+  return new BpeTokenizer({
+    specialTokens: [...o.specialTokens],
+    addedTokens: [...(o.addedTokens ?? [])],
+    merges,
+  });
 }
 
 // ------------------------------------------------------------------ reading tokenizer.json back
@@ -342,15 +351,20 @@ export function tokenizerFromJson(
   if (!parsed.success)
     return { ok: false, message: `tokenizer.json: ${parsed.error.issues[0]?.message ?? 'invalid'}` };
   const j = parsed.data;
-  const specials = [...j.added_tokens].sort((a, b) => a.id - b.id);
-  if (specials.some((t, i) => t.id !== i || !t.special))
-    return { ok: false, message: 'tokenizer.json: special tokens must have ids 0.. in order' };
+  const whole = [...j.added_tokens].sort((a, b) => a.id - b.id);
+  const specials = whole.filter((t) => t.special);
+  if (whole.some((t, i) => t.id !== i || (t.special && i >= specials.length)))
+    return { ok: false, message: 'tokenizer.json: added tokens must have ids 0.., the special ones first' };
   const merges = j.model.merges.map((m) =>
     typeof m === 'string' ? (m.split(' ', 2) as [string, string]) : m,
   );
   let tok: BpeTokenizer;
   try {
-    tok = new BpeTokenizer({ specialTokens: specials.map((t) => t.content), merges });
+    tok = new BpeTokenizer({
+      specialTokens: specials.map((t) => t.content),
+      addedTokens: whole.filter((t) => !t.special).map((t) => t.content),
+      merges,
+    });
   } catch (e) {
     return { ok: false, message: `tokenizer.json: ${(e as Error).message}` };
   }

@@ -7,6 +7,7 @@ export {
   SUMMARIZER_ROLE,
   TINY_FORMAT,
   TINY_SPECIAL_TOKENS,
+  TINY_TAG_TOKENS,
   TINY_TOKENS,
   canonicalDesign,
   designOfPlan,
@@ -22,3 +23,18 @@ export {
   type TinyPlan,
   type TinyRole,
 } from './tiny-format.ts';
+// teacher: the designs the tiny model is trained on, chosen by simulator reward
+export {
+  TEACHER_REWARD,
+  bestOf,
+  drawTeacherTasks,
+  lowCandidates,
+  scoreSeed,
+  teacherExamples,
+  type DesignOutcome,
+  type DesignRunner,
+  type RewardSettings,
+  type Scored,
+  type TeacherExample,
+  type TeacherOptions,
+} from './teacher.ts';

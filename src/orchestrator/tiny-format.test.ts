@@ -44,6 +44,7 @@ describe('the tiny design format', () => {
       expect(canon.edges.length).toBe(d.edges.length);
       const text = tinyDesignText(canon, pool);
       expect(text).toBe(tinyDesignText(d, pool));
+      expect(text).not.toMatch(/>\s|\s</);
       const parsed = parseDesignXml(text, 'high');
       expect(parsed.problems).toEqual([]);
       const back = expandTinyDesign(parsed.design as NonNullable<typeof parsed.design>, pool);

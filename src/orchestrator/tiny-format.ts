@@ -9,14 +9,15 @@
  * fixed rule and end with what they ask), then `<|design|>`. The model then writes the design and
  * `<|end|>`.
  *
- * Output (no whitespace inside blocks, one newline between blocks):
+ * Output (no whitespace between tags or blocks; shown on several lines here):
  *   <thinking>Role, Role, …</thinking>            the plan: the agents' roles in order, nothing else
- *   <agent><agent_id>aK</agent_id><agent_name>TYPE</agent_name><agent_description>ROLE</agent_description>
- *     <required_arguments><agent_input>${aI}${aJ}…</agent_input></required_arguments></agent>
+ *   <agent><agent_id>SLUG-K</agent_id><agent_name>TYPE</agent_name><agent_description>ROLE</agent_description>
+ *     <required_arguments><agent_input>${I}${J}…</agent_input></required_arguments></agent>
  *   …
- *   <edge><from>aI</from><to>aK</to>…</edge>
+ *   <edge><from>I</from><to>SLUG-K</to>…</edge>
  * Rules (what the `tiny` grammar enforces):
- * - agent K has id `aK` (K = 1, 2, … in order);
+ * - agent K has id `SLUG-K`: its role's slug (`roleSlug`: `Debate Panel` → `debate-panel`) and K =
+ *   1, 2, … in order, the policy's own id style;
  * - ROLE is a name from `tinyRoles(pool)` (the pool's roles, then `Summarizer`) and TYPE is that
  *   role's archive type; the thinking lists the same roles in the same order;
  * - agent_input holds only `${aI}` references with I < K, each once (empty = the original query);
@@ -32,7 +33,7 @@ import type { Agent, Design } from '../core/trace.ts';
 import type { RawDesign } from '../design/raw.ts';
 import { referencesIn } from '../design/references.ts';
 import { fromDesign, validateDesign } from '../design/validate.ts';
-import { SUMMARIZER_PROMPT, roleInstruction, type RolePool } from '../policy/index.ts';
+import { SUMMARIZER_PROMPT, roleInstruction, roleSlug, type RolePool } from '../policy/index.ts';
 
 export const TINY_FORMAT = 'tiny';
 
@@ -53,23 +54,43 @@ export const TINY_SPECIAL_TOKENS: readonly string[] = [
   TINY_TOKENS.design,
 ];
 
+/**
+ * The design format's tags, one token each (added, not special, so decoding with
+ * `skip_special_tokens` keeps them): a tag costs one step instead of five byte-pair pieces.
+ */
+export const TINY_TAG_TOKENS: readonly string[] = [
+  'thinking',
+  'agent',
+  'agent_id',
+  'agent_name',
+  'agent_description',
+  'required_arguments',
+  'agent_input',
+  'edge',
+  'from',
+  'to',
+].flatMap((t) => [`<${t}>`, `</${t}>`]);
+
 /** The role the tiny format writes for a construction's EXIT summariser (not part of the pool). */
 export const SUMMARIZER_ROLE = 'Summarizer';
 
 export interface TinyRole {
   name: string;
   agentType: AgentType;
+  /** The id stem: agent K of this role has id `<slug>-K`. */
+  slug: string;
 }
 
 /** The roles a tiny design may name, in order: the pool's, then the summariser. */
 export function tinyRoles(pool: RolePool): TinyRole[] {
   return [
-    ...pool.roles.map((r) => ({ name: r.name, agentType: r.agentType })),
-    { name: SUMMARIZER_ROLE, agentType: 'SummarizerAgent' },
+    ...pool.roles.map((r) => ({ name: r.name, agentType: r.agentType, slug: roleSlug(r.name) })),
+    { name: SUMMARIZER_ROLE, agentType: 'SummarizerAgent', slug: roleSlug(SUMMARIZER_ROLE) },
   ];
 }
 
-export const tinyAgentId = (index: number): string => `a${index + 1}`;
+/** The id of the agent at `index` (0-based) with role `role`. */
+export const tinyAgentId = (index: number, role: string): string => `${roleSlug(role)}-${index + 1}`;
 
 /** The query as the prompt holds it: whitespace runs as one space, trimmed. */
 export const tinyQueryText = (query: string): string => query.replace(/\s+/g, ' ').trim();
@@ -124,22 +145,23 @@ export function tinyPlanOf(design: Design, pool: RolePool): TinyPlan {
 /** The tiny text of a plan (see the file header); ends without `<|end|>`. */
 export function tinyPlanText(plan: TinyPlan, pool: RolePool): string {
   const typeOf = new Map(tinyRoles(pool).map((r) => [r.name, r.agentType]));
+  const idOf = (i: number): string => tinyAgentId(i, plan.agents[i]?.role ?? '');
   const lines = [`<thinking>${plan.agents.map((a) => a.role).join(', ')}</thinking>`];
   plan.agents.forEach((a, k) => {
     const type = typeOf.get(a.role);
     if (!type) throw new Error(`unknown role ${a.role}`);
-    const input = a.links.map((i) => `\${${tinyAgentId(i)}}`).join('');
+    const input = a.links.map((i) => `\${${idOf(i)}}`).join('');
     lines.push(
-      `<agent><agent_id>${tinyAgentId(k)}</agent_id><agent_name>${type}</agent_name>` +
+      `<agent><agent_id>${idOf(k)}</agent_id><agent_name>${type}</agent_name>` +
         `<agent_description>${a.role}</agent_description><required_arguments>` +
         `<agent_input>${input}</agent_input></required_arguments></agent>`,
     );
   });
   const pairs = plan.agents.flatMap((a, k) =>
-    a.links.map((i) => `<from>${tinyAgentId(i)}</from><to>${tinyAgentId(k)}</to>`),
+    a.links.map((i) => `<from>${idOf(i)}</from><to>${idOf(k)}</to>`),
   );
   lines.push(`<edge>${pairs.join('')}</edge>`);
-  return lines.join('\n');
+  return lines.join('');
 }
 
 /** `tinyPlanText(tinyPlanOf(design))`: a teacher design as the tiny model writes it. */
@@ -154,9 +176,10 @@ function inputFor(links: readonly string[]): string {
 
 /** The runnable design of a plan: each role's full instruction, debate roles and the policy's input text. */
 export function designOfPlan(plan: TinyPlan, pool: RolePool): Design {
+  const idOf = (i: number): string => tinyAgentId(i, plan.agents[i]?.role ?? '');
   const agents: Agent[] = plan.agents.map((a, k) => {
-    const id = tinyAgentId(k);
-    const links = a.links.map(tinyAgentId);
+    const id = idOf(k);
+    const links = a.links.map(idOf);
     if (a.role === SUMMARIZER_ROLE) {
       return {
         id,
@@ -179,13 +202,11 @@ export function designOfPlan(plan: TinyPlan, pool: RolePool): Design {
     };
     return agent;
   });
-  const edges = plan.agents.flatMap((a, k) =>
-    a.links.map((i) => ({ from: tinyAgentId(i), to: tinyAgentId(k) })),
-  );
+  const edges = plan.agents.flatMap((a, k) => a.links.map((i) => ({ from: idOf(i), to: idOf(k) })));
   return { dom: plan.dom, thinking: plan.agents.map((a) => a.role).join(', '), agents, edges };
 }
 
-/** A design in canonical tiny form (ids a1…, thinking = the plan): what the teacher scores and the model learns. */
+/** A design in canonical tiny form (ids `<slug>-K`, thinking = the plan): what the teacher scores and the model learns. */
 export const canonicalDesign = (design: Design, pool: RolePool): Design =>
   designOfPlan(tinyPlanOf(design, pool), pool);
 
