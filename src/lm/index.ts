@@ -48,3 +48,12 @@ export {
   type ModelProvenance,
   type SpecialTokens,
 } from './hf-files.ts';
+// tokenizer: byte-level BPE, trained from a corpus, in the Hugging Face tokenizers format
+export {
+  BpeTokenizer,
+  byteLevel,
+  tokenizerFromJson,
+  trainTokenizer,
+  type TokenizerData,
+  type TrainTokenizerOptions,
+} from './tokenizer.ts';
