@@ -562,16 +562,18 @@ export function causalAttentionGrad(
         let D = 0;
         for (let c = 0; c < hd; c++) D += (gOut[io + c] as number) * (out[io + c] as number);
         for (let j = 0; j <= i; j++) {
-          const jo = base + j * d + ho;
           const p = probs[po + j] as number;
+          if (p === 0) continue; // another segment (or an underflow): no gradient either way
+          const jo = base + j * d + ho;
           let dp = 0;
           for (let c = 0; c < hd; c++) dp += (gOut[io + c] as number) * (v[jo + c] as number);
           const ds = p * (dp - D) * scale;
-          for (let c = 0; c < hd; c++) {
-            if (gq) gq[io + c] = (gq[io + c] as number) + ds * (k[jo + c] as number);
-            if (gk) gk[jo + c] = (gk[jo + c] as number) + ds * (q[io + c] as number);
-            if (gv) gv[jo + c] = (gv[jo + c] as number) + p * (gOut[io + c] as number);
-          }
+          if (gq)
+            for (let c = 0; c < hd; c++) gq[io + c] = (gq[io + c] as number) + ds * (k[jo + c] as number);
+          if (gk)
+            for (let c = 0; c < hd; c++) gk[jo + c] = (gk[jo + c] as number) + ds * (q[io + c] as number);
+          if (gv)
+            for (let c = 0; c < hd; c++) gv[jo + c] = (gv[jo + c] as number) + p * (gOut[io + c] as number);
         }
       }
     }
