@@ -114,7 +114,7 @@ describe.each(['wasm', 'webgpu'] as const)('tiny model in Chromium, onnxruntime-
     const V = config.vocabSize;
     const maxDiff = (a: number[], b: Float32Array): number =>
       a.reduce((m, v, i) => Math.max(m, Math.abs(v - (b[i] as number))), 0);
-    // q8 at onnxruntime's default optimization level runs an int8 kernel (see src/lm/onnx/gpt2.test.ts): 5e-3.
+    // q8 at onnxruntime's default optimization level runs 8-bit MatMulNBits (see src/lm/onnx/gpt2.test.ts): 5e-3.
     const tol = dtype === 'q8' ? 5e-3 : 1e-4;
     expect(result.prompt.length).toBe(PROMPT.length * V);
     expect(maxDiff(result.prompt, whole.subarray(0, PROMPT.length * V))).toBeLessThan(tol);
