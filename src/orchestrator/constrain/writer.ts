@@ -420,6 +420,12 @@ export class DesignWriter {
       if (b === 0x24) return false;
       if (b === 0x7b) {
         this.cands = this.cfg.dom === 'high' ? this.refCandidates() : [];
+        if (this.fieldTokens >= this.cfg.fieldTokens.text && this.mustReferenceAll()) {
+          // Out of tokens in the last agent's input: only the references it still owes.
+          const owed = new Set(this.unreferenced());
+          const only = this.cands.filter((c) => owed.has(c.slice(0, -1)));
+          if (only.length > 0) this.cands = only;
+        }
         if (this.cands.length === 0) return false;
         this.inRef = true;
         this.pos = 0;
