@@ -13,6 +13,7 @@ export {
   ManifestSchema,
   ModelEntrySchema,
   PromptFormatSchema,
+  estimateSizeMB,
   isHubId,
   onnxFileOf,
   parseManifest,
@@ -24,3 +25,49 @@ export {
   type PromptFormat,
   type ResolveOptions,
 } from './manifest.ts';
+// runtime: loading a model with transformers.js and writing designs (device, load, generate, designer, formats, cache, runtime)
+export {
+  chooseDevice,
+  type Device,
+  type DeviceChoice,
+  type DevicePreference,
+  type DeviceProbe,
+} from './device.ts';
+export {
+  classify,
+  configure,
+  fetchManifest,
+  loadModel,
+  loadTransformers,
+  tokenizerMismatch,
+  tokenizerSizeOf,
+  type LoadEvent,
+  type LoadOptions,
+  type LoadProblem,
+  type LoadedLm,
+  type Transformers,
+} from './load.ts';
+export { generate, promptText, type GenerateOptions, type Generation, type Prompt } from './generate.ts';
+export {
+  designOutcome,
+  type DesignOutcome,
+  type DesignRead,
+  type DesignerInput,
+  type DomChoice,
+} from './designer.ts';
+export { chatFormat, type PromptFormatAdapter } from './formats.ts';
+export { MODEL_CACHE_KEY, cachedModelFiles, clearModelCache, type CacheSummary } from './cache.ts';
+export {
+  createOrchestratorRuntime,
+  type Constraint,
+  type ConstraintContext,
+  type Designed,
+  type GenerateRequest,
+  type LoadRequest,
+  type Loaded,
+  type OrchestratorRuntime,
+  type Outcome,
+  type RuntimeDeps,
+  type RuntimeErrorCode,
+  type RuntimeProblem,
+} from './runtime.ts';
