@@ -6,7 +6,9 @@
  * the models from a local server, so nothing is fetched from a CDN. onnxruntime places nodes an
  * execution provider lacks on the CPU; the test reads its verbose log and holds the WebGPU runs to
  * the mask's shape arithmetic on the CPU and everything heavy (Gather, MatMul, MatMulNBits,
- * DequantizeLinear, LayerNormalization, Softmax) on WebGPU.
+ * DequantizeLinear, LayerNormalization, Softmax) on WebGPU. Then transformers.js' own browser build
+ * loads a whole model folder from the same server (`from_pretrained`, remote models off) on both
+ * devices, and greedy `generate` gives the reference's tokens.
  */
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import type { Server } from 'node:http';
@@ -17,10 +19,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   TinyGptConfigSchema,
   dequantizedWeights,
+  greedy,
   exportTinyGptOnnx,
   forward,
   initWeights,
 } from '../../src/lm/index.ts';
+import { FIXTURE_EOS, tinyModelFiles, writeFolder } from '../support/tiny-model.ts';
 import { launch } from './browser.ts';
 import { serveStatic } from './static-server.ts';
 
@@ -29,6 +33,32 @@ const weights = initWeights(config, 3);
 const DTYPES = ['fp32', 'q8', 'q4'] as const;
 const PROMPT = [7, 1, 44, 30, 2];
 const NEXT = 19;
+
+const tiny = tinyModelFiles({ seed: 4 });
+
+/**
+ * The page's side of the transformers.js test: its self-contained browser build, the model folder
+ * from this server in the hub's layout (`/models/tiny/…`), onnxruntime-web's files from here too.
+ */
+const GENERATE_SCRIPT = `
+import { AutoModelForCausalLM, Tensor, env } from '/tjs/transformers.min.js';
+env.allowRemoteModels = false;
+env.allowLocalModels = true;
+env.localModelPath = '/models/';
+env.useBrowserCache = false;
+env.backends.onnx.wasm.wasmPaths = location.origin + '/ort/';
+env.backends.onnx.wasm.numThreads = 1;
+window.generateTiny = async ({ device, dtype, prompt, maxNew }) => {
+  const model = await AutoModelForCausalLM.from_pretrained('tiny', { device, dtype });
+  try {
+    const input_ids = new Tensor('int64', BigInt64Array.from(prompt.map(BigInt)), [1, prompt.length]);
+    const out = await model.generate({ input_ids, max_new_tokens: maxNew, do_sample: false });
+    return Array.from(out.data, Number);
+  } finally {
+    await model.dispose();
+  }
+};
+`;
 
 let root = '';
 let server: Server | undefined;
@@ -46,6 +76,13 @@ beforeAll(async () => {
     '<!doctype html><title>onnx</title><script type="module" src="/run.mjs"></script>',
   );
   writeFileSync(join(root, 'run.mjs'), PAGE_SCRIPT);
+  symlinkSync(resolve('node_modules/@huggingface/transformers/dist'), join(root, 'tjs'));
+  writeFolder(join(root, 'models', 'tiny'), tiny.files);
+  writeFileSync(
+    join(root, 'generate.html'),
+    '<!doctype html><title>generate</title><script type="module" src="/generate.mjs"></script>',
+  );
+  writeFileSync(join(root, 'generate.mjs'), GENERATE_SCRIPT);
   ({ url, server } = await serveStatic(root));
   browser = await launch();
 });
@@ -147,4 +184,30 @@ describe.each(['wasm', 'webgpu'] as const)('tiny model in Chromium, onnxruntime-
       if (dtype === 'q4') expect(onGpu).toContain('MatMulNBits');
     }
   });
+});
+
+describe.each(['wasm', 'webgpu'] as const)('transformers.js in Chromium, device %s', (device) => {
+  it.each(DTYPES)(
+    '%s: from_pretrained loads the folder and greedy generate gives the reference tokens',
+    async (dtype) => {
+      const context = await (browser as Browser).newContext();
+      const page = await context.newPage();
+      const errors: string[] = [];
+      page.on('pageerror', (e) => errors.push(String(e)));
+      await page.goto(`${url}generate.html`);
+      await page.waitForFunction(() => 'generateTiny' in window);
+      const prompt = [3, 14, 15, 9, 26];
+      const ids = await page.evaluate(
+        (args) =>
+          (window as unknown as { generateTiny: (a: unknown) => Promise<number[]> }).generateTiny(args),
+        { device, dtype, prompt, maxNew: 12 },
+      );
+      await context.close();
+      expect(errors).toEqual([]);
+      expect(ids.slice(0, prompt.length)).toEqual(prompt);
+      const expected = greedy(dequantizedWeights(tiny.weights, dtype), prompt, 12, FIXTURE_EOS);
+      expect(expected.length).toBeGreaterThan(0);
+      expect(ids.slice(prompt.length)).toEqual(expected);
+    },
+  );
 });
