@@ -188,7 +188,7 @@ describe('trainTinyGpt on WebGPU', () => {
   const cleanup: (() => void)[] = [];
   afterAll(() => cleanup.forEach((f) => f()));
 
-  it('follows the CPU run step for step', async () => {
+  it('follows the CPU run step for step, packed rows included', async () => {
     // Fails (does not skip) without an adapter, like src/gpu/webgpu/webgpu.test.ts.
     const choice = await chooseBackend('webgpu', { gpu: await nodeGpu() });
     const ctx = choice.ctx;
@@ -198,10 +198,11 @@ describe('trainTinyGpt on WebGPU', () => {
     const opts = {
       weights: initWeights(small, 5),
       examples: train.slice(0, 12),
-      config: { batch: 3, seq, steps: 4, lr: 1e-2, warmup: 1 },
+      config: { batch: 3, seq: 2 * seq, steps: 4, lr: 1e-2, warmup: 1 }, // packed: 2 examples a row
     };
     const cpu = await trainTinyGpt(opts);
     const gpu = await trainTinyGpt({ ...opts, choice });
+    expect(cpu.curve.every((p) => p.examples === 6)).toBe(true);
     gpu.curve.forEach((p, i) =>
       expect(Math.abs(p.loss - (cpu.curve[i]?.loss as number))).toBeLessThanOrEqual(1e-4),
     );
