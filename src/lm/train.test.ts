@@ -2,7 +2,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { chooseBackend } from '../gpu/index.ts';
 import { nodeGpu } from '../gpu/node-gpu.ts';
 import { initWeights } from './init.ts';
-import { greedy } from './reference.ts';
+import { forward, greedy } from './reference.ts';
 import { TinyGptConfigSchema } from './spec.ts';
 import { LmTrainConfigSchema, lrAt, trainTinyGpt, windowInputs, type LmExample } from './train.ts';
 
@@ -55,6 +55,36 @@ describe('trainTinyGpt', () => {
     expect(c.curve.map((p) => p.loss)).not.toEqual(a.curve.map((p) => p.loss));
   });
 
+  it('scores held-out examples on schedule; the last score is the mean cross-entropy of the reference model', async () => {
+    const seen: number[] = [];
+    const r = await trainTinyGpt({
+      weights: initWeights(config, 6),
+      examples: train,
+      config: { batch: 3, seq: 2 * seq, steps: 5, lr: 1e-2 },
+      validation: { examples: heldOut.slice(0, 7), every: 2 },
+      onValidation: (p) => seen.push(p.step),
+    });
+    expect(r.validation.map((p) => p.step)).toEqual([2, 4, 5]);
+    expect(seen).toEqual([2, 4, 5]);
+    // The same number computed from the plain reference forward pass of the returned weights.
+    let sum = 0;
+    let tokens = 0;
+    for (const e of heldOut.slice(0, 7)) {
+      const s = [...e.prompt, ...e.target];
+      const logits = forward(r.weights, s.slice(0, -1));
+      const V = config.vocabSize;
+      for (let t = e.prompt.length - 1; t + 1 < s.length; t++) {
+        const x = logits.subarray(t * V, (t + 1) * V);
+        const mx = Math.max(...x);
+        sum += mx + Math.log(x.reduce((a, v) => a + Math.exp(v - mx), 0)) - (x[s[t + 1] as number] as number);
+        tokens++;
+      }
+    }
+    const last = r.validation[2];
+    expect(last?.tokens).toBe(tokens);
+    expect(Math.abs((last?.loss as number) - sum / tokens)).toBeLessThanOrEqual(1e-4);
+  });
+
   it('leaves the input weights alone and stops between steps when aborted', async () => {
     const start = initWeights(config, 3);
     const before = Float32Array.from(start.params.get('wte') as Float32Array);
@@ -99,6 +129,14 @@ describe('trainTinyGpt', () => {
       /prompt is empty/,
     );
     await expect(t({ batch: 2, seq, steps: 5 }, [])).rejects.toThrow(/no training examples/);
+    await expect(
+      trainTinyGpt({
+        weights,
+        examples: train,
+        config: { batch: 2, seq, steps: 5 },
+        validation: { examples: [{ prompt: [3], target: [] }], every: 1 },
+      }),
+    ).rejects.toThrow(/validation example 0: the target is empty/);
     const long = { prompt: [3, 3, 3, 3, 3], target: [4, 4, 4, 4, 2] };
     await expect(t({ batch: 2, seq: 20, steps: 5 }, [long])).rejects.toThrow(
       /example 0: prompt 5 \+ target 5 tokens need 9 positions, the model has 8/,
@@ -150,7 +188,7 @@ describe('trainTinyGpt on WebGPU', () => {
   const cleanup: (() => void)[] = [];
   afterAll(() => cleanup.forEach((f) => f()));
 
-  it('follows the CPU run step for step', async () => {
+  it('follows the CPU run step for step, packed rows included', async () => {
     // Fails (does not skip) without an adapter, like src/gpu/webgpu/webgpu.test.ts.
     const choice = await chooseBackend('webgpu', { gpu: await nodeGpu() });
     const ctx = choice.ctx;
@@ -160,10 +198,11 @@ describe('trainTinyGpt on WebGPU', () => {
     const opts = {
       weights: initWeights(small, 5),
       examples: train.slice(0, 12),
-      config: { batch: 3, seq, steps: 4, lr: 1e-2, warmup: 1 },
+      config: { batch: 3, seq: 2 * seq, steps: 4, lr: 1e-2, warmup: 1 }, // packed: 2 examples a row
     };
     const cpu = await trainTinyGpt(opts);
     const gpu = await trainTinyGpt({ ...opts, choice });
+    expect(cpu.curve.every((p) => p.examples === 6)).toBe(true);
     gpu.curve.forEach((p, i) =>
       expect(Math.abs(p.loss - (cpu.curve[i]?.loss as number))).toBeLessThanOrEqual(1e-4),
     );

@@ -85,13 +85,29 @@ export interface TrainTinyGptOptions {
   /** Backend from the compute core's `chooseBackend` (default: the CPU backend). */
   choice?: BackendChoice;
   onStep?: (point: LmCurvePoint) => void;
+  /**
+   * Held-out examples scored (forward only, same windows, in their given order) every `every`
+   * steps and after the last step; `every` 0 = after the last step only.
+   */
+  validation?: { examples: readonly LmExample[]; every: number };
+  onValidation?: (point: LmValidationPoint) => void;
   /** Checked between steps: an aborted run returns the weights after the last finished step. */
   signal?: AbortSignal;
+}
+
+export interface LmValidationPoint {
+  /** Optimizer steps done when it was measured. */
+  step: number;
+  /** Mean cross-entropy per target token over all validation examples (nats). */
+  loss: number;
+  tokens: number;
 }
 
 export interface TrainTinyGptResult {
   weights: TinyGptWeights;
   curve: LmCurvePoint[];
+  /** Validation losses (empty without `validation`). */
+  validation: LmValidationPoint[];
   /** True when the signal stopped the run before `steps`. */
   stopped: boolean;
 }
@@ -196,6 +212,16 @@ export async function trainTinyGpt(o: TrainTinyGptOptions): Promise<TrainTinyGpt
     const p = exampleProblem(e, model.vocabSize, c.seq, model.nPositions);
     if (p) throw new Error(`example ${i}: ${p}`);
   });
+  const val = o.validation;
+  if (val) {
+    if (!Number.isInteger(val.every) || val.every < 0)
+      throw new Error(`validation.every must be a whole number ≥ 0, got ${val.every}`);
+    if (val.examples.length === 0) throw new Error('no validation examples');
+    val.examples.forEach((e, i) => {
+      const p = exampleProblem(e, model.vocabSize, c.seq, model.nPositions);
+      if (p) throw new Error(`validation example ${i}: ${p}`);
+    });
+  }
 
   const tg = buildTinyGptGraph(model, { batch: c.batch, seq: c.seq, weights: o.weights, packed: c.pack });
   const compiled: Model = await compile(o.choice ?? CPU, tg.graph, {
@@ -217,23 +243,19 @@ export async function trainTinyGpt(o: TrainTinyGptOptions): Promise<TrainTinyGpt
       }
       return o.examples[order[next++] as number] as LmExample;
     };
-    const curve: LmCurvePoint[] = [];
-    let stopped = false;
+    // Next fit in draw order: an example that does not fit in this row opens the next one, or
+    // waits for the next window when this one is full (`carry`). `take` returns null when a
+    // finite source is exhausted.
     let carry: LmExample | null = null;
-    for (let s = 0; s < c.steps; s++) {
-      if (o.signal?.aborted) {
-        stopped = true;
-        break;
-      }
-      // Next fit in draw order: an example that does not fit in this row opens the next one, or
-      // waits for the next step when the window is full.
+    const fill = (take: () => LmExample | null): LmExample[][] => {
       const rows: LmExample[][] = [];
       for (let b = 0; b < c.batch; b++) {
         const row: LmExample[] = [];
         let used = 0;
         for (;;) {
-          const e: LmExample = carry ?? draw();
+          const e = carry ?? take();
           carry = null;
+          if (e === null) break;
           if (used + span(e) > c.seq) {
             carry = e;
             break;
@@ -244,8 +266,42 @@ export async function trainTinyGpt(o: TrainTinyGptOptions): Promise<TrainTinyGpt
         }
         rows.push(row);
       }
+      return rows;
+    };
+    const setWindow = (rows: LmExample[][]): number => {
       const { inputs, tokens } = windowInputs(rows, c.batch, c.seq, c.pack);
       for (const [k, v] of Object.entries(inputs)) compiled.setInput(k, v);
+      return tokens;
+    };
+    const validation: LmValidationPoint[] = [];
+    const validate = async (step: number): Promise<void> => {
+      if (!val) return;
+      const saved = carry;
+      carry = null;
+      let at = 0;
+      const take = (): LmExample | null => val.examples[at++] ?? null;
+      let sum = 0;
+      let tokens = 0;
+      while (at < val.examples.length || carry !== null) {
+        const n = setWindow(fill(take));
+        const r = await compiled.step({ backward: false });
+        sum += r.loss * n;
+        tokens += n;
+      }
+      carry = saved;
+      const point = { step, loss: sum / tokens, tokens };
+      validation.push(point);
+      o.onValidation?.(point);
+    };
+    const curve: LmCurvePoint[] = [];
+    let stopped = false;
+    for (let s = 0; s < c.steps; s++) {
+      if (o.signal?.aborted) {
+        stopped = true;
+        break;
+      }
+      const rows = fill(draw);
+      const tokens = setWindow(rows);
       const lr = lrAt(c, s);
       const r = await compiled.step({ lr });
       if (!Number.isFinite(r.loss))
@@ -260,8 +316,11 @@ export async function trainTinyGpt(o: TrainTinyGptOptions): Promise<TrainTinyGpt
       };
       curve.push(point);
       o.onStep?.(point);
+      if (val && val.every > 0 && point.step % val.every === 0 && point.step < c.steps)
+        await validate(point.step);
     }
-    return { weights: await weightsOf(compiled, model), curve, stopped };
+    await validate(curve.length);
+    return { weights: await weightsOf(compiled, model), curve, validation, stopped };
   } finally {
     compiled.dispose();
   }

@@ -112,6 +112,10 @@ BUILDS['gatherRows 5x6 by 9'] = (g, rng, p) => ({
   out: g.gatherRows(p([5, 6]), g.input('idx', [9], 'u32')),
   inputs: { idx: randIdx(rng, 9, 5) },
 });
+BUILDS['gatherRows 40x3 by 25, rows repeated and rows never read'] = (g, rng, p) => ({
+  out: g.gatherRows(p([40, 3]), g.input('idx', [25], 'u32')),
+  inputs: { idx: Uint32Array.from({ length: 25 }, (_, i) => (i % 3 === 0 ? 7 : rng.int(12) * 3)) },
+});
 BUILDS['scatterAddRows 9x6 into 4'] = (g, rng, p) => ({
   out: g.scatterAddRows(p([9, 6]), g.input('idx', [9], 'u32'), 4),
   inputs: { idx: randIdx(rng, 9, 4) },
