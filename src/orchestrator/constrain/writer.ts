@@ -38,9 +38,12 @@ type Instr =
   | { k: 'text'; field: Field; close: string }
   | { k: 'newid' }
   | { k: 'names' }
-  | { k: 'tinyid' }
   | { k: 'roles' }
   | { k: 'after' }
+  | { k: 'plan' }
+  | { k: 'refs' }
+  | { k: 'agentrec'; id: string; type: string }
+  | { k: 'edges' }
   | { k: 'end' };
 
 interface AgentRec {
@@ -85,12 +88,18 @@ export class DesignWriter {
   private roleKeys: string[] = [];
   agents: AgentRec[] = [];
   private referenced = new Set<string>();
+  /** tiny: the roles the thinking lists, in order; the agents follow it. */
+  private plan: TinyRole[] = [];
   finished = false;
 
   constructor(readonly cfg: WriterConfig) {
     this.prog = [];
-    if (cfg.format === 'hub') this.prog.push({ k: 'ws' });
+    if (cfg.format === 'tiny') {
+      this.prog.push({ k: 'lit', s: '<thinking>' }, { k: 'plan' });
+      return;
+    }
     this.prog.push(
+      { k: 'ws' },
       { k: 'lit', s: '<thinking>' },
       { k: 'text', field: 'thinking', close: '</thinking>' },
       { k: 'lit', s: '</thinking>' },
@@ -105,6 +114,7 @@ export class DesignWriter {
     c.cands = this.cands.slice();
     c.roleKeys = this.roleKeys.slice();
     c.agents = this.agents.map((a) => ({ ...a, refs: a.refs.slice() }));
+    c.plan = this.plan.slice();
     c.referenced = new Set(this.referenced);
     return c;
   }
@@ -128,7 +138,7 @@ export class DesignWriter {
         { k: 'lit', s: '<agent_name>' },
         { k: 'names' },
       );
-    } else this.prog.push({ k: 'lit', s: '<agent_id>' }, { k: 'tinyid' });
+    }
   }
 
   /** The rest of an agent block once its type is known (hub). */
@@ -201,12 +211,42 @@ export class DesignWriter {
     return out;
   }
 
-  private tinyIds(): string[] {
-    const n = this.agents.length + 1;
-    return this.cfg.roles.map(
-      (r) =>
-        `${r.slug}-${n}</agent_id><agent_name>${r.agentType}</agent_name><agent_description>${r.name}</agent_description><required_arguments><agent_input>`,
-    );
+  /** tiny: the thinking's next role name, followed by `, ` (room for another) or the closing tag. */
+  private planOptions(): string[] {
+    const limit = this.cfg.dom === 'low' ? 1 : this.cfg.maxAgents;
+    return this.cfg.roles.flatMap((r) => [
+      ...(this.plan.length + 1 < limit ? [`${r.name}, `] : []),
+      `${r.name}</thinking>`,
+    ]);
+  }
+
+  /** tiny: the agents of the plan, then the edge block. */
+  private pushPlan(): void {
+    this.plan.forEach((r, k) => {
+      const id = `${r.slug}-${k + 1}`;
+      this.prog.push(
+        { k: 'agentrec', id, type: r.agentType },
+        {
+          k: 'lit',
+          s: `<agent><agent_id>${id}</agent_id><agent_name>${r.agentType}</agent_name><agent_description>${r.name}</agent_description><required_arguments><agent_input>`,
+        },
+        { k: 'refs' },
+        { k: 'lit', s: '</required_arguments></agent>' },
+      );
+    });
+    this.prog.push({ k: 'edges' });
+  }
+
+  /**
+   * tiny: an input holds only references, each to an earlier agent and at most once; the last
+   * agent's input closes only when every earlier agent is referenced by someone (one sink).
+   */
+  private refOptions(): string[] {
+    const cur = this.current as AgentRec;
+    const out = this.agents.filter((a) => a !== cur && !cur.refs.includes(a.id)).map((a) => `\${${a.id}}`);
+    const last = this.agents.length === this.plan.length;
+    if (!last || this.cfg.dom === 'low' || this.unreferenced().length === 0) out.push('</agent_input>');
+    return out;
   }
 
   private refCandidates(): string[] {
@@ -220,9 +260,18 @@ export class DesignWriter {
     this.pos = 0;
     this.buf = '';
     this.fieldTokens = 0;
+    for (;;) {
+      const i = this.instr;
+      if (i.k !== 'agentrec') break;
+      this.agents.push({ id: i.id, type: i.type, refs: [] });
+      this.pc++;
+    }
     const i = this.instr;
-    if (i.k === 'names') this.cands = this.cfg.names.map((n) => `${n}</agent_name>`);
-    else if (i.k === 'tinyid') this.cands = this.tinyIds();
+    if (i.k === 'edges') this.prog[this.pc] = { k: 'lit', s: this.edgeBlock() };
+    else if (i.k === 'end') this.finished = true;
+    else if (i.k === 'names') this.cands = this.cfg.names.map((n) => `${n}</agent_name>`);
+    else if (i.k === 'plan') this.cands = this.planOptions();
+    else if (i.k === 'refs') this.cands = this.refOptions();
     else if (i.k === 'after') this.cands = this.afterOptions();
     else if (i.k === 'roles') {
       this.rolePhase = 0;
@@ -295,8 +344,9 @@ export class DesignWriter {
       case 'lit':
         return i.s.slice(this.pos);
       case 'names':
-      case 'tinyid':
       case 'after':
+      case 'plan':
+      case 'refs':
         return commonPrefix(this.cands.map((c) => c.slice(this.pos)));
       case 'end':
         return '';
@@ -381,12 +431,15 @@ export class DesignWriter {
         return this.step(b);
       }
       case 'names':
-      case 'tinyid':
       case 'after':
+      case 'plan':
+      case 'refs':
         return this.choiceByte(i, b);
       case 'roles':
         return this.roleByte(b);
       case 'end':
+      case 'agentrec':
+      case 'edges':
         return false;
     }
   }
@@ -436,7 +489,7 @@ export class DesignWriter {
     return true;
   }
 
-  private choiceByte(i: Extract<Instr, { k: 'names' | 'tinyid' | 'after' }>, b: number): boolean {
+  private choiceByte(i: Extract<Instr, { k: 'names' | 'after' | 'plan' | 'refs' }>, b: number): boolean {
     const left = this.cands.filter((c) => c.charCodeAt(this.pos) === b);
     if (left.length === 0) return false;
     this.cands = left;
@@ -447,14 +500,28 @@ export class DesignWriter {
       const type = whole.slice(0, -'</agent_name>'.length);
       (this.current as AgentRec).type = type;
       this.pushAgentBody(type);
-    } else if (i.k === 'tinyid') {
-      const role = this.cfg.roles[this.tinyIds().indexOf(whole)] as TinyRole;
-      this.agents.push({ id: `${role.slug}-${this.agents.length + 1}`, type: role.agentType, refs: [] });
-      this.pushInputAndClose(role.agentType);
+    } else if (i.k === 'plan') {
+      const name = whole.endsWith(', ') ? whole.slice(0, -2) : whole.slice(0, -'</thinking>'.length);
+      this.plan.push(this.cfg.roles.find((r) => r.name === name) as TinyRole);
+      if (whole.endsWith(', ')) {
+        this.cands = this.planOptions();
+        this.pos = 0;
+        return true;
+      }
+      this.pushPlan();
+    } else if (i.k === 'refs') {
+      if (whole !== '</agent_input>') {
+        const id = whole.slice(2, -1);
+        (this.current as AgentRec).refs.push(id);
+        this.referenced.add(id);
+        this.cands = this.refOptions();
+        this.pos = 0;
+        return true;
+      }
     } else if (whole === '<agent>') {
       // The `<agent>` literal is already matched: continue with what follows it.
       this.pushAgentStart();
-      this.prog.splice(this.pc + 1, this.hub ? 2 : 1);
+      this.prog.splice(this.pc + 1, 2);
     } else {
       this.finished = true;
       this.prog.push({ k: 'end' });
