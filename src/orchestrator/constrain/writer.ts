@@ -107,16 +107,30 @@ export class DesignWriter {
     this.pushAgentStart();
   }
 
+  /**
+   * A copy for trying bytes. Copy-on-write: the copy shares the containers (program, agents,
+   * references, plan, role keys) until either side changes one, so the mask walk can copy at every
+   * byte it tries. `cands` is never changed in place, only replaced.
+   */
   clone(): DesignWriter {
     const c = Object.create(DesignWriter.prototype) as DesignWriter;
     Object.assign(c, this);
-    c.prog = this.prog.slice();
-    c.cands = this.cands.slice();
-    c.roleKeys = this.roleKeys.slice();
-    c.agents = this.agents.map((a) => ({ ...a, refs: a.refs.slice() }));
-    c.plan = this.plan.slice();
-    c.referenced = new Set(this.referenced);
+    this.owned = false;
+    c.owned = false;
     return c;
+  }
+
+  /** True when this writer's containers are its own (see `clone`). */
+  private owned = true;
+
+  private own(): void {
+    if (this.owned) return;
+    this.prog = this.prog.slice();
+    this.roleKeys = this.roleKeys.slice();
+    this.agents = this.agents.map((a) => ({ ...a, refs: a.refs.slice() }));
+    this.referenced = new Set(this.referenced);
+    this.plan = this.plan.slice();
+    this.owned = true;
   }
 
   private get hub(): boolean {
@@ -256,6 +270,7 @@ export class DesignWriter {
 
   /** Moves to the next instruction and sets up its state. */
   private advance(): void {
+    this.own();
     this.pc++;
     this.pos = 0;
     this.buf = '';
@@ -398,6 +413,25 @@ export class DesignWriter {
     return this.finished;
   }
 
+  /** A quick necessary condition for `step(b)` that copies nothing (false: `step` would refuse b). */
+  mayStep(b: number): boolean {
+    const i = this.instr;
+    switch (i.k) {
+      case 'lit':
+        return i.s.charCodeAt(this.pos) === b;
+      case 'ws':
+        // What follows a whitespace run always starts with `<`.
+        return WS.has(b) || b === 0x3c;
+      case 'names':
+      case 'after':
+      case 'plan':
+      case 'refs':
+        return this.cands.some((c) => c.charCodeAt(this.pos) === b);
+      default:
+        return true;
+    }
+  }
+
   /** Consumes one byte; false (state unchanged only in part: use on a copy) when it is not allowed. */
   step(b: number): boolean {
     if (this.finished) return false;
@@ -420,12 +454,12 @@ export class DesignWriter {
         return this.textByte(i, b);
       case 'newid': {
         if (isIdByte(b)) {
-          if (this.buf.length >= 64) return false;
           this.buf += String.fromCharCode(b);
           return true;
         }
         if (b !== 0x3c || this.buf === '') return false;
         if (this.agents.some((a) => a.id === this.buf)) return false;
+        this.own();
         this.agents.push({ id: this.buf, type: '', refs: [] });
         this.advance();
         return this.step(b);
@@ -452,6 +486,7 @@ export class DesignWriter {
       const whole = this.cands.find((c) => c.length === this.pos);
       if (whole) {
         const id = whole.slice(0, -1);
+        this.own();
         const cur = this.current as AgentRec;
         if (!cur.refs.includes(id)) cur.refs.push(id);
         this.referenced.add(id);
@@ -496,6 +531,7 @@ export class DesignWriter {
     this.pos++;
     const whole = left.find((c) => c.length === this.pos);
     if (!whole) return true;
+    this.own();
     if (i.k === 'names') {
       const type = whole.slice(0, -'</agent_name>'.length);
       (this.current as AgentRec).type = type;
@@ -546,13 +582,13 @@ export class DesignWriter {
         return false;
       case 1: {
         if (isRoleByte(b)) {
-          if (this.buf.length >= 80) return false;
           this.buf += String.fromCharCode(b);
           return true;
         }
         if (b !== 0x22) return false;
         const key = this.buf.trim().toLowerCase();
         if (key === '' || this.roleKeys.includes(key)) return false;
+        this.own();
         this.roleKeys.push(key);
         this.rolePhase = 2;
         return true;
