@@ -1,16 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { parseDesign } from '../../design/parse.ts';
-import { validateDesign } from '../../design/validate.ts';
+import { DEFAULT_POOL } from '../../policy/index.ts';
+import { expandTinyDesign, tinyRoles } from '../tiny-format.ts';
 import { createDesignConstraint, type DesignConstraint } from './engine.ts';
 import { adversarialLogits, allowedIds, argmax, smallVocab } from './testing.ts';
 import { buildVocab } from './vocab.ts';
-
-const ROLES = [
-  { name: 'Solver', agentType: 'CoTAgent' },
-  { name: 'Debate Panel', agentType: 'DebateAgent' },
-  { name: 'Consensus Solver', agentType: 'SCAgent' },
-  { name: 'Critic', agentType: 'CoTAgent' },
-];
 
 const small = smallVocab();
 const bytesOf = (v: ReturnType<typeof buildVocab>, t: number): Uint8Array =>
@@ -26,17 +20,17 @@ function leaningOf(vocab: readonly string[]): Uint8Array {
   return out;
 }
 
-/** A tiny design with its roles expanded the way the orchestrator does after parsing. */
-function expandTiny(text: string, dom: 'low' | 'high'): ReturnType<typeof validateDesign> | string[] {
+const TINY_ROLES = tinyRoles(DEFAULT_POOL).map((r) => ({ name: r.name, agentType: r.agentType }));
+
+/** A tiny design expanded into the runnable design the way the orchestrator does after parsing. */
+function expandTiny(text: string, dom: 'low' | 'high'): string[] {
   const r = parseDesign(text, dom);
   if (!r.raw || r.problems.length > 0) return r.problems;
-  for (const a of r.raw.agents) {
-    const role = ROLES.find((x) => x.name === a.description);
-    if (!role) return [`"${a.description}" is not a role`];
-    if (a.type !== role.agentType) return [`${a.id} has the wrong type`];
-    if (a.type === 'DebateAgent') a.debateRoles = ['Proponent', 'Opponent'];
-  }
-  return validateDesign(r.raw);
+  const expanded = expandTinyDesign(r.raw, DEFAULT_POOL);
+  if (!expanded.ok) return expanded.problems;
+  // The thinking is the plan: the agents' roles in order.
+  const roles = r.raw.agents.map((a) => a.description).join(', ');
+  return r.raw.thinking === roles ? [] : [`thinking "${r.raw.thinking ?? ''}" is not the plan "${roles}"`];
 }
 
 interface Run {
@@ -83,7 +77,7 @@ describe('constrained decoding on a small byte-level vocabulary', () => {
             eosIds: [small.eos],
             format,
             dom,
-            roles: ROLES,
+            roles: TINY_ROLES,
             maxAgents: 4,
             fieldTokens: { text: 6 + (seed % 5) },
           });
@@ -125,6 +119,7 @@ describe('constrained decoding on a small byte-level vocabulary', () => {
       ['hub', 'high'],
       ['tiny', 'high'],
     ] as const) {
+      let compared = 0;
       for (let seed = 100; seed < 106; seed++) {
         const c = await createDesignConstraint({
           vocab: small.vocab,
@@ -132,7 +127,7 @@ describe('constrained decoding on a small byte-level vocabulary', () => {
           eosIds: [small.eos],
           format,
           dom,
-          roles: ROLES,
+          roles: TINY_ROLES,
           maxAgents: 3,
           fieldTokens: { text: 5 },
         });
@@ -142,7 +137,6 @@ describe('constrained decoding on a small byte-level vocabulary', () => {
           v: ReturnType<typeof buildVocab>;
         };
         const logitsOf = adversarialLogits(c.vocabSize, seed, leaningOf(small.vocab));
-        let compared = 0;
         while (!c.done && !c.complete) {
           const m = c.mask();
           if (engine.writer.forced() === '') {
@@ -158,8 +152,8 @@ describe('constrained decoding on a small byte-level vocabulary', () => {
           }
           c.accept(argmax(c.apply(logitsOf())));
         }
-        expect(compared).toBeGreaterThan(5);
       }
+      expect(compared).toBeGreaterThan(12);
     }
   });
 
@@ -247,7 +241,7 @@ describe('constrained decoding with the Qwen3 tokenizer (151,669 tokens)', async
             eosIds: [eos],
             format,
             dom,
-            roles: ROLES,
+            roles: TINY_ROLES,
             maxAgents: 3,
             fieldTokens: { text: 8 },
           });

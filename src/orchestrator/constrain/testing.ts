@@ -211,3 +211,41 @@ export function argmax(logits: Float32Array): number {
   for (let t = 1; t < logits.length; t++) if ((logits[t] as number) > (logits[best] as number)) best = t;
   return best;
 }
+
+const popcount = (w: number): number => {
+  let x = w - ((w >>> 1) & 0x55555555);
+  x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
+  return (Math.imul((x + (x >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24) & 0xff;
+};
+
+/**
+ * A token drawn uniformly among the set bits of `mask AND filter` (or of `mask` when `filter` is
+ * null or leaves nothing), without allocating: a sampler for benchmarks over large vocabularies.
+ * `u` is uniform in [0, 1).
+ */
+export function sampleAllowed(mask: Int32Array, filter: Int32Array | null, u: number): number {
+  const word = (i: number, f: Int32Array | null): number => (mask[i] as number) & (f ? (f[i] as number) : -1);
+  let f = filter;
+  let total = 0;
+  for (let i = 0; i < mask.length; i++) total += popcount(word(i, f));
+  if (total === 0 && f) {
+    f = null;
+    for (let i = 0; i < mask.length; i++) total += popcount(word(i, f));
+  }
+  if (total === 0) return -1;
+  let k = Math.floor(u * total);
+  for (let i = 0; i < mask.length; i++) {
+    let w = word(i, f);
+    const c = popcount(w);
+    if (k >= c) {
+      k -= c;
+      continue;
+    }
+    while (k > 0) {
+      w &= w - 1;
+      k--;
+    }
+    return (i << 5) | (31 - Math.clz32(w & -w));
+  }
+  return -1;
+}
