@@ -34,6 +34,7 @@ export {
 // ONNX export and the transformers.js model folder (src/lm/onnx, src/lm/hf-files.ts).
 export { exportTinyGptOnnx, buildTinyGptOnnx, ioNames, OPSET, type ExportOptions } from './onnx/gpt2.ts';
 export { dequantizedWeights, type ExportDtype } from './onnx/quantize.ts';
+export { checkOnnxModel, type CheckOptions, type OnnxSummary, type OnnxValueSummary } from './onnx/check.ts';
 export {
   MODEL_FOLDER_FORMAT,
   ModelConfigSchema,

@@ -25,15 +25,16 @@ const seq = 2 * LEN + 1;
 
 describe('trainTinyGpt', () => {
   it('learns to reverse sequences it never saw: the loss falls and greedy decoding solves them', async () => {
+    // Two examples packed per row of 2·7 positions (the model itself has 8: positions restart).
     const { weights, curve, stopped } = await trainTinyGpt({
       weights: initWeights(config, 1),
       examples: train,
-      config: { batch: 16, seq, steps: 120, lr: 1e-2, warmup: 20 },
+      config: { batch: 8, seq: 2 * seq, steps: 120, lr: 1e-2, warmup: 20 },
     });
     expect(stopped).toBe(false);
     expect(curve.length).toBe(120);
-    // Every row scores its reversed symbols and the end token: 4 target tokens.
-    expect(curve.every((p) => p.tokens === 16 * (LEN + 1))).toBe(true);
+    // 16 examples a step, each scored on its reversed symbols and the end token: 4 target tokens.
+    expect(curve.every((p) => p.examples === 16 && p.tokens === 16 * (LEN + 1))).toBe(true);
     expect(curve[0]?.loss).toBeGreaterThan(1.5); // about log(9) at the start
     const last = curve.slice(-10).reduce((s, p) => s + p.loss, 0) / 10;
     expect(last).toBeLessThan(0.05);
@@ -46,7 +47,7 @@ describe('trainTinyGpt', () => {
       trainTinyGpt({
         weights: initWeights(config, 2),
         examples: train,
-        config: { batch: 4, seq, steps: 6, lr: 5e-3, warmup: 2, seed },
+        config: { batch: 4, seq, steps: 6, lr: 5e-3, warmup: 2, seed, pack: false },
       });
     const [a, b, c] = await Promise.all([run(7), run(7), run(8)]);
     expect(b.curve).toEqual(a.curve);
@@ -85,7 +86,7 @@ describe('trainTinyGpt', () => {
     );
     await expect(t({ batch: 2, seq, steps: 5, lr: -1 })).rejects.toThrow(/bad training config: lr/);
     await expect(t({ batch: 2, seq, steps: 5, momentum: 0.9 })).rejects.toThrow(/momentum/);
-    await expect(t({ batch: 2, seq: 99, steps: 5 })).rejects.toThrow(
+    await expect(t({ batch: 2, seq: 99, steps: 5, pack: false })).rejects.toThrow(
       /seq 99 is longer than the model's 8 positions/,
     );
     await expect(t({ batch: 2, seq: 4, steps: 5 })).rejects.toThrow(
@@ -98,17 +99,41 @@ describe('trainTinyGpt', () => {
       /prompt is empty/,
     );
     await expect(t({ batch: 2, seq, steps: 5 }, [])).rejects.toThrow(/no training examples/);
+    const long = { prompt: [3, 3, 3, 3, 3], target: [4, 4, 4, 4, 2] };
+    await expect(t({ batch: 2, seq: 20, steps: 5 }, [long])).rejects.toThrow(
+      /example 0: prompt 5 \+ target 5 tokens need 9 positions, the model has 8/,
+    );
   });
 });
 
 describe('training windows and the schedule', () => {
   it('scores only target tokens, shifted by one, with weights summing to 1', () => {
-    const { inputs, tokens } = windowInputs([{ prompt: [5, 6], target: [7, 2] }], 2, 4);
+    const { inputs, tokens } = windowInputs([[{ prompt: [5, 6], target: [7, 2] }]], 2, 4);
     expect(tokens).toBe(2);
     expect([...inputs.ids]).toEqual([5, 6, 7, 0, 0, 0, 0, 0]);
     expect([...inputs.targets]).toEqual([6, 7, 2, 0, 0, 0, 0, 0]);
     expect([...inputs.weights]).toEqual([0, 0.5, 0.5, 0, 0, 0, 0, 0]);
-    expect([...inputs.positions]).toEqual([0, 1, 2, 3, 0, 1, 2, 3]);
+    expect([...inputs.positions]).toEqual([0, 1, 2, 0, 0, 1, 2, 3]); // padding counts from 0 again
+    expect(inputs.segments).toBeUndefined();
+  });
+
+  it('packs examples one after the other, positions restarting, one segment each', () => {
+    const rows = [
+      [
+        { prompt: [5], target: [6, 2] },
+        { prompt: [7, 8], target: [2] },
+      ],
+      [{ prompt: [3], target: [2] }],
+    ];
+    const { inputs, tokens } = windowInputs(rows, 2, 5, true);
+    expect(tokens).toBe(4);
+    expect([...inputs.ids]).toEqual([5, 6, 7, 8, 0, 3, 0, 0, 0, 0]);
+    expect([...inputs.targets]).toEqual([6, 2, 8, 2, 0, 2, 0, 0, 0, 0]);
+    expect([...inputs.weights]).toEqual([0.25, 0.25, 0, 0.25, 0, 0.25, 0, 0, 0, 0]);
+    expect([...inputs.positions]).toEqual([0, 1, 0, 1, 0, 0, 0, 1, 2, 3]);
+    expect([...(inputs.segments ?? [])]).toEqual([1, 1, 2, 2, 0, 1, 0, 0, 0, 0]);
+    expect(() => windowInputs(rows, 2, 3, true)).toThrow(/row 0 overflows the window of 3 positions/);
+    expect(() => windowInputs(rows, 2, 5, false)).toThrow(/need a packed window/);
   });
 
   it('warms up linearly, then decays along a cosine to lr·minLrRatio at the last step', () => {

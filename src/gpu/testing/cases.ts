@@ -144,6 +144,15 @@ BUILDS['causalAttention on projections of one input, 2 seqs of 3, d 8, 4 heads']
   const [q, k, v] = [0, 1, 2].map(() => g.matmul(x, p([5, 8])));
   return { out: g.causalAttention(q as Tensor, k as Tensor, v as Tensor, { batch: 2, seq: 3, heads: 4 }) };
 };
+BUILDS['causalAttention with segments (packed examples), 2 seqs of 6, d 4, 2 heads'] = (g, _r, p) => ({
+  out: g.causalAttention(p([12, 4], 2), p([12, 4], 2), p([12, 4]), {
+    batch: 2,
+    seq: 6,
+    heads: 2,
+    segments: g.input('seg', [12], 'u32'),
+  }),
+  inputs: { seg: Uint32Array.from([0, 0, 1, 1, 1, 2, 5, 5, 5, 5, 7, 7]) },
+});
 BUILDS['crossEntropy 7x11, weighted, some weights 0'] = (g, rng, p) => ({
   out: g.crossEntropy(p([7, 11], 3), g.input('t', [7], 'u32'), g.input('w', [7])),
   inputs: {

@@ -240,9 +240,15 @@ function forwardCalls(graph: Graph, n: Node): Call[] {
       return [
         {
           kernel: 'attention',
-          constants: {},
+          constants: { SEGMENTS: op.segments === null ? 0 : 1 },
           uniform: [op.batch, op.seq, d, op.heads, f32Bits(1 / Math.sqrt(hd))],
-          refs: [val(op.q), val(op.k), probs],
+          // Without segments the kernel never reads binding 3; any small buffer serves.
+          refs: [
+            val(op.q),
+            val(op.k),
+            op.segments === null ? { t: 'zeros', floats: 1 } : val(op.segments),
+            probs,
+          ],
           wg: grid(op.batch * op.heads * op.seq, 64),
         },
         {

@@ -153,7 +153,9 @@ export class GraphBuilder {
         throw new Error(`ONNX node ${op} reads ${i}, which does not exist yet`);
     }
     const id = this.counter++;
-    const outputs = opts.outputs ? [...opts.outputs] : Array.from({ length: n }, (_, k) => `${op}_${id}${n > 1 ? `_${k}` : ''}`);
+    const outputs = opts.outputs
+      ? [...opts.outputs]
+      : Array.from({ length: n }, (_, k) => `${op}_${id}${n > 1 ? `_${k}` : ''}`);
     outputs.forEach((o) => this.claim(o));
     const domain = opts.domain ?? '';
     if (domain !== '') this.domains.add(domain);
@@ -238,7 +240,9 @@ export function encodeModel(m: OnnxModel): Uint8Array {
       })),
     },
   };
-  return onnx.ModelProto.encode(proto).finish();
+  const out = onnx.ModelProto.encode(proto).finish();
+  // protobufjs gives a Node Buffer in Node, whose slice() is a view: hand back a plain Uint8Array.
+  return new Uint8Array(out.buffer, out.byteOffset, out.byteLength);
 }
 
 /** Decodes `.onnx` bytes; throws protobufjs' error when they are not a ModelProto. */
