@@ -29,3 +29,9 @@ export {
 } from './eval.client.ts';
 export { channelEvalWorker } from './eval.local.ts';
 export { EvalProviderSchema, type EvalProvider } from './eval.methods.ts';
+// orchestrator: the in-tab orchestrator's worker client (the Orchestrate page's store service)
+export {
+  createOrchestratorWorkerClient,
+  type ManifestListing,
+  type OrchestratorWorkerClient,
+} from './orchestrator.client.ts';
