@@ -1,7 +1,12 @@
 import { useEffect, type JSX } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import { PROVIDER_PRESETS } from '../../store/slices/settings.ts';
-import { orchDesignOf, orchestrateBlockers, orchRunBlockers } from '../../store/slices/orchestrate.ts';
+import {
+  orchDesignOf,
+  orchestrateBlockers,
+  orchRunBlockers,
+  type OrchGeneration,
+} from '../../store/slices/orchestrate.ts';
 import { useBaton } from '../../store/store.ts';
 import { navigate, traceHash } from '../app/route.ts';
 import { ProblemAlert } from '../common/ProblemAlert.tsx';
@@ -19,7 +24,12 @@ import './orchestrate.css';
 
 function Check(): JSX.Element | null {
   const g = useBaton((s) => s.orchGen);
-  if (!g || g.status === 'running') return null;
+  return g ? <CheckView g={g} /> : null;
+}
+
+/** The parse and validation of a finished generation, in words. */
+export function CheckView({ g }: { g: OrchGeneration }): JSX.Element | null {
+  if (g.status === 'running') return null;
   const design = orchDesignOf(g);
   return (
     <div className="orch-check-result" data-testid="orch-check" data-valid={design ? 'true' : 'false'}>

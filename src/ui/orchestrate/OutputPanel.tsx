@@ -72,14 +72,18 @@ function Stats({ g }: { g: OrchGeneration }): JSX.Element {
 export function OutputPanel(): JSX.Element | null {
   const g = useBaton((s) => s.orchGen);
   const interrupt = useBaton((s) => s.interruptOrchestrate);
-  const partial = useMemo(() => (g ? partialDesign(g.text) : null), [g]);
-  if (!g || !partial) return null;
+  return g ? <OutputView g={g} onInterrupt={interrupt} /> : null;
+}
+
+/** The generation `g` (the panel's body, given its state). */
+export function OutputView({ g, onInterrupt }: { g: OrchGeneration; onInterrupt: () => void }): JSX.Element {
+  const partial = useMemo(() => partialDesign(g.text), [g.text]);
   return (
     <section className="orch-output" data-testid="orch-output">
       <div className="orch-output-head">
         <Stats g={g} />
         {g.status === 'running' && (
-          <button type="button" className="btn btn-danger" onClick={interrupt} data-testid="orch-interrupt">
+          <button type="button" className="btn btn-danger" onClick={onInterrupt} data-testid="orch-interrupt">
             Interrupt
           </button>
         )}
