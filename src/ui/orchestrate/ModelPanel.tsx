@@ -95,6 +95,13 @@ export function ModelPanel(): JSX.Element {
           }
           data-testid="orch-model"
         >
+          {d.modelKind === 'manifest' && !entry && (
+            <option value={d.modelId}>
+              {models.status === 'loading' || models.status === 'idle'
+                ? 'Reading the list…'
+                : 'No model chosen'}
+            </option>
+          )}
           {entries.map((e) => (
             <option key={e.id} value={e.id}>
               {entryLabel(e)}

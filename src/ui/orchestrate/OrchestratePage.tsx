@@ -125,6 +125,19 @@ function RunActions(): JSX.Element | null {
   );
 }
 
+function Placeholder(): JSX.Element | null {
+  const none = useBaton((s) => s.orchGen === null);
+  if (!none) return null;
+  return (
+    <div className="empty orch-placeholder">
+      <p className="muted">
+        Load a model, write or generate a task, then Orchestrate: the thinking and the design stream in here,
+        and the graph grows as the model declares agents and edges.
+      </p>
+    </div>
+  );
+}
+
 export function OrchestratePage(): JSX.Element {
   const init = useBaton((s) => s.initOrchestrate);
   const initSettings = useBaton((s) => s.initSettings);
@@ -164,6 +177,7 @@ export function OrchestratePage(): JSX.Element {
           </div>
         </div>
         <div className="orch-main">
+          <Placeholder />
           <OutputPanel />
           <Check />
           <RunActions />
