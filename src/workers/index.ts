@@ -29,7 +29,7 @@ export {
 } from './eval.client.ts';
 export { channelEvalWorker } from './eval.local.ts';
 export { EvalProviderSchema, type EvalProvider } from './eval.methods.ts';
-// orchestrator: the in-tab orchestrator's worker client (the Orchestrate page's store service)
+// orchestrator: the in-tab orchestrator model's worker (orchestrator.*)
 export {
   createOrchestratorWorkerClient,
   type ManifestListing,
