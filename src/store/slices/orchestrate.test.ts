@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { fail, ok } from '../../core/result.ts';
 import { TraceSchema, type Designer } from '../../core/trace.ts';
-import { parseDesign } from '../../design/parse.ts';
+import { formatReport, parseDesign } from '../../design/parse.ts';
 import {
   configureOrchestratorRuntime,
   type GenerateProgress,
@@ -160,7 +160,7 @@ function scriptedRuntime(script: Script, steps = gate()) {
         model: 'baton-tiny',
         prompt: `task: ${req.query}`,
         rawOutput: written,
-        parseErrors: [],
+        parseErrors: formatReport(report),
         dtype: 'q8',
         device: 'wasm',
         constrained: req.constrained,

@@ -230,11 +230,26 @@ export function constraintStatsOf(g: OrchGeneration): Record<string, number> | n
   return d && d.kind === 'orchestrator' && d.constraint ? d.constraint : null;
 }
 
+/**
+ * The check of what was written, in words. With the worker's answer, its reading is the one that
+ * counts (a model's own format, e.g. the tiny model's compact XML, is read and expanded by its
+ * format adapter): its parse errors and broken rules, or its problem. Without an answer (the
+ * worker died), the text that streamed in is read as MAS-Orchestra XML.
+ */
 function checkOf(text: string, dom: DomPref, result: GenerationResult | null): OrchGeneration['check'] {
+  if (result) {
+    if (result.design) return { valid: true, lines: [] };
+    const errors = result.designer.kind === 'orchestrator' ? result.designer.parseErrors : [];
+    const lines =
+      errors.length > 0
+        ? [...errors]
+        : result.problem
+          ? [result.problem.message]
+          : ['The output is not a design.'];
+    return { valid: false, lines };
+  }
   const report = parseDesign(text, dom === 'auto' ? undefined : dom);
-  const lines = formatReport(report);
-  if (result?.problem && lines.length === 0) lines.push(result.problem.message);
-  return { valid: result ? result.design !== null : report.design !== null, lines };
+  return { valid: false, lines: formatReport(report) };
 }
 
 /** The trace a run of the generated design starts from; its designer is the worker's record. */
