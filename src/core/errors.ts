@@ -84,6 +84,10 @@ export const ERRORS = {
   E_MODEL_OUTPUT: 'The model wrote no valid design',
   E_MODEL_CACHE: 'The model cache could not be changed',
 
+  // The tiny model's files (src/lm/hf-files.ts, src/lm/onnx/check.ts).
+  E_MODEL_CONFIG: "The model's config.json is not one Baton can use",
+  E_MODEL_ONNX: 'The model file is not a usable ONNX model',
+
   // Worker calls (src/workers/rpc).
   E_WORKER_BAD_INPUT: 'The request does not match what the worker method takes',
   E_WORKER_UNKNOWN_METHOD: 'The worker has no such method',

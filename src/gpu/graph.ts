@@ -55,7 +55,18 @@ export type OpSpec =
   /** y = (x − mean)/sqrt(var + eps)·gamma + beta over the last axis (biased variance). */
   | { kind: 'layerNorm'; x: number; gamma: number; beta: number; eps: number }
   /** Reduces the last axis: [.., C] -> [..]. */
-  | { kind: 'reduce'; op: ReduceOp; x: number };
+  | { kind: 'reduce'; op: ReduceOp; x: number }
+  /**
+   * Fused multi-head causal self-attention. q, k, v and the output are [batch·seq, d] (rows of one
+   * sequence contiguous); head h is the column slice [h·d/heads, (h+1)·d/heads). Per head, query
+   * row i attends to key rows j ≤ i of its own sequence with softmax(q·kᵀ/sqrt(d/heads)).
+   */
+  | { kind: 'causalAttention'; q: number; k: number; v: number; batch: number; seq: number; heads: number }
+  /**
+   * Weighted cross-entropy, a scalar: Σ_i weights[i]·(−log softmax(logits[i, :])[targets[i]]) over
+   * the rows of logits [N, V]; targets u32 [N], weights f32 [N] (data, not differentiated).
+   */
+  | { kind: 'crossEntropy'; logits: number; targets: number; weights: number };
 
 export interface Node extends Tensor {
   readonly op: OpSpec;
@@ -256,6 +267,62 @@ export class Graph {
     return this.reduce('max', x);
   }
 
+  /** Multi-head causal self-attention over `batch` sequences of `seq` rows each (see OpSpec). */
+  causalAttention(
+    q: Tensor,
+    k: Tensor,
+    v: Tensor,
+    opts: { batch: number; seq: number; heads: number },
+  ): Tensor {
+    const { batch, seq, heads } = opts;
+    for (const [t, what] of [
+      [q, 'q'],
+      [k, 'k'],
+      [v, 'v'],
+    ] as const) {
+      this.f32(t, `causalAttention ${what}`);
+      if (t.shape.length !== 2) throw new Error(`causalAttention ${what} must be 2-D, got ${fmt(t.shape)}`);
+    }
+    if (!sameShape(q.shape, k.shape) || !sameShape(q.shape, v.shape)) {
+      throw new Error(
+        `causalAttention: q, k, v shapes differ ${fmt(q.shape)} ${fmt(k.shape)} ${fmt(v.shape)}`,
+      );
+    }
+    for (const [name, n] of Object.entries(opts)) {
+      if (!Number.isInteger(n) || n <= 0)
+        throw new Error(`causalAttention: ${name} must be a positive integer`);
+    }
+    const [r, d] = q.shape as [number, number];
+    if (r !== batch * seq) throw new Error(`causalAttention: ${r} rows, expected batch·seq = ${batch * seq}`);
+    if (d % heads !== 0) throw new Error(`causalAttention: width ${d} is not a multiple of ${heads} heads`);
+    return this.push(
+      { kind: 'causalAttention', q: q.id, k: k.id, v: v.id, batch, seq, heads },
+      q.shape,
+      'f32',
+      [q.id, k.id, v.id],
+    );
+  }
+
+  /** Σ_i w_i·(−log softmax(logits_i)[t_i]): a scalar; weights are data (0 skips a row). */
+  crossEntropy(logits: Tensor, targets: Tensor, weights: Tensor): Tensor {
+    this.f32(logits, 'crossEntropy logits');
+    this.f32(weights, 'crossEntropy weights');
+    if (logits.shape.length !== 2)
+      throw new Error(`crossEntropy logits must be [N, V], got ${fmt(logits.shape)}`);
+    const n = logits.shape[0] as number;
+    if (targets.dtype !== 'u32' || size(targets.shape) !== n)
+      throw new Error(`crossEntropy needs one u32 target per row (${n})`);
+    if (size(weights.shape) !== n) throw new Error(`crossEntropy needs one weight per row (${n})`);
+    if (this.node(weights).requiresGrad)
+      throw new Error('crossEntropy weights must not depend on parameters');
+    return this.push(
+      { kind: 'crossEntropy', logits: logits.id, targets: targets.id, weights: weights.id },
+      [],
+      'f32',
+      [logits.id, targets.id, weights.id],
+    );
+  }
+
   node(t: Tensor | number): Node {
     const n = this.nodes[typeof t === 'number' ? t : t.id];
     if (!n) throw new Error('tensor does not belong to this graph');
@@ -302,5 +369,9 @@ export function opInputs(op: OpSpec): number[] {
       return [op.x, op.gamma, op.beta];
     case 'reduce':
       return [op.x];
+    case 'causalAttention':
+      return [op.q, op.k, op.v];
+    case 'crossEntropy':
+      return [op.logits, op.targets, op.weights];
   }
 }

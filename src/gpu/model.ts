@@ -22,6 +22,8 @@ export interface RunOptions {
   backward?: boolean;
   /** Apply the optimizer update (default true when an optimizer is set). */
   update?: boolean;
+  /** Learning rate of this update (a schedule's value); default: the optimizer's `lr`. */
+  lr?: number;
 }
 
 /**

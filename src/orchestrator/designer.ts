@@ -27,7 +27,7 @@ export interface DesignerInput {
   constraint?: Record<string, number>;
 }
 
-export interface DesignOutcome {
+export interface DesignResult {
   design: Design | null;
   /** One line per parse problem and broken rule (empty when the design is valid). */
   errors: string[];
@@ -45,10 +45,10 @@ export interface DesignRead {
   errors: string[];
 }
 
-export function designOutcome(g: Generation, read: DesignRead, o: DesignerInput): DesignOutcome {
+export function designOutcome(g: Generation, read: DesignRead, o: DesignerInput): DesignResult {
   const errors = read.errors.slice(0, MAX_ERRORS).map((l) => l.slice(0, 10_000));
   const design = read.design;
-  const designer: DesignOutcome['designer'] = {
+  const designer: DesignResult['designer'] = {
     kind: 'orchestrator',
     model: o.model,
     prompt: g.promptText,

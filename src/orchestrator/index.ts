@@ -13,6 +13,7 @@ export {
   ManifestSchema,
   ModelEntrySchema,
   PromptFormatSchema,
+  estimateSizeMB,
   isHubId,
   onnxFileOf,
   parseManifest,
@@ -24,3 +25,101 @@ export {
   type PromptFormat,
   type ResolveOptions,
 } from './manifest.ts';
+// runtime: loading a model with transformers.js and writing designs (device, load, generate, designer, formats, cache, runtime)
+export {
+  chooseDevice,
+  type Device,
+  type DeviceChoice,
+  type DevicePreference,
+  type DeviceProbe,
+} from './device.ts';
+export {
+  classify,
+  configure,
+  fetchManifest,
+  loadModel,
+  loadTransformers,
+  tokenizerMismatch,
+  tokenizerSizeOf,
+  type LoadEvent,
+  type LoadOptions,
+  type LoadProblem,
+  type LoadedLm,
+  type Transformers,
+} from './load.ts';
+export { generate, promptText, type GenerateOptions, type Generation, type Prompt } from './generate.ts';
+export {
+  designOutcome,
+  type DesignOutcome,
+  type DesignRead,
+  type DesignerInput,
+  type DomChoice,
+} from './designer.ts';
+export { chatFormat, type PromptFormatAdapter } from './formats.ts';
+export { MODEL_CACHE_KEY, cachedModelFiles, clearModelCache, type CacheSummary } from './cache.ts';
+export {
+  createOrchestratorRuntime,
+  type Constraint,
+  type ConstraintContext,
+  type Designed,
+  type GenerateRequest,
+  type LoadRequest,
+  type Loaded,
+  type OrchestratorRuntime,
+  type Outcome,
+  type RuntimeDeps,
+  type RuntimeErrorCode,
+  type RuntimeProblem,
+} from './runtime.ts';
+
+// Constrained decoding (src/orchestrator/constrain): every finished output a valid design.
+import type { DesignLogitsProcessor } from './constrain/processor.ts';
+export {
+  createDesignConstraint,
+  roleSlug,
+  type ConstraintRole,
+  type ConstraintStats,
+  type DesignConstraint,
+  type DesignConstraintOptions,
+} from './constrain/engine.ts';
+export { designGrammar, type DesignFormat } from './constrain/grammar.ts';
+export { vocabFromTokenizer, type TokenizerLike, type VocabType } from './constrain/vocab.ts';
+/** The transformers.js logits processor, loaded on demand so the front door stays light. */
+export const loadDesignLogitsProcessor = async (): Promise<typeof DesignLogitsProcessor> =>
+  (await import('./constrain/processor.ts')).DesignLogitsProcessor;
+// tiny-format: the tiny model's prompt and output format (format `tiny`)
+export {
+  SUMMARIZER_ROLE,
+  TINY_FORMAT,
+  TINY_SPECIAL_TOKENS,
+  TINY_TAG_TOKENS,
+  TINY_TOKENS,
+  canonicalDesign,
+  designOfPlan,
+  expandTinyDesign,
+  tinyAgentId,
+  tinyDesignText,
+  tinyPlanOf,
+  tinyPlanText,
+  tinyPromptIds,
+  tinyQueryText,
+  tinyRoles,
+  type ExpandResult,
+  type TinyPlan,
+  type TinyRole,
+} from './tiny-format.ts';
+// teacher: the designs the tiny model is trained on, chosen by simulator reward
+export {
+  TEACHER_REWARD,
+  bestOf,
+  drawTeacherTasks,
+  lowCandidates,
+  scoreSeed,
+  teacherExamples,
+  type DesignOutcome,
+  type DesignRunner,
+  type RewardSettings,
+  type Scored,
+  type TeacherExample,
+  type TeacherOptions,
+} from './teacher.ts';

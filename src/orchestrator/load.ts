@@ -18,7 +18,14 @@
  */
 import type * as TransformersModule from '@huggingface/transformers';
 import { describe } from '../core/errors.ts';
-import type { Dtype, ModelSource } from './manifest.ts';
+import { fail, type Result } from '../core/result.ts';
+import {
+  MAX_MANIFEST_BYTES,
+  parseManifest,
+  type Dtype,
+  type Manifest,
+  type ModelSource,
+} from './manifest.ts';
 import type { Device } from './device.ts';
 
 /** transformers.js, as loaded by `import()`. */
@@ -277,4 +284,26 @@ export async function loadModel(o: LoadOptions): Promise<LoadResult> {
       warmupMs: now() - w0,
     },
   };
+}
+
+/**
+ * Downloads and reads the model manifest (`<base>models/manifest.json`): size-limited, parsed by
+ * `parseManifest`; a missing or unreadable one is an `E_MODEL_MANIFEST` problem.
+ */
+export async function fetchManifest(
+  url: string,
+  fetchFn: typeof fetch = globalThis.fetch.bind(globalThis),
+): Promise<Result<Manifest>> {
+  const bad = (detail: string) =>
+    fail({ code: 'E_MODEL_MANIFEST', message: describe('E_MODEL_MANIFEST', detail), path: url });
+  let res: Response;
+  try {
+    res = await fetchFn(url);
+  } catch (e) {
+    return bad(`${url} could not be fetched (${text(e)})`);
+  }
+  if (!res.ok) return bad(`${url} answered HTTP ${res.status}`);
+  const length = Number(res.headers.get('content-length'));
+  if (length > MAX_MANIFEST_BYTES) return bad(`${url} is larger than ${MAX_MANIFEST_BYTES} bytes`);
+  return parseManifest(await res.text());
 }

@@ -72,7 +72,7 @@ export const ModelEntrySchema = z
     promptFormat: PromptFormatSchema,
     /** Parameters, millions. */
     paramsM: z.number().positive().max(1_000_000),
-    /** Download size per dtype, MB (of `onnx/model<suffix>.onnx` and its data files). */
+    /** Download size per dtype, MB, where it is known (else `estimateSizeMB` estimates it). */
     sizeMB: z.partialRecord(DtypeSchema, z.number().positive().max(100_000)).default({}),
     license: text(80).min(1),
     /** A rough decode speed for a user to expect, e.g. "~20 tok/s on a laptop GPU (webgpu)". */
@@ -325,3 +325,25 @@ export function resolveModel(
 
 /** The ONNX file a dtype loads, relative to the model folder. */
 export const onnxFileOf = (dtype: Dtype): string => `onnx/model${DTYPE_SUFFIX[dtype]}.onnx`;
+
+/** Bits per weight of each dtype; 4-bit kinds carry a scale per block of 32 (about half a bit more). */
+const BITS: Record<Dtype, number> = {
+  fp32: 32,
+  fp16: 16,
+  q8: 8,
+  int8: 8,
+  uint8: 8,
+  q4: 4.5,
+  q4f16: 4.5,
+  bnb4: 4.5,
+};
+
+/**
+ * The download for one dtype, MB: the entry's `sizeMB` when it gives one, else an estimate from
+ * the parameter count (parameters × bits per weight), which the UI shows as approximate.
+ */
+export function estimateSizeMB(entry: ModelEntry, dtype: Dtype): { mb: number; exact: boolean } {
+  const known = entry.sizeMB[dtype];
+  if (known !== undefined) return { mb: known, exact: true };
+  return { mb: Math.round((entry.paramsM * BITS[dtype]) / 8), exact: false };
+}

@@ -10,7 +10,7 @@
  */
 import { describe } from '../core/errors.ts';
 import { clearModelCache } from './cache.ts';
-import { designOutcome, type DesignOutcome, type DomChoice } from './designer.ts';
+import { designOutcome, type DesignResult, type DomChoice } from './designer.ts';
 import type { PromptFormatAdapter } from './formats.ts';
 import { chooseDevice, type Device, type DevicePreference, type DeviceProbe } from './device.ts';
 import { generate, type Generation } from './generate.ts';
@@ -120,7 +120,7 @@ export interface GenerateRequest {
   signal?: AbortSignal;
 }
 
-export type Designed = DesignOutcome & { generation: Generation };
+export type Designed = DesignResult & { generation: Generation };
 
 export interface OrchestratorRuntime {
   load(r: LoadRequest): Promise<Outcome<{ model: Loaded }>>;

@@ -35,3 +35,17 @@ export {
   type ManifestListing,
   type OrchestratorWorkerClient,
 } from './orchestrator.client.ts';
+export { channelOrchestratorWorker } from './orchestrator.local.ts';
+export {
+  DevicePreferenceSchema,
+  DomChoiceSchema,
+  GeneratedSchema,
+  LoadedModelSchema,
+  MODEL_CODES,
+  type GenerateProgress,
+  type Generated,
+  type LoadProgress,
+  type LoadedModel,
+  type ModelErrorCode,
+  type ModelProblem,
+} from './orchestrator.methods.ts';

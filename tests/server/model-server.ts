@@ -33,6 +33,8 @@ export interface ModelServer {
   serve(repo: string, folder: string): void;
   /** Sets a fault on one file of a repo (`file` as in the URL, e.g. `onnx/model_q4.onnx`); null clears it. */
   fault(repo: string, file: string, fault: FileFault | null): void;
+  /** Serves `bytes` at an exact path (e.g. `/models/manifest.json`); null removes it. */
+  file(path: string, bytes: Uint8Array | string | null): void;
   /** Requests so far: method and path. */
   requests: { method: string; path: string; status: number }[];
   close(): Promise<void>;
@@ -47,6 +49,7 @@ const TYPES: Record<string, string> = {
 export async function startModelServer(repos: Record<string, string> = {}, port = 0): Promise<ModelServer> {
   const folders = new Map<string, string>(Object.entries(repos).map(([r, f]) => [r, resolve(f)]));
   const faults = new Map<string, FileFault>();
+  const files = new Map<string, Uint8Array | string>();
   const requests: ModelServer['requests'] = [];
   const sockets = new Set<Socket>();
 
@@ -68,6 +71,11 @@ export async function startModelServer(repos: Record<string, string> = {}, port 
       res.end(method === 'HEAD' ? undefined : bytes);
     };
     if (method !== 'GET' && method !== 'HEAD') return answer(405, 'method not allowed');
+    const exact = files.get(path);
+    if (exact !== undefined)
+      return answer(200, exact, {
+        'content-type': TYPES[path.split('.').pop() ?? ''] ?? 'application/octet-stream',
+      });
     const m = /^\/([^/]+)\/([^/]+)\/resolve\/([^/]+)\/(.+)$/.exec(decodeURIComponent(path));
     if (!m) return answer(404, 'not found');
     const repo = `${m[1]}/${m[2]}`;
@@ -104,6 +112,10 @@ export async function startModelServer(repos: Record<string, string> = {}, port 
     fault: (repo, file, f) => {
       if (f) faults.set(`${repo}\u0000${file}`, f);
       else faults.delete(`${repo}\u0000${file}`);
+    },
+    file: (path, bytes) => {
+      if (bytes === null) files.delete(path);
+      else files.set(path, bytes);
     },
     requests,
     close: () =>

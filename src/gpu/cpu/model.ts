@@ -20,7 +20,7 @@ export class CpuModel implements Model {
   private t = 0;
   private readonly values: Buf[] = [];
   private readonly grads: (Float32Array | null)[] = [];
-  /** Per layerNorm node: [mean, rstd] per row. */
+  /** Per layerNorm node: [mean, rstd] per row; per attention node: its probabilities; per crossEntropy node: [max, log Σ exp] per row. */
   private readonly stats = new Map<number, Float32Array>();
   private readonly adam: ResolvedAdam | null;
   private readonly lossId: number | null;
@@ -51,6 +51,10 @@ export class CpuModel implements Model {
         this.grads.push(n.requiresGrad ? new Float32Array(len) : null);
       }
       if (n.op.kind === 'layerNorm') this.stats.set(n.id, new Float32Array((2 * len) / cols(n.shape)));
+      if (n.op.kind === 'causalAttention')
+        this.stats.set(n.id, new Float32Array(n.op.batch * n.op.heads * n.op.seq * n.op.seq));
+      if (n.op.kind === 'crossEntropy')
+        this.stats.set(n.id, new Float32Array(2 * (graph.node(n.op.logits).shape[0] as number)));
     }
   }
 
@@ -123,6 +127,26 @@ export class CpuModel implements Model {
         );
       case 'reduce':
         return ops.reduce(op.op, this.f(op.x), y, cols(this.graph.node(op.x).shape));
+      case 'causalAttention':
+        return ops.causalAttention(
+          this.f(op.q),
+          this.f(op.k),
+          this.f(op.v),
+          y,
+          this.stats.get(n.id) as Float32Array,
+          op.batch,
+          op.seq,
+          op.heads,
+        );
+      case 'crossEntropy':
+        y[0] = ops.crossEntropy(
+          this.f(op.logits),
+          this.u(op.targets),
+          this.f(op.weights),
+          this.stats.get(n.id) as Float32Array,
+          cols(this.graph.node(op.logits).shape),
+        );
+        return;
     }
   }
 
@@ -219,6 +243,35 @@ export class CpuModel implements Model {
         if (gx) ops.reduceGrad(op.op, this.f(op.x), y, gy, gx, cols(this.graph.node(op.x).shape));
         return;
       }
+      case 'causalAttention':
+        return ops.causalAttentionGrad(
+          this.f(op.q),
+          this.f(op.k),
+          this.f(op.v),
+          y,
+          this.stats.get(n.id) as Float32Array,
+          gy,
+          this.g(op.q),
+          this.g(op.k),
+          this.g(op.v),
+          op.batch,
+          op.seq,
+          op.heads,
+        );
+      case 'crossEntropy': {
+        const gx = this.g(op.logits);
+        if (gx)
+          ops.crossEntropyGrad(
+            this.f(op.logits),
+            this.u(op.targets),
+            this.f(op.weights),
+            this.stats.get(n.id) as Float32Array,
+            gy[0] as number,
+            gx,
+            cols(this.graph.node(op.logits).shape),
+          );
+        return;
+      }
     }
   }
 
@@ -235,7 +288,8 @@ export class CpuModel implements Model {
     let gradNorm: number;
     if (this.adam && (opts.update ?? true)) {
       this.t += 1;
-      gradNorm = adamStep(this.params, this.paramGrads, this.m, this.v, this.t, this.adam);
+      const adam = opts.lr === undefined ? this.adam : { ...this.adam, lr: opts.lr };
+      gradNorm = adamStep(this.params, this.paramGrads, this.m, this.v, this.t, adam);
     } else {
       let sq = 0;
       for (const x of this.paramGrads) sq += x * x;

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { createRng } from '../../core/rng.ts';
 import { MASKED_LOG_PROB } from '../graph.ts';
-import { CASE_NAMES, buildCase } from '../testing/cases.ts';
+import { CASE_NAMES, buildCase, tiedTables } from '../testing/cases.ts';
 import { CpuModel } from './model.ts';
-import { matmul, softmax } from './ops.ts';
+import { causalAttention, crossEntropy, crossEntropyGrad, matmul, softmax } from './ops.ts';
 
 // Central differences on f32 parameters: step h = 5e-3; truncation error O(h²) and f32 rounding of
 // the loss (~1e-6) / h keep the difference within 1e-2 of the analytic gradient (relative to
@@ -86,5 +86,51 @@ describe('CPU kernels', () => {
     softmax(x, mask, 1, lp, 4, true);
     expect(lp[1]).toBe(Math.fround(MASKED_LOG_PROB));
     expect(Math.exp(lp[0] as number)).toBeCloseTo(p[0] as number, 6);
+  });
+});
+
+describe('CPU kernels of the transformer ops', () => {
+  it('causal attention of two positions: the first sees itself only, the second a softmax of both', () => {
+    // One head of width 1: q = k = [1, 2], v = [10, 20]. Row 0: out = v0. Row 1: scores (2·1, 2·2).
+    const q = Float32Array.from([1, 2]);
+    const v = Float32Array.from([10, 20]);
+    const out = new Float32Array(2);
+    const probs = new Float32Array(4);
+    causalAttention(q, q, v, out, probs, 1, 2, 1);
+    const p1 = Math.exp(4) / (Math.exp(2) + Math.exp(4));
+    expect(out[0]).toBe(10);
+    expect(out[1]).toBeCloseTo((1 - p1) * 10 + p1 * 20, 5);
+    expect([...probs].map((x) => +x.toFixed(6))).toEqual([1, 0, +(1 - p1).toFixed(6), +p1.toFixed(6)]);
+  });
+
+  it('cross-entropy is Σ w·(logsumexp − x_t) and stays finite for large logits', () => {
+    const x = Float32Array.from([0, Math.log(3), 1000, 1000]);
+    const lse = new Float32Array(4);
+    // Row 0: log(1 + 3) − 0 = log 4 with weight 2; row 1: log 2 (weight 1), not Infinity.
+    const loss = crossEntropy(x, Uint32Array.from([0, 1]), Float32Array.from([2, 1]), lse, 2);
+    expect(loss).toBeCloseTo(2 * Math.log(4) + Math.log(2), 5);
+    const gx = new Float32Array(4);
+    crossEntropyGrad(x, Uint32Array.from([0, 1]), Float32Array.from([2, 1]), lse, 1, gx, 2);
+    [2 * (0.25 - 1), 2 * 0.75, 0.5, -0.5].forEach((g, i) => expect(gx[i]).toBeCloseTo(g, 5));
+    expect(() => crossEntropy(x, Uint32Array.from([0, 2]), Float32Array.from([1, 1]), lse, 2)).toThrow(
+      /target 2 of row 1/,
+    );
+  });
+
+  it('a parameter read twice (embedding and tied head) accumulates both gradients', async () => {
+    const { tied, split, inputs } = tiedTables(createRng(4));
+    const a = new CpuModel(tied.graph, { loss: tied.loss });
+    const b = new CpuModel(split.graph, { loss: split.loss });
+    for (const [k, v] of Object.entries(inputs)) {
+      a.setInput(k, v);
+      b.setInput(k, v);
+    }
+    expect((await a.step()).loss).toBe((await b.step()).loss);
+    const g = await a.readGrad(tied.table);
+    const g0 = await b.readGrad(split.tables[0]);
+    const g1 = await b.readGrad(split.tables[1]);
+    // Both reads contribute, and neither alone is the whole gradient.
+    expect(g0.some((x) => x !== 0) && g1.some((x) => x !== 0)).toBe(true);
+    g.forEach((x, i) => expect(x).toBeCloseTo((g0[i] as number) + (g1[i] as number), 6));
   });
 });

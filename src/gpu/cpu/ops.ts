@@ -467,3 +467,152 @@ export function reduceGrad(op: ReduceOp, x: F32, y: F32, gy: F32, gx: F32, cols:
     }
   }
 }
+
+/**
+ * Multi-head causal self-attention. q, k, v, out are [batch·seq, d]; head h owns columns
+ * [h·hd, (h+1)·hd) with hd = d/heads. Writes out and the attention probabilities
+ * probs[((b·heads + h)·seq + i)·seq + j] (0 above the diagonal), which the backward reads.
+ */
+export function causalAttention(
+  q: F32,
+  k: F32,
+  v: F32,
+  out: F32,
+  probs: F32,
+  batch: number,
+  seq: number,
+  heads: number,
+): void {
+  const d = q.length / (batch * seq);
+  const hd = d / heads;
+  const scale = 1 / Math.sqrt(hd);
+  out.fill(0);
+  probs.fill(0);
+  for (let b = 0; b < batch; b++) {
+    const base = b * seq * d;
+    for (let h = 0; h < heads; h++) {
+      const ho = h * hd;
+      for (let i = 0; i < seq; i++) {
+        const po = ((b * heads + h) * seq + i) * seq;
+        const qo = base + i * d + ho;
+        let mx = -Infinity;
+        for (let j = 0; j <= i; j++) {
+          const ko = base + j * d + ho;
+          let s = 0;
+          for (let c = 0; c < hd; c++) s += (q[qo + c] as number) * (k[ko + c] as number);
+          s *= scale;
+          probs[po + j] = s;
+          if (s > mx) mx = s;
+        }
+        let total = 0;
+        for (let j = 0; j <= i; j++) {
+          const e = Math.exp((probs[po + j] as number) - mx);
+          probs[po + j] = e;
+          total += e;
+        }
+        for (let j = 0; j <= i; j++) {
+          const p = (probs[po + j] as number) / total;
+          probs[po + j] = p;
+          const vo = base + j * d + ho;
+          for (let c = 0; c < hd; c++) out[qo + c] = (out[qo + c] as number) + p * (v[vo + c] as number);
+        }
+      }
+    }
+  }
+}
+
+/**
+ * Backward of causalAttention. With P the probabilities, dO the output gradient and
+ * D_i = Σ_c dO[i, c]·out[i, c] (= Σ_j P_ij·dO_i·v_j): dS_ij = P_ij·(dO_i·v_j − D_i);
+ * gq_i += scale·Σ_j dS_ij·k_j; gk_j += scale·Σ_i dS_ij·q_i; gv_j += Σ_i P_ij·dO_i (per head).
+ */
+export function causalAttentionGrad(
+  q: F32,
+  k: F32,
+  v: F32,
+  out: F32,
+  probs: F32,
+  gOut: F32,
+  gq: F32 | null,
+  gk: F32 | null,
+  gv: F32 | null,
+  batch: number,
+  seq: number,
+  heads: number,
+): void {
+  const d = q.length / (batch * seq);
+  const hd = d / heads;
+  const scale = 1 / Math.sqrt(hd);
+  for (let b = 0; b < batch; b++) {
+    const base = b * seq * d;
+    for (let h = 0; h < heads; h++) {
+      const ho = h * hd;
+      for (let i = 0; i < seq; i++) {
+        const po = ((b * heads + h) * seq + i) * seq;
+        const io = base + i * d + ho;
+        let D = 0;
+        for (let c = 0; c < hd; c++) D += (gOut[io + c] as number) * (out[io + c] as number);
+        for (let j = 0; j <= i; j++) {
+          const jo = base + j * d + ho;
+          const p = probs[po + j] as number;
+          let dp = 0;
+          for (let c = 0; c < hd; c++) dp += (gOut[io + c] as number) * (v[jo + c] as number);
+          const ds = p * (dp - D) * scale;
+          for (let c = 0; c < hd; c++) {
+            if (gq) gq[io + c] = (gq[io + c] as number) + ds * (k[jo + c] as number);
+            if (gk) gk[jo + c] = (gk[jo + c] as number) + ds * (q[io + c] as number);
+            if (gv) gv[jo + c] = (gv[jo + c] as number) + p * (gOut[io + c] as number);
+          }
+        }
+      }
+    }
+  }
+}
+
+/**
+ * Σ_r w_r·(lse_r − x[r, t_r]) over the rows of logits [N, V], with lse_r = m_r + log Σ_c exp(x[r, c] − m_r)
+ * and m_r the row maximum. Writes stats[2r] = m_r, stats[2r + 1] = log Σ_c exp(x[r, c] − m_r) for the
+ * backward (kept apart: m_r + log(…) rounded to f32 would lose the small term when |m_r| is large);
+ * returns the sum.
+ */
+export function crossEntropy(x: F32, targets: Idx, weights: F32, stats: F32, cols: number): number {
+  let total = 0;
+  for (let r = 0; r < targets.length; r++) {
+    const o = r * cols;
+    const t = targets[r] as number;
+    if (t >= cols) throw new Error(`crossEntropy: target ${t} of row ${r} is outside [0, ${cols})`);
+    let mx = -Infinity;
+    for (let c = 0; c < cols; c++) mx = Math.max(mx, x[o + c] as number);
+    let s = 0;
+    for (let c = 0; c < cols; c++) s += Math.exp((x[o + c] as number) - mx);
+    const ls = Math.log(s);
+    stats[2 * r] = mx;
+    stats[2 * r + 1] = ls;
+    const w = weights[r] as number;
+    if (w !== 0) total += w * (mx - (x[o + t] as number) + ls);
+  }
+  return total;
+}
+
+/** gx[r, c] += gy·w_r·(softmax(x_r)[c] − [c = t_r]). */
+export function crossEntropyGrad(
+  x: F32,
+  targets: Idx,
+  weights: F32,
+  stats: F32,
+  gy: number,
+  gx: F32,
+  cols: number,
+): void {
+  for (let r = 0; r < targets.length; r++) {
+    const g = gy * (weights[r] as number);
+    if (g === 0) continue;
+    const o = r * cols;
+    const mx = stats[2 * r] as number;
+    const ls = stats[2 * r + 1] as number;
+    for (let c = 0; c < cols; c++)
+      gx[o + c] = (gx[o + c] as number) + g * Math.exp((x[o + c] as number) - mx - ls);
+    const t = o + (targets[r] as number);
+    gx[t] = (gx[t] as number) - g;
+  }
+}

@@ -129,6 +129,41 @@ for (const op of ['sum', 'mean', 'max'] as const) {
   BUILDS[`reduce ${op} 5x11`] = (g, _r, p) => ({ out: g.reduce(op, p([5, 11])), smooth: op !== 'max' });
 }
 
+BUILDS['causalAttention 2 seqs of 5, d 6, 2 heads'] = (g, _r, p) => ({
+  out: g.causalAttention(p([10, 6], 2), p([10, 6], 2), p([10, 6]), { batch: 2, seq: 5, heads: 2 }),
+});
+BUILDS['causalAttention 1 seq of 7, d 9, 3 heads'] = (g, _r, p) => ({
+  out: g.causalAttention(p([7, 9], 2), p([7, 9], 2), p([7, 9]), { batch: 1, seq: 7, heads: 3 }),
+});
+BUILDS['causalAttention with q = k = v, 3 seqs of 4, d 4, 1 head'] = (g, _r, p) => {
+  const x = p([12, 4], 2);
+  return { out: g.causalAttention(x, x, x, { batch: 3, seq: 4, heads: 1 }) };
+};
+BUILDS['causalAttention on projections of one input, 2 seqs of 3, d 8, 4 heads'] = (g, _r, p) => {
+  const x = p([6, 5]);
+  const [q, k, v] = [0, 1, 2].map(() => g.matmul(x, p([5, 8])));
+  return { out: g.causalAttention(q as Tensor, k as Tensor, v as Tensor, { batch: 2, seq: 3, heads: 4 }) };
+};
+BUILDS['crossEntropy 7x11, weighted, some weights 0'] = (g, rng, p) => ({
+  out: g.crossEntropy(p([7, 11], 3), g.input('t', [7], 'u32'), g.input('w', [7])),
+  inputs: {
+    t: randIdx(rng, 7, 11),
+    w: Float32Array.from({ length: 7 }, (_, i) => (i % 3 === 1 ? 0 : rng.next() + 0.25)),
+  },
+});
+BUILDS['crossEntropy 3x70 with large logits'] = (g, rng, p) => ({
+  out: g.crossEntropy(g.scale(p([3, 70], 1), 40), g.input('t', [3], 'u32'), g.input('w', [3])),
+  inputs: { t: randIdx(rng, 3, 70), w: Float32Array.from([0.5, 1, 2]) },
+});
+BUILDS['tied table: gatherRows and matmul transB of one parameter'] = (g, rng, p) => {
+  const table = p([6, 5]);
+  const h = g.linear(g.gatherRows(table, g.input('ids', [4], 'u32')), p([5, 5]), null, 'tanh');
+  return {
+    out: g.crossEntropy(g.matmul(h, table, { transB: true }), g.input('t', [4], 'u32'), g.input('w', [4])),
+    inputs: { ids: randIdx(rng, 4, 6), t: randIdx(rng, 4, 6), w: Float32Array.from([1, 1, 0.5, 1]) },
+  };
+};
+
 export const CASE_NAMES = Object.keys(BUILDS);
 
 export function buildCase(name: string, rng: Rng): OpCase {
@@ -161,4 +196,38 @@ export function worstError(a: Float32Array, b: Float32Array, abs: number, rel: n
     if (!(e <= worst)) worst = Number.isNaN(e) ? Infinity : e;
   }
   return worst;
+}
+
+/**
+ * One embedding table read twice (gatherRows, then the tied output head matmul(h, table, transB))
+ * and the same network with the two reads on separate copies of the table: the tied table's
+ * gradient must equal the sum of the copies' gradients.
+ */
+export function tiedTables(rng: Rng): {
+  tied: { graph: Graph; loss: Tensor; table: Tensor };
+  split: { graph: Graph; loss: Tensor; tables: [Tensor, Tensor] };
+  inputs: Record<string, Float32Array | Uint32Array>;
+} {
+  const [V, D, N] = [7, 5, 6];
+  const table = uniform(rng, V * D, 1);
+  const w = uniform(rng, D * D, 1);
+  const build = (split: boolean): { graph: Graph; loss: Tensor; tables: [Tensor, Tensor] } => {
+    const g = new Graph();
+    const t0 = g.param('table', [V, D], table);
+    const t1 = split ? g.param('table copy', [V, D], table) : t0;
+    const h = g.linear(g.gatherRows(t0, g.input('ids', [N], 'u32')), g.param('w', [D, D], w), null, 'tanh');
+    const logits = g.matmul(h, t1, { transB: true });
+    const loss = g.crossEntropy(logits, g.input('t', [N], 'u32'), g.input('weights', [N]));
+    return { graph: g, loss, tables: [t0, t1] };
+  };
+  const tied = build(false);
+  return {
+    tied: { graph: tied.graph, loss: tied.loss, table: tied.tables[0] },
+    split: build(true),
+    inputs: {
+      ids: Uint32Array.from([0, 3, 3, 6, 1, 0]),
+      t: randIdx(rng, N, V),
+      weights: Float32Array.from({ length: N }, () => 1 / N),
+    },
+  };
 }

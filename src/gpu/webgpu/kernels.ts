@@ -1,5 +1,8 @@
 /** WGSL sources, one file per kernel (imported as text through Vite's ?raw). */
 import adam from '../kernels/adam.wgsl?raw';
+import attention from '../kernels/attention.wgsl?raw';
+import attentionDscores from '../kernels/attention_dscores.wgsl?raw';
+import attentionMix from '../kernels/attention_mix.wgsl?raw';
 import bernoulli from '../kernels/bernoulli.wgsl?raw';
 import bernoulliGrad from '../kernels/bernoulli_grad.wgsl?raw';
 import biasAct from '../kernels/bias_act.wgsl?raw';
@@ -7,6 +10,8 @@ import biasActGrad from '../kernels/bias_act_grad.wgsl?raw';
 import binary from '../kernels/binary.wgsl?raw';
 import binaryGrad from '../kernels/binary_grad.wgsl?raw';
 import colSum from '../kernels/col_sum.wgsl?raw';
+import crossEntropy from '../kernels/cross_entropy.wgsl?raw';
+import crossEntropyGrad from '../kernels/cross_entropy_grad.wgsl?raw';
 import gatherRows from '../kernels/gather_rows.wgsl?raw';
 import gradNorm from '../kernels/grad_norm.wgsl?raw';
 import layerNorm from '../kernels/layer_norm.wgsl?raw';
@@ -24,6 +29,9 @@ import unaryGrad from '../kernels/unary_grad.wgsl?raw';
 
 export const KERNELS = {
   adam: adam,
+  attention: attention,
+  attention_dscores: attentionDscores,
+  attention_mix: attentionMix,
   bernoulli: bernoulli,
   bernoulli_grad: bernoulliGrad,
   bias_act: biasAct,
@@ -31,6 +39,8 @@ export const KERNELS = {
   binary: binary,
   binary_grad: binaryGrad,
   col_sum: colSum,
+  cross_entropy: crossEntropy,
+  cross_entropy_grad: crossEntropyGrad,
   gather_rows: gatherRows,
   grad_norm: gradNorm,
   layer_norm: layerNorm,

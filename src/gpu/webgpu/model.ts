@@ -333,7 +333,7 @@ export class GpuModel implements Model {
       const slot = this.plan.forward.length + this.plan.backward.length + this.plan.update.length - 1;
       const u = new Uint32Array([
         this.layout.total,
-        f32Bits(a.lr),
+        f32Bits(opts.lr ?? a.lr),
         f32Bits(a.beta1),
         f32Bits(a.beta2),
         f32Bits(a.eps),

@@ -15,8 +15,11 @@ import type { KernelName } from './kernels.ts';
 export type Ref =
   | { t: 'value'; id: number }
   | { t: 'grad'; id: number }
-  /** Per-node scratch that is fully rewritten before it is read (dz, gy·x̂, layer-norm stats). */
-  | { t: 'temp'; id: number; slot: 'dz' | 'gxh' | 'stats'; floats: number }
+  /**
+   * Per-node scratch that is fully rewritten before it is read (dz, gy·x̂, layer-norm stats or
+   * cross-entropy lse, attention probabilities and score gradients, cross-entropy row losses).
+   */
+  | { t: 'temp'; id: number; slot: 'dz' | 'gxh' | 'stats' | 'probs' | 'dscores' | 'rowLoss'; floats: number }
   | { t: 'arena'; which: 'params' | 'grads' | 'm' | 'v' }
   /** [‖g‖₂, clip scale], written by grad_norm.wgsl. */
   | { t: 'norm' }
@@ -223,6 +226,53 @@ function forwardCalls(graph: Graph, n: Node): Call[] {
           ],
           wg: grid(r, 64),
         },
+      ];
+    }
+    case 'causalAttention': {
+      const d = cols(n.shape);
+      const hd = d / op.heads;
+      const probs: Ref = {
+        t: 'temp',
+        id: n.id,
+        slot: 'probs',
+        floats: op.batch * op.heads * op.seq * op.seq,
+      };
+      return [
+        {
+          kernel: 'attention',
+          constants: {},
+          uniform: [op.batch, op.seq, d, op.heads, f32Bits(1 / Math.sqrt(hd))],
+          refs: [val(op.q), val(op.k), probs],
+          wg: grid(op.batch * op.heads * op.seq, 64),
+        },
+        {
+          kernel: 'attention_mix',
+          constants: { TRANSPOSE: 0, ACCUMULATE: 0 },
+          uniform: [len, op.seq, d, op.heads, f32Bits(1)],
+          refs: [probs, val(op.v), y],
+          wg: grid(len, 256),
+        },
+      ];
+    }
+    case 'crossEntropy': {
+      const xs = graph.node(op.logits).shape;
+      const r = rows(xs);
+      const rowLoss: Ref = { t: 'temp', id: n.id, slot: 'rowLoss', floats: r };
+      return [
+        {
+          kernel: 'cross_entropy',
+          constants: {},
+          uniform: [r, cols(xs)],
+          refs: [
+            val(op.logits),
+            val(op.targets),
+            val(op.weights),
+            { t: 'temp', id: n.id, slot: 'stats', floats: 2 * r },
+            rowLoss,
+          ],
+          wg: grid(r, 64),
+        },
+        { kernel: 'reduce', constants: { OP: RED.sum }, uniform: [1, r], refs: [rowLoss, y], wg: [1, 1, 1] },
       ];
     }
     case 'reduce': {
@@ -448,6 +498,63 @@ function backwardCalls(graph: Graph, n: Node): Call[] {
         });
       }
       return out;
+    }
+    case 'causalAttention': {
+      const d = cols(n.shape);
+      const scale = 1 / Math.sqrt(d / op.heads);
+      const probs: Ref = {
+        t: 'temp',
+        id: n.id,
+        slot: 'probs',
+        floats: op.batch * op.heads * op.seq * op.seq,
+      };
+      const dscores: Ref = {
+        t: 'temp',
+        id: n.id,
+        slot: 'dscores',
+        floats: op.batch * op.heads * op.seq * op.seq,
+      };
+      const mix = (transpose: number, alpha: number, w: Ref, x: Ref, out: Ref): Call => ({
+        kernel: 'attention_mix',
+        constants: { TRANSPOSE: transpose, ACCUMULATE: 1 },
+        uniform: [len, op.seq, d, op.heads, f32Bits(alpha)],
+        refs: [w, x, out],
+        wg: grid(len, 256),
+      });
+      const out: Call[] = [];
+      if (needs(op.q) || needs(op.k)) {
+        out.push({
+          kernel: 'attention_dscores',
+          constants: {},
+          uniform: [op.batch, op.seq, d, op.heads],
+          refs: [probs, gy, val(op.v), val(n.id), dscores],
+          wg: grid(op.batch * op.heads * op.seq * op.seq, 256),
+        });
+      }
+      if (needs(op.q)) out.push(mix(0, scale, dscores, val(op.k), grad(op.q)));
+      if (needs(op.k)) out.push(mix(1, scale, dscores, val(op.q), grad(op.k)));
+      if (needs(op.v)) out.push(mix(1, 1, probs, gy, grad(op.v)));
+      return out;
+    }
+    case 'crossEntropy': {
+      if (!needs(op.logits)) return [];
+      const xs = graph.node(op.logits).shape;
+      return [
+        {
+          kernel: 'cross_entropy_grad',
+          constants: {},
+          uniform: [size(xs), cols(xs)],
+          refs: [
+            val(op.logits),
+            val(op.targets),
+            val(op.weights),
+            { t: 'temp', id: n.id, slot: 'stats', floats: 2 * rows(xs) },
+            gy,
+            grad(op.logits),
+          ],
+          wg: grid(size(xs), 256),
+        },
+      ];
     }
     case 'reduce': {
       if (!needs(op.x)) return [];

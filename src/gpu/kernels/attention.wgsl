@@ -1,0 +1,51 @@
+// Causal attention probabilities: probs[((b·heads + h)·seq + i)·seq + j] = softmax_j≤i(q_i·k_j·scale)
+// for head h (columns [h·hd, (h+1)·hd) of the row-major [batch·seq, d] q and k), 0 for j > i. One
+// invocation per (b, h, i) row, like softmax.wgsl: rows are short and barrier-free kernels run far
+// faster on software adapters. attention_mix.wgsl then forms the output from these rows.
+struct P {
+  batch: u32,
+  seq: u32,
+  d: u32,
+  heads: u32,
+  scale: f32,
+}
+
+@group(0) @binding(0) var<uniform> p: P;
+@group(0) @binding(1) var<storage, read> q: array<f32>;
+@group(0) @binding(2) var<storage, read> k: array<f32>;
+@group(0) @binding(3) var<storage, read_write> probs: array<f32>;
+
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
+  let r = gid.x + gid.y * nwg.x * 64u;
+  if (r >= p.batch * p.heads * p.seq) {
+    return;
+  }
+  let i = r % p.seq;
+  let h = (r / p.seq) % p.heads;
+  let b = r / (p.seq * p.heads);
+  let hd = p.d / p.heads;
+  let base = b * p.seq * p.d + h * hd;
+  let qo = base + i * p.d;
+  let po = r * p.seq;
+  var mx = -3.0e38;
+  for (var j = 0u; j <= i; j++) {
+    let ko = base + j * p.d;
+    var s = 0.0;
+    for (var c = 0u; c < hd; c++) {
+      s += q[qo + c] * k[ko + c];
+    }
+    s *= p.scale;
+    probs[po + j] = s;
+    mx = max(mx, s);
+  }
+  var total = 0.0;
+  for (var j = 0u; j <= i; j++) {
+    let e = exp(probs[po + j] - mx);
+    probs[po + j] = e;
+    total += e;
+  }
+  for (var j = 0u; j < p.seq; j++) {
+    probs[po + j] = select(0.0, probs[po + j] / total, j <= i);
+  }
+}
