@@ -193,7 +193,12 @@ export function ModelPanel(): JSX.Element {
       {cache.status === 'error' && (
         <ProblemAlert title="The cache could not be cleared" problems={cache.problems} />
       )}
-      <div className="orch-load" data-testid="orch-load-state" data-status={load.status}>
+      <div
+        className="orch-load"
+        data-testid="orch-load-state"
+        data-status={load.status}
+        data-codes={load.status === 'error' ? load.problems.map((p) => p.code).join(' ') : undefined}
+      >
         {load.status === 'loading' && (
           <Loading>
             Loading {load.label}
