@@ -98,6 +98,8 @@ async function watchGraph(page: Page): Promise<void> {
       'click',
       () => {
         w.__graph = [];
+        // The graph as the new run first shows it (React renders the click's update first).
+        requestAnimationFrame(note);
       },
       { capture: true },
     );
