@@ -26,7 +26,10 @@ export interface GenerateOptions {
    * `LogitsProcessor`, whose class comes from `tf`): e.g. constrained decoding.
    */
   logitsProcessors?: (tf: Transformers, lm: LoadedLm) => unknown[] | Promise<unknown[]>;
-  /** Decoded text as it grows (whole words where the tokenizer allows) and the tokens so far. */
+  /**
+   * After every token: the text it added (empty while a multi-byte character is incomplete, or when
+   * decoding revised earlier text) and the tokens so far.
+   */
   onText?: (delta: string, tokens: number) => void;
   signal?: AbortSignal;
   yieldEach?: () => Promise<void>;
@@ -82,17 +85,32 @@ export async function generate(lm: LoadedLm, o: GenerateOptions): Promise<Genera
   const t0 = now();
   let first = -1;
   let last = t0;
-  let count = 0;
-  const streamer = new tf.TextStreamer(tokenizer, {
-    skip_prompt: true,
-    skip_special_tokens: true,
-    callback_function: (delta: string) => o.onText?.(delta, count),
-    token_callback_function: () => {
-      count++;
+  const generated: number[] = [];
+  let shown = '';
+  // Streams per token: the output decoded so far, minus what was already sent. A token that ends
+  // inside a multi-byte character decodes to U+FFFD at the end; that tail waits for the next token
+  // (and the final text is `rawOutput`).
+  let promptSeen = false;
+  const streamer = new (class extends tf.BaseStreamer {
+    override put(value: bigint[][]): void {
+      // transformers.js first puts the prompt, then one token per step.
+      if (!promptSeen) {
+        promptSeen = true;
+        return;
+      }
+      for (const id of value[0] ?? []) generated.push(Number(id));
       last = now();
       if (first < 0) first = last;
-    },
-  });
+      if (!o.onText) return;
+      let text = tokenizer.decode(generated, { skip_special_tokens: true });
+      // An incomplete character is at most 3 bytes: hold back up to 3 replacement characters.
+      for (let i = 0; i < 3 && text.endsWith('\uFFFD'); i++) text = text.slice(0, -1);
+      const delta = text.startsWith(shown) ? text.slice(shown.length) : '';
+      shown = text;
+      o.onText(delta, generated.length);
+    }
+    override end(): void {}
+  })();
 
   const processors = o.logitsProcessors ? await o.logitsProcessors(tf, lm) : [];
   const list = new tf.LogitsProcessorList();
@@ -127,11 +145,12 @@ export async function generate(lm: LoadedLm, o: GenerateOptions): Promise<Genera
   const end = now();
   const ids = (sequences.tolist()[0] ?? []).slice(promptTokens).map(Number);
   const lastId = ids.at(-1);
-  const stopReason: Generation['stopReason'] = stopper.interrupted
-    ? 'interrupted'
-    : lastId !== undefined && lm.eosIds.includes(lastId)
+  const stopReason: Generation['stopReason'] =
+    lastId !== undefined && lm.eosIds.includes(lastId)
       ? 'eos'
-      : 'max-tokens';
+      : stopper.interrupted && ids.length < o.maxNewTokens
+        ? 'interrupted'
+        : 'max-tokens';
   const rawOutput = tokenizer.decode(ids, { skip_special_tokens: true });
   return {
     promptText: text,

@@ -48,14 +48,14 @@ export {
   type Transformers,
 } from './load.ts';
 export { generate, promptText, type GenerateOptions, type Generation, type Prompt } from './generate.ts';
+export { designOutcome, type DesignRead, type DesignerInput, type DomChoice } from './designer.ts';
 export {
-  designOutcome,
-  type DesignOutcome,
-  type DesignRead,
-  type DesignerInput,
-  type DomChoice,
-} from './designer.ts';
-export { chatFormat, type PromptFormatAdapter } from './formats.ts';
+  chatFormat,
+  designConstraint,
+  positionsOf,
+  tinyFormat,
+  type PromptFormatAdapter,
+} from './formats.ts';
 export { MODEL_CACHE_KEY, cachedModelFiles, clearModelCache, type CacheSummary } from './cache.ts';
 export {
   createOrchestratorRuntime,

@@ -19,6 +19,7 @@
 import type * as TransformersModule from '@huggingface/transformers';
 import { describe } from '../core/errors.ts';
 import { fail, type Result } from '../core/result.ts';
+import { MODEL_FOLDER_FORMAT } from '../lm/index.ts';
 import {
   MAX_MANIFEST_BYTES,
   parseManifest,
@@ -81,6 +82,8 @@ export interface LoadedLm {
   vocabSize: number;
   /** Token ids the tokenizer knows. */
   tokenizerSize: number;
+  /** The folder is one of Baton's tiny models (its config.json has the `baton` block): the `tiny` format. */
+  batonTiny: boolean;
   eosIds: number[];
   files: { file: string; bytes: number }[];
   loadMs: number;
@@ -141,7 +144,12 @@ export function classify(e: unknown, stage: 'config' | 'tokenizer' | 'model', fi
     return sentence('E_MODEL_DEVICE', msg, file);
   if (e instanceof SyntaxError || /JSON/.test(msg))
     return sentence('E_MODEL_FILE', `${file ?? stage} is not valid JSON (${msg})`, file);
-  if (stage === 'model') return sentence('E_MODEL_FILE', `the ONNX model could not be read (${msg})`, file);
+  if (stage === 'model')
+    return sentence(
+      'E_MODEL_FILE',
+      `the ONNX model could not be read (${msg}). If it was cut off while downloading, clear the model cache and load again`,
+      file,
+    );
   return sentence('E_MODEL_FILE', msg, file);
 }
 
@@ -278,6 +286,8 @@ export async function loadModel(o: LoadOptions): Promise<LoadResult> {
       dtype: o.dtype,
       vocabSize,
       tokenizerSize,
+      batonTiny:
+        (config as unknown as { baton?: { format?: unknown } }).baton?.format === MODEL_FOLDER_FORMAT,
       eosIds,
       files: [...sizes].map(([file, bytes]) => ({ file, bytes })),
       loadMs,

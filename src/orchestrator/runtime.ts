@@ -11,9 +11,9 @@
 import { describe } from '../core/errors.ts';
 import { clearModelCache } from './cache.ts';
 import { designOutcome, type DesignResult, type DomChoice } from './designer.ts';
-import type { PromptFormatAdapter } from './formats.ts';
+import { designConstraint, positionsOf, tinyFormat, type PromptFormatAdapter } from './formats.ts';
 import { chooseDevice, type Device, type DevicePreference, type DeviceProbe } from './device.ts';
-import { generate, type Generation } from './generate.ts';
+import { generate, promptText, type Generation, type Prompt } from './generate.ts';
 import { loadModel, type LoadEvent, type LoadedLm, type Transformers } from './load.ts';
 import {
   resolveModel,
@@ -64,6 +64,9 @@ export interface ConstraintContext {
   lm: LoadedLm;
   dom: DomChoice;
   entry: ModelEntry | null;
+  promptFormat: 'chat' | 'tiny';
+  /** Tokens the answer may take. */
+  maxNewTokens: number;
 }
 
 export interface RuntimeDeps {
@@ -76,10 +79,11 @@ export interface RuntimeDeps {
   fetch?: typeof fetch;
   /**
    * How each prompt format asks and reads: `chat` from Baton's orchestrator messages
-   * (`chatFormat(orchestratorMessages)`, src/interop), `tiny` from the tiny format's module.
+   * (`chatFormat(orchestratorMessages)`, src/interop, a floor this layer does not read); `tiny`
+   * defaults to `tinyFormat()` over the built-in role pool.
    */
   formats: Partial<Record<'chat' | 'tiny', PromptFormatAdapter>>;
-  /** Builds constrained decoding for a generation; absent: constrained generation is refused. */
+  /** Builds constrained decoding for a generation (default `designConstraint`, the project's). */
   constraint?: (ctx: ConstraintContext) => Promise<Constraint> | Constraint;
   /** Awaited before each forward pass (a macrotask, so a worker hears "interrupt"). */
   yieldEach?: () => Promise<void>;
@@ -132,6 +136,12 @@ export interface OrchestratorRuntime {
   readonly loaded: Loaded | null;
 }
 
+/** Tokens in a prompt (ids counted, text tokenized). */
+function promptLength(prompt: Prompt, lm: LoadedLm): number {
+  if (prompt.kind === 'ids') return prompt.ids.length;
+  return lm.tokenizer.encode(promptText(lm, prompt)).length;
+}
+
 export function createOrchestratorRuntime(deps: RuntimeDeps): OrchestratorRuntime {
   let held: { lm: LoadedLm; info: Loaded } | null = null;
   let loading = false;
@@ -174,15 +184,17 @@ export function createOrchestratorRuntime(deps: RuntimeDeps): OrchestratorRuntim
         });
         if (!loadedLm.ok) return { ok: false, problem: loadedLm.problem };
         const lm = loadedLm.lm;
+        const inManifest = !!entry && !!deps.manifest?.models.includes(entry);
         const info: Loaded = {
-          id: entry && deps.manifest?.models.includes(entry) ? entry.id : r.model.trim(),
+          id: inManifest && entry ? entry.id : r.model.trim(),
           label: entry?.label ?? r.model.trim(),
           entry,
           source: source.value,
           dtype: choice.dtype,
           device: choice.device,
           deviceReason: choice.reason,
-          promptFormat: entry?.promptFormat ?? 'chat',
+          // A manifest entry says its format; a model typed in is `tiny` when it is one of ours.
+          promptFormat: inManifest ? (entry?.promptFormat ?? 'chat') : lm.batonTiny ? 'tiny' : 'chat',
           vocabSize: lm.vocabSize,
           files: lm.files,
           loadMs: lm.loadMs,
@@ -199,12 +211,15 @@ export function createOrchestratorRuntime(deps: RuntimeDeps): OrchestratorRuntim
       if (running || loading)
         return problem('E_MODEL_BUSY', running ? 'a design is being written' : 'a model is loading');
       const { lm, info } = held;
-      const format = deps.formats[info.promptFormat];
+      const format = info.promptFormat === 'tiny' ? (deps.formats.tiny ?? tinyFormat()) : deps.formats.chat;
       if (!format)
         return problem('E_MODEL_GENERATE', `this build cannot prompt the ${info.promptFormat} format`);
+      const positions = positionsOf(lm);
+      let maxNewTokens = r.maxNewTokens ?? info.entry?.maxNewTokens ?? 1024;
+      if (positions !== null) maxNewTokens = Math.min(maxNewTokens, Math.max(1, positions - 8));
       let prompt;
       try {
-        prompt = format.prompt(r.query, r.dom, lm);
+        prompt = format.prompt(r.query, r.dom, lm, maxNewTokens);
       } catch (e) {
         return problem(
           'E_MODEL_TOKENIZER',
@@ -213,13 +228,15 @@ export function createOrchestratorRuntime(deps: RuntimeDeps): OrchestratorRuntim
       }
       let constraint: Constraint | null = null;
       if (r.constrained) {
-        if (!deps.constraint)
-          return problem(
-            'E_MODEL_GENERATE',
-            'constrained decoding is not available in this build; generate unconstrained',
-          );
         try {
-          constraint = await deps.constraint({ tf: lm.tf, lm, dom: r.dom, entry: info.entry });
+          constraint = await (deps.constraint ?? designConstraint)({
+            tf: lm.tf,
+            lm,
+            dom: r.dom,
+            entry: info.entry,
+            promptFormat: info.promptFormat,
+            maxNewTokens,
+          });
         } catch (e) {
           return problem(
             'E_MODEL_GENERATE',
@@ -237,7 +254,11 @@ export function createOrchestratorRuntime(deps: RuntimeDeps): OrchestratorRuntim
           prompt,
           temperature: r.temperature,
           seed: r.seed,
-          maxNewTokens: r.maxNewTokens ?? info.entry?.maxNewTokens ?? 1024,
+          // The model reads at most `positions` tokens: the answer gets what the prompt leaves.
+          maxNewTokens:
+            positions === null
+              ? maxNewTokens
+              : Math.max(1, Math.min(maxNewTokens, positions - promptLength(prompt, lm))),
           ...(constraint ? { logitsProcessors: () => (constraint as Constraint).processors } : {}),
           ...(r.onText ? { onText: r.onText } : {}),
           signal: controller.signal,
