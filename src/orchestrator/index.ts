@@ -7,7 +7,6 @@
 import type { DesignLogitsProcessor } from './constrain/processor.ts';
 export {
   createDesignConstraint,
-  roleSlug,
   type ConstraintRole,
   type ConstraintStats,
   type DesignConstraint,
