@@ -70,6 +70,20 @@ export const ERRORS = {
   E_EVAL_LINK: 'The link is not a usable evaluation',
   E_EVAL_OTLP: 'The evaluation could not be exported as OTLP',
 
+  // The in-tab orchestrator's models (src/orchestrator, src/workers/orchestrator.*, `baton orchestrate`).
+  E_MODEL_MANIFEST: 'The model manifest breaks a rule',
+  E_MODEL_SPEC: 'This is not a model Baton can load',
+  E_MODEL_NOT_FOUND: 'A model file is not where the model says it is',
+  E_MODEL_NETWORK: 'A model file could not be downloaded',
+  E_MODEL_FILE: 'A model file is corrupt or truncated',
+  E_MODEL_TOKENIZER: 'The tokenizer does not match the model',
+  E_MODEL_DEVICE: 'The model cannot run on this device',
+  E_MODEL_NOT_LOADED: 'No model is loaded',
+  E_MODEL_BUSY: 'The orchestrator is already working',
+  E_MODEL_GENERATE: 'The model failed while writing',
+  E_MODEL_OUTPUT: 'The model wrote no valid design',
+  E_MODEL_CACHE: 'The model cache could not be changed',
+
   // The tiny model's files (src/lm/hf-files.ts, src/lm/onnx/check.ts).
   E_MODEL_CONFIG: "The model's config.json is not one Baton can use",
   E_MODEL_ONNX: 'The model file is not a usable ONNX model',

@@ -72,6 +72,33 @@ export const DesignerSchema = z.discriminatedUnion('kind', [
     prompt: text.optional(),
     rawOutput: text.optional(),
     parseErrors: z.array(shortText).max(1000).default([]),
+    /** The weights' data type (`q4`, `q8`, `fp32`, …) and where they ran. */
+    dtype: shortText.optional(),
+    device: z.enum(['webgpu', 'wasm', 'cpu']).optional(),
+    /** Why that device (chosen automatically, or asked for). */
+    deviceReason: shortText.optional(),
+    /** The Degree of MAS asked for; `auto` lets the model choose (the design's `dom` says what it chose). */
+    dom: z.enum(['low', 'high', 'auto']).optional(),
+    /** Whether constrained decoding held the output to the design grammar. */
+    constrained: z.boolean().optional(),
+    seed: z.number().int().optional(),
+    temperature: z.number().min(0).max(4).optional(),
+    /** Whether the raw output parsed and passed every design rule. */
+    valid: z.boolean().optional(),
+    /** Why generation stopped. */
+    stopReason: z.enum(['eos', 'max-tokens', 'interrupted']).optional(),
+    /** Constrained decoding's counts (`maskedSteps`, `forcedTokens`, …), by name. */
+    constraint: z.record(z.string().max(80), z.number().finite()).optional(),
+    /** Milliseconds and rates of this design: load, first token, the whole generation. */
+    timings: z
+      .object({
+        loadMs: nonNeg.optional(),
+        firstTokenMs: nonNeg.optional(),
+        generateMs: nonNeg,
+        tokens: nonNeg,
+        tokensPerSecond: nonNeg,
+      })
+      .optional(),
   }),
   z.object({
     kind: z.literal('imported'),

@@ -29,3 +29,23 @@ export {
 } from './eval.client.ts';
 export { channelEvalWorker } from './eval.local.ts';
 export { EvalProviderSchema, type EvalProvider } from './eval.methods.ts';
+// orchestrator: the in-tab orchestrator model's worker (orchestrator.*)
+export {
+  createOrchestratorWorkerClient,
+  type ManifestListing,
+  type OrchestratorWorkerClient,
+} from './orchestrator.client.ts';
+export { channelOrchestratorWorker } from './orchestrator.local.ts';
+export {
+  DevicePreferenceSchema,
+  DomChoiceSchema,
+  GeneratedSchema,
+  LoadedModelSchema,
+  MODEL_CODES,
+  type GenerateProgress,
+  type Generated,
+  type LoadProgress,
+  type LoadedModel,
+  type ModelErrorCode,
+  type ModelProblem,
+} from './orchestrator.methods.ts';
