@@ -20,6 +20,7 @@ import {
 } from '../src/orchestrator/constrain/xgrammar.ts';
 import type { DesignWriter } from '../src/orchestrator/constrain/writer.ts';
 import { DEFAULT_ROLES } from '../src/policy/index.ts';
+import { generateSpeed } from './orchestrator-generate-part.ts';
 import { machine, writeDocSection, writeResults } from './report.ts';
 
 const now = (): number => performance.now();
@@ -175,12 +176,15 @@ async function main(): Promise<void> {
       console.log(rows.at(-1));
     }
   }
+  const gen = await generateSpeed();
+  console.log(gen);
   const m = machine();
   writeResults('orchestrator-mask', {
     machine: m,
     setup,
     rows,
     mismatches,
+    generate: gen,
     measured: new Date().toISOString(),
   });
   const f = (x: number, d = 2): string => (Number.isFinite(x) ? x.toFixed(d) : '–');
@@ -199,6 +203,12 @@ async function main(): Promise<void> {
         .map(([k, v]) => `${k} ${f(v, 0)}`)
         .join('; ') +
       '. The tokenizer info and compiled grammars are cached per vocabulary, so a second constraint for the same tokenizer and format costs only the matcher.',
+    '',
+    `**Generation with and without the processor** (bench/orchestrator-generate-part.ts): transformers.js \`generate\` (greedy) on one model, ${gen.model}; the project's trained model is not in the repository yet, so this measures the processor's overhead on a model of the tiny model's kind, not the trained model's speed. The constrained run writes a complete tiny design (${gen.tokens} new tokens, ${f(gen.forcedShare * 100, 0)}% of its steps forced); the plain run is held to the same number of new tokens. Medians of ${gen.runs} runs after warm-up.`,
+    '',
+    '| plain tokens/s | constrained tokens/s | constrained / plain | mask ms per token (constrained runs) |',
+    '|---:|---:|---:|---:|',
+    `| ${f(gen.plainTokPerS, 1)} | ${f(gen.constrainedTokPerS, 1)} | ${f(gen.ratio, 2)} | ${f(gen.maskMsPerToken, 3)} |`,
   ].join('\n');
   writeDocSection('Constrained decoding: mask time', body);
   console.log(body);
