@@ -6,6 +6,7 @@ import { createCheckpointsSlice, type CheckpointsSlice } from './slices/checkpoi
 import { createEvalSlice, type EvalSlice } from './slices/eval.ts';
 import { createEvalShareSlice, type EvalShareSlice } from './slices/eval-share.ts';
 import { createLibrarySlice, type LibrarySlice } from './slices/library.ts';
+import { createOrchestrateSlice, type OrchestrateSlice } from './slices/orchestrate.ts';
 import { createRolesSlice, type RolesSlice } from './slices/roles.ts';
 import { createRunSlice, type RunSlice } from './slices/run.ts';
 import { createSettingsSlice, type SettingsSlice } from './slices/settings.ts';
@@ -27,7 +28,8 @@ export type BatonState = LibrarySlice &
   RunSlice &
   TrainSlice &
   EvalSlice &
-  EvalShareSlice;
+  EvalShareSlice &
+  OrchestrateSlice;
 
 /** What each slice file exports: a creator that sees the whole combined state. */
 export type SliceCreator<T> = StateCreator<BatonState, [], [], T>;
@@ -45,6 +47,7 @@ export const createBatonState: StateCreator<BatonState> = (...a) => ({
   ...createTrainSlice(...a),
   ...createEvalSlice(...a),
   ...createEvalShareSlice(...a),
+  ...createOrchestrateSlice(...a),
 });
 
 export const useBaton = create<BatonState>()(createBatonState);

@@ -32,6 +32,10 @@ const SettingsPage = lazyComponent(() => import('./settings/SettingsPage.tsx').t
 // uPlot comes with the Train page's chunk only.
 const TrainPage = lazyComponent(() => import('./train/TrainPage.tsx').then((m) => m.TrainPage));
 const SharedRunPage = lazyComponent(() => import('./train/SharedRunPage.tsx').then((m) => m.SharedRunPage));
+// The in-tab orchestrator's page; the model runtime itself loads in its worker, never in a page chunk.
+const OrchestratePage = lazyComponent(() =>
+  import('./orchestrate/OrchestratePage.tsx').then((m) => m.OrchestratePage),
+);
 
 /** `?src=` is read once per page load, even when React runs effects twice in development. */
 let srcHandled = false;
@@ -79,6 +83,7 @@ const PAGE_NAMES: Record<Route['page'], string> = {
   eval: 'Evaluate',
   evalshared: 'The shared evaluation',
   settings: 'Settings',
+  orchestrate: 'Orchestrate',
   unknown: 'This page',
 };
 
@@ -112,6 +117,8 @@ function Page({ route }: { route: Route }): JSX.Element {
       return <EvalShared input={route.input} />;
     case 'settings':
       return <SettingsPage />;
+    case 'orchestrate':
+      return <OrchestratePage />;
     case 'unknown':
       return (
         <section className="page page-narrow">

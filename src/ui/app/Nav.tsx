@@ -24,6 +24,7 @@ export function Nav({ route }: { route: Route }): JSX.Element {
     { page: 'trace', label: 'Trace', href: lastOpened ? traceHash(lastOpened) : '#/trace' },
     { page: 'build', label: 'Build', href: '#/build' },
     { page: 'run', label: 'Run', href: '#/run' },
+    { page: 'orchestrate', label: 'Orchestrate', href: '#/orchestrate' },
     { page: 'train', label: 'Train', href: '#/train' },
     { page: 'eval', label: 'Evaluate', href: '#/eval' },
     { page: 'settings', label: 'Settings', href: '#/settings' },

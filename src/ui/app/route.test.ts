@@ -21,6 +21,8 @@ describe('parseHash', () => {
   it('knows every page and flags anything else', () => {
     expect(parseHash('#/train')).toEqual({ page: 'train' });
     expect(parseHash('#/eval')).toEqual({ page: 'eval' });
+    expect(parseHash('#/orchestrate')).toEqual({ page: 'orchestrate' });
+    expect(parseHash('#/orchestrate/x')).toEqual({ page: 'unknown', path: 'orchestrate/x' });
     expect(parseHash('#/train/x')).toEqual({ page: 'unknown', path: 'train/x' });
     expect(parseHash('#/settings/')).toEqual({ page: 'settings' });
     expect(parseHash('#/nope')).toEqual({ page: 'unknown', path: 'nope' });

@@ -15,6 +15,7 @@ export type Route =
   | { page: 'eval' }
   | { page: 'settings' }
   | { page: 'train' }
+  | { page: 'orchestrate' }
   | { page: 'trainrun'; input: string }
   | { page: 'evalshared'; input: string }
   | { page: 'unknown'; path: string };
@@ -40,6 +41,7 @@ export function parseHash(hash: string): Route {
   if (head === 'eval' && rest.length === 0) return { page: 'eval' };
   if (head === 'settings' && rest.length === 0) return { page: 'settings' };
   if (head === 'train' && rest.length === 0) return { page: 'train' };
+  if (head === 'orchestrate' && rest.length === 0) return { page: 'orchestrate' };
   return { page: 'unknown', path };
 }
 
