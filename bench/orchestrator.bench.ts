@@ -85,7 +85,11 @@ const timedConstraint: NonNullable<RuntimeDeps['constraint']> = async (ctx) => {
   return { processors: c.processors, stats: () => ({ ...c.stats(), processorMs }) };
 };
 
-/** The runtime as the CLI builds it in Node: local folders under models/, the CPU, no download cache. */
+/**
+ * The runtime with the deps `baton orchestrate` gives it (src/cli/commands/orchestrate.ts: the
+ * manifest, local folders under models/ or given by path, the CPU; the chat format is left out, as
+ * this bench runs the project's tiny models), plus the timed constraint above.
+ */
 function nodeRuntime(manifest: Manifest | null): OrchestratorRuntime {
   return createOrchestratorRuntime({
     manifest,
@@ -446,7 +450,7 @@ function markdown(o: {
   return [
     `Measured with \`${o.command}\` (bench/orchestrator.bench.ts) on ${m.cores} × ${m.cpu} (no GPU; the machine is shared with other work, so timings are noisy; ratios are taken within one run), Node ${m.node}, transformers.js on onnxruntime-node (CPU), ${new Date().toISOString().slice(0, 10)}, ${Math.round(o.seconds)} s in all.`,
     '',
-    `${fixture}Model: ${o.model.label} (\`${o.model.kind === 'fixture' ? 'fixture folder' : o.model.spec}\`). Everything goes through \`createOrchestratorRuntime\` with its Node wiring, as \`baton orchestrate\` does: the tiny prompt format, \`designConstraint\` for constrained decoding, greedy, ${o.maxNewTokens === undefined ? "the runtime's answer budget (the manifest entry's `maxNewTokens`, at most the model's positions − 8)" : `at most ${o.maxNewTokens} new tokens`}. Queries: ${o.n} held-out MASBench tasks (test-split seeds from base seed ${o.seed}, the five axes in turn, Degree of MAS low and high alternating per round of axes: ${o.n / 10} per axis and DoM); each is decoded twice, constrained and unconstrained, alternating which runs first. Intervals are 95% Wilson (src/core/stats.ts). Valid = the runtime read a design (parsed, expanded from the role pool, \`validateDesign\` passed); the bench re-checks \`validateDesign\` on every design (agrees: ${o.constrained.recheckAgrees && o.plain.recheckAgrees ? 'yes' : 'NO'}).`,
+    `${fixture}Model: ${o.model.label} (\`${o.model.kind === 'fixture' ? 'fixture folder' : o.model.spec}\`). Everything goes through \`createOrchestratorRuntime\` with its Node wiring, with the deps \`baton orchestrate\` gives it: the tiny prompt format, \`designConstraint\` for constrained decoding, greedy, ${o.maxNewTokens === undefined ? "the runtime's answer budget (the manifest entry's `maxNewTokens`, at most the model's positions − 8)" : `at most ${o.maxNewTokens} new tokens`}. Queries: ${o.n} held-out MASBench tasks (test-split seeds from base seed ${o.seed}, the five axes in turn, Degree of MAS low and high alternating per round of axes: ${o.n / 10} per axis and DoM); each is decoded twice, constrained and unconstrained, alternating which runs first. Intervals are 95% Wilson (src/core/stats.ts). Valid = the runtime read a design (parsed, expanded from the role pool, \`validateDesign\` passed); the bench re-checks \`validateDesign\` on every design (agrees: ${o.constrained.recheckAgrees && o.plain.recheckAgrees ? 'yes' : 'NO'}).`,
     '',
     `### Validity (${o.dtype})`,
     '',
