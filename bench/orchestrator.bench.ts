@@ -170,6 +170,7 @@ interface Run {
   errors: string[];
   stopReason: string;
   rawOutput: string;
+  promptTokens: number;
   tokens: number;
   firstTokenMs: number;
   /** Time of the tokens after the first. */
@@ -215,6 +216,7 @@ async function runOne(
     errors: r.errors.slice(0, 5),
     stopReason: g.stopReason,
     rawOutput: g.rawOutput,
+    promptTokens: g.promptTokens,
     tokens: g.tokens,
     firstTokenMs: g.firstTokenMs,
     decodeMs: g.tokens > 1 && g.tokensPerSecond > 0 ? ((g.tokens - 1) * 1000) / g.tokensPerSecond : 0,
@@ -266,6 +268,8 @@ interface Validity {
   n: number;
   valid: number;
   rate: number;
+  meanPromptTokens: number;
+  meanTokens: number;
   interval: [number, number];
   /** Our `validateDesign` re-check agrees with the runtime's verdict on every run. */
   recheckAgrees: boolean;
@@ -316,6 +320,8 @@ function validity(runs: readonly Run[]): Validity {
     n: runs.length,
     valid,
     rate: runs.length ? valid / runs.length : 0,
+    meanPromptTokens: runs.length ? sum(runs.map((r) => r.promptTokens)) / runs.length : 0,
+    meanTokens: runs.length ? sum(runs.map((r) => r.tokens)) / runs.length : 0,
     interval: wilson(valid, runs.length),
     recheckAgrees: runs.every((r) => r.valid === r.validated),
     byCell,
@@ -454,10 +460,10 @@ function markdown(o: {
     '',
     `### Validity (${o.dtype})`,
     '',
-    '| decoding | valid designs [95% CI] | stop reasons | most common problems of the invalid ones |',
-    '|---|---|---|---|',
-    `| constrained | ${v(o.constrained)} | ${JSON.stringify(o.constrained.stopReasons).replace(/"/g, '')} | ${problems(o.constrained)} |`,
-    `| unconstrained | ${v(o.plain)} | ${JSON.stringify(o.plain.stopReasons).replace(/"/g, '')} | ${problems(o.plain)} |`,
+    '| decoding | valid designs [95% CI] | mean tokens (prompt / output) | stop reasons | most common problems of the invalid ones |',
+    '|---|---|---|---|---|',
+    `| constrained | ${v(o.constrained)} | ${f(o.constrained.meanPromptTokens, 0)} / ${f(o.constrained.meanTokens, 0)} | ${JSON.stringify(o.constrained.stopReasons).replace(/"/g, '')} | ${problems(o.constrained)} |`,
+    `| unconstrained | ${v(o.plain)} | ${f(o.plain.meanPromptTokens, 0)} / ${f(o.plain.meanTokens, 0)} | ${JSON.stringify(o.plain.stopReasons).replace(/"/g, '')} | ${problems(o.plain)} |`,
     '',
     '### Speed',
     '',
