@@ -27,6 +27,7 @@ const FIXTURE = true;
 const DIST = 'dist';
 const TRUNCATED = 'test/truncated';
 const MISMATCHED = 'test/other-tokenizer';
+const GOOD = 'test/tiny';
 
 let browser: Browser;
 let server: ModelServer;
@@ -35,9 +36,11 @@ let scratch = '';
 beforeAll(async () => {
   if (FIXTURE) wroteFixture = (await offlineFixtureIn(DIST)).wrote;
   scratch = await mkdtemp(join(tmpdir(), 'baton-orch-e2e-'));
+  await writeFixtureModel(join(scratch, 'good'));
   await writeFixtureModel(join(scratch, 'mismatched'), { tokenizerVocab: 320 });
   server = await startModelServer({
-    [TRUNCATED]: join(DIST, 'models', OFFLINE_FOLDER),
+    [GOOD]: join(scratch, 'good'),
+    [TRUNCATED]: join(scratch, 'good'),
     [MISMATCHED]: join(scratch, 'mismatched'),
   });
   for (const f of ['onnx/model.onnx', 'onnx/model_quantized.onnx', 'onnx/model_q4.onnx'])
@@ -134,7 +137,10 @@ describe('the Orchestrate page', () => {
   it('loads the model with progress bars, interrupts a run, completes another, runs it on the simulator and shares the trace', async () => {
     const { page, errors, context } = await openPage(browser, '#/orchestrate');
     await page.getByTestId('orchestrate-page').waitFor();
-    // The offline model is the default.
+    // The offline model is the default once the manifest is read.
+    await page
+      .locator(`[data-testid="orch-model"] option[value="${OFFLINE_FOLDER}"]`)
+      .waitFor({ state: 'attached' });
     expect(await page.getByTestId('orch-model').inputValue()).toBe(OFFLINE_FOLDER);
     await pickOffline(page);
     const loaded = await load(page);
@@ -233,10 +239,10 @@ describe('the Orchestrate page', () => {
     expect(other).toContain('does not match the model');
     expect(await page.getByTestId('orch-query').inputValue()).toBe(query);
 
-    // The app keeps working: the offline model loads after the cache is cleared.
+    // The app keeps working: the whole model loads (from the same server) after the cache is cleared.
     await page.getByTestId('orch-clear-cache').click();
     await page.getByTestId('orch-cache-cleared').waitFor();
-    await pickOffline(page);
+    await pickUrl(page, GOOD);
     expect(await load(page)).toMatch(/^ready /);
 
     // Unconstrained, random weights write no design: its problems are listed in words.

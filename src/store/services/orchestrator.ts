@@ -120,14 +120,22 @@ function pageBase(): string {
   return new URL('.', location.href).href;
 }
 
-/** The runtime over the worker client. */
+/**
+ * The runtime over the worker client. A load that fails ends that worker and the next call starts
+ * a fresh one: a model file that onnxruntime could not read can leave the worker's wasm runtime
+ * unable to read the next, good one (seen in Chromium: after a truncated file, a whole one failed
+ * with the same protobuf error until the worker was replaced). The failed load held no model, so
+ * nothing is lost; the browser's cache of downloaded files is not the worker's and stays.
+ */
 export function workerRuntime(
-  client: OrchestratorWorkerClient,
+  makeClient: () => OrchestratorWorkerClient,
   base: () => string = pageBase,
 ): OrchestratorRuntime {
+  let held: OrchestratorWorkerClient | null = null;
+  const client = (): OrchestratorWorkerClient => (held ??= makeClient());
   return {
     async manifest() {
-      const r = await client.manifest(base());
+      const r = await client().manifest(base());
       if (!r.ok) return r;
       return ok({
         defaultId: r.value.default,
@@ -146,7 +154,7 @@ export function workerRuntime(
       });
     },
     async load(req, options = {}) {
-      const r = await client.load(
+      const r = await client().load(
         {
           model: req.model,
           device: req.device,
@@ -172,7 +180,11 @@ export function workerRuntime(
             ),
         },
       );
-      if (!r.ok) return r;
+      if (!r.ok) {
+        held?.dispose();
+        held = null;
+        return r;
+      }
       const m = r.value;
       return ok({
         id: m.id,
@@ -186,7 +198,7 @@ export function workerRuntime(
       });
     },
     async generate(req, options = {}) {
-      const r = await client.generate(
+      const r = await client().generate(
         {
           query: req.query,
           dom: req.dom,
@@ -211,10 +223,10 @@ export function workerRuntime(
       });
     },
     async interrupt() {
-      await client.interrupt();
+      await held?.interrupt();
     },
     async clearCache() {
-      const r = await client.clearCache();
+      const r = await client().clearCache();
       return r.ok ? ok({ removed: r.value.deleted }) : r;
     },
   };
@@ -224,7 +236,7 @@ let runtime: OrchestratorRuntime | null = null;
 
 /** The one orchestrator runtime; its worker starts on first use. */
 export function orchestratorRuntime(): OrchestratorRuntime {
-  return (runtime ??= workerRuntime(createOrchestratorWorkerClient()));
+  return (runtime ??= workerRuntime(() => createOrchestratorWorkerClient()));
 }
 
 /** Swaps the runtime (tests); returns the previous one. */
