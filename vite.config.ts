@@ -29,7 +29,8 @@ function offlineModelFiles(): Plugin {
       server.middlewares.use((req, res, next) => {
         const path = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname);
         let file: string | null = null;
-        if (path.startsWith('/ort/') && ORT_FILES.includes(path.slice(5))) file = join(ORT_DIR, path.slice(5));
+        if (path.startsWith('/ort/') && ORT_FILES.includes(path.slice(5)))
+          file = join(ORT_DIR, path.slice(5));
         else if (path.startsWith('/models/')) {
           const f = normalize(join(MODELS_DIR, path.slice(8)));
           if (f.startsWith(MODELS_DIR + sep)) file = f;

@@ -59,9 +59,20 @@ export type OpSpec =
   /**
    * Fused multi-head causal self-attention. q, k, v and the output are [batch·seq, d] (rows of one
    * sequence contiguous); head h is the column slice [h·d/heads, (h+1)·d/heads). Per head, query
-   * row i attends to key rows j ≤ i of its own sequence with softmax(q·kᵀ/sqrt(d/heads)).
+   * row i attends to key rows j ≤ i of its own sequence with softmax(q·kᵀ/sqrt(d/heads)). With
+   * `segments` (u32 [batch·seq]), row i also attends only to rows j with segments[j] = segments[i]:
+   * several examples packed into one sequence do not see each other.
    */
-  | { kind: 'causalAttention'; q: number; k: number; v: number; batch: number; seq: number; heads: number }
+  | {
+      kind: 'causalAttention';
+      q: number;
+      k: number;
+      v: number;
+      segments: number | null;
+      batch: number;
+      seq: number;
+      heads: number;
+    }
   /**
    * Weighted cross-entropy, a scalar: Σ_i weights[i]·(−log softmax(logits[i, :])[targets[i]]) over
    * the rows of logits [N, V]; targets u32 [N], weights f32 [N] (data, not differentiated).
@@ -272,9 +283,10 @@ export class Graph {
     q: Tensor,
     k: Tensor,
     v: Tensor,
-    opts: { batch: number; seq: number; heads: number },
+    opts: { batch: number; seq: number; heads: number; segments?: Tensor },
   ): Tensor {
     const { batch, seq, heads } = opts;
+    const seg = opts.segments ?? null;
     for (const [t, what] of [
       [q, 'q'],
       [k, 'k'],
@@ -288,18 +300,22 @@ export class Graph {
         `causalAttention: q, k, v shapes differ ${fmt(q.shape)} ${fmt(k.shape)} ${fmt(v.shape)}`,
       );
     }
-    for (const [name, n] of Object.entries(opts)) {
+    for (const [name, n] of Object.entries({ batch, seq, heads })) {
       if (!Number.isInteger(n) || n <= 0)
         throw new Error(`causalAttention: ${name} must be a positive integer`);
     }
     const [r, d] = q.shape as [number, number];
     if (r !== batch * seq) throw new Error(`causalAttention: ${r} rows, expected batch·seq = ${batch * seq}`);
     if (d % heads !== 0) throw new Error(`causalAttention: width ${d} is not a multiple of ${heads} heads`);
+    if (seg && (seg.dtype !== 'u32' || size(seg.shape) !== r)) {
+      throw new Error(`causalAttention: segments must be ${r} u32 ids, one per row`);
+    }
+    const deps = seg ? [q.id, k.id, v.id, seg.id] : [q.id, k.id, v.id];
     return this.push(
-      { kind: 'causalAttention', q: q.id, k: k.id, v: v.id, batch, seq, heads },
+      { kind: 'causalAttention', q: q.id, k: k.id, v: v.id, segments: seg?.id ?? null, batch, seq, heads },
       q.shape,
       'f32',
-      [q.id, k.id, v.id],
+      deps,
     );
   }
 
@@ -370,7 +386,7 @@ export function opInputs(op: OpSpec): number[] {
     case 'reduce':
       return [op.x];
     case 'causalAttention':
-      return [op.q, op.k, op.v];
+      return op.segments === null ? [op.q, op.k, op.v] : [op.q, op.k, op.v, op.segments];
     case 'crossEntropy':
       return [op.logits, op.targets, op.weights];
   }

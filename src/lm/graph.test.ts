@@ -137,6 +137,35 @@ describe('tiny model training graph (CPU backend)', () => {
     }
   });
 
+  it('packed: examples sharing a row longer than the model get the logits each has alone', async () => {
+    const a = [1, 5, 3, 9, 0, 2, 7];
+    const b = [4, 4, 8, 1, 12, 6];
+    const c = [2, 11, 3];
+    const rowLen = 12; // longer than the model's 8 positions: positions restart per example
+    const tg = buildTinyGptGraph(config, { batch: 2, seq: rowLen, weights, packed: true });
+    const model = new CpuModel(tg.graph, { loss: tg.loss });
+    const ids = [...a, ...c, 0, 0, ...b, 0, 0, 0, 0, 0, 0];
+    const positions = [...a.keys(), ...c.keys(), 0, 1, ...b.keys(), 0, 1, 2, 3, 4, 5];
+    const segments = [...a.map(() => 1), ...c.map(() => 2), 0, 0, ...b.map(() => 1), 0, 0, 0, 0, 0, 0];
+    model.setInput('ids', Uint32Array.from(ids));
+    model.setInput('positions', Uint32Array.from(positions));
+    model.setInput('segments', Uint32Array.from(segments));
+    model.setInput('targets', new Uint32Array(2 * rowLen));
+    model.setInput('weights', new Float32Array(2 * rowLen).fill(1));
+    await model.step({ backward: false });
+    const logits = await model.read(tg.logits);
+    const V = config.vocabSize;
+    const check = (seqIds: number[], startRow: number): void => {
+      const ref = forward(weights, seqIds);
+      ref.forEach((v, i) =>
+        expect(Math.abs(v - (logits[startRow * V + i] as number))).toBeLessThanOrEqual(1e-4),
+      );
+    };
+    check(a, 0);
+    check(c, a.length);
+    check(b, rowLen);
+  });
+
   it('refuses windows longer than the model and weights of another configuration', () => {
     expect(() => buildTinyGptGraph(config, { batch: 1, seq: 9 })).toThrow(
       /longer than the model's 8 positions/,

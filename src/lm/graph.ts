@@ -14,8 +14,13 @@ import { checkWeights, paramSpecs, type TinyGptConfig, type TinyGptWeights } fro
 export interface TinyGptWindow {
   /** Sequences per step. */
   batch: number;
-  /** Positions per sequence (≤ the model's nPositions). */
+  /** Positions per row (≤ the model's nPositions unless packed). */
   seq: number;
+  /**
+   * Several examples per row: adds the u32 input `segments` ([batch·seq], an id per example), and
+   * attention stays within a segment; positions restart at 0 for each example.
+   */
+  packed?: boolean;
 }
 
 export interface TinyGptGraph {
@@ -23,6 +28,7 @@ export interface TinyGptGraph {
   readonly config: TinyGptConfig;
   readonly batch: number;
   readonly seq: number;
+  readonly packed: boolean;
   /** Scalar Σ_i weights[i]·(−log softmax(logits_i)[targets_i]). */
   readonly loss: Tensor;
   /** [batch·seq, vocabSize]. */
@@ -31,7 +37,10 @@ export interface TinyGptGraph {
   readonly params: ReadonlyMap<string, Tensor>;
 }
 
-/** The graph's input names: token ids, positions and targets (u32), loss weights (f32), all [batch·seq]. */
+/**
+ * The graph's input names: token ids, positions and targets (u32), loss weights (f32), all
+ * [batch·seq]; a packed graph also has `segments` (u32).
+ */
 export const TINY_GPT_INPUTS = ['ids', 'positions', 'targets', 'weights'] as const;
 
 /**
@@ -46,7 +55,8 @@ export function buildTinyGptGraph(
   if (!Number.isInteger(batch) || batch < 1)
     throw new Error(`batch must be a positive integer, got ${batch}`);
   if (!Number.isInteger(seq) || seq < 1) throw new Error(`seq must be a positive integer, got ${seq}`);
-  if (seq > config.nPositions) {
+  // Packed rows restart positions at every example, so only an unpacked row is bound by nPositions.
+  if (!opts.packed && seq > config.nPositions) {
     throw new Error(`seq ${seq} is longer than the model's ${config.nPositions} positions`);
   }
   const weights = opts.weights ?? initWeights(config, opts.seed ?? 0);
@@ -62,6 +72,8 @@ export function buildTinyGptGraph(
   const positions = g.input('positions', [n], 'u32');
   const targets = g.input('targets', [n], 'u32');
   const lossWeights = g.input('weights', [n]);
+  const packed = opts.packed ?? false;
+  const segments = packed ? g.input('segments', [n], 'u32') : undefined;
   const params = new Map<string, Tensor>();
   for (const s of paramSpecs(config)) {
     params.set(s.name, g.param(s.name, s.shape, weights.params.get(s.name) as Float32Array));
@@ -77,7 +89,7 @@ export function buildTinyGptGraph(
     const q = g.linear(a, p(`${pre}attn.q.w`), p(`${pre}attn.q.b`));
     const k = g.linear(a, p(`${pre}attn.k.w`), p(`${pre}attn.k.b`));
     const v = g.linear(a, p(`${pre}attn.v.w`), p(`${pre}attn.v.b`));
-    const att = g.causalAttention(q, k, v, { batch, seq, heads: config.nHead });
+    const att = g.causalAttention(q, k, v, { batch, seq, heads: config.nHead, segments });
     x = g.add(x, g.linear(att, p(`${pre}attn.o.w`), p(`${pre}attn.o.b`)));
     const m = g.layerNorm(x, p(`${pre}ln_2.g`), p(`${pre}ln_2.b`), eps);
     const fc = g.linear(m, p(`${pre}mlp.fc.w`), p(`${pre}mlp.fc.b`), 'gelu');
@@ -86,7 +98,7 @@ export function buildTinyGptGraph(
   const h = g.layerNorm(x, p('ln_f.g'), p('ln_f.b'), eps);
   const logits = g.matmul(h, wte, { transB: true });
   const loss = g.crossEntropy(logits, targets, lossWeights);
-  return { graph: g, config, batch, seq, loss, logits, params };
+  return { graph: g, config, batch, seq, packed, loss, logits, params };
 }
 
 /**

@@ -3,69 +3,26 @@
  * `AutoModelForCausalLM.from_pretrained` loads each dtype from a local folder with remote models
  * off, and greedy `generate` gives the reference's tokens. Also `config.json` read back.
  */
-import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { AutoModelForCausalLM, AutoTokenizer, Tensor, env } from '@huggingface/transformers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ONNX_FILE_BY_DTYPE, modelFolderFiles, parseModelConfig } from './hf-files.ts';
-import { initWeights } from './init.ts';
 import { dequantizedWeights } from './onnx/quantize.ts';
 import { greedy } from './reference.ts';
-import { TinyGptConfigSchema } from './spec.ts';
+import { FIXTURE_EOS, tinyModelFiles, writeFolder } from '../../tests/support/tiny-model.ts';
 
-const config = TinyGptConfigSchema.parse({ vocabSize: 40, nPositions: 32, nEmbd: 64, nHead: 4, nLayer: 2 });
-const weights = initWeights(config, 11);
-const EOS = 0;
-
-/** A minimal word-level tokenizer over the 40 ids ("<eos>", "t1" … "t39"): a fixture, not the model's tokenizer. */
-const tokenizerJson = {
-  version: '1.0',
-  truncation: null,
-  padding: null,
-  added_tokens: [
-    {
-      id: 0,
-      content: '<eos>',
-      single_word: false,
-      lstrip: false,
-      rstrip: false,
-      normalized: false,
-      special: true,
-    },
-  ],
-  normalizer: null,
-  pre_tokenizer: { type: 'WhitespaceSplit' },
-  post_processor: null,
-  decoder: null,
-  model: {
-    type: 'WordLevel',
-    vocab: Object.fromEntries(Array.from({ length: 40 }, (_, i) => [i === 0 ? '<eos>' : `t${i}`, i])),
-    unk_token: '<eos>',
-  },
-};
+const { weights, files } = tinyModelFiles({ seed: 11 });
+const config = weights.config;
+const EOS = FIXTURE_EOS;
 
 let root = '';
 const MODEL = 'baton-test/tiny';
 
 beforeAll(() => {
   root = mkdtempSync(join(tmpdir(), 'baton-hf-'));
-  const files = modelFolderFiles(weights, {
-    tokenizerJson,
-    tokenizerConfig: { tokenizer_class: 'PreTrainedTokenizerFast', eos_token: '<eos>', model_max_length: 32 },
-    specialTokens: { bos: EOS, eos: EOS },
-    meta: {
-      name: 'baton-test-tiny',
-      description: 'random weights for a test',
-      source: 'initWeights',
-      seed: 11,
-    },
-  });
-  for (const [path, data] of files) {
-    const full = join(root, MODEL, path);
-    mkdirSync(dirname(full), { recursive: true });
-    writeFileSync(full, data);
-  }
+  writeFolder(join(root, MODEL), files);
   env.allowRemoteModels = false;
   env.allowLocalModels = true;
   env.localModelPath = root;
@@ -111,6 +68,7 @@ describe('model folder', () => {
   it('the fixture tokenizer loads from the folder', async () => {
     const tok = await AutoTokenizer.from_pretrained(MODEL);
     expect(tok.encode('t3 t7 <eos>', { add_special_tokens: false })).toEqual([3, 7, 0]);
+    expect(tok.decode([3, 7, 0], { skip_special_tokens: true })).toBe('t3 t7');
   });
 });
 

@@ -28,6 +28,7 @@ export {
   type LmExample,
   type LmTrainConfig,
   type LmTrainConfigInput,
+  type LmValidationPoint,
   type TrainTinyGptOptions,
   type TrainTinyGptResult,
 } from './train.ts';

@@ -69,6 +69,19 @@ export function tinyFormat(pool: RolePool = DEFAULT_POOL): PromptFormatAdapter {
 }
 
 /**
+ * Field and agent limits that let a whole design fit in `maxNewTokens`: the engine closes a free
+ * text field after `text` tokens and allows at most `maxAgents` agents, but does not itself look at
+ * the token budget. Sized for the worst case, a byte-level vocabulary (one token per character of
+ * ids and names, about 50 tokens of tags, id, name and role per agent, plus its input text and an
+ * edge pair); larger vocabularies finish well inside it.
+ */
+export function designBudget(maxNewTokens: number): { fieldTokens: { text: number }; maxAgents: number } {
+  const text = Math.max(8, Math.min(256, Math.floor(maxNewTokens / 16)));
+  const maxAgents = Math.max(1, Math.min(8, Math.floor((maxNewTokens - text - 16) / (50 + text + 12))));
+  return { fieldTokens: { text }, maxAgents };
+}
+
+/**
  * Constrained decoding for a generation (src/orchestrator/constrain): the grammar of the model's
  * format (`tiny` over the pool's roles, `hub` over the archive), its masks applied by
  * `DesignLogitsProcessor`; the counts (`steps`, `maskedSteps`, `forcedTokens`, `maskMs`) go into the
@@ -86,8 +99,7 @@ export async function designConstraint(
     format: tiny ? 'tiny' : 'hub',
     dom: asked(ctx.dom),
     ...(tiny ? { roles: tinyRoles(pool) } : {}),
-    // A design has to fit the answer's budget: a free text field may take an eighth of it.
-    fieldTokens: { text: Math.max(8, Math.min(256, Math.floor(ctx.maxNewTokens / 8))) },
+    ...designBudget(ctx.maxNewTokens),
   });
   const { DesignLogitsProcessor } = await import('./constrain/processor.ts');
   return {

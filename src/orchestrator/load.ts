@@ -129,8 +129,15 @@ const text = (e: unknown): string => (e instanceof Error ? e.message : String(e)
  * that does not parse (corrupt, truncated: protobuf, JSON, ONNX graph errors) or a device that
  * cannot run it. `file` is the file being read when it is known.
  */
-export function classify(e: unknown, stage: 'config' | 'tokenizer' | 'model', file?: string): LoadProblem {
+export function classify(
+  e: unknown,
+  stage: 'config' | 'tokenizer' | 'model',
+  fileSeen?: string,
+): LoadProblem {
   const msg = text(e);
+  // The file the message names, when it names one (transformers.js quotes the path or URL).
+  const named = /"[^"]*?\/((?:onnx\/)?[^/"]+\.(?:onnx(?:_data(?:_\d+)?)?|json))"/.exec(msg)?.[1];
+  const file = named ?? fileSeen;
   const name = e instanceof Error ? e.name : '';
   if (name === 'AbortError') return sentence('E_MODEL_NETWORK', 'the download was cancelled', file);
   if (

@@ -165,34 +165,57 @@ export function createOrchestratorRuntime(deps: RuntimeDeps): OrchestratorRuntim
       const source = resolveModel(r.model, deps.manifest, deps.resolve);
       if (!source.ok) return { ok: false, problem: source.errors[0] as RuntimeProblem };
       const entry = source.value.entry;
+      const inManifest = !!entry && !!deps.manifest?.models.includes(entry);
       const dtypes = entry?.dtypes ?? ['q4', 'q8', 'fp32'];
-      const choice = chooseDevice(r.device, dtypes, r.dtype, await deps.probe());
+      const probe = await deps.probe();
+      const choice = chooseDevice(r.device, dtypes, r.dtype, probe);
       if (!choice.ok) return problem('E_MODEL_DEVICE', choice.message);
+      // A model typed in does not say which dtypes it has: with `auto`, each dtype the device suits
+      // is tried in turn while its ONNX file is missing.
+      const tries: Dtype[] = [choice.dtype];
+      if (!inManifest && r.dtype === 'auto')
+        for (const d of dtypes) {
+          const c = chooseDevice(choice.device, dtypes, d, probe);
+          if (c.ok && !tries.includes(d)) tries.push(d);
+        }
       loading = true;
       try {
         await drop();
-        const loadedLm = await loadModel({
-          source: source.value,
-          device: choice.device,
-          dtype: choice.dtype,
-          ...(deps.wasmPaths ? { wasmPaths: deps.wasmPaths } : {}),
-          useBrowserCache: r.useCache ?? true,
-          cacheDir: deps.cacheDir ?? null,
-          ...(r.onEvent ? { onEvent: r.onEvent } : {}),
-          ...(r.signal ? { signal: r.signal } : {}),
-          ...(deps.fetch ? { fetch: deps.fetch } : {}),
-        });
+        let dtype = choice.dtype;
+        let loadedLm: Awaited<ReturnType<typeof loadModel>> | null = null;
+        for (const d of tries) {
+          dtype = d;
+          loadedLm = await loadModel({
+            source: source.value,
+            device: choice.device,
+            dtype: d,
+            ...(deps.wasmPaths ? { wasmPaths: deps.wasmPaths } : {}),
+            useBrowserCache: r.useCache ?? true,
+            cacheDir: deps.cacheDir ?? null,
+            ...(r.onEvent ? { onEvent: r.onEvent } : {}),
+            ...(r.signal ? { signal: r.signal } : {}),
+            ...(deps.fetch ? { fetch: deps.fetch } : {}),
+          });
+          const missingOnnx =
+            !loadedLm.ok &&
+            loadedLm.problem.code === 'E_MODEL_NOT_FOUND' &&
+            loadedLm.problem.path?.startsWith('onnx/');
+          if (!missingOnnx) break;
+        }
+        if (!loadedLm) return problem('E_MODEL_DEVICE', 'no dtype to load');
         if (!loadedLm.ok) return { ok: false, problem: loadedLm.problem };
         const lm = loadedLm.lm;
-        const inManifest = !!entry && !!deps.manifest?.models.includes(entry);
         const info: Loaded = {
           id: inManifest && entry ? entry.id : r.model.trim(),
           label: entry?.label ?? r.model.trim(),
           entry,
           source: source.value,
-          dtype: choice.dtype,
+          dtype,
           device: choice.device,
-          deviceReason: choice.reason,
+          deviceReason:
+            dtype === choice.dtype
+              ? choice.reason
+              : `${choice.reason}; ${dtype}, the first dtype the model has`,
           // A manifest entry says its format; a model typed in is `tiny` when it is one of ours.
           promptFormat: inManifest ? (entry?.promptFormat ?? 'chat') : lm.batonTiny ? 'tiny' : 'chat',
           vocabSize: lm.vocabSize,

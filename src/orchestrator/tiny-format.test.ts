@@ -99,6 +99,7 @@ describe('the tiny design format', () => {
       agent('a1', 'CoTAgent', 'Solver', '') + agent('a2', 'CoTAgent', 'Verifier', '${a1}') + '<edge></edge>',
     );
     expect(noEdge.ok).toBe(false);
+    expect(expand('<thinking></thinking><edge></edge>').ok).toBe(false);
     const twoSinks = expand(
       agent('a1', 'CoTAgent', 'Solver', '') + agent('a2', 'CoTAgent', 'Solver', '') + '<edge></edge>',
     );

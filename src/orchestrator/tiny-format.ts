@@ -220,6 +220,7 @@ export type ExpandResult = { ok: true; design: Design; plan: TinyPlan } | { ok: 
  */
 export function expandTinyDesign(raw: RawDesign, pool: RolePool): ExpandResult {
   const problems: string[] = [];
+  if (raw.agents.length === 0) return { ok: false, problems: ['A tiny design has at least one agent.'] };
   const typeOf = new Map(tinyRoles(pool).map((r) => [r.name, r.agentType]));
   const index = new Map(raw.agents.map((a, i) => [a.id, i]));
   const agents: TinyPlan['agents'] = [];

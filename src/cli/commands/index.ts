@@ -7,6 +7,7 @@ import { evalPolicyCommand } from './eval-policy.ts';
 import { exportCommand } from './export.ts';
 import { gpuCommand } from './gpu.ts';
 import { importCommand } from './import.ts';
+import { orchestrateCommand } from './orchestrate.ts';
 import { runCommand } from './run.ts';
 import { shareCommand } from './share.ts';
 import { trainCommand } from './train.ts';
@@ -22,6 +23,7 @@ export const commands: readonly Command[] = [
   exportCommand,
   gpuCommand,
   importCommand,
+  orchestrateCommand,
   runCommand,
   shareCommand,
   trainCommand,

@@ -137,6 +137,7 @@ export class CpuModel implements Model {
           op.batch,
           op.seq,
           op.heads,
+          op.segments === null ? null : this.u(op.segments),
         );
       case 'crossEntropy':
         y[0] = ops.crossEntropy(

@@ -134,3 +134,42 @@ describe('CPU kernels of the transformer ops', () => {
     g.forEach((x, i) => expect(x).toBeCloseTo((g0[i] as number) + (g1[i] as number), 6));
   });
 });
+
+describe('causal attention with segments', () => {
+  it('gives each packed segment the output it has alone', () => {
+    const rng = createRng(12);
+    const [seq, d] = [5, 4];
+    const rand = (n: number): Float32Array => Float32Array.from({ length: n }, () => rng.next() * 2 - 1);
+    const [q, k, v] = [rand(seq * d), rand(seq * d), rand(seq * d)];
+    const packed = new Float32Array(seq * d);
+    causalAttention(
+      q,
+      k,
+      v,
+      packed,
+      new Float32Array(2 * seq * seq),
+      1,
+      seq,
+      2,
+      Uint32Array.from([3, 3, 4, 4, 4]),
+    );
+    // Alone: the first two rows as one sequence, the last three as another.
+    const first = new Float32Array(2 * d);
+    causalAttention(
+      q.slice(0, 2 * d),
+      k.slice(0, 2 * d),
+      v.slice(0, 2 * d),
+      first,
+      new Float32Array(8),
+      1,
+      2,
+      2,
+    );
+    const second = new Float32Array(3 * d);
+    causalAttention(q.slice(2 * d), k.slice(2 * d), v.slice(2 * d), second, new Float32Array(18), 1, 3, 2);
+    expect([...packed]).toEqual([...first, ...second]);
+    const unsegmented = new Float32Array(seq * d);
+    causalAttention(q, k, v, unsegmented, new Float32Array(2 * seq * seq), 1, seq, 2);
+    expect([...unsegmented.slice(2 * d)]).not.toEqual([...second]);
+  });
+});

@@ -471,7 +471,9 @@ export function reduceGrad(op: ReduceOp, x: F32, y: F32, gy: F32, gx: F32, cols:
 /**
  * Multi-head causal self-attention. q, k, v, out are [batch·seq, d]; head h owns columns
  * [h·hd, (h+1)·hd) with hd = d/heads. Writes out and the attention probabilities
- * probs[((b·heads + h)·seq + i)·seq + j] (0 above the diagonal), which the backward reads.
+ * probs[((b·heads + h)·seq + i)·seq + j] (0 above the diagonal and, with segments, between rows of
+ * different segments), which the backward reads: a probability of 0 passes no gradient, so the
+ * backward needs no segments.
  */
 export function causalAttention(
   q: F32,
@@ -482,6 +484,7 @@ export function causalAttention(
   batch: number,
   seq: number,
   heads: number,
+  segments: Idx | null = null,
 ): void {
   const d = q.length / (batch * seq);
   const hd = d / heads;
@@ -496,7 +499,11 @@ export function causalAttention(
         const po = ((b * heads + h) * seq + i) * seq;
         const qo = base + i * d + ho;
         let mx = -Infinity;
+        // With segments, keys of another segment stay at probability 0 (j = i always qualifies).
+        const si = segments === null ? 0 : (segments[b * seq + i] as number);
+        const sees = (j: number): boolean => segments === null || segments[b * seq + j] === si;
         for (let j = 0; j <= i; j++) {
+          if (!sees(j)) continue;
           const ko = base + j * d + ho;
           let s = 0;
           for (let c = 0; c < hd; c++) s += (q[qo + c] as number) * (k[ko + c] as number);
@@ -506,11 +513,13 @@ export function causalAttention(
         }
         let total = 0;
         for (let j = 0; j <= i; j++) {
+          if (!sees(j)) continue;
           const e = Math.exp((probs[po + j] as number) - mx);
           probs[po + j] = e;
           total += e;
         }
         for (let j = 0; j <= i; j++) {
+          if (!sees(j)) continue;
           const p = (probs[po + j] as number) / total;
           probs[po + j] = p;
           const vo = base + j * d + ho;
@@ -553,16 +562,18 @@ export function causalAttentionGrad(
         let D = 0;
         for (let c = 0; c < hd; c++) D += (gOut[io + c] as number) * (out[io + c] as number);
         for (let j = 0; j <= i; j++) {
-          const jo = base + j * d + ho;
           const p = probs[po + j] as number;
+          if (p === 0) continue; // another segment (or an underflow): no gradient either way
+          const jo = base + j * d + ho;
           let dp = 0;
           for (let c = 0; c < hd; c++) dp += (gOut[io + c] as number) * (v[jo + c] as number);
           const ds = p * (dp - D) * scale;
-          for (let c = 0; c < hd; c++) {
-            if (gq) gq[io + c] = (gq[io + c] as number) + ds * (k[jo + c] as number);
-            if (gk) gk[jo + c] = (gk[jo + c] as number) + ds * (q[io + c] as number);
-            if (gv) gv[jo + c] = (gv[jo + c] as number) + p * (gOut[io + c] as number);
-          }
+          if (gq)
+            for (let c = 0; c < hd; c++) gq[io + c] = (gq[io + c] as number) + ds * (k[jo + c] as number);
+          if (gk)
+            for (let c = 0; c < hd; c++) gk[jo + c] = (gk[jo + c] as number) + ds * (q[io + c] as number);
+          if (gv)
+            for (let c = 0; c < hd; c++) gv[jo + c] = (gv[jo + c] as number) + p * (gOut[io + c] as number);
         }
       }
     }

@@ -2,6 +2,10 @@
 // for head h (columns [h·hd, (h+1)·hd) of the row-major [batch·seq, d] q and k), 0 for j > i. One
 // invocation per (b, h, i) row, like softmax.wgsl: rows are short and barrier-free kernels run far
 // faster on software adapters. attention_mix.wgsl then forms the output from these rows.
+// SEGMENTS = 1: key j is also hidden (probability 0) unless seg[b·seq + j] = seg[b·seq + i], so
+// examples packed into one sequence do not see each other; j = i always qualifies.
+override SEGMENTS: u32 = 0u;
+
 struct P {
   batch: u32,
   seq: u32,
@@ -13,7 +17,8 @@ struct P {
 @group(0) @binding(0) var<uniform> p: P;
 @group(0) @binding(1) var<storage, read> q: array<f32>;
 @group(0) @binding(2) var<storage, read> k: array<f32>;
-@group(0) @binding(3) var<storage, read_write> probs: array<f32>;
+@group(0) @binding(3) var<storage, read> seg: array<u32>;
+@group(0) @binding(4) var<storage, read_write> probs: array<f32>;
 
 @compute @workgroup_size(64)
 fn main(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
@@ -28,8 +33,17 @@ fn main(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg:
   let base = b * p.seq * p.d + h * hd;
   let qo = base + i * p.d;
   let po = r * p.seq;
+  let row0 = b * p.seq;
+  var si = 0u;
+  if (SEGMENTS == 1u) {
+    si = seg[row0 + i];
+  }
   var mx = -3.0e38;
   for (var j = 0u; j <= i; j++) {
+    if (SEGMENTS == 1u && seg[row0 + j] != si) {
+      probs[po + j] = -3.0e38;
+      continue;
+    }
     let ko = base + j * p.d;
     var s = 0.0;
     for (var c = 0u; c < hd; c++) {
@@ -41,7 +55,7 @@ fn main(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg:
   }
   var total = 0.0;
   for (var j = 0u; j <= i; j++) {
-    let e = exp(probs[po + j] - mx);
+    let e = select(0.0, exp(probs[po + j] - mx), SEGMENTS == 0u || seg[row0 + j] == si);
     probs[po + j] = e;
     total += e;
   }

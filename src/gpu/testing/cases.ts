@@ -112,6 +112,10 @@ BUILDS['gatherRows 5x6 by 9'] = (g, rng, p) => ({
   out: g.gatherRows(p([5, 6]), g.input('idx', [9], 'u32')),
   inputs: { idx: randIdx(rng, 9, 5) },
 });
+BUILDS['gatherRows 40x3 by 25, rows repeated and rows never read'] = (g, rng, p) => ({
+  out: g.gatherRows(p([40, 3]), g.input('idx', [25], 'u32')),
+  inputs: { idx: Uint32Array.from({ length: 25 }, (_, i) => (i % 3 === 0 ? 7 : rng.int(12) * 3)) },
+});
 BUILDS['scatterAddRows 9x6 into 4'] = (g, rng, p) => ({
   out: g.scatterAddRows(p([9, 6]), g.input('idx', [9], 'u32'), 4),
   inputs: { idx: randIdx(rng, 9, 4) },
@@ -144,6 +148,15 @@ BUILDS['causalAttention on projections of one input, 2 seqs of 3, d 8, 4 heads']
   const [q, k, v] = [0, 1, 2].map(() => g.matmul(x, p([5, 8])));
   return { out: g.causalAttention(q as Tensor, k as Tensor, v as Tensor, { batch: 2, seq: 3, heads: 4 }) };
 };
+BUILDS['causalAttention with segments (packed examples), 2 seqs of 6, d 4, 2 heads'] = (g, _r, p) => ({
+  out: g.causalAttention(p([12, 4], 2), p([12, 4], 2), p([12, 4]), {
+    batch: 2,
+    seq: 6,
+    heads: 2,
+    segments: g.input('seg', [12], 'u32'),
+  }),
+  inputs: { seg: Uint32Array.from([0, 0, 1, 1, 1, 2, 5, 5, 5, 5, 7, 7]) },
+});
 BUILDS['crossEntropy 7x11, weighted, some weights 0'] = (g, rng, p) => ({
   out: g.crossEntropy(p([7, 11], 3), g.input('t', [7], 'u32'), g.input('w', [7])),
   inputs: {

@@ -19,7 +19,12 @@ export type Ref =
    * Per-node scratch that is fully rewritten before it is read (dz, gy·x̂, layer-norm stats or
    * cross-entropy lse, attention probabilities and score gradients, cross-entropy row losses).
    */
-  | { t: 'temp'; id: number; slot: 'dz' | 'gxh' | 'stats' | 'probs' | 'dscores' | 'rowLoss'; floats: number }
+  | {
+      t: 'temp';
+      id: number;
+      slot: 'dz' | 'gxh' | 'stats' | 'probs' | 'dscores' | 'rowLoss' | 'links';
+      floats: number;
+    }
   | { t: 'arena'; which: 'params' | 'grads' | 'm' | 'v' }
   /** [‖g‖₂, clip scale], written by grad_norm.wgsl. */
   | { t: 'norm' }
@@ -240,9 +245,15 @@ function forwardCalls(graph: Graph, n: Node): Call[] {
       return [
         {
           kernel: 'attention',
-          constants: {},
+          constants: { SEGMENTS: op.segments === null ? 0 : 1 },
           uniform: [op.batch, op.seq, d, op.heads, f32Bits(1 / Math.sqrt(hd))],
-          refs: [val(op.q), val(op.k), probs],
+          // Without segments the kernel never reads binding 3; any small buffer serves.
+          refs: [
+            val(op.q),
+            val(op.k),
+            op.segments === null ? { t: 'zeros', floats: 1 } : val(op.segments),
+            probs,
+          ],
           wg: grid(op.batch * op.heads * op.seq, 64),
         },
         {
@@ -433,15 +444,25 @@ function backwardCalls(graph: Graph, n: Node): Call[] {
       ];
     }
     case 'gatherRows': {
+      // Index chains (O(count²)) then one walk per first occurrence (O(count·cols)), instead of
+      // scatter_add_rows, whose every table float scans every index (O(tableRows·cols·count)).
       if (!needs(op.table)) return [];
-      const tl = size(graph.node(op.table).shape);
+      const count = size(graph.node(op.idx).shape);
+      const links: Ref = { t: 'temp', id: n.id, slot: 'links', floats: 2 * count };
       return [
         {
-          kernel: 'scatter_add_rows',
-          constants: { ACCUMULATE: 1 },
-          uniform: [tl, cols(n.shape), size(graph.node(op.idx).shape)],
-          refs: [gy, val(op.idx), grad(op.table)],
-          wg: grid(tl, 256),
+          kernel: 'gather_grad_links',
+          constants: {},
+          uniform: [count],
+          refs: [val(op.idx), links],
+          wg: grid(count, 64),
+        },
+        {
+          kernel: 'gather_grad_sum',
+          constants: {},
+          uniform: [len, cols(n.shape), count],
+          refs: [gy, val(op.idx), links, grad(op.table)],
+          wg: grid(len, 256),
         },
       ];
     }

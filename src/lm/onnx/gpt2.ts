@@ -22,8 +22,8 @@
  * dtypes: `fp32` uses standard ONNX ops only (opset 17 for LayerNormalization); `q8` stores the
  * linear layers and both embedding tables as int8 read by `DequantizeLinear` (standard, run by
  * onnxruntime's CPU, wasm and WebGPU providers); `q4` runs the linear layers with onnxruntime's
- * `com.microsoft` `MatMulNBits` (4-bit, blocks of 32, with zero points) and keeps the embedding
- * tables in f32. `quantize.ts` says how the numbers are stored.
+ * `com.microsoft` `MatMulNBits` (4-bit, blocks of 32, with zero points) and stores the embedding
+ * tables as q8 does. `quantize.ts` says how the numbers are stored.
  */
 import { headDim, type TinyGptConfig, type TinyGptWeights, checkWeights } from '../spec.ts';
 import { GraphBuilder, encodeModel, type OnnxModel } from './writer.ts';

@@ -5,6 +5,8 @@
  *
  * - q8: symmetric int8, one scale per output column of a linear layer (per row of an embedding
  *   table), read back by `DequantizeLinear` (ONNX opset 13): x = q · scale, q ∈ [-127, 127].
+ *   q4 stores the two embedding tables this way too (they are gathered, not multiplied, and the
+ *   token table doubles as the output head).
  * - q4: onnxruntime's `MatMulNBits` layout (com.microsoft): the [K, N] matrix is stored transposed
  *   as N rows of ⌈K/32⌉ blocks of 32 four-bit values (two per byte, the even index in the low
  *   nibble), one float scale and one four-bit zero point per block (asymmetric, min/max of the block
@@ -126,11 +128,13 @@ export function dequantizeQ4(x: Q4Quantized): Float32Array {
   return out;
 }
 
-/** Parameters stored quantized: every linear layer's matrix; for q8 also the two embedding tables. */
+/** The two embedding tables: stored as int8 rows in both q8 and q4 (the token table is also the output head). */
+export const isEmbedding = (name: string): boolean => name === 'wte' || name === 'wpe';
+
+/** Parameters stored quantized: every linear layer's matrix and the two embedding tables. */
 export function isQuantized(name: string, dtype: ExportDtype): boolean {
   if (dtype === 'fp32') return false;
-  if (/\.(attn\.[qkvo]|mlp\.(fc|proj))\.w$/.test(name)) return true;
-  return dtype === 'q8' && (name === 'wte' || name === 'wpe');
+  return isEmbedding(name) || /\.(attn\.[qkvo]|mlp\.(fc|proj))\.w$/.test(name);
 }
 
 /**
@@ -147,13 +151,15 @@ export function dequantizedWeights(w: TinyGptWeights, dtype: ExportDtype): TinyG
       params.set(name, a);
       continue;
     }
-    const cols = name === 'wte' || name === 'wpe' ? c.nEmbd : outDim(name, c.nEmbd);
+    const cols = isEmbedding(name) ? c.nEmbd : outDim(name, c.nEmbd);
     const rows = a.length / cols;
     params.set(
       name,
-      dtype === 'q8'
-        ? dequantizeInt8(quantizeInt8(a, rows, cols, name === 'wte' || name === 'wpe' ? 0 : 1), rows, cols)
-        : dequantizeQ4(quantizeQ4(a, rows, cols)),
+      isEmbedding(name)
+        ? dequantizeInt8(quantizeInt8(a, rows, cols, 0), rows, cols)
+        : dtype === 'q8'
+          ? dequantizeInt8(quantizeInt8(a, rows, cols, 1), rows, cols)
+          : dequantizeQ4(quantizeQ4(a, rows, cols)),
     );
   }
   return { config: c, params };

@@ -337,8 +337,10 @@ class Engine implements DesignConstraint {
       const t = v.sorted[i] as number;
       const b = v.bytes[(v.offsets[t] as number) + d] as number;
       const [a, z] = childRange(v, i, hi, d, b);
-      const c = w.clone();
-      if (c.step(b)) this.walk(c, a, z, d + 1, out);
+      if (w.mayStep(b)) {
+        const c = w.clone();
+        if (c.step(b)) this.walk(c, a, z, d + 1, out);
+      }
       i = z;
     }
   }

@@ -23,54 +23,62 @@ export interface GrammarInput {
 }
 
 export function designGrammar(g: GrammarInput): string {
-  const ws = g.format === 'hub' ? ' ws ' : ' ';
+  return g.format === 'hub' ? hubGrammar(g) : tinyGrammar(g);
+}
+
+function hubGrammar(g: GrammarInput): string {
   const low = g.dom === 'low';
-  const rules: string[] = [];
-  const input = low
-    ? 'input ::= [^<$&]* ("$" [^{<$&] [^<$&]*)*'
-    : 'input ::= [^<$&]* ("$" [^{<$&] [^<$&]* | "${" id "}" [^<$&]*)*';
-  const edge = low
-    ? 'edge ::= "<edge></edge>"'
-    : g.format === 'hub'
-      ? 'edge ::= "<edge>\\n" ("    <from>" id "</from><to>" id "</to>\\n")* "</edge>"'
-      : 'edge ::= "<edge>" ("<from>" id "</from><to>" id "</to>")* "</edge>"';
-  const agents = low ? `agents ::=${ws}agent` : `agents ::= (${ws.trim() === '' ? '' : 'ws '}agent)+`;
-  rules.push(
-    `root ::=${g.format === 'hub' ? ' ws' : ''} "<thinking>" text "</thinking>" agents${ws}edge`,
-    agents,
+  const rules = [
+    'root ::= ws "<thinking>" text "</thinking>" agents ws edge',
+    low ? 'agents ::= ws agent' : 'agents ::= (ws agent)+',
     'text ::= [^<]*',
-    input,
-    edge,
-  );
-  if (g.format === 'hub') {
+    low
+      ? 'input ::= [^<$&]* ("$" [^{<$&] [^<$&]*)*'
+      : 'input ::= [^<$&]* ("$" [^{<$&] [^<$&]* | "${" id "}" [^<$&]*)*',
+    low
+      ? 'edge ::= "<edge></edge>"'
+      : 'edge ::= "<edge>\\n" ("    <from>" id "</from><to>" id "</to>\\n")* "</edge>"',
+    'ws ::= [ \\t\\n]*',
+    'id ::= [A-Za-z0-9_]+',
+    'body ::= ws "<agent_description>" text "</agent_description>" ws "<required_arguments>" ws "<agent_input>" input "</agent_input>"',
+  ];
+  const plain = g.names.filter((n) => n !== 'DebateAgent');
+  const debate = g.names.includes('DebateAgent');
+  const alts = [...(plain.length > 0 ? ['plain'] : []), ...(debate ? ['debate'] : [])];
+  rules.push(`agent ::= "<agent>" ws "<agent_id>" id "</agent_id>" ws "<agent_name>" (${alts.join(' | ')})`);
+  if (plain.length > 0) {
     rules.push(
-      'ws ::= [ \\t\\n]*',
-      'id ::= [A-Za-z0-9_]+',
-      `agent ::= "<agent>" ws "<agent_id>" id "</agent_id>" ws "<agent_name>" (plain | debate)`,
-      `plain ::= (${g.names
-        .filter((n) => n !== 'DebateAgent')
-        .map(lit)
-        .join(' | ')}) "</agent_name>" body ws "</required_arguments>" ws "</agent>"`,
-      'body ::= ws "<agent_description>" text "</agent_description>" ws "<required_arguments>" ws "<agent_input>" input "</agent_input>"',
+      `plain ::= (${plain.map(lit).join(' | ')}) "</agent_name>" body ws "</required_arguments>" ws "</agent>"`,
     );
-    if (g.names.includes('DebateAgent')) {
-      rules.push(
-        'debate ::= "DebateAgent</agent_name>" body ws "<debate_roles>" roles "</debate_roles>" ws "</required_arguments>" ws "</agent>"',
-        'roles ::= "[" role ("," " "? role)+ "]"',
-        'role ::= "\\"" [A-Za-z0-9 .\\-]+ "\\""',
-      );
-    } else {
-      rules[rules.length - 3] = (rules[rules.length - 3] as string).replace(' (plain | debate)', ' plain');
-    }
-  } else {
+  }
+  if (debate) {
     rules.push(
-      'id ::= [a-z0-9\\-]+',
-      `agent ::= "<agent><agent_id>" id "</agent_id><agent_name>" (${g.roles
-        .map((r) => lit(`${r.agentType}</agent_name><agent_description>${r.name}`))
-        .join(
-          ' | ',
-        )}) "</agent_description><required_arguments><agent_input>" input "</agent_input></required_arguments></agent>"`,
+      'debate ::= "DebateAgent</agent_name>" body ws "<debate_roles>" roles "</debate_roles>" ws "</required_arguments>" ws "</agent>"',
+      'roles ::= "[" role ("," " "? role)+ "]"',
+      'role ::= "\\"" [A-Za-z0-9 .\\-]+ "\\""',
     );
   }
   return rules.join('\n');
+}
+
+/**
+ * tiny: the thinking is the plan (role names joined by `, `), an input holds only `${id}`
+ * references, no whitespace anywhere (tiny-format.ts describes the format).
+ */
+function tinyGrammar(g: GrammarInput): string {
+  const low = g.dom === 'low';
+  const names = g.roles.map((r) => lit(r.name)).join(' | ');
+  const header = g.roles
+    .map((r) => lit(`${r.agentType}</agent_name><agent_description>${r.name}`))
+    .join(' | ');
+  return [
+    'root ::= "<thinking>" plan "</thinking>" agents edge',
+    low ? 'plan ::= role' : 'plan ::= role (", " role)*',
+    `role ::= ${names}`,
+    low ? 'agents ::= agent' : 'agents ::= agent+',
+    'id ::= [a-z0-9\\-]+',
+    `agent ::= "<agent><agent_id>" id "</agent_id><agent_name>" (${header}) "</agent_description><required_arguments><agent_input>" ${low ? '' : 'refs '}"</agent_input></required_arguments></agent>"`,
+    ...(low ? [] : ['refs ::= ("${" id "}")*']),
+    low ? 'edge ::= "<edge></edge>"' : 'edge ::= "<edge>" ("<from>" id "</from><to>" id "</to>")* "</edge>"',
+  ].join('\n');
 }

@@ -236,7 +236,9 @@ export function vocabFromTokenizer(tokenizer: TokenizerLike): { encoded: string[
     throw new Error('The tokenizer exposes no vocabulary (neither model.vocab nor get_vocab()).');
   }
   const specialIds = new Set<number>(tokenizer.all_special_ids ?? []);
-  for (const a of tokenizer.added_tokens ?? []) specialIds.add(a.id);
+  // Added tokens marked special (`<|im_end|>`) are never text; plain added tokens (a format's tags,
+  // Qwen's `<think>`) are ordinary tokens spelled by their content.
+  for (const a of tokenizer.added_tokens ?? []) if (a.special !== false) specialIds.add(a.id);
   for (let i = 0; i < encoded.length; i++) if (encoded[i] === undefined) encoded[i] = '';
   return { encoded, specialIds: [...specialIds] };
 }

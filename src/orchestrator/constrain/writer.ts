@@ -38,9 +38,12 @@ type Instr =
   | { k: 'text'; field: Field; close: string }
   | { k: 'newid' }
   | { k: 'names' }
-  | { k: 'tinyid' }
   | { k: 'roles' }
   | { k: 'after' }
+  | { k: 'plan' }
+  | { k: 'refs' }
+  | { k: 'agentrec'; id: string; type: string }
+  | { k: 'edges' }
   | { k: 'end' };
 
 interface AgentRec {
@@ -85,12 +88,18 @@ export class DesignWriter {
   private roleKeys: string[] = [];
   agents: AgentRec[] = [];
   private referenced = new Set<string>();
+  /** tiny: the roles the thinking lists, in order; the agents follow it. */
+  private plan: TinyRole[] = [];
   finished = false;
 
   constructor(readonly cfg: WriterConfig) {
     this.prog = [];
-    if (cfg.format === 'hub') this.prog.push({ k: 'ws' });
+    if (cfg.format === 'tiny') {
+      this.prog.push({ k: 'lit', s: '<thinking>' }, { k: 'plan' });
+      return;
+    }
     this.prog.push(
+      { k: 'ws' },
       { k: 'lit', s: '<thinking>' },
       { k: 'text', field: 'thinking', close: '</thinking>' },
       { k: 'lit', s: '</thinking>' },
@@ -98,15 +107,30 @@ export class DesignWriter {
     this.pushAgentStart();
   }
 
+  /**
+   * A copy for trying bytes. Copy-on-write: the copy shares the containers (program, agents,
+   * references, plan, role keys) until either side changes one, so the mask walk can copy at every
+   * byte it tries. `cands` is never changed in place, only replaced.
+   */
   clone(): DesignWriter {
     const c = Object.create(DesignWriter.prototype) as DesignWriter;
     Object.assign(c, this);
-    c.prog = this.prog.slice();
-    c.cands = this.cands.slice();
-    c.roleKeys = this.roleKeys.slice();
-    c.agents = this.agents.map((a) => ({ ...a, refs: a.refs.slice() }));
-    c.referenced = new Set(this.referenced);
+    this.owned = false;
+    c.owned = false;
     return c;
+  }
+
+  /** True when this writer's containers are its own (see `clone`). */
+  private owned = true;
+
+  private own(): void {
+    if (this.owned) return;
+    this.prog = this.prog.slice();
+    this.roleKeys = this.roleKeys.slice();
+    this.agents = this.agents.map((a) => ({ ...a, refs: a.refs.slice() }));
+    this.referenced = new Set(this.referenced);
+    this.plan = this.plan.slice();
+    this.owned = true;
   }
 
   private get hub(): boolean {
@@ -128,7 +152,7 @@ export class DesignWriter {
         { k: 'lit', s: '<agent_name>' },
         { k: 'names' },
       );
-    } else this.prog.push({ k: 'lit', s: '<agent_id>' }, { k: 'tinyid' });
+    }
   }
 
   /** The rest of an agent block once its type is known (hub). */
@@ -201,12 +225,42 @@ export class DesignWriter {
     return out;
   }
 
-  private tinyIds(): string[] {
-    const n = this.agents.length + 1;
-    return this.cfg.roles.map(
-      (r) =>
-        `${r.slug}-${n}</agent_id><agent_name>${r.agentType}</agent_name><agent_description>${r.name}</agent_description><required_arguments><agent_input>`,
-    );
+  /** tiny: the thinking's next role name, followed by `, ` (room for another) or the closing tag. */
+  private planOptions(): string[] {
+    const limit = this.cfg.dom === 'low' ? 1 : this.cfg.maxAgents;
+    return this.cfg.roles.flatMap((r) => [
+      ...(this.plan.length + 1 < limit ? [`${r.name}, `] : []),
+      `${r.name}</thinking>`,
+    ]);
+  }
+
+  /** tiny: the agents of the plan, then the edge block. */
+  private pushPlan(): void {
+    this.plan.forEach((r, k) => {
+      const id = `${r.slug}-${k + 1}`;
+      this.prog.push(
+        { k: 'agentrec', id, type: r.agentType },
+        {
+          k: 'lit',
+          s: `<agent><agent_id>${id}</agent_id><agent_name>${r.agentType}</agent_name><agent_description>${r.name}</agent_description><required_arguments><agent_input>`,
+        },
+        { k: 'refs' },
+        { k: 'lit', s: '</required_arguments></agent>' },
+      );
+    });
+    this.prog.push({ k: 'edges' });
+  }
+
+  /**
+   * tiny: an input holds only references, each to an earlier agent and at most once; the last
+   * agent's input closes only when every earlier agent is referenced by someone (one sink).
+   */
+  private refOptions(): string[] {
+    const cur = this.current as AgentRec;
+    const out = this.agents.filter((a) => a !== cur && !cur.refs.includes(a.id)).map((a) => `\${${a.id}}`);
+    const last = this.agents.length === this.plan.length;
+    if (!last || this.cfg.dom === 'low' || this.unreferenced().length === 0) out.push('</agent_input>');
+    return out;
   }
 
   private refCandidates(): string[] {
@@ -216,13 +270,23 @@ export class DesignWriter {
 
   /** Moves to the next instruction and sets up its state. */
   private advance(): void {
+    this.own();
     this.pc++;
     this.pos = 0;
     this.buf = '';
     this.fieldTokens = 0;
+    for (;;) {
+      const i = this.instr;
+      if (i.k !== 'agentrec') break;
+      this.agents.push({ id: i.id, type: i.type, refs: [] });
+      this.pc++;
+    }
     const i = this.instr;
-    if (i.k === 'names') this.cands = this.cfg.names.map((n) => `${n}</agent_name>`);
-    else if (i.k === 'tinyid') this.cands = this.tinyIds();
+    if (i.k === 'edges') this.prog[this.pc] = { k: 'lit', s: this.edgeBlock() };
+    else if (i.k === 'end') this.finished = true;
+    else if (i.k === 'names') this.cands = this.cfg.names.map((n) => `${n}</agent_name>`);
+    else if (i.k === 'plan') this.cands = this.planOptions();
+    else if (i.k === 'refs') this.cands = this.refOptions();
     else if (i.k === 'after') this.cands = this.afterOptions();
     else if (i.k === 'roles') {
       this.rolePhase = 0;
@@ -295,8 +359,9 @@ export class DesignWriter {
       case 'lit':
         return i.s.slice(this.pos);
       case 'names':
-      case 'tinyid':
       case 'after':
+      case 'plan':
+      case 'refs':
         return commonPrefix(this.cands.map((c) => c.slice(this.pos)));
       case 'end':
         return '';
@@ -348,6 +413,25 @@ export class DesignWriter {
     return this.finished;
   }
 
+  /** A quick necessary condition for `step(b)` that copies nothing (false: `step` would refuse b). */
+  mayStep(b: number): boolean {
+    const i = this.instr;
+    switch (i.k) {
+      case 'lit':
+        return i.s.charCodeAt(this.pos) === b;
+      case 'ws':
+        // What follows a whitespace run always starts with `<`.
+        return WS.has(b) || b === 0x3c;
+      case 'names':
+      case 'after':
+      case 'plan':
+      case 'refs':
+        return this.cands.some((c) => c.charCodeAt(this.pos) === b);
+      default:
+        return true;
+    }
+  }
+
   /** Consumes one byte; false (state unchanged only in part: use on a copy) when it is not allowed. */
   step(b: number): boolean {
     if (this.finished) return false;
@@ -370,23 +454,26 @@ export class DesignWriter {
         return this.textByte(i, b);
       case 'newid': {
         if (isIdByte(b)) {
-          if (this.buf.length >= 64) return false;
           this.buf += String.fromCharCode(b);
           return true;
         }
         if (b !== 0x3c || this.buf === '') return false;
         if (this.agents.some((a) => a.id === this.buf)) return false;
+        this.own();
         this.agents.push({ id: this.buf, type: '', refs: [] });
         this.advance();
         return this.step(b);
       }
       case 'names':
-      case 'tinyid':
       case 'after':
+      case 'plan':
+      case 'refs':
         return this.choiceByte(i, b);
       case 'roles':
         return this.roleByte(b);
       case 'end':
+      case 'agentrec':
+      case 'edges':
         return false;
     }
   }
@@ -399,6 +486,7 @@ export class DesignWriter {
       const whole = this.cands.find((c) => c.length === this.pos);
       if (whole) {
         const id = whole.slice(0, -1);
+        this.own();
         const cur = this.current as AgentRec;
         if (!cur.refs.includes(id)) cur.refs.push(id);
         this.referenced.add(id);
@@ -420,6 +508,12 @@ export class DesignWriter {
       if (b === 0x24) return false;
       if (b === 0x7b) {
         this.cands = this.cfg.dom === 'high' ? this.refCandidates() : [];
+        if (this.fieldTokens >= this.cfg.fieldTokens.text && this.mustReferenceAll()) {
+          // Out of tokens in the last agent's input: only the references it still owes.
+          const owed = new Set(this.unreferenced());
+          const only = this.cands.filter((c) => owed.has(c.slice(0, -1)));
+          if (only.length > 0) this.cands = only;
+        }
         if (this.cands.length === 0) return false;
         this.inRef = true;
         this.pos = 0;
@@ -430,25 +524,40 @@ export class DesignWriter {
     return true;
   }
 
-  private choiceByte(i: Extract<Instr, { k: 'names' | 'tinyid' | 'after' }>, b: number): boolean {
+  private choiceByte(i: Extract<Instr, { k: 'names' | 'after' | 'plan' | 'refs' }>, b: number): boolean {
     const left = this.cands.filter((c) => c.charCodeAt(this.pos) === b);
     if (left.length === 0) return false;
     this.cands = left;
     this.pos++;
     const whole = left.find((c) => c.length === this.pos);
     if (!whole) return true;
+    this.own();
     if (i.k === 'names') {
       const type = whole.slice(0, -'</agent_name>'.length);
       (this.current as AgentRec).type = type;
       this.pushAgentBody(type);
-    } else if (i.k === 'tinyid') {
-      const role = this.cfg.roles[this.tinyIds().indexOf(whole)] as TinyRole;
-      this.agents.push({ id: `${role.slug}-${this.agents.length + 1}`, type: role.agentType, refs: [] });
-      this.pushInputAndClose(role.agentType);
+    } else if (i.k === 'plan') {
+      const name = whole.endsWith(', ') ? whole.slice(0, -2) : whole.slice(0, -'</thinking>'.length);
+      this.plan.push(this.cfg.roles.find((r) => r.name === name) as TinyRole);
+      if (whole.endsWith(', ')) {
+        this.cands = this.planOptions();
+        this.pos = 0;
+        return true;
+      }
+      this.pushPlan();
+    } else if (i.k === 'refs') {
+      if (whole !== '</agent_input>') {
+        const id = whole.slice(2, -1);
+        (this.current as AgentRec).refs.push(id);
+        this.referenced.add(id);
+        this.cands = this.refOptions();
+        this.pos = 0;
+        return true;
+      }
     } else if (whole === '<agent>') {
       // The `<agent>` literal is already matched: continue with what follows it.
       this.pushAgentStart();
-      this.prog.splice(this.pc + 1, this.hub ? 2 : 1);
+      this.prog.splice(this.pc + 1, 2);
     } else {
       this.finished = true;
       this.prog.push({ k: 'end' });
@@ -473,13 +582,13 @@ export class DesignWriter {
         return false;
       case 1: {
         if (isRoleByte(b)) {
-          if (this.buf.length >= 80) return false;
           this.buf += String.fromCharCode(b);
           return true;
         }
         if (b !== 0x22) return false;
         const key = this.buf.trim().toLowerCase();
         if (key === '' || this.roleKeys.includes(key)) return false;
+        this.own();
         this.roleKeys.push(key);
         this.rolePhase = 2;
         return true;
