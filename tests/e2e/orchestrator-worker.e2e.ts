@@ -91,6 +91,30 @@ describe('orchestrator worker in Chromium', () => {
     expect(r.gen.value.designer).toMatchObject({ valid: true, device: 'webgpu' });
   });
 
+  it('a second load reads the Cache API (no file downloaded again); clearCache empties it', async () => {
+    const model = `${models.url}test/tiny/resolve/main/`;
+    await orchestrate(model, 'wasm');
+    const before = models.requests.length;
+    const again = (await orchestrate(model, 'wasm')) as { model: { device: string } };
+    expect(again.model.device).toBe('wasm');
+    // A model typed in has its dtypes tried in turn: the missing q4 file is asked for (404, not
+    // cached); every file that exists comes from the cache.
+    expect(models.requests.slice(before).filter((r) => r.status === 200)).toEqual([]);
+    const cleared = (await page.evaluate(`(async () => {
+      const { createOrchestratorWorkerClient } = await import('/src/workers/orchestrator.client.ts');
+      const client = createOrchestratorWorkerClient();
+      const r = await client.clearCache();
+      client.dispose();
+      return r;
+    })()`)) as { ok: boolean; value: { deleted: number } };
+    expect(cleared.ok).toBe(true);
+    expect(cleared.value.deleted).toBeGreaterThanOrEqual(5);
+    await orchestrate(model, 'wasm');
+    expect(models.requests.slice(before).some((r) => r.path.endsWith('/onnx/model_quantized.onnx'))).toBe(
+      true,
+    );
+  });
+
   it('a model that is not there is a coded error in the page', async () => {
     const r = (await orchestrate(`${models.url}test/none/resolve/main/`, 'auto')) as {
       load: { ok: boolean; errors: { code: string; message: string }[] };

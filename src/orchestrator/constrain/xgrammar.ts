@@ -1,9 +1,10 @@
 /**
  * Loading @mlc-ai/web-xgrammar and a synchronous mask read.
  *
- * The package's `lib/index.js` is a UMD bundle in a package marked `"type": "module"`: importing it
- * gives no named exports but sets `globalThis.xgrammar`, and in Node its Emscripten loader needs
- * `require` and `__filename` as globals. Its wasm is inlined (a data URI), so it works offline.
+ * The package's `lib/index.js` is a UMD bundle in a package marked `"type": "module"`: in Node,
+ * importing it gives no named exports but sets `globalThis.xgrammar`, and its Emscripten loader
+ * needs `require` and `__filename` as globals; a bundler wraps it as CommonJS, so in the browser
+ * the import gives the exports. Its wasm is inlined (a data URI), so it works offline.
  *
  * Its `getNextTokenBitmask()` is async only because every call first awaits the one-time binding
  * initialisation; after that the native `GetNextTokenBitmask` is synchronous, but the bundle keeps
@@ -59,8 +60,11 @@ async function prepareNodeGlobals(): Promise<void> {
 
 async function load(): Promise<LoadedXgrammar> {
   if (isNode()) await prepareNodeGlobals();
-  await import('@mlc-ai/web-xgrammar');
-  const xg = (globalThis as { xgrammar?: Xgrammar }).xgrammar;
+  // Node runs the file as an ES module: the UMD wrapper finds no `exports` and sets the global.
+  // Bundlers (Vite) wrap it as CommonJS instead, and the import gives the exports.
+  const mod = (await import('@mlc-ai/web-xgrammar')) as Partial<Xgrammar> & { default?: Partial<Xgrammar> };
+  const candidates = [(globalThis as { xgrammar?: Partial<Xgrammar> }).xgrammar, mod.default, mod];
+  const xg = candidates.find((c) => typeof c?.GrammarMatcher === 'function') as Xgrammar | undefined;
   if (!xg?.GrammarMatcher) throw new Error('@mlc-ai/web-xgrammar did not load (no globalThis.xgrammar).');
   let memory: WebAssembly.Memory | null = null;
   const original = WebAssembly.instantiate;
