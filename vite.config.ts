@@ -58,6 +58,10 @@ export default defineConfig({
   base: './',
   plugins: [react(), offlineModelFiles()],
   worker: { format: 'es' },
+  // @mlc-ai/web-xgrammar is a UMD bundle in a `"type": "module"` package: pre-bundled by esbuild it
+  // becomes CommonJS and no longer sets `globalThis.xgrammar`, which src/orchestrator/constrain reads.
+  // Served as it is, it runs as an ES module and sets it (as in the production build).
+  optimizeDeps: { exclude: ['@mlc-ai/web-xgrammar'] },
   build: {
     target: 'es2022',
     sourcemap: true,

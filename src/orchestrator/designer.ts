@@ -89,6 +89,9 @@ export function designOutcome(g: Generation, read: DesignRead, o: DesignerInput)
     design: null,
     errors,
     designer,
-    problem: { code: 'E_MODEL_OUTPUT', message: describe('E_MODEL_OUTPUT', `${why}.${hint}`) },
+    problem: {
+      code: 'E_MODEL_OUTPUT',
+      message: describe('E_MODEL_OUTPUT', `${why.replace(/\.+$/, '')}.${hint}`),
+    },
   };
 }

@@ -53,7 +53,8 @@ export function tinyFormat(pool: RolePool = DEFAULT_POOL): PromptFormatAdapter {
     prompt(query, dom, lm, maxNewTokens) {
       const positions = positionsOf(lm) ?? 4096;
       const encode = (t: string): number[] => lm.tokenizer.encode(t, { add_special_tokens: false });
-      const budget = Math.max(8, positions - maxNewTokens - 2);
+      // The query keeps at least a quarter of the positions; the answer gets what is left.
+      const budget = Math.max(8, positions - maxNewTokens - 2, Math.floor(positions / 4));
       return { kind: 'ids', ids: tinyPromptIds(query, asked(dom), encode, budget) };
     },
     read(rawOutput, dom) {

@@ -19,7 +19,6 @@
 import type * as TransformersModule from '@huggingface/transformers';
 import { describe } from '../core/errors.ts';
 import { fail, type Result } from '../core/result.ts';
-import { MODEL_FOLDER_FORMAT } from '../lm/index.ts';
 import {
   MAX_MANIFEST_BYTES,
   parseManifest,
@@ -40,6 +39,13 @@ export function loadTransformers(): Promise<Transformers> {
   transformers ??= import('@huggingface/transformers');
   return transformers;
 }
+
+/**
+ * `config.json`'s `baton.format` in Baton's own model folders (src/lm/hf-files.ts
+ * `MODEL_FOLDER_FORMAT`; load.test.ts holds the two equal). Written out, not imported: the `lm`
+ * front door brings the ONNX writer and its protobuf schema, which no page needs to load a model.
+ */
+export const BATON_MODEL_FOLDER_FORMAT = 'baton.tiny-gpt/1';
 
 export type LoadErrorCode =
   'E_MODEL_NOT_FOUND' | 'E_MODEL_NETWORK' | 'E_MODEL_FILE' | 'E_MODEL_TOKENIZER' | 'E_MODEL_DEVICE';
@@ -294,7 +300,7 @@ export async function loadModel(o: LoadOptions): Promise<LoadResult> {
       vocabSize,
       tokenizerSize,
       batonTiny:
-        (config as unknown as { baton?: { format?: unknown } }).baton?.format === MODEL_FOLDER_FORMAT,
+        (config as unknown as { baton?: { format?: unknown } }).baton?.format === BATON_MODEL_FOLDER_FORMAT,
       eosIds,
       files: [...sizes].map(([file, bytes]) => ({ file, bytes })),
       loadMs,

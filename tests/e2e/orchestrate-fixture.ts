@@ -9,7 +9,6 @@
  * valid design (the grammar decides the structure), which is what the page's flow needs; it says
  * nothing about the quality of the designs.
  */
-import { existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { initWeights, modelFolderFiles, trainTokenizer, type TinyGptConfig } from '../../src/lm/index.ts';
@@ -22,9 +21,6 @@ import {
   tinyRoles,
 } from '../../src/orchestrator/index.ts';
 import { DEFAULT_POOL } from '../../src/policy/index.ts';
-
-/** The manifest's offline model folder (models/manifest.json). */
-export const OFFLINE_FOLDER = 'baton-orchestrator-tiny';
 
 function corpus(): string[] {
   const out: string[] = [];
@@ -82,15 +78,4 @@ export async function writeFixtureModel(
     });
     await writeFile(join(dir, 'tokenizer.json'), JSON.stringify(other.toTokenizerJson()));
   }
-}
-
-/**
- * Puts the fixture where the manifest's offline entry points in the served build, unless a model
- * is already there (the shipped one); answers a clean-up that removes only what it wrote.
- */
-export async function offlineFixtureIn(dist: string): Promise<{ wrote: boolean; folder: string }> {
-  const folder = join(dist, 'models', OFFLINE_FOLDER);
-  if (existsSync(join(folder, 'config.json'))) return { wrote: false, folder };
-  await writeFixtureModel(folder);
-  return { wrote: true, folder };
 }

@@ -4,37 +4,35 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startModelServer, type ModelServer } from '../server/model-server.ts';
-import { OFFLINE_FOLDER, offlineFixtureIn, writeFixtureModel } from './orchestrate-fixture.ts';
+import { writeFixtureModel } from './orchestrate-fixture.ts';
 import { launch, openPage } from './browser.ts';
 
 /**
  * The Orchestrate page in Chromium with the real orchestrator worker (transformers.js on wasm):
- * load the offline model (per-file progress bars), orchestrate a query and watch the graph grow,
- * interrupt one run and complete another, run the design on the simulator, open its trace and its
- * share link; and bad input (a model that is not there, a truncated model file, a tokenizer that
- * does not match, unconstrained output that is no design) as clear errors that keep the query and
- * leave the page working.
+ * load the model (per-file progress bars), orchestrate a query and watch the graph grow, interrupt
+ * one run and complete another, run the design on the simulator, open its trace and its share link;
+ * and bad input (a model that is not there, a truncated model file, a tokenizer that does not
+ * match, unconstrained output that is no design) as clear errors that keep the query and leave the
+ * page working.
  *
- * The model is the manifest's offline entry, `models/baton-orchestrator-tiny/` in the served build.
- * Until the trained model ships there, `FIXTURE` puts a fixture folder with random weights in its
- * place (tests/e2e/orchestrate-fixture.ts: a test fixture, never a model) and removes it after;
- * with the shipped model in the build it leaves that alone. To require the shipped model, set
- * `FIXTURE` to false. The bad models are served by a real local HTTP server in the hub's URL
- * layout and typed into "Another hub model or URL…", the path a hub download takes.
+ * The models are fixture folders in the tiny model's layout with random weights
+ * (tests/e2e/orchestrate-fixture.ts: test fixtures, never a model), served by a real local HTTP
+ * server in the hub's URL layout and typed into "Another hub model or URL…", so a load takes the
+ * path a hub download takes. `MODEL` is what the main flow loads; once the trained model ships in
+ * the build (models/baton-orchestrator-tiny/, the manifest's default), the line after it switches
+ * to the manifest's offline entry.
  */
-const FIXTURE = true;
+const GOOD = 'test/tiny';
+const MODEL: { kind: 'url'; repo: string } | { kind: 'manifest'; id: string } = { kind: 'url', repo: GOOD };
+// const MODEL = { kind: 'manifest', id: 'baton-orchestrator-tiny' } as const;
 
-const DIST = 'dist';
 const TRUNCATED = 'test/truncated';
 const MISMATCHED = 'test/other-tokenizer';
-const GOOD = 'test/tiny';
 
 let browser: Browser;
 let server: ModelServer;
-let wroteFixture = false;
 let scratch = '';
 beforeAll(async () => {
-  if (FIXTURE) wroteFixture = (await offlineFixtureIn(DIST)).wrote;
   scratch = await mkdtemp(join(tmpdir(), 'baton-orch-e2e-'));
   await writeFixtureModel(join(scratch, 'good'));
   await writeFixtureModel(join(scratch, 'mismatched'), { tokenizerVocab: 320 });
@@ -51,13 +49,16 @@ afterAll(async () => {
   await browser?.close();
   await server?.close();
   if (scratch) await rm(scratch, { recursive: true, force: true });
-  if (wroteFixture) await rm(join(DIST, 'models', OFFLINE_FOLDER), { recursive: true, force: true });
 });
 
 const repoUrl = (repo: string): string => `${server.url}${repo}/resolve/main/`;
 
-async function pickOffline(page: Page): Promise<void> {
-  await page.getByTestId('orch-model').selectOption(OFFLINE_FOLDER);
+/** The main flow's model: a manifest entry (checked to be the default) or a URL. */
+async function pickModel(page: Page): Promise<void> {
+  if (MODEL.kind === 'url') return pickUrl(page, MODEL.repo);
+  const option = page.locator(`[data-testid="orch-model"] option[value="${MODEL.id}"]`);
+  await option.waitFor({ state: 'attached' });
+  expect(await page.getByTestId('orch-model').inputValue()).toBe(MODEL.id);
 }
 
 async function pickUrl(page: Page, repo: string): Promise<void> {
@@ -137,12 +138,7 @@ describe('the Orchestrate page', () => {
   it('loads the model with progress bars, interrupts a run, completes another, runs it on the simulator and shares the trace', async () => {
     const { page, errors, context } = await openPage(browser, '#/orchestrate');
     await page.getByTestId('orchestrate-page').waitFor();
-    // The offline model is the default once the manifest is read.
-    await page
-      .locator(`[data-testid="orch-model"] option[value="${OFFLINE_FOLDER}"]`)
-      .waitFor({ state: 'attached' });
-    expect(await page.getByTestId('orch-model').inputValue()).toBe(OFFLINE_FOLDER);
-    await pickOffline(page);
+    await pickModel(page);
     const loaded = await load(page);
     expect(loaded).toMatch(/^ready /);
     expect(await page.getByTestId('orch-device-reason').textContent()).not.toBe('');

@@ -236,13 +236,15 @@ async function run(args: string[], io: CliIO): Promise<number> {
     isFolder(modelSpec) && !manifest.models.some((m) => m.id === modelSpec)
       ? resolve(io.cwd, modelSpec)
       : modelSpec;
+  // Files are listed once (a model typed in may be read again for another dtype).
+  const shownFiles = new Set<string>();
   try {
     const l = await runtime.load({
       model,
       device: o.device,
       dtype: o.dtype,
       onEvent: (e) => {
-        if (e.kind === 'file' && e.status === 'done')
+        if (e.kind === 'file' && e.status === 'done' && !shownFiles.has(e.file) && shownFiles.add(e.file))
           cli.out(`  ${e.file}${e.total > 0 ? ` (${kb(e.total)})` : ''}`);
       },
     });

@@ -11,7 +11,9 @@ import {
   type LoadRequest,
   type OrchestratorRuntime,
 } from '../services/orchestrator.ts';
+import { configureKeys, memoryKeyStore } from '../services/keys.ts';
 import { memoryRecents } from '../services/recents.ts';
+import { startOpenAIServer } from '../../../tests/server/openai-server.ts';
 import { resetBaton, useBaton } from '../store.ts';
 import { configureLibrary, type LibraryEnv } from './library.ts';
 import { orchestrateBlockers, orchRunBlockers, partialDesign } from './orchestrate.ts';
@@ -395,5 +397,35 @@ describe('orchestrating', () => {
     h.steps.open();
     await p;
     expect(orchRunBlockers(s(), 'simulator')).toEqual(['The simulator runs generated MASBench tasks only.']);
+  });
+
+  it('runs the design on the Settings provider through the run path, with the key in no trace', async () => {
+    const server = await startOpenAIServer({ responder: () => 'Step by step. \\boxed{5}' });
+    const keys = configureKeys({ session: memoryKeyStore(), local: memoryKeyStore() });
+    try {
+      const key = `sk-test-${Math.random().toString(36).slice(2)}`;
+      s().selectProvider('custom');
+      s().setBaseUrl(server.baseUrl);
+      s().setModel('test-model');
+      s().setApiKey(key, false);
+      s().setBudget({ totalUsd: null });
+      const h = await loaded();
+      s().setOrchDraft({ query: 'What is 2 + 3?' });
+      const p = s().startOrchestrate();
+      h.steps.open();
+      await p;
+      expect(orchRunBlockers(s(), 'provider')).toEqual([]);
+      const id = await s().runOrchestrated('provider');
+      expect(id).not.toBeNull();
+      const trace = s().openTraces[id ?? ''];
+      expect(trace?.execution.backend).toMatchObject({ kind: 'remote', model: 'test-model' });
+      expect(trace?.execution.status).toBe('completed');
+      expect(trace?.designer).toMatchObject({ kind: 'orchestrator', rawOutput: DESIGN });
+      expect(server.requests.filter((r) => r.path.endsWith('/chat/completions')).length).toBe(2);
+      expect(JSON.stringify(trace)).not.toContain(key);
+    } finally {
+      configureKeys(keys);
+      await server.close();
+    }
   });
 });

@@ -61,7 +61,7 @@ function Stats({ g }: { g: OrchGeneration }): JSX.Element {
         <span data-testid="orch-constraint-stats">
           {' · '}
           {Object.entries(stats)
-            .map(([k, v]) => `${statName(k)} ${v}`)
+            .map(([k, v]) => `${statName(k)} ${Number.isInteger(v) ? v : v.toFixed(1)}`)
             .join(' · ')}
         </span>
       )}
