@@ -50,8 +50,8 @@ export {
 export { generate, promptText, type GenerateOptions, type Generation, type Prompt } from './generate.ts';
 export {
   designOutcome,
-  type DesignOutcome,
   type DesignRead,
+  type DesignResult,
   type DesignerInput,
   type DomChoice,
 } from './designer.ts';
