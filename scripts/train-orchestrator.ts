@@ -91,7 +91,7 @@ export const FULL: Omit<Settings, 'seed'> = {
   maxSequence: 224,
   model: { nPositions: 256, nEmbd: 64, nHead: 4, nLayer: 2, layerNormEps: 1e-5 },
   batch: 8,
-  steps: 220,
+  steps: 160,
   lr: 3e-3,
   warmup: 20,
 };
@@ -157,6 +157,8 @@ export function referenceDecoder(
   tok: BpeTokenizer,
   maxQueryTokens: number,
   constrained = false,
+  /** Most tokens of a free text field under the constraint (default: the engine's). */
+  textFieldTokens?: number,
 ): DesignDecoder {
   const end = endId(tok);
   const specialIds = TINY_SPECIAL_TOKENS.map((t) => tok.idOf(t) as number);
@@ -170,6 +172,7 @@ export function referenceDecoder(
           format: 'tiny',
           dom,
           roles: tinyRoles(DEFAULT_POOL),
+          ...(textFieldTokens !== undefined ? { fieldTokens: { text: textFieldTokens } } : {}),
         })
       : null;
     const prompt = tinyPromptIds(task.question, dom, (s) => tok.encode(s), maxQueryTokens);
