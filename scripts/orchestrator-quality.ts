@@ -10,7 +10,7 @@
  * weights it just trained; `npm run bench:orchestrator-quality` loads the committed model folder
  * and does the same.
  */
-import { AutoModelForCausalLM, Tensor, env } from '@huggingface/transformers';
+import { AutoModelForCausalLM, LogitsProcessorList, Tensor, env } from '@huggingface/transformers';
 import { readFileSync } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -24,12 +24,16 @@ import { simulatedRunners } from '../src/executor/train-runners.ts';
 import { tokenizerFromJson } from '../src/lm/index.ts';
 import { AXES, taskOfMasbench, type MasBenchTask } from '../src/masbench/index.ts';
 import {
+  TINY_SPECIAL_TOKENS,
   TINY_TOKENS,
+  createDesignConstraint,
   drawTeacherTasks,
   expandTinyDesign,
   scoreSeed,
   teacherExamples,
+  loadDesignLogitsProcessor,
   tinyPromptIds,
+  tinyRoles,
   type DesignRunner,
   type TeacherExample,
 } from '../src/orchestrator/index.ts';
@@ -247,18 +251,36 @@ async function main(): Promise<void> {
   const nPositions = (
     JSON.parse(readFileSync(resolve(dir, 'config.json'), 'utf8')) as { n_positions: number }
   ).n_positions;
-  const decode: DesignDecoder = async (task, dom) => {
-    const prompt = tinyPromptIds(task.question, dom, (s) => tok.encode(s), report.settings.maxQueryTokens);
-    const input_ids = new Tensor('int64', BigInt64Array.from(prompt.map(BigInt)), [1, prompt.length]);
-    const out = (await model.generate({
-      input_ids,
-      max_new_tokens: nPositions - prompt.length,
-      do_sample: false,
-    })) as InstanceType<typeof Tensor>;
-    const ids = Array.from(out.data as BigInt64Array, Number).slice(prompt.length);
-    const cut = ids.includes(end) ? ids.slice(0, ids.indexOf(end)) : ids;
-    return tok.decode(cut);
-  };
+  const DesignLogitsProcessor = await loadDesignLogitsProcessor();
+  const specialIds = TINY_SPECIAL_TOKENS.map((t) => tok.idOf(t) as number);
+  const decoder =
+    (constrained: boolean): DesignDecoder =>
+    async (task, dom) => {
+      const prompt = tinyPromptIds(task.question, dom, (s) => tok.encode(s), report.settings.maxQueryTokens);
+      const input_ids = new Tensor('int64', BigInt64Array.from(prompt.map(BigInt)), [1, prompt.length]);
+      const list = new LogitsProcessorList();
+      if (constrained) {
+        const constraint = await createDesignConstraint({
+          vocab: tok.tokens,
+          vocabType: 'byte_level',
+          eosIds: [end],
+          specialIds,
+          format: 'tiny',
+          dom,
+          roles: tinyRoles(DEFAULT_POOL),
+        });
+        list.push(new DesignLogitsProcessor(constraint));
+      }
+      const out = (await model.generate({
+        input_ids,
+        max_new_tokens: nPositions - prompt.length,
+        do_sample: false,
+        logits_processor: list,
+      })) as InstanceType<typeof Tensor>;
+      const ids = Array.from(out.data as BigInt64Array, Number).slice(prompt.length);
+      const cut = ids.includes(end) ? ids.slice(0, ids.indexOf(end)) : ids;
+      return tok.decode(cut);
+    };
   const count = values.tasks !== undefined ? Number(values.tasks) : report.settings.testTasks;
   const tasks = drawTeacherTasks({
     count,
@@ -282,7 +304,10 @@ async function main(): Promise<void> {
       seeds: report.settings.scoreSeeds,
       maxSteps: report.settings.maxSteps,
     },
-    decoders: { [`tiny ${dtype}, transformers.js (unconstrained)`]: decode },
+    decoders: {
+      [`tiny ${dtype}, transformers.js, constrained`]: decoder(true),
+      [`tiny ${dtype}, transformers.js, unconstrained`]: decoder(false),
+    },
   });
   policy.dispose();
   await model.dispose();

@@ -192,6 +192,19 @@ describe('train-orchestrator --quick', () => {
         QUICK.maxQueryTokens,
       )(task, 'high');
       expect(text).toBe(reference);
+      // Constrained (free text fields capped to fit its 128 positions), even this barely trained
+      // model writes a design that expands and validates.
+      const low = await referenceDecoder(
+        run.weights,
+        run.tokenizer,
+        QUICK.maxQueryTokens,
+        true,
+        8,
+      )(task, 'low');
+      const read = parseDesignXml(low, 'low');
+      expect(read.problems).toEqual([]);
+      const expanded = expandTinyDesign(read.design as NonNullable<typeof read.design>, pool);
+      expect(expanded.ok).toBe(true);
     } finally {
       await model.dispose();
     }

@@ -36,11 +36,13 @@ import {
   TINY_SPECIAL_TOKENS,
   TINY_TAG_TOKENS,
   TINY_TOKENS,
+  createDesignConstraint,
   drawTeacherTasks,
   teacherExamples,
   tinyDesignText,
   tinyPromptIds,
   tinyQueryText,
+  tinyRoles,
   type TeacherExample,
 } from '../src/orchestrator/index.ts';
 import { BatchedPolicy, DEFAULT_POOL, priorCheckpoint } from '../src/policy/index.ts';
@@ -89,7 +91,7 @@ export const FULL: Omit<Settings, 'seed'> = {
   maxSequence: 224,
   model: { nPositions: 256, nEmbd: 64, nHead: 4, nLayer: 2, layerNormEps: 1e-5 },
   batch: 8,
-  steps: 220,
+  steps: 160,
   lr: 3e-3,
   warmup: 20,
 };
@@ -145,14 +147,34 @@ export function lmExample(tok: BpeTokenizer, p: Pair, maxQueryTokens: number): L
   };
 }
 
-/** Greedy decoding with the reference forward pass and its KV cache; stops at the end token. */
+/**
+ * Greedy decoding with the reference forward pass and its KV cache; stops at the end token or at
+ * the model's last position. `constrained`: every step's logits go through the `tiny` format's
+ * constraint (src/orchestrator/constrain), so the output is a valid design.
+ */
 export function referenceDecoder(
   w: TinyGptWeights,
   tok: BpeTokenizer,
   maxQueryTokens: number,
+  constrained = false,
+  /** Most tokens of a free text field under the constraint (default: the engine's). */
+  textFieldTokens?: number,
 ): DesignDecoder {
   const end = endId(tok);
-  return (task, dom) => {
+  const specialIds = TINY_SPECIAL_TOKENS.map((t) => tok.idOf(t) as number);
+  return async (task, dom) => {
+    const constraint = constrained
+      ? await createDesignConstraint({
+          vocab: tok.tokens,
+          vocabType: 'byte_level',
+          eosIds: [end],
+          specialIds,
+          format: 'tiny',
+          dom,
+          roles: tinyRoles(DEFAULT_POOL),
+          ...(textFieldTokens !== undefined ? { fieldTokens: { text: textFieldTokens } } : {}),
+        })
+      : null;
     const prompt = tinyPromptIds(task.question, dom, (s) => tok.encode(s), maxQueryTokens);
     const cache = emptyCache(w.config);
     const V = w.config.vocabSize;
@@ -160,15 +182,17 @@ export function referenceDecoder(
     let row = prompt.length - 1;
     const out: number[] = [];
     while (cacheLength(cache) < w.config.nPositions) {
+      const next = logits.slice(row * V, (row + 1) * V);
+      if (constraint) constraint.apply(next);
       let best = 0;
-      for (let v = 1; v < V; v++)
-        if ((logits[row * V + v] as number) > (logits[row * V + best] as number)) best = v;
+      for (let v = 1; v < V; v++) if ((next[v] as number) > (next[best] as number)) best = v;
+      constraint?.accept(best);
       if (best === end) break;
       out.push(best);
       logits = step(w, [best], cache);
       row = 0;
     }
-    return Promise.resolve(tok.decode(out));
+    return tok.decode(out);
   };
 }
 
@@ -244,7 +268,10 @@ export async function makeOrchestratorModel(
       run: simulatorRun,
       policy,
       teacher: { samples: s.samples, seeds: s.scoreSeeds, maxSteps: s.maxSteps },
-      decoders: { 'tiny model (unconstrained)': referenceDecoder(trained.weights, tok, s.maxQueryTokens) },
+      decoders: {
+        'tiny model, constrained': referenceDecoder(trained.weights, tok, s.maxQueryTokens, true),
+        'tiny model, unconstrained': referenceDecoder(trained.weights, tok, s.maxQueryTokens),
+      },
       onProgress: (d, n) => {
         if (d % 20 === 0 || d === n) o.log(`quality: ${d}/${n} held-out tasks`);
       },
