@@ -7,9 +7,11 @@
  * they come from a bitmask precomputed per vocabulary, ANDed word by word with the grammar mask, and
  * only the few survivors are run through a copy of the writer. Everywhere else (tags, choices,
  * references, whitespace) the allowed set is small, and it is found by walking the vocabulary's
- * sorted byte order (an implicit trie, vocab.ts) only along bytes the writer accepts. Where the
- * next text is already determined (a closing tag, the edge block, a tiny agent's name and role) the
- * one allowed token is the longest that spells a prefix of it, so those steps are forced.
+ * sorted byte order (an implicit trie, vocab.ts) only along bytes the writer accepts; at a choice
+ * every token that spells a prefix of some option is allowed (a whole `<agent>` or `<edge>` tag as
+ * well as `<`). Where the next text is already determined (a closing tag, the edge block, a tiny
+ * agent's name and role) the allowed token is the longest that spells a prefix of it, plus any
+ * token that spells all of it and goes on validly; so those steps are forced.
  */
 import { designGrammar, type DesignFormat } from './grammar.ts';
 import { DesignWriter, type TinyRole } from './writer.ts';
@@ -287,9 +289,20 @@ class Engine implements DesignConstraint {
     const g = this.grammarMask;
     const forced = w.forced();
     if (forced !== '') {
-      const t = longestPrefixToken(this.v, new TextEncoder().encode(forced));
+      const f = new TextEncoder().encode(forced);
+      const t = longestPrefixToken(this.v, f);
       if (t >= 0 && has(g, t)) {
         set(out, t);
+        // Tokens that spell all of the determined text and go on past it (`, ` then the next role:
+        // ` Planner`) are valid continuations too; shorter prefixes of it are not offered.
+        const c = w.clone();
+        let lo = 0;
+        let hi = this.v.sorted.length;
+        for (let d = 0; d < f.length && lo < hi; d++) {
+          [lo, hi] = childRange(this.v, lo, hi, d, f[d] as number);
+          if (!c.step(f[d] as number)) return;
+        }
+        if (lo < hi) this.walk(c, lo, hi, f.length, out);
         return;
       }
     }

@@ -348,8 +348,8 @@ export class DesignWriter {
   }
 
   /**
-   * Text that must come next, whatever the model prefers: the rest of a tag, the common prefix of
-   * the remaining choices, the edge block, or the way out of a field that used up its tokens.
+   * Text that must come next, whatever the model prefers: the rest of a tag, the last option left
+   * of a choice, the edge block, or the way out of a field that used up its tokens.
    * Empty when the model has a choice.
    */
   forced(): string {
@@ -362,13 +362,15 @@ export class DesignWriter {
       case 'after':
       case 'plan':
       case 'refs':
-        return commonPrefix(this.cands.map((c) => c.slice(this.pos)));
+        // A choice is forced only once one option is left: with two or more, every token that
+        // spells a prefix of any option is allowed (a whole `<agent>` or `<edge>` tag, not just `<`).
+        return this.cands.length === 1 ? (this.cands[0] as string).slice(this.pos) : '';
       case 'end':
         return '';
       default:
         break;
     }
-    if (this.inRef) return commonPrefix(this.cands.map((c) => c.slice(this.pos)));
+    if (this.inRef) return this.cands.length === 1 ? (this.cands[0] as string).slice(this.pos) : '';
     if (i.k === 'roles' && this.rolePhase === 0) return '["'.slice(this.pos);
     if (this.fieldTokens < this.capOf()) return '';
     if (i.k === 'ws') {
