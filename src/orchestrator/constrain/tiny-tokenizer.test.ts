@@ -8,9 +8,10 @@ import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { tokenizerFromJson } from '../../lm/index.ts';
 import { DEFAULT_POOL } from '../../policy/index.ts';
-import { tinyAgentId, tinyRoles, type TinyRole } from '../tiny-format.ts';
+import { parseDesign } from '../../design/parse.ts';
+import { expandTinyDesign, tinyAgentId, tinyRoles, type TinyRole } from '../tiny-format.ts';
 import { createDesignConstraint } from './engine.ts';
-import { allowedIds } from './testing.ts';
+import { adversarialLogits, allowedIds, argmax } from './testing.ts';
 
 const PATH = 'models/baton-orchestrator-tiny/tokenizer.json';
 const ROLES = tinyRoles(DEFAULT_POOL);
@@ -72,5 +73,57 @@ describe.skipIf(!existsSync(PATH))('constrained decoding with the tiny model tok
     }
     // Whole tags were allowed where the model had a choice (another agent or the edge block).
     expect(branchTags).toBeGreaterThanOrEqual(3);
+  });
+
+  it('random-logit decoding under tight budgets: every output is a valid design within the budget', async () => {
+    const parsed = tokenizerFromJson(readFileSync(PATH, 'utf8'));
+    if (!parsed.ok) throw new Error(parsed.message);
+    const tok = parsed.tokenizer;
+    const eos = tok.tokens.indexOf('<|end|>');
+    const special = tok.tokens.flatMap((t, i) => (/^<\|.*\|>$/.test(t) ? [i] : []));
+    const leaning = new Uint8Array(tok.tokens.length);
+    tok.tokens.forEach((t, i) => {
+      if (t === '<agent>' || t.includes(',')) leaning[i] = 1;
+    });
+    let runs = 0;
+    for (const dom of ['low', 'high'] as const) {
+      const make = (maxTokens?: number) =>
+        createDesignConstraint({
+          vocab: tok.tokens,
+          specialIds: special,
+          eosIds: [eos],
+          format: 'tiny',
+          dom,
+          roles: ROLES,
+          ...(maxTokens === undefined ? {} : { maxTokens }),
+        });
+      const fresh = (await make()) as unknown as { need(w: unknown): number; writer: unknown };
+      const least = fresh.need(fresh.writer);
+      for (const extra of [0, 1, 2, 4, 8, 16, 32, 64, 128]) {
+        for (let seed = 1; seed <= 6; seed++) {
+          const budget = least + extra;
+          const c = await make(budget);
+          const logitsOf = adversarialLogits(c.vocabSize, seed * 97 + extra, leaning);
+          let steps = 0;
+          while (!c.done && steps <= budget) {
+            c.accept(argmax(c.apply(logitsOf())));
+            steps++;
+          }
+          const r = parseDesign(c.text(), dom);
+          const expanded = r.raw ? expandTinyDesign(r.raw, DEFAULT_POOL) : null;
+          expect({
+            dom,
+            budget,
+            seed,
+            done: c.done,
+            within: steps <= budget,
+            p: r.problems,
+            ok: expanded?.ok,
+          }).toEqual({ dom, budget, seed, done: true, within: true, p: [], ok: true });
+          runs++;
+        }
+      }
+    }
+    expect(runs).toBe(108);
   });
 });
