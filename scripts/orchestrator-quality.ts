@@ -268,6 +268,8 @@ async function main(): Promise<void> {
           format: 'tiny',
           dom,
           roles: tinyRoles(DEFAULT_POOL),
+          // The design and its end token must fit in the positions the prompt leaves.
+          maxTokens: nPositions - prompt.length,
         });
         list.push(new DesignLogitsProcessor(constraint));
       }

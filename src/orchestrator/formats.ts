@@ -70,16 +70,21 @@ export function tinyFormat(pool: RolePool = DEFAULT_POOL): PromptFormatAdapter {
 }
 
 /**
- * Field and agent limits that let a whole design fit in `maxNewTokens`: the engine closes a free
- * text field after `text` tokens and allows at most `maxAgents` agents, but does not itself look at
- * the token budget. Sized for the worst case, a byte-level vocabulary (one token per character of
- * ids and names, about 50 tokens of tags, id, name and role per agent, plus its input text and an
- * edge pair); larger vocabularies finish well inside it.
+ * Field and agent limits for a generation of `maxNewTokens` tokens (what the prompt leaves of the
+ * model's positions, capped by the request): the engine closes a free text field after `text`
+ * tokens, allows at most `maxAgents` agents, and, given the budget itself (`maxTokens`), forces the
+ * cheapest valid completion once the budget nearly runs out, so a finished output always holds a
+ * complete design. The limits keep designs sensible before that point: about 50 tokens of tags, id,
+ * name and role per agent on a byte-level vocabulary, plus its input text and an edge pair.
  */
-export function designBudget(maxNewTokens: number): { fieldTokens: { text: number }; maxAgents: number } {
+export function designBudget(maxNewTokens: number): {
+  fieldTokens: { text: number };
+  maxAgents: number;
+  maxTokens: number;
+} {
   const text = Math.max(8, Math.min(256, Math.floor(maxNewTokens / 16)));
   const maxAgents = Math.max(1, Math.min(8, Math.floor((maxNewTokens - text - 16) / (50 + text + 12))));
-  return { fieldTokens: { text }, maxAgents };
+  return { fieldTokens: { text }, maxAgents, maxTokens: maxNewTokens };
 }
 
 /**

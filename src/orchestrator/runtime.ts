@@ -249,6 +249,11 @@ export function createOrchestratorRuntime(deps: RuntimeDeps): OrchestratorRuntim
           `the prompt could not be written: ${e instanceof Error ? e.message : String(e)}`,
         );
       }
+      // The model reads at most `positions` tokens: the answer gets what the prompt leaves.
+      const answerTokens =
+        positions === null
+          ? maxNewTokens
+          : Math.max(1, Math.min(maxNewTokens, positions - promptLength(prompt, lm)));
       let constraint: Constraint | null = null;
       if (r.constrained) {
         try {
@@ -258,7 +263,7 @@ export function createOrchestratorRuntime(deps: RuntimeDeps): OrchestratorRuntim
             dom: r.dom,
             entry: info.entry,
             promptFormat: info.promptFormat,
-            maxNewTokens,
+            maxNewTokens: answerTokens,
           });
         } catch (e) {
           return problem(
@@ -277,11 +282,7 @@ export function createOrchestratorRuntime(deps: RuntimeDeps): OrchestratorRuntim
           prompt,
           temperature: r.temperature,
           seed: r.seed,
-          // The model reads at most `positions` tokens: the answer gets what the prompt leaves.
-          maxNewTokens:
-            positions === null
-              ? maxNewTokens
-              : Math.max(1, Math.min(maxNewTokens, positions - promptLength(prompt, lm))),
+          maxNewTokens: answerTokens,
           ...(constraint ? { logitsProcessors: () => (constraint as Constraint).processors } : {}),
           ...(r.onText ? { onText: r.onText } : {}),
           signal: controller.signal,

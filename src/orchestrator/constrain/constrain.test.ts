@@ -276,3 +276,60 @@ describe('constrained decoding with the Qwen3 tokenizer (151,669 tokens)', async
     }
   });
 });
+
+describe('constrained decoding under a token budget', () => {
+  const leaning = leaningOf(small.vocab);
+  for (const format of ['hub', 'tiny'] as const) {
+    for (const dom of ['low', 'high'] as const) {
+      it(`${format}, DoM ${dom}: adversarial runs with tight budgets all end, valid, within the budget`, async () => {
+        const make = (maxTokens?: number): Promise<DesignConstraint> =>
+          createDesignConstraint({
+            vocab: small.vocab,
+            specialIds: small.special,
+            eosIds: [small.eos],
+            format,
+            dom,
+            roles: TINY_ROLES,
+            ...(maxTokens === undefined ? {} : { maxTokens }),
+          });
+        // The cheapest design from the start, end token included: the least budget that can work.
+        const fresh = (await make()) as unknown as { need(w: unknown): number; writer: unknown };
+        const least = fresh.need(fresh.writer);
+        expect(least).toBeGreaterThan(10);
+        let runs = 0;
+        let agentsSeen = 0;
+        for (const extra of [0, 1, 2, 3, 5, 8, 13, 21, 40, 80, 160, 320, 640]) {
+          for (let seed = 1; seed <= 5; seed++) {
+            const budget = least + extra;
+            const c = await make(budget);
+            const run = drive(c, seed * 31 + extra, small.eos, leaning, budget + 1);
+            // drive counts the end token's step too.
+            expect({ budget, seed, steps: run.steps, done: c.done }).toEqual({
+              budget,
+              seed,
+              steps: Math.min(run.steps, budget),
+              done: true,
+            });
+            if (format === 'hub') {
+              const r = parseDesign(run.text, dom);
+              expect({ budget, seed, p: r.problems, v: r.violations }).toEqual({
+                budget,
+                seed,
+                p: [],
+                v: [],
+              });
+              agentsSeen = Math.max(agentsSeen, r.raw?.agents.length ?? 0);
+            } else {
+              expect({ budget, seed, r: expandTiny(run.text, dom) }).toEqual({ budget, seed, r: [] });
+              agentsSeen = Math.max(agentsSeen, parseDesign(run.text, dom).raw?.agents.length ?? 0);
+            }
+            runs++;
+          }
+        }
+        expect(runs).toBe(65);
+        if (dom === 'high') expect(agentsSeen).toBeGreaterThan(1);
+        else expect(agentsSeen).toBe(1);
+      });
+    }
+  }
+});

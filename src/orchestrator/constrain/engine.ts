@@ -7,9 +7,11 @@
  * they come from a bitmask precomputed per vocabulary, ANDed word by word with the grammar mask, and
  * only the few survivors are run through a copy of the writer. Everywhere else (tags, choices,
  * references, whitespace) the allowed set is small, and it is found by walking the vocabulary's
- * sorted byte order (an implicit trie, vocab.ts) only along bytes the writer accepts. Where the
- * next text is already determined (a closing tag, the edge block, a tiny agent's name and role) the
- * one allowed token is the longest that spells a prefix of it, so those steps are forced.
+ * sorted byte order (an implicit trie, vocab.ts) only along bytes the writer accepts; at a choice
+ * every token that spells a prefix of some option is allowed (a whole `<agent>` or `<edge>` tag as
+ * well as `<`). Where the next text is already determined (a closing tag, the edge block, a tiny
+ * agent's name and role) the allowed token is the longest that spells a prefix of it, plus any
+ * token that spells all of it and goes on validly; so those steps are forced.
  */
 import { designGrammar, type DesignFormat } from './grammar.ts';
 import { DesignWriter, type TinyRole } from './writer.ts';
@@ -57,6 +59,13 @@ export interface DesignConstraintOptions {
   agentNames?: readonly string[];
   /** Most agents in a high-DoM design (default 8). */
   maxAgents?: number;
+  /**
+   * Most tokens the generation may take, the end token included, counted from the first step (e.g.
+   * the least of max_new_tokens and the model's positions left after the prompt). When only about
+   * what the cheapest valid completion needs is left, the engine forces that completion, so the
+   * design is complete and the end token written within the budget. Default: no limit.
+   */
+  maxTokens?: number;
   /** Most tokens per free field before the field is closed (defaults: text 256, id 8, ws 4, role 8). */
   fieldTokens?: Partial<{ text: number; id: number; ws: number; role: number }>;
 }
@@ -187,7 +196,12 @@ export async function createDesignConstraint(opts: DesignConstraintOptions): Pro
     roles,
     fieldTokens: { ...DEFAULT_FIELDS, ...opts.fieldTokens },
   });
-  return new Engine(prep, matcher, writer, opts.eosIds);
+  const maxAgents = Math.max(1, opts.maxAgents ?? 8);
+  const budget = opts.maxTokens ?? Infinity;
+  // One free token can raise the completion's cost by at most this (hub: an id token recurs in the
+  // references and edges of the completion); choices are checked one token ahead instead.
+  const margin = opts.format === 'tiny' ? 1 : 4 + 2 * maxAgents;
+  return new Engine(prep, matcher, writer, opts.eosIds, budget, margin);
 }
 
 const fromTokenizer = new WeakMap<TokenizerLike, { encoded: string[]; specialIds: number[] }>();
@@ -200,6 +214,9 @@ const clear = (m: Int32Array, t: number): void => {
   m[t >> 5] = (m[t >> 5] as number) & ~(1 << (t & 31));
 };
 
+/** How close to the end of the budget `fitBudget` starts checking tokens one ahead. */
+const LOOKAHEAD = 256;
+
 const now = (): number => (typeof performance !== 'undefined' ? performance.now() : Date.now());
 
 class Engine implements DesignConstraint {
@@ -211,12 +228,19 @@ class Engine implements DesignConstraint {
   readonly stats: ConstraintStats = { steps: 0, maskedSteps: 0, forcedTokens: 0, maskMs: 0 };
   readonly vocabSize: number;
   private readonly v: Vocab;
+  /** Tokens accepted so far, the end token included. */
+  private used = 0;
+  /** Once the budget is nearly spent: the rest of the completion being forced. */
+  private pinned: Uint8Array | null = null;
+  private readonly costs = new Map<string, number>();
 
   constructor(
     private readonly prep: Prepared,
     private readonly matcher: XgMatcher,
     private readonly writer: DesignWriter,
     private readonly eos: readonly number[],
+    private readonly budget: number,
+    private readonly margin: number,
   ) {
     this.v = prep.vocab;
     this.vocabSize = this.v.size;
@@ -267,7 +291,20 @@ class Engine implements DesignConstraint {
       set(out, this.eos[0] as number);
     } else {
       fillNextTokenBitmask(this.prep.loaded, this.matcher, this.v.size, this.grammarMask);
-      this.semanticMask(out);
+      const left = this.budget - this.used;
+      if (this.pinned === null && Number.isFinite(left)) {
+        const need = this.need(this.writer);
+        if (left - need < this.margin)
+          this.pinned = new TextEncoder().encode(this.writer.completion(this.cost));
+      }
+      if (this.pinned !== null) {
+        const t = longestPrefixToken(this.v, this.pinned);
+        if (t < 0 || !has(this.grammarMask, t)) throw new Error('The grammar refused the design completion.');
+        set(out, t);
+      } else {
+        this.semanticMask(out);
+        if (Number.isFinite(left) && left - this.need(this.writer) < LOOKAHEAD) this.fitBudget(out, left);
+      }
     }
     let count = 0;
     for (let i = 0; i < out.length && count < 2; i++) {
@@ -282,14 +319,76 @@ class Engine implements DesignConstraint {
     return out;
   }
 
+  /** Greedy longest-prefix token count of `s`: what forcing it costs. */
+  private readonly cost = (s: string): number => {
+    const hit = this.costs.get(s);
+    if (hit !== undefined) return hit;
+    const b = new TextEncoder().encode(s);
+    let n = 0;
+    for (let i = 0; i < b.length; n++) {
+      const t = longestPrefixToken(this.v, b.subarray(i));
+      if (t < 0) throw new Error('The vocabulary cannot spell the design completion.');
+      i += tokenLength(this.v, t);
+    }
+    if (this.costs.size > 4096) this.costs.clear();
+    this.costs.set(s, n);
+    return n;
+  };
+
+  /** Tokens a writer in state w still needs: its cheapest completion and the end token. */
+  private need(w: DesignWriter): number {
+    return w.done ? 1 : this.cost(w.completion(this.cost)) + 1;
+  }
+
+  /**
+   * Near the end of the budget: drops the tokens after which the design could no longer be completed
+   * in time. Checked one token ahead for structure (a choice can open a whole agent) and for free-field
+   * tokens that hold a byte which changes the state; other free-field tokens are covered by `margin`.
+   */
+  private fitBudget(out: Int32Array, left: number): void {
+    const w = this.writer;
+    const free = w.freeKind() !== null;
+    const risky = free ? holdingMask(this.v, w.riskyBytes()) : null;
+    for (let i = 0; i < out.length; i++) {
+      let word = (out[i] as number) & (risky ? (risky[i] as number) : -1);
+      while (word !== 0) {
+        const bit = 31 - Math.clz32(word & -word);
+        word &= word - 1;
+        const t = (i << 5) | bit;
+        if (this.eos.includes(t)) continue;
+        const c = w.clone();
+        const b = this.bytesOf(t);
+        let ok = true;
+        for (let j = 0; j < b.length && ok; j++) ok = c.step(b[j] as number);
+        if (!ok || this.need(c) > left - 1) clear(out, t);
+      }
+    }
+    // The cheapest completion's next token always fits (its need drops by one).
+    if (!out.some((x) => x !== 0)) {
+      this.pinned = new TextEncoder().encode(w.completion(this.cost));
+      set(out, longestPrefixToken(this.v, this.pinned));
+    }
+  }
+
   private semanticMask(out: Int32Array): void {
     const w = this.writer;
     const g = this.grammarMask;
     const forced = w.forced();
     if (forced !== '') {
-      const t = longestPrefixToken(this.v, new TextEncoder().encode(forced));
+      const f = new TextEncoder().encode(forced);
+      const t = longestPrefixToken(this.v, f);
       if (t >= 0 && has(g, t)) {
         set(out, t);
+        // Tokens that spell all of the determined text and go on past it (`, ` then the next role:
+        // ` Planner`) are valid continuations too; shorter prefixes of it are not offered.
+        const c = w.clone();
+        let lo = 0;
+        let hi = this.v.sorted.length;
+        for (let d = 0; d < f.length && lo < hi; d++) {
+          [lo, hi] = childRange(this.v, lo, hi, d, f[d] as number);
+          if (!c.step(f[d] as number)) return;
+        }
+        if (lo < hi) this.walk(c, lo, hi, f.length, out);
         return;
       }
     }
@@ -375,6 +474,7 @@ class Engine implements DesignConstraint {
     }
     this.fresh = false;
     if (this.ended) return;
+    this.used++;
     if (this.eos.includes(tokenId)) {
       this.ended = true;
       return;
@@ -386,5 +486,6 @@ class Engine implements DesignConstraint {
       if (!this.writer.step(b[i] as number)) throw new Error(`The design rules rejected token ${tokenId}.`);
     }
     this.chunks.push(b);
+    if (this.pinned !== null) this.pinned = this.pinned.subarray(b.length);
   }
 }

@@ -348,8 +348,8 @@ export class DesignWriter {
   }
 
   /**
-   * Text that must come next, whatever the model prefers: the rest of a tag, the common prefix of
-   * the remaining choices, the edge block, or the way out of a field that used up its tokens.
+   * Text that must come next, whatever the model prefers: the rest of a tag, the last option left
+   * of a choice, the edge block, or the way out of a field that used up its tokens.
    * Empty when the model has a choice.
    */
   forced(): string {
@@ -362,13 +362,15 @@ export class DesignWriter {
       case 'after':
       case 'plan':
       case 'refs':
-        return commonPrefix(this.cands.map((c) => c.slice(this.pos)));
+        // A choice is forced only once one option is left: with two or more, every token that
+        // spells a prefix of any option is allowed (a whole `<agent>` or `<edge>` tag, not just `<`).
+        return this.cands.length === 1 ? (this.cands[0] as string).slice(this.pos) : '';
       case 'end':
         return '';
       default:
         break;
     }
-    if (this.inRef) return commonPrefix(this.cands.map((c) => c.slice(this.pos)));
+    if (this.inRef) return this.cands.length === 1 ? (this.cands[0] as string).slice(this.pos) : '';
     if (i.k === 'roles' && this.rolePhase === 0) return '["'.slice(this.pos);
     if (this.fieldTokens < this.capOf()) return '';
     if (i.k === 'ws') {
@@ -401,6 +403,97 @@ export class DesignWriter {
       if (this.rolePhase === 3) return this.roleSpace ? '"R' : ' "R';
     }
     return '';
+  }
+
+  /**
+   * The cheapest text that completes the design from here (by `cost`, a token count): out of the
+   * current field, the current agent's input referencing every open agent (one sink), a final agent
+   * only where one is needed, then the edge block. Checked by stepping a copy through it.
+   */
+  completion(cost: (s: string) => number): string {
+    const w = this.clone();
+    let out = '';
+    for (let guard = 0; !w.finished; guard++) {
+      if (guard > 1000) throw new Error('The design completion does not end.');
+      const s = w.cheapestPiece(cost);
+      for (let i = 0; i < s.length; i++) {
+        if (!w.step(s.charCodeAt(i)))
+          throw new Error(`The design completion ${JSON.stringify(s)} was refused.`);
+      }
+      out += s;
+    }
+    return out;
+  }
+
+  /** The next piece of `completion` (may be empty when it only moves past a whitespace run). */
+  private cheapestPiece(cost: (s: string) => number): string {
+    const i = this.instr;
+    const rest = this.cands.map((c) => c.slice(this.pos));
+    const owed = new Set(this.unreferenced());
+    switch (i.k) {
+      case 'lit':
+        return i.s.slice(this.pos);
+      case 'ws':
+        this.advance();
+        return '';
+      case 'text': {
+        if (this.inRef) {
+          const k = this.cands.findIndex((c) => owed.has(c.slice(0, -1)));
+          return rest[Math.max(0, k)] as string;
+        }
+        if (i.field !== 'input') return i.close;
+        let s = this.dollar ? ' ' : '';
+        if (this.cfg.dom === 'high') for (const u of owed) s += `\${${u}}`;
+        return s + i.close;
+      }
+      case 'newid':
+      case 'roles': {
+        const f = this.fieldTokens;
+        this.fieldTokens = Infinity;
+        const s = this.forced();
+        this.fieldTokens = f;
+        return s;
+      }
+      case 'names': {
+        const score = (k: number): number =>
+          cost(rest[k] as string) + ((this.cands[k] as string).startsWith('DebateAgent') ? 1000 : 0);
+        let best = 0;
+        for (let k = 1; k < rest.length; k++) if (score(k) < score(best)) best = k;
+        return rest[best] as string;
+      }
+      case 'after':
+        return rest[
+          Math.max(
+            0,
+            this.cands.findIndex((c) => c.startsWith('<edge>')),
+          )
+        ] as string;
+      case 'refs': {
+        const close = this.cands.indexOf('</agent_input>');
+        if (close >= 0) return rest[close] as string;
+        const k = this.cands.findIndex((c) => owed.has(c.slice(2, -1)));
+        return rest[Math.max(0, k)] as string;
+      }
+      case 'plan': {
+        // End the plan here, with the role whose agent (and the rest) costs least.
+        // (After `Role,` only its `, ` is left: write it, and end the plan with the next role.)
+        let best = rest[0] as string;
+        let bestCost = Infinity;
+        rest.forEach((r, k) => {
+          if (!(this.cands[k] as string).endsWith('</thinking>')) return;
+          const c = this.clone();
+          for (let j = 0; j < r.length; j++) if (!c.step(r.charCodeAt(j))) return;
+          const n = cost(r) + cost(c.completion(cost));
+          if (n < bestCost) {
+            bestCost = n;
+            best = r;
+          }
+        });
+        return best;
+      }
+      default:
+        return '';
+    }
   }
 
   /** In the last possible agent of a high-DoM design, the input must reference every open agent. */
