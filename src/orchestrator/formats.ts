@@ -75,15 +75,23 @@ export function tinyFormat(pool: RolePool = DEFAULT_POOL): PromptFormatAdapter {
  * tokens, allows at most `maxAgents` agents, and, given the budget itself (`maxTokens`), forces the
  * cheapest valid completion once the budget nearly runs out, so a finished output always holds a
  * complete design. The limits keep designs sensible before that point: about 50 tokens of tags, id,
- * name and role per agent on a byte-level vocabulary, plus its input text and an edge pair.
+ * name and role per agent on a byte-level vocabulary, plus its input text and an edge pair. The tiny
+ * format spells every tag as one token and writes only references as inputs, so an agent and its
+ * edge cost about 27 tokens there (the tiny model's 190-token answer allows 6 agents, as many as the
+ * teacher's designs it was trained on hold).
  */
-export function designBudget(maxNewTokens: number): {
+export function designBudget(
+  maxNewTokens: number,
+  format: 'tiny' | 'hub' = 'hub',
+): {
   fieldTokens: { text: number };
   maxAgents: number;
   maxTokens: number;
 } {
   const text = Math.max(8, Math.min(256, Math.floor(maxNewTokens / 16)));
-  const maxAgents = Math.max(1, Math.min(8, Math.floor((maxNewTokens - text - 16) / (50 + text + 12))));
+  const perAgent = format === 'tiny' ? 27 : 50 + text + 12;
+  const fixed = format === 'tiny' ? 8 : text + 16;
+  const maxAgents = Math.max(1, Math.min(8, Math.floor((maxNewTokens - fixed) / perAgent)));
   return { fieldTokens: { text }, maxAgents, maxTokens: maxNewTokens };
 }
 
@@ -105,7 +113,7 @@ export async function designConstraint(
     format: tiny ? 'tiny' : 'hub',
     dom: asked(ctx.dom),
     ...(tiny ? { roles: tinyRoles(pool) } : {}),
-    ...designBudget(ctx.maxNewTokens),
+    ...designBudget(ctx.maxNewTokens, tiny ? 'tiny' : 'hub'),
   });
   const { DesignLogitsProcessor } = await import('./constrain/processor.ts');
   return {
