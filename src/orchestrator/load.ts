@@ -9,8 +9,9 @@
  * inherits where the previous model came from:
  *
  * - nothing from a CDN: onnxruntime-web's `.mjs`/`.wasm` come from this build (`wasmPaths`),
- * - a `local` source reads `<localRoot><folder>/` and nothing remote; a `remote` source reads the
- *   hub URL layout `<remoteHost>{model}/resolve/{revision}/<file>` and nothing local,
+ * - a `local` source reads `<localRoot><folder>/` and nothing else (a URL root through the remote
+ *   route, see `localServed`); a `remote` source reads the hub URL layout
+ *   `<remoteHost>{model}/resolve/{revision}/<file>` and nothing local,
  * - downloaded files are kept in the browser's Cache API (`useBrowserCache`) or, in Node, in the
  *   folder the caller names (remote files need one: onnxruntime-node opens the model by path).
  *
@@ -98,17 +99,31 @@ export interface LoadedLm {
 
 export type LoadResult = { ok: true; lm: LoadedLm } | { ok: false; problem: LoadProblem };
 
+/**
+ * A `local` source whose root is a URL (the browser: `<base>models/`) is read through
+ * transformers.js' remote route, `<localRoot>{model}/<file>`, with that URL as the only host. Its
+ * local route cannot read a URL root: it fetches a file there, but its existence check
+ * (`get_file_metadata`, which decides whether `tokenizer_config.json` is there) skips any local path
+ * that is a URL, so the tokenizer loads without its files and fails ("reading 'tokenizer_class'").
+ * A folder on disk (Node) keeps the local route.
+ */
+export const localServed = (s: ModelSource): boolean =>
+  s.kind === 'local' && /^https?:\/\//i.test(s.localRoot);
+
 /** Sets transformers.js' global `env` for one source; see the file header. */
 export function configure(tf: Transformers, o: LoadOptions): void {
   const { env } = tf;
   const s = o.source;
-  env.allowLocalModels = s.kind === 'local';
-  env.allowRemoteModels = s.kind === 'remote';
-  if (s.kind === 'local') env.localModelPath = s.localRoot;
-  else {
+  const served = localServed(s);
+  env.allowLocalModels = s.kind === 'local' && !served;
+  env.allowRemoteModels = s.kind === 'remote' || served;
+  if (s.kind === 'remote') {
     env.remoteHost = s.remoteHost;
     env.remotePathTemplate = s.remotePathTemplate;
-  }
+  } else if (served) {
+    env.remoteHost = s.localRoot;
+    env.remotePathTemplate = '{model}/';
+  } else env.localModelPath = s.localRoot;
   // The Cache API exists in pages and workers (not in Node 20, where files go to `cacheDir`).
   const browser = typeof caches !== 'undefined';
   env.useBrowserCache = browser && (o.useBrowserCache ?? true);
