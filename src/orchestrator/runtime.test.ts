@@ -363,6 +363,18 @@ describe('a local entry under a URL root (the build serving models/)', () => {
     expect(paths).toContain('/build/models/baton-orchestrator-tiny/tokenizer_config.json');
     expect(paths).toContain('/build/models/baton-orchestrator-tiny/onnx/model_quantized.onnx');
     expect(paths.every((p) => p.startsWith('/build/models/baton-orchestrator-tiny/'))).toBe(true);
+    // Its config.json says it was trained on 64 query tokens: a long query keeps that many, though
+    // the positions would leave it more (256 - 40 answer tokens); plus the two markers.
+    const g = await rt.generate({
+      query: 'Count the words of the text, then report the count. '.repeat(20),
+      dom: 'high',
+      constrained: false,
+      temperature: 0,
+      seed: 0,
+      maxNewTokens: 40,
+    });
+    if (!g.ok) throw new Error(g.problem.message);
+    expect(g.result.generation.promptTokens).toBe(64 + 2);
     await rt.dispose();
   });
 });
