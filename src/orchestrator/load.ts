@@ -42,6 +42,46 @@ export function loadTransformers(): Promise<Transformers> {
 }
 
 /**
+ * transformers.js creates a browser session on one promise chain (`webInitChain =
+ * webInitChain.then(load)` in its backends/onnx.js), so one session that fails to create (a
+ * truncated or corrupt file) leaves that chain rejected, and every later load in the same worker
+ * fails with that same error without reading its own file. The guard wraps onnxruntime-web's
+ * `InferenceSession.create` (the very class transformers.js calls: one module in the build): a
+ * failure is recorded in `sessionFailures` and answers a stand-in session, so the chain stays
+ * resolved; `loadModel` then fails the load with the recorded error. Only the browser has the chain.
+ */
+const sessionFailures: unknown[] = [];
+let sessionGuard: Promise<void> | null = null;
+
+/** A session that never was: releasing it does nothing; anything else throws why it failed. */
+function failedSession(e: unknown): object {
+  return new Proxy(
+    {},
+    {
+      get: (_t, key) => {
+        if (key === 'then') return undefined;
+        if (key === 'release') return () => Promise.resolve();
+        throw e;
+      },
+      set: () => true,
+    },
+  );
+}
+
+export function guardSessionChain(): Promise<void> {
+  sessionGuard ??= import('onnxruntime-web/webgpu').then((ort) => {
+    const S = ort.InferenceSession as unknown as { create: (...a: unknown[]) => Promise<unknown> };
+    const create = S.create.bind(S);
+    S.create = (...a: unknown[]) =>
+      create(...a).catch((e: unknown) => {
+        sessionFailures.push(e);
+        return failedSession(e);
+      });
+  });
+  return sessionGuard;
+}
+
+/**
  * `config.json`'s `baton.format` in Baton's own model folders (src/lm/hf-files.ts
  * `MODEL_FOLDER_FORMAT`; load.test.ts holds the two equal). Written out, not imported: the `lm`
  * front door brings the ONNX writer and its protobuf schema, which no page needs to load a model.
@@ -257,6 +297,8 @@ export async function loadModel(o: LoadOptions): Promise<LoadResult> {
 
   emit({ kind: 'stage', stage: 'model', message: `loading the ${o.dtype} model on ${o.device}` });
   let model: CausalLm;
+  if (o.wasmPaths) await guardSessionChain();
+  sessionFailures.length = 0;
   try {
     model = await tf.AutoModelForCausalLM.from_pretrained(s.repo, {
       ...common,
@@ -265,7 +307,12 @@ export async function loadModel(o: LoadOptions): Promise<LoadResult> {
       device: o.device,
     });
   } catch (e) {
-    return { ok: false, problem: classify(e, 'model', current) };
+    return { ok: false, problem: classify(sessionFailures.shift() ?? e, 'model', current) };
+  }
+  const failed = sessionFailures.shift();
+  if (failed !== undefined) {
+    await model.dispose().catch(() => undefined);
+    return { ok: false, problem: classify(failed, 'model', current) };
   }
   const loadMs = now() - t0;
 
