@@ -6,7 +6,9 @@
  * - docs/gallery-recents.png: the gallery's recent traces after importing a case page;
  * - docs/screenshot.png (README): the parallel example on the trace page with an agent selected,
  *   at 1440 × 880;
- * - docs/train-page.png: the Train page paused after 8 iterations of the mixed preset, at 1440 × 1100.
+ * - docs/train-page.png: the Train page paused after 8 iterations of the mixed preset, at 1440 × 1100;
+ * - docs/orchestrate-page.png: the Orchestrate page after the shipped offline model wrote a
+ *   constrained design for a MASBench depth-3 task on wasm, at 1440 × 1000.
  * Run `npx vite build` first, then `npx tsx scripts/page-screenshots.ts`.
  */
 import { resolve } from 'node:path';
@@ -96,6 +98,34 @@ try {
   );
   await train.locator('[data-testid="train-start"]').scrollIntoViewIfNeeded();
   await shot(train, 'docs/train-page.png');
+
+  // The Orchestrate page with the shipped offline model (the default entry) on wasm, after a
+  // constrained design for a generated MASBench task.
+  const orch = await browser.newPage({ viewport: { width: 1440, height: 1000 } });
+  await orch.goto(`${url}#/orchestrate`);
+  await orch.locator('[data-testid="orchestrate-page"]').waitFor();
+  await orch.locator('[data-testid="orch-model"] option[value="baton-orchestrator-tiny"]').waitFor({
+    state: 'attached',
+  });
+  await orch.getByTestId('orch-device').selectOption('wasm');
+  await orch.getByTestId('orch-load').click();
+  await orch.waitForFunction(
+    () => document.querySelector('[data-testid="orch-load-state"]')?.getAttribute('data-status') === 'ready',
+    null,
+    { timeout: 60_000 },
+  );
+  await orch.getByTestId('orch-task-masbench').check();
+  await orch.getByTestId('orch-bench-axis').selectOption('depth');
+  await orch.getByTestId('orch-bench-value').fill('3');
+  await orch.getByTestId('orch-dom').selectOption('high');
+  await orch.getByTestId('orch-start').click();
+  await orch.waitForFunction(
+    () => document.querySelector('[data-testid="orch-gen-status"]')?.getAttribute('data-status') === 'done',
+    null,
+    { timeout: 120_000 },
+  );
+  await orch.evaluate(() => window.scrollTo(0, 0));
+  await shot(orch, 'docs/orchestrate-page.png');
 } finally {
   await browser.close();
   server.close();

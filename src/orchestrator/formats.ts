@@ -17,7 +17,7 @@ import type { DesignRead, DomChoice } from './designer.ts';
 import type { Prompt } from './generate.ts';
 import type { LoadedLm } from './load.ts';
 import type { Constraint, ConstraintContext } from './runtime.ts';
-import { expandTinyDesign, tinyPromptIds, tinyRoles } from './tiny-format.ts';
+import { expandTinyDesign, tinyPromptIds, tinyRoles, trainedQueryTokens } from './tiny-format.ts';
 
 export interface PromptFormatAdapter {
   /** `maxNewTokens`: what the answer may take, so a model with few positions keeps room for it. */
@@ -53,8 +53,11 @@ export function tinyFormat(pool: RolePool = DEFAULT_POOL): PromptFormatAdapter {
     prompt(query, dom, lm, maxNewTokens) {
       const positions = positionsOf(lm) ?? 4096;
       const encode = (t: string): number[] => lm.tokenizer.encode(t, { add_special_tokens: false });
-      // The query keeps at least a quarter of the positions; the answer gets what is left.
-      const budget = Math.max(8, positions - maxNewTokens - 2, Math.floor(positions / 4));
+      // The query keeps at least a quarter of the positions; the answer gets what is left. A model
+      // whose config states the query length it was trained on gets no more than that.
+      const fit = Math.max(8, positions - maxNewTokens - 2, Math.floor(positions / 4));
+      const trained = trainedQueryTokens((lm.model as unknown as { config?: unknown }).config);
+      const budget = trained === null ? fit : Math.min(fit, trained);
       return { kind: 'ids', ids: tinyPromptIds(query, asked(dom), encode, budget) };
     },
     read(rawOutput, dom) {

@@ -9,8 +9,9 @@
  * inherits where the previous model came from:
  *
  * - nothing from a CDN: onnxruntime-web's `.mjs`/`.wasm` come from this build (`wasmPaths`),
- * - a `local` source reads `<localRoot><folder>/` and nothing remote; a `remote` source reads the
- *   hub URL layout `<remoteHost>{model}/resolve/{revision}/<file>` and nothing local,
+ * - a `local` source reads `<localRoot><folder>/` and nothing else (a URL root through the remote
+ *   route, see `localServed`); a `remote` source reads the hub URL layout
+ *   `<remoteHost>{model}/resolve/{revision}/<file>` and nothing local,
  * - downloaded files are kept in the browser's Cache API (`useBrowserCache`) or, in Node, in the
  *   folder the caller names (remote files need one: onnxruntime-node opens the model by path).
  *
@@ -38,6 +39,46 @@ let transformers: Promise<Transformers> | null = null;
 export function loadTransformers(): Promise<Transformers> {
   transformers ??= import('@huggingface/transformers');
   return transformers;
+}
+
+/**
+ * transformers.js creates a browser session on one promise chain (`webInitChain =
+ * webInitChain.then(load)` in its backends/onnx.js), so one session that fails to create (a
+ * truncated or corrupt file) leaves that chain rejected, and every later load in the same worker
+ * fails with that same error without reading its own file. The guard wraps onnxruntime-web's
+ * `InferenceSession.create` (the very class transformers.js calls: one module in the build): a
+ * failure is recorded in `sessionFailures` and answers a stand-in session, so the chain stays
+ * resolved; `loadModel` then fails the load with the recorded error. Only the browser has the chain.
+ */
+const sessionFailures: unknown[] = [];
+let sessionGuard: Promise<void> | null = null;
+
+/** A session that never was: releasing it does nothing; anything else throws why it failed. */
+function failedSession(e: unknown): object {
+  return new Proxy(
+    {},
+    {
+      get: (_t, key) => {
+        if (key === 'then') return undefined;
+        if (key === 'release') return () => Promise.resolve();
+        throw e;
+      },
+      set: () => true,
+    },
+  );
+}
+
+export function guardSessionChain(): Promise<void> {
+  sessionGuard ??= import('onnxruntime-web/webgpu').then((ort) => {
+    const S = ort.InferenceSession as unknown as { create: (...a: unknown[]) => Promise<unknown> };
+    const create = S.create.bind(S);
+    S.create = (...a: unknown[]) =>
+      create(...a).catch((e: unknown) => {
+        sessionFailures.push(e);
+        return failedSession(e);
+      });
+  });
+  return sessionGuard;
 }
 
 /**
@@ -98,17 +139,31 @@ export interface LoadedLm {
 
 export type LoadResult = { ok: true; lm: LoadedLm } | { ok: false; problem: LoadProblem };
 
+/**
+ * A `local` source whose root is a URL (the browser: `<base>models/`) is read through
+ * transformers.js' remote route, `<localRoot>{model}/<file>`, with that URL as the only host. Its
+ * local route cannot read a URL root: it fetches a file there, but its existence check
+ * (`get_file_metadata`, which decides whether `tokenizer_config.json` is there) skips any local path
+ * that is a URL, so the tokenizer loads without its files and fails ("reading 'tokenizer_class'").
+ * A folder on disk (Node) keeps the local route.
+ */
+export const localServed = (s: ModelSource): boolean =>
+  s.kind === 'local' && /^https?:\/\//i.test(s.localRoot);
+
 /** Sets transformers.js' global `env` for one source; see the file header. */
 export function configure(tf: Transformers, o: LoadOptions): void {
   const { env } = tf;
   const s = o.source;
-  env.allowLocalModels = s.kind === 'local';
-  env.allowRemoteModels = s.kind === 'remote';
-  if (s.kind === 'local') env.localModelPath = s.localRoot;
-  else {
+  const served = localServed(s);
+  env.allowLocalModels = s.kind === 'local' && !served;
+  env.allowRemoteModels = s.kind === 'remote' || served;
+  if (s.kind === 'remote') {
     env.remoteHost = s.remoteHost;
     env.remotePathTemplate = s.remotePathTemplate;
-  }
+  } else if (served) {
+    env.remoteHost = s.localRoot;
+    env.remotePathTemplate = '{model}/';
+  } else env.localModelPath = s.localRoot;
   // The Cache API exists in pages and workers (not in Node 20, where files go to `cacheDir`).
   const browser = typeof caches !== 'undefined';
   env.useBrowserCache = browser && (o.useBrowserCache ?? true);
@@ -242,6 +297,8 @@ export async function loadModel(o: LoadOptions): Promise<LoadResult> {
 
   emit({ kind: 'stage', stage: 'model', message: `loading the ${o.dtype} model on ${o.device}` });
   let model: CausalLm;
+  if (o.wasmPaths) await guardSessionChain();
+  sessionFailures.length = 0;
   try {
     model = await tf.AutoModelForCausalLM.from_pretrained(s.repo, {
       ...common,
@@ -250,7 +307,12 @@ export async function loadModel(o: LoadOptions): Promise<LoadResult> {
       device: o.device,
     });
   } catch (e) {
-    return { ok: false, problem: classify(e, 'model', current) };
+    return { ok: false, problem: classify(sessionFailures.shift() ?? e, 'model', current) };
+  }
+  const failed = sessionFailures.shift();
+  if (failed !== undefined) {
+    await model.dispose().catch(() => undefined);
+    return { ok: false, problem: classify(failed, 'model', current) };
   }
   const loadMs = now() - t0;
 

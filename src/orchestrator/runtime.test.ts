@@ -5,7 +5,7 @@
  * interrupt; and what a user gets for a model that is not there, a corrupt or truncated model file,
  * a tokenizer that belongs to another model, and a name that is no model at all.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -305,5 +305,76 @@ describe('a model loaded through the hub layout', () => {
     expect(r.result.generation.tokens).toBeLessThan(100);
     expect(r.result.problem?.message).toMatch(/interrupted/);
     expect(rt().interrupt()).toBe(false);
+  });
+});
+
+// The browser's case: a manifest entry whose files this build serves at `<base>models/<folder>/`
+// (a URL root, not a folder on disk). Here the shipped model's files, served at that path.
+describe('a local entry under a URL root (the build serving models/)', () => {
+  const FOLDER = join(import.meta.dirname, '../../models/baton-orchestrator-tiny');
+  const FILES = [
+    'config.json',
+    'generation_config.json',
+    'tokenizer.json',
+    'tokenizer_config.json',
+    'onnx/model_quantized.onnx',
+  ];
+  let ownCache = '';
+  beforeAll(async () => {
+    ownCache = await mkdtemp(join(tmpdir(), 'baton-model-cache-'));
+    for (const f of FILES)
+      server.file(`/build/models/baton-orchestrator-tiny/${f}`, await readFile(join(FOLDER, f)));
+  });
+  afterAll(async () => {
+    for (const f of FILES) server.file(`/build/models/baton-orchestrator-tiny/${f}`, null);
+    await rm(ownCache, { recursive: true, force: true });
+  });
+
+  it('loads with its tokenizer (tokenizer_config.json read) from <root><folder>/ only', async () => {
+    const local = parseManifest({
+      format: 'baton.models/1',
+      default: 'offline',
+      models: [
+        {
+          id: 'offline',
+          label: 'o',
+          source: { kind: 'local', folder: 'baton-orchestrator-tiny' },
+          dtypes: ['q8'],
+          promptFormat: 'tiny',
+          paramsM: 1,
+          license: 'MIT',
+        },
+      ],
+    });
+    if (!local.ok) throw new Error(local.errors[0]?.message);
+    const rt = createOrchestratorRuntime({
+      manifest: local.value,
+      resolve: { hubHost: 'http://127.0.0.1:9/', localRoot: `${server.url}build/models/` },
+      probe: () => Promise.resolve({ runtime: 'node', webgpu: null }),
+      cacheDir: ownCache,
+      formats: { chat: chatFormat(() => [{ role: 'user', content: 'q' }]) },
+    });
+    const before = server.requests.length;
+    const r = await rt.load({ model: 'offline', device: 'cpu', dtype: 'q8' });
+    if (!r.ok) throw new Error(r.problem.message);
+    expect(r.model).toMatchObject({ id: 'offline', dtype: 'q8', device: 'cpu', promptFormat: 'tiny' });
+    expect(rt.loaded?.files.map((f) => f.file)).toContain('tokenizer.json');
+    const paths = server.requests.slice(before).map((q) => q.path);
+    expect(paths).toContain('/build/models/baton-orchestrator-tiny/tokenizer_config.json');
+    expect(paths).toContain('/build/models/baton-orchestrator-tiny/onnx/model_quantized.onnx');
+    expect(paths.every((p) => p.startsWith('/build/models/baton-orchestrator-tiny/'))).toBe(true);
+    // Its config.json says it was trained on 64 query tokens: a long query keeps that many, though
+    // the positions would leave it more (256 - 40 answer tokens); plus the two markers.
+    const g = await rt.generate({
+      query: 'Count the words of the text, then report the count. '.repeat(20),
+      dom: 'high',
+      constrained: false,
+      temperature: 0,
+      seed: 0,
+      maxNewTokens: 40,
+    });
+    if (!g.ok) throw new Error(g.problem.message);
+    expect(g.result.generation.promptTokens).toBe(64 + 2);
+    await rt.dispose();
   });
 });

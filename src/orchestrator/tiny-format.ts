@@ -28,6 +28,7 @@
  * Debate roles and instructions are not written: `expandTinyDesign` takes them from the pool, so a
  * design the model writes runs exactly as the policy's design with the same roles and links.
  */
+import { z } from 'zod';
 import type { AgentType } from '../core/agents.ts';
 import type { Agent, Design } from '../core/trace.ts';
 import type { RawDesign } from '../design/raw.ts';
@@ -91,6 +92,24 @@ export function tinyRoles(pool: RolePool): TinyRole[] {
 
 /** The id of the agent at `index` (0-based) with role `role`. */
 export const tinyAgentId = (index: number, role: string): string => `${roleSlug(role)}-${index + 1}`;
+
+const TrainedQuerySchema = z.object({
+  baton: z.object({
+    provenance: z.object({
+      training: z.object({ maxQueryTokens: z.number().int().positive().max(1_000_000) }),
+    }),
+  }),
+});
+
+/**
+ * The query tokens the model was trained on (config.json `baton.provenance.training.maxQueryTokens`,
+ * written by scripts/train-orchestrator.ts), or null where the config does not state it. A longer
+ * query is cut to this many tokens: the model never saw a longer one.
+ */
+export function trainedQueryTokens(config: unknown): number | null {
+  const r = TrainedQuerySchema.safeParse(config);
+  return r.success ? r.data.baton.provenance.training.maxQueryTokens : null;
+}
 
 /** The query as the prompt holds it: whitespace runs as one space, trimmed. */
 export const tinyQueryText = (query: string): string => query.replace(/\s+/g, ' ').trim();

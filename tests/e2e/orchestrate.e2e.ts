@@ -15,16 +15,19 @@ import { launch, openPage } from './browser.ts';
  * match, unconstrained output that is no design) as clear errors that keep the query and leave the
  * page working.
  *
- * The models are fixture folders in the tiny model's layout with random weights
+ * The main flow loads the trained model this build ships (models/baton-orchestrator-tiny/, the
+ * manifest's default: what a user gets without typing anything), from the build's own `models/`.
+ * The bad-input case loads fixture folders in the tiny model's layout with random weights
  * (tests/e2e/orchestrate-fixture.ts: test fixtures, never a model), served by a real local HTTP
  * server in the hub's URL layout and typed into "Another hub model or URL…", so a load takes the
- * path a hub download takes. `MODEL` is what the main flow loads; once the trained model ships in
- * the build (models/baton-orchestrator-tiny/, the manifest's default), the line after it switches
- * to the manifest's offline entry.
+ * path a hub download takes. `MODEL` is what the main flow loads (`{ kind: 'url', repo: GOOD }`
+ * runs it on the fixture instead).
  */
 const GOOD = 'test/tiny';
-const MODEL: { kind: 'url'; repo: string } | { kind: 'manifest'; id: string } = { kind: 'url', repo: GOOD };
-// const MODEL = { kind: 'manifest', id: 'baton-orchestrator-tiny' } as const;
+const MODEL: { kind: 'url'; repo: string } | { kind: 'manifest'; id: string } = {
+  kind: 'manifest',
+  id: 'baton-orchestrator-tiny',
+};
 
 const TRUNCATED = 'test/truncated';
 const MISMATCHED = 'test/other-tokenizer';

@@ -21,7 +21,9 @@ let appUrl = '';
 const requests: string[] = [];
 
 beforeAll(async () => {
-  models = await startModelServer({ 'test/tiny': await writeModelFolder({ dtypes: ['q8', 'fp32'] }) });
+  const tiny = await writeModelFolder({ dtypes: ['q8', 'fp32'] });
+  models = await startModelServer({ 'test/tiny': tiny, 'test/truncated': tiny });
+  models.fault('test/truncated', 'onnx/model.onnx', { truncate: 4096 });
   vite = await createServer({ server: { port: 0, host: '127.0.0.1' }, logLevel: 'error' });
   await vite.listen();
   appUrl = `http://127.0.0.1:${(vite.httpServer?.address() as { port: number }).port}/`;
@@ -113,6 +115,28 @@ describe('orchestrator worker in Chromium', () => {
     expect(models.requests.slice(before).some((r) => r.path.endsWith('/onnx/model_quantized.onnx'))).toBe(
       true,
     );
+  });
+
+  it('after a truncated model file, the same worker loads a whole one', async () => {
+    const r = (await page.evaluate(`(async () => {
+      const { createOrchestratorWorkerClient } = await import('/src/workers/orchestrator.client.ts');
+      const client = createOrchestratorWorkerClient();
+      const base = new URL('./', document.baseURI).href;
+      const load = (model) => client.load({ model, baseUrl: base, device: 'wasm', dtype: 'fp32', useCache: false });
+      const cut = await load(${JSON.stringify(`${models.url}test/truncated/resolve/main/`)});
+      const whole = await load(${JSON.stringify(`${models.url}test/tiny/resolve/main/`)});
+      const again = await load(${JSON.stringify(`${models.url}test/truncated/resolve/main/`)});
+      client.dispose();
+      return { cut, whole, again };
+    })()`)) as Record<
+      'cut' | 'whole' | 'again',
+      { ok: boolean; errors?: { code: string; message: string }[] }
+    >;
+    expect(r.cut.ok).toBe(false);
+    expect(r.cut.errors?.[0]?.code).toBe('E_MODEL_FILE');
+    expect(r.whole.ok).toBe(true);
+    // The cut file still fails on its own (nothing of the whole one is reused for it).
+    expect(r.again.errors?.[0]?.code).toBe('E_MODEL_FILE');
   });
 
   it('a model that is not there is a coded error in the page', async () => {

@@ -35,6 +35,30 @@ function DesignerInfo({ designer }: { designer: Designer }): JSX.Element {
       break;
     case 'orchestrator':
       rows.push(['Designer', 'Orchestrator'], ['Model', designer.model]);
+      if (designer.dtype || designer.device)
+        rows.push(['Weights · device', [designer.dtype, designer.device].filter(Boolean).join(' · ')]);
+      if (designer.deviceReason) rows.push(['Why this device', designer.deviceReason]);
+      if (designer.dom) rows.push(['Degree of MAS asked', designer.dom]);
+      if (designer.constrained !== undefined)
+        rows.push(['Decoding', designer.constrained ? 'constrained to the design grammar' : 'unconstrained']);
+      if (designer.stopReason) rows.push(['Stopped', designer.stopReason]);
+      if (designer.timings) {
+        const t = designer.timings;
+        const parts = [
+          ...(t.loadMs !== undefined ? [`load ${formatMs(t.loadMs)}`] : []),
+          ...(t.firstTokenMs !== undefined ? [`first token ${formatMs(t.firstTokenMs)}`] : []),
+          `${formatTokens(t.tokens)} tokens in ${formatMs(t.generateMs)}`,
+          `${t.tokensPerSecond.toFixed(1)} tokens/s`,
+        ];
+        rows.push(['Timings', parts.join(' · ')]);
+      }
+      if (designer.constraint && Object.keys(designer.constraint).length > 0)
+        rows.push([
+          'Constraint',
+          Object.entries(designer.constraint)
+            .map(([k, v]) => `${k} ${Number.isInteger(v) ? v : v.toFixed(1)}`)
+            .join(' · '),
+        ]);
       if (designer.parseErrors.length > 0) rows.push(['Parse errors', designer.parseErrors.join('; ')]);
       break;
     case 'imported':

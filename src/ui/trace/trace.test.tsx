@@ -87,3 +87,33 @@ describe('the final answer in the task panel', () => {
     expect(box).toContain('<details class="answer-full"><summary>Full final output</summary>');
   });
 });
+
+describe("the orchestrator designer's panel", () => {
+  it('shows dtype, device, timings and constraint stats as text', () => {
+    const t = minimalTrace({ query: 'How many?' });
+    const trace: Trace = {
+      ...t,
+      designer: {
+        kind: 'orchestrator',
+        model: 'baton-orchestrator-tiny',
+        parseErrors: [],
+        dtype: 'q8',
+        device: 'wasm',
+        deviceReason: 'asked for',
+        dom: 'high',
+        constrained: true,
+        stopReason: 'eos',
+        constraint: { steps: 120, maskedSteps: 80, forcedTokens: 40, maskMs: 12.5 },
+        timings: { loadMs: 850, firstTokenMs: 40, generateMs: 1500, tokens: 120, tokensPerSecond: 80 },
+      },
+    };
+    const out = renderToStaticMarkup(<TaskPanel trace={trace} />);
+    const panel = out.slice(out.indexOf('data-testid="designer"'));
+    expect(panel).toContain('q8 · wasm');
+    expect(panel).toContain('asked for');
+    expect(panel).toContain('constrained to the design grammar');
+    expect(panel).toContain('load 850 ms · first token 40 ms · 120 tokens in 1.50 s · 80.0 tokens/s');
+    expect(panel).toContain('steps 120 · maskedSteps 80 · forcedTokens 40 · maskMs 12.5');
+    expect(panel).toContain('eos');
+  });
+});
