@@ -20,8 +20,9 @@
  *   1, 2, … in order, the policy's own id style;
  * - ROLE is a name from `tinyRoles(pool)` (the pool's roles, then `Summarizer`) and TYPE is that
  *   role's archive type; the thinking lists the same roles in the same order;
- * - agent_input holds only `${aI}` references with I < K, each once (empty = the original query);
- * - the edge block holds exactly one `<from>aI</from><to>aK</to>` pair per reference, in the order
+ * - agent_input holds only `${I}` references to the ids of agents written before it, each once
+ *   (empty = the original query);
+ * - the edge block holds exactly one `<from>I</from><to>SLUG-K</to>` pair per reference, in the order
  *   of the agents and, within one, of its references; so the graph is acyclic by construction;
  * - high DoM: at least one agent and exactly one sink (an agent no input references);
  *   low DoM: exactly one agent, no references, an empty `<edge></edge>`.
