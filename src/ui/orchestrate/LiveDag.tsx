@@ -12,6 +12,7 @@ import { memo, useEffect, useMemo, type JSX } from 'react';
 import type { Design } from '../../core/trace.ts';
 import { layoutLayered, NODE_SIZE } from '../../view/layout.ts';
 import { AgentNode, type AgentFlowNode } from '../graph/AgentNode.tsx';
+import '../graph/graph.css';
 
 /**
  * The design as the orchestrator writes it: the app's agent nodes on the layered layout the trace
