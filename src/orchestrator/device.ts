@@ -17,7 +17,7 @@ export type Device = 'webgpu' | 'wasm' | 'cpu';
 
 export interface DeviceProbe {
   runtime: 'node' | 'browser';
-  /** null: no adapter (no `navigator.gpu`, or `requestAdapter` gave none). */
+  /** null: the compute core found no WebGPU adapter (or the runtime is Node). */
   webgpu: null | { fallback: boolean; f16: boolean; name?: string };
 }
 
