@@ -14,15 +14,40 @@ describe('rewards and advantages', () => {
   });
 
   it('GRPO: the same group-normalised advantage on every step', () => {
-    const c = trainConfig({ algo: 'grpo', lambda: 0.2, costScale: 20000 });
+    const c = trainConfig({ algo: 'grpo', advantageNorm: 'std', lambda: 0.2, costScale: 20000 });
     const a = advantages(c, [[right, wrong]], null);
     // R = [0.9, 0]; mean 0.45, population std 0.45 → ±1.
     expect(a.steps[0]?.[0]).toEqual([expect.closeTo(1, 6), expect.closeTo(1, 6), expect.closeTo(1, 6)]);
     expect(a.steps[0]?.[1]).toEqual([expect.closeTo(-1, 6), expect.closeTo(-1, 6)]);
   });
 
+  it('advantageNorm mean: R − mean_g R, so an all-right group keeps its cost differences small', () => {
+    const cheap = { ...right, tokens: 2000 };
+    const dear = { ...right, tokens: 4000 };
+    const std = trainConfig({ algo: 'grpo', advantageNorm: 'std', lambda: 0.1, costScale: 20000 });
+    const mean = trainConfig({ algo: 'grpo', advantageNorm: 'mean', lambda: 0.1, costScale: 20000 });
+    // R = [0.99, 0.98]: dividing by the std (0.005) turns a 0.01 cost gap into ±1 …
+    expect(advantages(std, [[cheap, dear]], null).steps[0]?.map((s) => s[0])).toEqual([
+      expect.closeTo(1, 5),
+      expect.closeTo(-1, 5),
+    ]);
+    // … centring alone keeps it at ±0.005, far below a right/wrong gap.
+    expect(advantages(mean, [[cheap, dear]], null).steps[0]?.map((s) => s[0])).toEqual([
+      expect.closeTo(0.005, 12),
+      expect.closeTo(-0.005, 12),
+    ]);
+    // R = [0.95, 0] → ±0.475.
+    expect(advantages(mean, [[right, wrong]], null).steps[0]?.map((s) => s[0])).toEqual([
+      expect.closeTo(0.475, 12),
+      expect.closeTo(-0.475, 12),
+    ]);
+    const hrpo = trainConfig({ advantageNorm: 'mean', lambda: 0.2, costScale: 20000, gamma: 0.5 });
+    // R = [0.9, 0] → ±0.45, plus the action-wise terms as before (right's last step: 0.5·0.7²).
+    expect(advantages(hrpo, [[right, wrong]], null).steps[0]?.[0]?.[2]).toBeCloseTo(0.45 + 0.5 * 0.49, 12);
+  });
+
   it('HRPO: group advantage + γ-discounted action rewards from t on', () => {
-    const c = trainConfig({ lambda: 0.2, costScale: 20000, gamma: 0.5 });
+    const c = trainConfig({ advantageNorm: 'std', lambda: 0.2, costScale: 20000, gamma: 0.5 });
     const a = advantages(c, [[right, wrong]], null);
     // right: r = [0 (w→w, t<T), +1 (w→r), 0.5·0.7² (r→r at t=2)] = [0, 1, 0.245]
     const r2 = 0.5 * 0.49;

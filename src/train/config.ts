@@ -8,6 +8,8 @@ import { ActionRewardConfigSchema } from '../policy/index.ts';
 export const ALGOS = ['hrpo', 'grpo', 'reinforce'] as const;
 export type Algo = (typeof ALGOS)[number];
 
+export const ADVANTAGE_NORMS = ['mean', 'std'] as const;
+
 export const PRESETS = ['depth', 'parallel', 'robustness', 'mixed'] as const;
 export type PresetName = (typeof PRESETS)[number];
 
@@ -23,6 +25,13 @@ export const TrainConfigSchema = z
     tasksPerIteration: z.number().int().min(1).max(256).default(4),
     /** G: constructions sampled per task (the group the advantages are normalised over). */
     groupSize: z.number().int().min(1).max(64).default(4),
+    /**
+     * How the group advantage of hrpo and grpo is scaled: `std` divides R − mean_g R by the group's
+     * standard deviation (GRPO, MasHost); `mean` only centres it (R − mean_g R, as Dr. GRPO does), so
+     * a group whose answers are all right (or all wrong) gets advantages on the scale of its cost
+     * differences instead of ±1.
+     */
+    advantageNorm: z.enum(ADVANTAGE_NORMS).default('std'),
     /** λ: weight of the normalised cost in R = correct − λ·min(1, tokens/costScale); 0 ≤ λ < 1. */
     lambda: z.number().min(0).lt(1).default(0.1),
     /** Tokens (prompt + completion of the final run) at which the normalised cost reaches 1. */

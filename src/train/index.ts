@@ -1,5 +1,6 @@
 /** Public API of the trainer (HRPO, GRPO, REINFORCE for the construction policy). See docs/train.md. */
 export {
+  ADVANTAGE_NORMS,
   ALGOS,
   PRESETS,
   TrainConfigSchema,

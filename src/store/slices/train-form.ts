@@ -5,6 +5,7 @@
  * `parseTrainConfig` on it and files each problem under its field.
  */
 import {
+  ADVANTAGE_NORMS,
   ALGOS,
   PRESETS,
   PRESET_TABLE,
@@ -63,6 +64,13 @@ export const TRAIN_FIELDS: readonly FieldGroup[] = [
         kind: 'number',
         step: 1000,
         help: 'tokens at cost 1',
+      },
+      {
+        path: 'advantageNorm',
+        label: 'Group advantage',
+        kind: 'choice',
+        options: ADVANTAGE_NORMS,
+        help: 'mean: R − mean of the group; std: also divided by the group std (GRPO)',
       },
       { path: 'gamma', label: 'Discount γ', kind: 'number', step: 0.01, help: 'of action rewards' },
       { path: 'baselineDecay', label: 'Baseline decay', kind: 'number', step: 0.01, help: 'REINFORCE b' },
