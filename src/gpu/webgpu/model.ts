@@ -430,12 +430,14 @@ export class GpuModel implements Model {
 
   /**
    * Runs one training step (forward, backward, grad-norm, Adam) with every dispatch in its own
-   * submission and times each from submit to `onSubmittedWorkDone`: where a step's time goes, on
-   * adapters without timestamp queries (software ones). Diagnostics for benchmarks only: the sums
-   * are a little above a real step's (one round trip per dispatch), and it updates the parameters
-   * as step() does.
+   * submission, `repeat` times in a row, and times each submission from submit to
+   * `onSubmittedWorkDone` (divided by `repeat`): where a step's time goes, on adapters without
+   * timestamp queries (software ones). Repeats amortise the queue round trip; the times still
+   * include a share of it. Diagnostics for benchmarks only: it updates the parameters as step()
+   * does, and with repeat > 1 accumulating kernels run several times, so values, gradients and
+   * parameters afterwards are not a training step's (profile a throwaway model).
    */
-  async profileStep(opts: RunOptions = {}): Promise<DispatchTime[]> {
+  async profileStep(repeat = 1, opts: RunOptions = {}): Promise<DispatchTime[]> {
     const s = await this.ready();
     const device = this.device;
     const update = this.lossId !== null && this.adam !== null && (opts.update ?? true);
@@ -474,11 +476,16 @@ export class GpuModel implements Model {
         const pass = one.beginComputePass();
         pass.setPipeline(e.pipeline);
         pass.setBindGroup(0, e.bindGroup);
-        pass.dispatchWorkgroups(e.wg[0], e.wg[1], e.wg[2]);
+        for (let r = 0; r < repeat; r++) pass.dispatchWorkgroups(e.wg[0], e.wg[1], e.wg[2]);
         pass.end();
         device.queue.submit([one.finish()]);
         await device.queue.onSubmittedWorkDone();
-        out.push({ phase, kernel: c.kernel, uniform: c.uniform.slice(0, 4), ms: performance.now() - t0 });
+        out.push({
+          phase,
+          kernel: c.kernel,
+          uniform: c.uniform.slice(0, 4),
+          ms: (performance.now() - t0) / repeat,
+        });
       }
     }
     if (update) this.t += 1;
