@@ -128,6 +128,28 @@ BUILDS['message passing: gather, matmul, scatter 4 nodes'] = (g, rng, p) => {
     inputs: { src: randIdx(rng, 7, 4), dst: randIdx(rng, 7, 4) },
   };
 };
+// Index patterns for the per-row source lists (webgpu/csr.ts) both scatter and gather's backward
+// read: destinations with no source, one destination with many, indices out of order and repeated.
+BUILDS['scatterAddRows 40x5 into 9: empty, crowded, unordered and repeated destinations'] = (g, _rng, p) => ({
+  out: g.scatterAddRows(p([40, 5]), g.input('idx', [40], 'u32'), 9),
+  inputs: {
+    // Rows 0 and 8 get nothing; row 4 gets every third source; the rest descend and repeat.
+    idx: Uint32Array.from({ length: 40 }, (_, i) => (i % 3 === 0 ? 4 : 7 - (i % 7))),
+  },
+});
+BUILDS['scatterAddRows 70x2 into 3: every source into one row'] = (g, _rng, p) => ({
+  out: g.scatterAddRows(p([70, 2]), g.input('idx', [70], 'u32'), 3),
+  inputs: { idx: new Uint32Array(70).fill(1) },
+});
+BUILDS['gatherRows 6x4 by 50, descending with runs'] = (g, _rng, p) => ({
+  out: g.gatherRows(p([6, 4]), g.input('idx', [50], 'u32')),
+  inputs: { idx: Uint32Array.from({ length: 50 }, (_, i) => 5 - Math.floor(i / 9)) },
+});
+BUILDS['one index read by a scatter into 5 rows and a gather from 8 rows'] = (g, rng, p) => {
+  const idx = g.input('idx', [13], 'u32');
+  const x = g.add(g.gatherRows(p([8, 3]), idx), p([13, 3]));
+  return { out: g.scatterAddRows(x, idx, 5), inputs: { idx: randIdx(rng, 13, 5) } };
+};
 BUILDS['layerNorm 7x67'] = (g, _r, p) => ({ out: g.layerNorm(p([7, 67], 2), p([67]), p([67])) });
 for (const op of ['sum', 'mean', 'max'] as const) {
   BUILDS[`reduce ${op} 5x11`] = (g, _r, p) => ({ out: g.reduce(op, p([5, 11])), smooth: op !== 'max' });

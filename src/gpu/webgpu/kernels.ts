@@ -12,8 +12,6 @@ import binaryGrad from '../kernels/binary_grad.wgsl?raw';
 import colSum from '../kernels/col_sum.wgsl?raw';
 import crossEntropy from '../kernels/cross_entropy.wgsl?raw';
 import crossEntropyGrad from '../kernels/cross_entropy_grad.wgsl?raw';
-import gatherGradLinks from '../kernels/gather_grad_links.wgsl?raw';
-import gatherGradSum from '../kernels/gather_grad_sum.wgsl?raw';
 import gatherRows from '../kernels/gather_rows.wgsl?raw';
 import gradNorm from '../kernels/grad_norm.wgsl?raw';
 import layerNorm from '../kernels/layer_norm.wgsl?raw';
@@ -43,8 +41,6 @@ export const KERNELS = {
   col_sum: colSum,
   cross_entropy: crossEntropy,
   cross_entropy_grad: crossEntropyGrad,
-  gather_grad_links: gatherGradLinks,
-  gather_grad_sum: gatherGradSum,
   gather_rows: gatherRows,
   grad_norm: gradNorm,
   layer_norm: layerNorm,

@@ -29,6 +29,8 @@ import { BufferPool } from './pool.ts';
 import { PipelineCache } from './pipelines.ts';
 import { adamCall, buildPlan, f32Bits } from './plan.ts';
 import type { Call, Plan, Ref } from './plan.ts';
+import type { KernelName } from './kernels.ts';
+import { csrOf } from './csr.ts';
 
 /**
  * One buffer pool and one pipeline cache per device, shared by every model on it: a new model
@@ -66,6 +68,8 @@ interface DeviceState {
   values: (GPUBuffer | null)[];
   grads: (GPUBuffer | null)[];
   temps: Map<string, GPUBuffer>;
+  /** Per-row lists of each index input used by a scatter, by `idx:rows` (see csr.ts). */
+  csr: Map<string, { offsets: GPUBuffer; sources: GPUBuffer }>;
   arenas: Record<'params' | 'grads' | 'm' | 'v', GPUBuffer>;
   norm: GPUBuffer;
   ones: GPUBuffer;
@@ -78,6 +82,15 @@ interface DeviceState {
   update: Encoded[];
   /** Gradient buffers zeroed at the start of every backward pass (the loss seed is not among them). */
   clear: GPUBuffer[];
+}
+
+/** One dispatch of a profiled step (see GpuModel.profileStep). */
+export interface DispatchTime {
+  phase: 'forward' | 'backward' | 'update';
+  kernel: KernelName;
+  /** The first uniform words (sizes), to tell calls of one kernel apart. */
+  uniform: number[];
+  ms: number;
 }
 
 export interface GpuModelOptions extends CompileOptions {
@@ -103,6 +116,8 @@ export class GpuModel implements Model {
   /** Latest input data, re-uploaded after a device loss. */
   private readonly inputData = new Map<number, Float32Array | Uint32Array>();
   private dev: DeviceState | null = null;
+  /** The (index input, destination rows) pairs whose CSR lists the scatter calls read. */
+  private readonly csrKeys: { idx: number; rows: number }[];
   /** Number of times this model rebuilt itself on a new device. */
   recoveries = 0;
 
@@ -121,6 +136,10 @@ export class GpuModel implements Model {
     this.hostSyncEvery = opts.hostSyncEvery ?? 100;
     this.plan = buildPlan(graph, this.layout, this.backwardIds, this.adam?.clipNorm ?? 0);
     if (this.adam) this.plan.update.push(adamCall(this.layout.total));
+    const keys = new Map<string, { idx: number; rows: number }>();
+    for (const c of [...this.plan.forward, ...this.plan.backward])
+      for (const r of c.refs) if (r.t === 'csr') keys.set(`${r.idx}:${r.rows}`, { idx: r.idx, rows: r.rows });
+    this.csrKeys = [...keys.values()];
     const params = initialParams(graph, this.layout);
     this.host = {
       params,
@@ -199,6 +218,15 @@ export class GpuModel implements Model {
       values,
       grads,
       temps: new Map(),
+      csr: new Map(
+        this.csrKeys.map(({ idx, rows }) => [
+          `${idx}:${rows}`,
+          {
+            offsets: take((rows + 1) * 4, S, `csr offsets ${idx}:${rows}`),
+            sources: take(Math.max(1, size(this.graph.node(idx).shape)) * 4, S, `csr sources ${idx}:${rows}`),
+          },
+        ]),
+      ),
       arenas,
       norm,
       ones,
@@ -230,7 +258,22 @@ export class GpuModel implements Model {
       const buf = values[id];
       if (buf) device.queue.writeBuffer(buf, 0, data);
     }
+    // An index not set yet reads as zeros (a new buffer's contents), its lists likewise.
+    for (const { idx } of this.csrKeys) this.writeCsr(state, idx);
     return state;
+  }
+
+  /** Rebuilds and uploads the CSR lists of index input `id` for every scatter that reads it. */
+  private writeCsr(s: DeviceState, id: number): void {
+    const data = this.inputData.get(id) ?? new Uint32Array(size(this.graph.node(id).shape));
+    for (const { idx, rows } of this.csrKeys) {
+      if (idx !== id) continue;
+      const bufs = s.csr.get(`${idx}:${rows}`);
+      if (!bufs) continue;
+      const { offsets, sources } = csrOf(data, rows);
+      this.device.queue.writeBuffer(bufs.offsets, 0, offsets);
+      this.device.queue.writeBuffer(bufs.sources, 0, sources);
+    }
   }
 
   private binding(s: DeviceState, r: Ref): GPUBufferBinding {
@@ -259,6 +302,13 @@ export class GpuModel implements Model {
           s.temps.set(key, buf);
         }
         return { buffer: buf, size: r.floats * 4 };
+      }
+      case 'csr': {
+        const bufs = s.csr.get(`${r.idx}:${r.rows}`);
+        if (!bufs) throw new Error(`no CSR lists for index ${r.idx}`);
+        return r.part === 'offsets'
+          ? { buffer: bufs.offsets, size: (r.rows + 1) * 4 }
+          : { buffer: bufs.sources, size: Math.max(1, size(this.graph.node(r.idx).shape)) * 4 };
       }
       case 'arena':
         return { buffer: s.arenas[r.which], size: this.layout.total * 4 };
@@ -301,7 +351,10 @@ export class GpuModel implements Model {
     const copy = n.dtype === 'u32' ? Uint32Array.from(data) : Float32Array.from(data);
     this.inputData.set(n.id, copy);
     const buf = this.dev?.values[n.id];
-    if (buf && !this.ctx.lost) this.device.queue.writeBuffer(buf, 0, copy);
+    if (buf && this.dev && !this.ctx.lost && this.dev.generation === this.ctx.generation) {
+      this.device.queue.writeBuffer(buf, 0, copy);
+      this.writeCsr(this.dev, n.id);
+    }
   }
 
   async step(opts: RunOptions = {}): Promise<StepResult> {
@@ -373,6 +426,70 @@ export class GpuModel implements Model {
       loss: this.lossId === null ? NaN : (out[0] as number),
       gradNorm: backward ? (out[1] as number) : NaN,
     };
+  }
+
+  /**
+   * Runs one training step (forward, backward, grad-norm, Adam) with every dispatch in its own
+   * submission, `repeat` times in a row, and times each submission from submit to
+   * `onSubmittedWorkDone` (divided by `repeat`): where a step's time goes, on adapters without
+   * timestamp queries (software ones). Repeats amortise the queue round trip; the times still
+   * include a share of it. Diagnostics for benchmarks only: it updates the parameters as step()
+   * does, and with repeat > 1 accumulating kernels run several times, so values, gradients and
+   * parameters afterwards are not a training step's (profile a throwaway model).
+   */
+  async profileStep(repeat = 1, opts: RunOptions = {}): Promise<DispatchTime[]> {
+    const s = await this.ready();
+    const device = this.device;
+    const update = this.lossId !== null && this.adam !== null && (opts.update ?? true);
+    if (update && this.adam) {
+      const a = this.adam;
+      const t = this.t + 1;
+      const slot = this.plan.forward.length + this.plan.backward.length + this.plan.update.length - 1;
+      const u = new Uint32Array([
+        this.layout.total,
+        f32Bits(opts.lr ?? a.lr),
+        f32Bits(a.beta1),
+        f32Bits(a.beta2),
+        f32Bits(a.eps),
+        f32Bits(a.weightDecay),
+        f32Bits(1 - Math.pow(a.beta1, t)),
+        f32Bits(1 - Math.pow(a.beta2, t)),
+      ]);
+      device.queue.writeBuffer(s.uniforms, slot * UNIFORM_SLOT, u);
+    }
+    const enc = device.createCommandEncoder();
+    for (const b of s.clear) enc.clearBuffer(b);
+    device.queue.submit([enc.finish()]);
+    await device.queue.onSubmittedWorkDone();
+    const out: DispatchTime[] = [];
+    const phases: [DispatchTime['phase'], Encoded[], Call[]][] = [
+      ['forward', s.forward, this.plan.forward],
+      ['backward', this.lossId === null ? [] : s.backward, this.plan.backward],
+      ['update', this.lossId === null ? [] : update ? s.update : s.update.slice(0, 1), this.plan.update],
+    ];
+    for (const [phase, list, calls] of phases) {
+      for (let i = 0; i < list.length; i++) {
+        const e = list[i] as Encoded;
+        const c = calls[i] as Call;
+        const t0 = performance.now();
+        const one = device.createCommandEncoder();
+        const pass = one.beginComputePass();
+        pass.setPipeline(e.pipeline);
+        pass.setBindGroup(0, e.bindGroup);
+        for (let r = 0; r < repeat; r++) pass.dispatchWorkgroups(e.wg[0], e.wg[1], e.wg[2]);
+        pass.end();
+        device.queue.submit([one.finish()]);
+        await device.queue.onSubmittedWorkDone();
+        out.push({
+          phase,
+          kernel: c.kernel,
+          uniform: c.uniform.slice(0, 4),
+          ms: (performance.now() - t0) / repeat,
+        });
+      }
+    }
+    if (update) this.t += 1;
+    return out;
   }
 
   private async readBuffer(buf: GPUBuffer, offset: number, bytes: number): Promise<Float32Array> {

@@ -22,9 +22,14 @@ export type Ref =
   | {
       t: 'temp';
       id: number;
-      slot: 'dz' | 'gxh' | 'stats' | 'probs' | 'dscores' | 'rowLoss' | 'links';
+      slot: 'dz' | 'gxh' | 'stats' | 'probs' | 'dscores' | 'rowLoss';
       floats: number;
     }
+  /**
+   * The rows of the u32 input `idx` grouped by value, for `rows` destination rows (CSR, built on
+   * the host whenever the input is set): `offsets` u32[rows + 1], `sources` u32[max(1, count)].
+   */
+  | { t: 'csr'; idx: number; rows: number; part: 'offsets' | 'sources' }
   | { t: 'arena'; which: 'params' | 'grads' | 'm' | 'v' }
   /** [‖g‖₂, clip scale], written by grad_norm.wgsl. */
   | { t: 'norm' }
@@ -108,6 +113,33 @@ const grad = (id: number): Ref => ({ t: 'grad', id });
 
 function maskRows(graph: Graph, maskId: number | null, c: number): number {
   return maskId === null ? 1 : size(graph.node(maskId).shape) / c;
+}
+
+/**
+ * out (+)= the rows of `src` summed per destination row of the u32 input `idx`, through its CSR
+ * lists (see scatter_add_rows.wgsl); `len` = outRows·cols.
+ */
+function scatterCall(
+  src: Ref,
+  idx: number,
+  outRows: number,
+  out: Ref,
+  len: number,
+  c: number,
+  accumulate: boolean,
+): Call {
+  return {
+    kernel: 'scatter_add_rows',
+    constants: { ACCUMULATE: accumulate ? 1 : 0 },
+    uniform: [len, c],
+    refs: [
+      src,
+      { t: 'csr', idx, rows: outRows, part: 'offsets' },
+      { t: 'csr', idx, rows: outRows, part: 'sources' },
+      out,
+    ],
+    wg: grid(len, 256),
+  };
 }
 
 function forwardCalls(graph: Graph, n: Node): Call[] {
@@ -206,15 +238,7 @@ function forwardCalls(graph: Graph, n: Node): Call[] {
         },
       ];
     case 'scatterAddRows':
-      return [
-        {
-          kernel: 'scatter_add_rows',
-          constants: { ACCUMULATE: 0 },
-          uniform: [len, cols(n.shape), size(graph.node(op.idx).shape)],
-          refs: [val(op.src), val(op.idx), y],
-          wg: grid(len, 256),
-        },
-      ];
+      return [scatterCall(val(op.src), op.idx, op.rows, y, len, cols(n.shape), false)];
     case 'layerNorm': {
       const r = rows(n.shape);
       return [
@@ -444,27 +468,11 @@ function backwardCalls(graph: Graph, n: Node): Call[] {
       ];
     }
     case 'gatherRows': {
-      // Index chains (O(count²)) then one walk per first occurrence (O(count·cols)), instead of
-      // scatter_add_rows, whose every table float scans every index (O(tableRows·cols·count)).
+      // The table gradient sums the output gradient rows per table row: the scatter kernel over
+      // the index's per-row lists, O((tableRows + count)·cols), no index scans.
       if (!needs(op.table)) return [];
-      const count = size(graph.node(op.idx).shape);
-      const links: Ref = { t: 'temp', id: n.id, slot: 'links', floats: 2 * count };
-      return [
-        {
-          kernel: 'gather_grad_links',
-          constants: {},
-          uniform: [count],
-          refs: [val(op.idx), links],
-          wg: grid(count, 64),
-        },
-        {
-          kernel: 'gather_grad_sum',
-          constants: {},
-          uniform: [len, cols(n.shape), count],
-          refs: [gy, val(op.idx), links, grad(op.table)],
-          wg: grid(len, 256),
-        },
-      ];
+      const t = graph.node(op.table).shape;
+      return [scatterCall(gy, op.idx, t[0] as number, grad(op.table), size(t), cols(n.shape), true)];
     }
     case 'scatterAddRows': {
       if (!needs(op.src)) return [];
