@@ -75,6 +75,28 @@ export async function loadCheckpoint(
   return why ?? r.value;
 }
 
+/** Largest `--config` file read (a training config is a few hundred bytes). */
+const MAX_CONFIG_BYTES = 64 * 1024;
+
+/**
+ * The fields of a `--config` JSON file (any subset of the trainer's config; the trainer's schema
+ * checks them together with the flags), or why the file cannot be used.
+ */
+export async function loadConfigFile(spec: string, cwd: string): Promise<Record<string, unknown> | string> {
+  const path = resolve(cwd, spec);
+  if (!(await isFile(path))) return `--config "${spec}" is not a file`;
+  if ((await stat(path)).size > MAX_CONFIG_BYTES) return `${path} is larger than 64 KB`;
+  let value: unknown;
+  try {
+    value = JSON.parse(await readFile(path, 'utf8'));
+  } catch (e) {
+    return `${path} is not JSON: ${(e as Error).message}`;
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    return `${path} must hold a JSON object of training settings, e.g. {"lambda": 0.3}`;
+  return value as Record<string, unknown>;
+}
+
 export interface LoadedTask {
   task: Task;
   masbench: MasBenchTask | null;

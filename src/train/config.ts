@@ -87,6 +87,20 @@ export const TrainConfigSchema = z
   });
 
 export type TrainConfig = z.infer<typeof TrainConfigSchema>;
+
+/**
+ * A config read back from a stored snapshot or run record. Records hold every field of the config
+ * they were made with, so a field added later is missing only from records made before it existed,
+ * and must take the value that reproduces them, which is not always today's default:
+ * `advantageNorm` was `std` for them.
+ */
+export const StoredTrainConfigSchema = z.preprocess(
+  (v) =>
+    v !== null && typeof v === 'object' && !Array.isArray(v) && !('advantageNorm' in v)
+      ? { ...v, advantageNorm: 'std' }
+      : v,
+  TrainConfigSchema,
+);
 export type TrainConfigInput = z.input<typeof TrainConfigSchema>;
 
 export type ConfigResult = { ok: true; config: TrainConfig } | { ok: false; problems: string[] };

@@ -49,6 +49,21 @@ describe('training-run records', () => {
     expect(firstDifference(r, again.history.slice(0, 1))).toMatchObject({ key: 'iterations' });
   });
 
+  it('a record made before advantageNorm existed reads as std and still re-runs exactly', async () => {
+    const std = trainConfig({ ...config, advantageNorm: 'std' });
+    const a = await trainFrom('random:5', std);
+    const old = JSON.parse(JSON.stringify(runRecord({ config: std, from: 'random:5', history: a.history })));
+    delete old.config.advantageNorm;
+    const parsed = parseRunRecord(old);
+    if (!parsed.ok) throw new Error(parsed.problems.join('; '));
+    expect(parsed.record.config.advantageNorm).toBe('std');
+    expect(
+      firstDifference(parsed.record, (await trainFrom('random:5', parsed.record.config)).history),
+    ).toBeNull();
+    const centred = await trainFrom('random:5', trainConfig({ ...config, advantageNorm: 'mean' }));
+    expect(firstDifference(parsed.record, centred.history)).not.toBeNull();
+  });
+
   it('carries the trained parameters as an int8 delta within half a step of the original', async () => {
     const a = await trainFrom('prior', config, 1);
     const r = runRecord({

@@ -15,7 +15,7 @@ import {
   type RolePool,
 } from '../policy/index.ts';
 import { base64ToBytes, bytesToBase64 } from './base64.ts';
-import { TrainConfigSchema, type TrainConfig } from './config.ts';
+import { StoredTrainConfigSchema, type TrainConfig } from './config.ts';
 import type { IterationMetrics } from './metrics.ts';
 
 export const RUN_RECORD_FORMAT = 'baton.trainrun/1';
@@ -76,7 +76,7 @@ const QuantisedSchema = z.object({
 export const RunRecordSchema = z
   .object({
     format: z.literal(RUN_RECORD_FORMAT),
-    config: TrainConfigSchema,
+    config: StoredTrainConfigSchema,
     /** The starting checkpoint's name: `prior` and `random:N` can be rebuilt, others cannot. */
     from: z.string().min(1).max(200),
     iterations: z.number().int().min(0).max(MAX_RECORD_ITERATIONS),

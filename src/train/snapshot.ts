@@ -10,7 +10,8 @@ import { z } from 'zod';
 import type { TrainState } from '../gpu/index.ts';
 import { PolicyCheckpointSchema } from '../policy/index.ts';
 import { base64ToBytes, bytesToBase64 } from './base64.ts';
-import { TrainConfigSchema } from './config.ts';
+import type { TrainConfigSchema } from './config.ts';
+import { StoredTrainConfigSchema } from './config.ts';
 import type { IterationMetrics } from './metrics.ts';
 
 export const SNAPSHOT_FORMAT = 'baton.train/1';
@@ -83,7 +84,7 @@ const IterationSchema = z
 export const TrainerSnapshotSchema = z
   .object({
     format: z.literal(SNAPSHOT_FORMAT),
-    config: TrainConfigSchema,
+    config: StoredTrainConfigSchema,
     start: PolicyCheckpointSchema,
     checkpoint: PolicyCheckpointSchema,
     optimizer: OptimizerSchema.nullable(),

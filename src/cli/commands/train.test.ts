@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -79,6 +79,31 @@ describe('baton train → construct → eval-policy', () => {
     );
     expect(scored).toBe(0);
     expect(out.join('\n')).toMatch(/accuracy/i);
+  }, 120_000);
+
+  it('reads settings from --config, with the flags winning, and names a bad setting or file', async () => {
+    await writeFile(
+      join(dir, 's.json'),
+      JSON.stringify({ preset: 'parallel', lambda: 0.3, tasksPerIteration: 1, groupSize: 2, epochs: 1 }),
+    );
+    const code = await trainCommand.run(
+      ['--config', 's.json', '--preset', 'depth', '--iterations', '1', '--out', 'ck.json'],
+      io,
+    );
+    expect(code).toBe(0);
+    const written = JSON.parse(await readFile(join(dir, 'ck.json'), 'utf8')) as { meta: { config: string } };
+    expect(JSON.parse(written.meta.config)).toMatchObject({ preset: 'depth', lambda: 0.3, groupSize: 2 });
+
+    await writeFile(join(dir, 'bad.json'), JSON.stringify({ lambda: 2, advantageNorm: 'median' }));
+    expect(await trainCommand.run(['--config', 'bad.json', '--out', 'x.json'], io)).toBe(2);
+    expect(err.join('\n')).toMatch(/lambda/);
+    expect(err.join('\n')).toMatch(/advantageNorm/);
+    await writeFile(join(dir, 'list.json'), '[1, 2]');
+    expect(await trainCommand.run(['--config', 'list.json', '--out', 'x.json'], io)).toBe(2);
+    expect(err.join('\n')).toMatch(/JSON object/);
+    await writeFile(join(dir, 'cut.json'), '{"lambda": 0.');
+    expect(await trainCommand.run(['--config', 'cut.json', '--out', 'x.json'], io)).toBe(2);
+    expect(err.join('\n')).toMatch(/not JSON/);
   }, 120_000);
 
   it('refuses an unknown algorithm as a usage error', async () => {

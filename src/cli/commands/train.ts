@@ -23,7 +23,7 @@ import {
   type UpdateMetrics,
 } from '../../train/index.ts';
 import { type CliIO, type Command, parseCommandArgs } from '../command.ts';
-import { loadCheckpoint } from '../construct-inputs.ts';
+import { loadCheckpoint, loadConfigFile } from '../construct-inputs.ts';
 import { computeBackend } from '../compute.ts';
 import {
   backendFlag,
@@ -46,7 +46,8 @@ import {
 
 const usage = `Usage: baton train [--preset depth|parallel|robustness|mixed] [--algo hrpo|grpo|reinforce]
                    [--from random|prior|<ckpt.json>] [--iterations N] [--seed S]
-                   [--backend auto|cpu|webgpu] --out <ckpt.json> [--log <metrics.jsonl>]
+                   [--backend auto|cpu|webgpu] [--config <settings.json>] --out <ckpt.json>
+                   [--log <metrics.jsonl>]
                    [--execute simulated|openai --base-url URL --model M --budget-tokens N [--budget-usd X]]
 
 Trains the construction policy on generated MASBench tasks (train-split seeds) run by simulated
@@ -62,6 +63,8 @@ Options:
   --iterations  iterations of B tasks x G constructions and K epochs of updates (default 10)
   --seed        seed of tasks, sampling and minibatch order (default 0)
   --backend     auto, cpu (default) or webgpu
+  --config      a JSON object of training settings (any field of the Train page's form, e.g.
+                {"lambda": 0.3, "groupSize": 8}); --preset, --algo and --seed override it
   --out         where to write the checkpoint
   --log         where to write the metrics (JSON lines)
   --execute     simulated (default) or openai: every partial and final design of every rollout
@@ -79,6 +82,7 @@ export const simulatedRunners: RunnersFor = simulatedTaskRunners;
 
 interface Options {
   config: Record<string, unknown>;
+  configFile: string | undefined;
   from: string;
   iterations: number;
   backend: BackendPreference;
@@ -96,6 +100,7 @@ function parse(args: string[]): { ok: true; o: Options } | UsageError {
     iterations: { type: 'string' },
     seed: { type: 'string' },
     backend: { type: 'string' },
+    config: { type: 'string' },
     out: { type: 'string' },
     log: { type: 'string' },
     execute: { type: 'string' },
@@ -124,6 +129,7 @@ function parse(args: string[]): { ok: true; o: Options } | UsageError {
   if (isUsageError(preset)) return preset;
   const algo = choiceFlag('algo', f.str('algo'), ALGOS, 'hrpo');
   if (isUsageError(algo)) return algo;
+  const given = (name: string): boolean => f.str(name) !== undefined;
   const iterations = positiveIntFlag('iterations', f.str('iterations'), '10');
   if (isUsageError(iterations)) return iterations;
   const seed = seedFlag(f.str('seed'));
@@ -133,7 +139,13 @@ function parse(args: string[]): { ok: true; o: Options } | UsageError {
   return {
     ok: true,
     o: {
-      config: { preset, algo, seed },
+      // Flags given on the command line win over --config; defaults only fill what neither sets.
+      config: {
+        ...(given('preset') ? { preset } : {}),
+        ...(given('algo') ? { algo } : {}),
+        ...(given('seed') ? { seed } : {}),
+      },
+      configFile: f.str('config'),
       from: f.str('from') ?? 'prior',
       iterations,
       backend,
@@ -148,7 +160,12 @@ async function run(args: string[], io: CliIO): Promise<number> {
   const p = parseCommandArgs('train', args, usage, parse, io);
   if (typeof p === 'number') return p;
   const o = p.o;
-  const cfg = parseTrainConfig(o.config);
+  const file = o.configFile === undefined ? {} : await loadConfigFile(o.configFile, io.cwd);
+  if (typeof file === 'string') {
+    io.err(`baton train: ${file}`);
+    return 2;
+  }
+  const cfg = parseTrainConfig({ ...file, ...o.config });
   if (!cfg.ok) {
     io.err(`baton train: ${cfg.problems.join('; ')}`);
     return 2;
