@@ -128,6 +128,18 @@ function doc(r: Recorded): string {
     asciiCurve(r),
     '```',
     '',
+    `The config (every field): \`${JSON.stringify(r.config)}\`.`,
+    '',
+    ...[a, b].flatMap((p) =>
+      p.structure
+        ? [
+            `What the greedy designs look like per axis, prior → (${p === a ? 'a' : 'b'}) trained from ${p.from}, on the same ${r.evalN} held-out tasks (share of designs using a role):`,
+            '',
+            p.structure,
+            '',
+          ]
+        : [],
+    ),
   ].join('\n');
 }
 

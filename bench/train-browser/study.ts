@@ -24,6 +24,8 @@ import {
   Trainer,
   heldOutRollouts,
   pairedBootstrap,
+  structureMarkdown,
+  structureOf,
   trainConfig,
   type HeldOutRow,
   type TrainConfig,
@@ -74,6 +76,8 @@ export interface PhaseResult {
   /** trained − prior on the same tasks, 95% paired bootstrap. */
   accuracyDiff: ReturnType<typeof pairedBootstrap>;
   rewardDiff: ReturnType<typeof pairedBootstrap>;
+  /** Query-adaptive structure of the greedy designs per axis, prior → trained (markdown table). */
+  structure: string;
 }
 
 export interface StudyResult {
@@ -202,6 +206,10 @@ async function phase(
         priorRows.map((r) => r.reward),
         rows.map((r) => r.reward),
         12,
+      ),
+      structure: structureMarkdown(
+        structureOf(priorRows, DEFAULT_POOL, { policy: 'prior', preset: config.preset, greedy: true }),
+        structureOf(rows, DEFAULT_POOL, { policy: from, preset: config.preset, greedy: true }),
       ),
     };
   } finally {

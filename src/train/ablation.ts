@@ -27,7 +27,9 @@ export interface AblationVariant {
   id: string;
   label: string;
   /** Overrides of the study's base config. */
-  config: Partial<Pick<TrainConfig, 'algo' | 'actionRewards' | 'exemption' | 'intermediate' | 'jpss'>>;
+  config: Partial<
+    Pick<TrainConfig, 'algo' | 'actionRewards' | 'exemption' | 'intermediate' | 'jpss' | 'advantageNorm'>
+  >;
 }
 
 export const ABLATION_VARIANTS: readonly AblationVariant[] = [
@@ -45,6 +47,16 @@ export const ABLATION_VARIANTS: readonly AblationVariant[] = [
     id: 'hrpo-no-intermediate',
     label: 'HRPO w/o intermediate answers',
     config: { algo: 'hrpo', intermediate: false, actionRewards: false },
+  },
+  {
+    id: 'hrpo-std',
+    label: 'HRPO, group advantage ÷ std',
+    config: { algo: 'hrpo', advantageNorm: 'std' },
+  },
+  {
+    id: 'grpo-std',
+    label: 'GRPO, group advantage ÷ std',
+    config: { algo: 'grpo', advantageNorm: 'std' },
   },
 ];
 

@@ -41,13 +41,19 @@ describe('rewards and advantages', () => {
       expect.closeTo(0.475, 12),
       expect.closeTo(-0.475, 12),
     ]);
-    const hrpo = trainConfig({ advantageNorm: 'mean', lambda: 0.2, costScale: 20000, gamma: 0.5 });
+    const hrpo = trainConfig({
+      algo: 'hrpo',
+      advantageNorm: 'mean',
+      lambda: 0.2,
+      costScale: 20000,
+      gamma: 0.5,
+    });
     // R = [0.9, 0] → ±0.45, plus the action-wise terms as before (right's last step: 0.5·0.7²).
     expect(advantages(hrpo, [[right, wrong]], null).steps[0]?.[0]?.[2]).toBeCloseTo(0.45 + 0.5 * 0.49, 12);
   });
 
   it('HRPO: group advantage + γ-discounted action rewards from t on', () => {
-    const c = trainConfig({ advantageNorm: 'std', lambda: 0.2, costScale: 20000, gamma: 0.5 });
+    const c = trainConfig({ algo: 'hrpo', advantageNorm: 'std', lambda: 0.2, costScale: 20000, gamma: 0.5 });
     const a = advantages(c, [[right, wrong]], null);
     // right: r = [0 (w→w, t<T), +1 (w→r), 0.5·0.7² (r→r at t=2)] = [0, 1, 0.245]
     const r2 = 0.5 * 0.49;

@@ -4,7 +4,16 @@ import { parseTrainConfig, trainConfig } from './config.ts';
 describe('TrainConfig', () => {
   it('fills every default', () => {
     const c = trainConfig();
-    expect(c).toMatchObject({ algo: 'hrpo', clipEps: 0.2, groupSize: 4, actionRewards: true });
+    expect(c).toMatchObject({
+      algo: 'grpo',
+      advantageNorm: 'mean',
+      lambda: 0.5,
+      lr: 2e-3,
+      clipEps: 0.2,
+      tasksPerIteration: 8,
+      groupSize: 8,
+      actionRewards: true,
+    });
     expect(c.actionReward.exemption).toBe(3);
   });
 
@@ -21,7 +30,7 @@ describe('TrainConfig', () => {
   it('rejects a group of one for the group methods and hrpo without intermediate answers', () => {
     expect(() => trainConfig({ algo: 'grpo', groupSize: 1 })).toThrow(/groupSize must be at least 2/);
     expect(trainConfig({ algo: 'reinforce', groupSize: 1 }).groupSize).toBe(1);
-    expect(() => trainConfig({ intermediate: false })).toThrow(/need intermediate answers/);
+    expect(() => trainConfig({ algo: 'hrpo', intermediate: false })).toThrow(/need intermediate answers/);
     expect(trainConfig({ intermediate: false, actionRewards: false }).intermediate).toBe(false);
   });
 });

@@ -18,22 +18,22 @@ const seed = z.number().int().min(0).max(0xffffffff);
 export const TrainConfigSchema = z
   .object({
     /** hrpo: group + action-wise advantages; grpo: sequence-level group advantage; reinforce: moving baseline. */
-    algo: z.enum(ALGOS).default('hrpo'),
+    algo: z.enum(ALGOS).default('grpo'),
     /** Which MASBench tasks the iterations draw from (presets.ts). */
     preset: z.enum(PRESETS).default('mixed'),
     /** B: tasks per iteration. */
-    tasksPerIteration: z.number().int().min(1).max(256).default(4),
+    tasksPerIteration: z.number().int().min(1).max(256).default(8),
     /** G: constructions sampled per task (the group the advantages are normalised over). */
-    groupSize: z.number().int().min(1).max(64).default(4),
+    groupSize: z.number().int().min(1).max(64).default(8),
     /**
      * How the group advantage of hrpo and grpo is scaled: `std` divides R − mean_g R by the group's
      * standard deviation (GRPO, MasHost); `mean` only centres it (R − mean_g R, as Dr. GRPO does), so
      * a group whose answers are all right (or all wrong) gets advantages on the scale of its cost
      * differences instead of ±1.
      */
-    advantageNorm: z.enum(ADVANTAGE_NORMS).default('std'),
+    advantageNorm: z.enum(ADVANTAGE_NORMS).default('mean'),
     /** λ: weight of the normalised cost in R = correct − λ·min(1, tokens/costScale); 0 ≤ λ < 1. */
-    lambda: z.number().min(0).lt(1).default(0.1),
+    lambda: z.number().min(0).lt(1).default(0.5),
     /** Tokens (prompt + completion of the final run) at which the normalised cost reaches 1. */
     costScale: z.number().positive().default(20000),
     /** γ: discount of the action-wise rewards summed from step t on, in [0, 1]. */
@@ -47,7 +47,7 @@ export const TrainConfigSchema = z
     /** Steps per minibatch (the fixed batch of the training graph; the last one is padded). */
     minibatch: z.number().int().min(1).max(1024).default(64),
     /** Adam learning rate α. */
-    lr: z.number().gt(0).max(1).default(1e-3),
+    lr: z.number().gt(0).max(1).default(2e-3),
     /** Global L2 norm the gradients are clipped to; 0 = no clipping. */
     gradClip: z.number().min(0).default(1),
     /** β_KL: weight of the k3 estimate of KL(π_θ ‖ π_ref) to the frozen starting policy; 0 = off. */

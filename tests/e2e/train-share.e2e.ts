@@ -110,7 +110,7 @@ describe('Train page: share a run, ablation study', () => {
             (want: string) =>
               (document.querySelector('[data-testid=policy-select]') as HTMLSelectElement | null)?.value ===
               want,
-            `checkpoint:shared:hrpo:depth:${iterations}`,
+            `checkpoint:shared:grpo:depth:${iterations}`,
           );
         }
 
@@ -141,6 +141,8 @@ describe('Train page: share a run, ablation study', () => {
         'hrpo-no-action-rewards',
         'hrpo-no-jpss',
         'hrpo-no-intermediate',
+        'hrpo-std',
+        'grpo-std',
       ])
         await page.uncheck(`[data-testid=ablation-variant-${id}]`);
       await page.click('[data-testid=ablation-start]');

@@ -154,9 +154,9 @@ describe('Train page', () => {
         page,
         (want: string) =>
           (document.querySelector('[data-testid=policy-select]') as HTMLSelectElement | null)?.value === want,
-        `checkpoint:trained:hrpo:robustness:${resumedTo}`,
+        `checkpoint:trained:grpo:robustness:${resumedTo}`,
       );
-      expect(await select.inputValue()).toBe(`checkpoint:trained:hrpo:robustness:${resumedTo}`);
+      expect(await select.inputValue()).toBe(`checkpoint:trained:grpo:robustness:${resumedTo}`);
       expect(errors).toEqual([]);
     } finally {
       await context.close();

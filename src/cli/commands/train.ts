@@ -57,7 +57,7 @@ to --log.
 
 Options:
   --preset      task distribution (default mixed)
-  --algo        hrpo (default), grpo or reinforce
+  --algo        grpo (default), hrpo or reinforce
   --from        starting policy: random[:SEED], prior (default), prior@T (another
                 node-head temperature) or a checkpoint file
   --iterations  iterations of B tasks x G constructions and K epochs of updates (default 10)

@@ -74,7 +74,7 @@ describe('run share link', () => {
     expect(shared && 'record' in shared && shared.record.iterations).toBe(snapshot.iteration);
     expect(shared && 'record' in shared && shared.record.checkpoint?.encoding).toBe('int8-delta/1');
     const name = await useBaton.getState().useSharedInBuild();
-    expect(name).toBe(`shared:hrpo:depth:${snapshot.iteration}`);
+    expect(name).toBe(`shared:grpo:depth:${snapshot.iteration}`);
     const kept = await storage.load(name ?? '');
     expect(kept.ok && kept.value.meta?.trainedFrom).toBe('prior');
   });

@@ -139,7 +139,7 @@ describe('train slice', () => {
     expect(reloaded.getState().trainLatest?.iteration).toBe(paused.trainIteration + 1);
 
     const name = await reloaded.getState().useTrainedInBuild();
-    expect(name).toMatch(/^trained:hrpo:depth:/);
+    expect(name).toMatch(/^trained:grpo:depth:/);
     expect(reloaded.getState().buildCheckpoints).toContain(name);
     expect(reloaded.getState().buildForm.policy).toEqual({ kind: 'checkpoint', name });
     const kept = await storage.load(name ?? '');
