@@ -280,6 +280,8 @@ export class Learner {
     }
     nodeH /= Math.max(1, n);
     edgeH /= Math.max(1, n);
+    // Only the loss weights change: the CPU backend reruns just the loss's nodes before the
+    // backward pass, not the network (its forward reuse, src/gpu/cpu/model.ts).
     model.setInput('coef', Float32Array.from(obj.grad));
     model.setInput(
       'valid',

@@ -1,4 +1,15 @@
-/** The CPU backend: executes a Graph with the reference kernels in ./ops.ts. */
+/**
+ * The CPU backend: executes a Graph with the reference kernels in ./ops.ts.
+ *
+ * A forward pass recomputes only what changed since the last one: `setInput` marks an input
+ * changed only when its bits differ from what it holds, an optimizer update or `importState`
+ * marks the parameters, and a node runs when it has never run or one of the nodes it reads
+ * changed. Every other node still holds exactly the value it would compute again (ops are pure
+ * functions of their inputs), so results are bit for bit those of a full pass. This is what makes
+ * a second `step()` after changing only a loss weight (the trainer's forward, objective, then
+ * forward + backward) cost the loss's few nodes instead of a whole forward pass, and a second pass
+ * that changes only the edge head's role input cost the edge head only.
+ */
 import type { Graph, Node, Tensor } from '../graph.ts';
 import { cols, opInputs, size } from '../graph.ts';
 import { initialParams, paramLayout } from '../layout.ts';
@@ -26,6 +37,14 @@ export class CpuModel implements Model {
   private readonly lossId: number | null;
   /** Node ids replayed by backward, computed once: the graph is static. */
   private readonly order: number[];
+  /** Per node: the node ids it reads. */
+  private readonly deps: number[][];
+  /** Per node: changed since the last forward pass (inputs, parameters) or never computed (ops). */
+  private readonly changed: Uint8Array;
+  private readonly paramIds: number[];
+  private readonly inputByName = new Map<string, Node>();
+  /** Op nodes the last forward pass ran (the rest kept their values); for tests and profiling. */
+  computed = 0;
 
   constructor(
     readonly graph: Graph,
@@ -40,6 +59,10 @@ export class CpuModel implements Model {
     this.lossId = opts.loss ? opts.loss.id : null;
     if (opts.loss && size(opts.loss.shape) !== 1) throw new Error('loss must be a scalar');
     this.order = this.lossId === null ? [] : backwardOrder(graph, this.lossId);
+    this.deps = graph.nodes.map((n) => opInputs(n.op));
+    this.changed = new Uint8Array(graph.nodes.length).fill(1);
+    this.paramIds = graph.params().map((n) => n.id);
+    for (const n of graph.inputs()) if (n.op.kind === 'input') this.inputByName.set(n.op.name, n);
     for (const n of graph.nodes) {
       const len = size(n.shape);
       if (n.op.kind === 'param') {
@@ -69,11 +92,41 @@ export class CpuModel implements Model {
   }
 
   setInput(name: string, data: Float32Array | Uint32Array): void {
-    const n = this.graph.inputs().find((x) => x.op.kind === 'input' && x.op.name === name);
+    const n = this.inputByName.get(name);
     if (!n) throw new Error(`no input named "${name}"`);
     if (data.length !== size(n.shape))
       throw new Error(`input ${name}: ${data.length} values for shape [${n.shape.join(', ')}]`);
-    (this.values[n.id] as Buf).set(data);
+    const have = this.values[n.id] as Buf;
+    if (this.changed[n.id] === 0 && sameBits(have, data)) return;
+    have.set(data);
+    this.changed[n.id] = 1;
+  }
+
+  private paramsChanged(): void {
+    for (const id of this.paramIds) this.changed[id] = 1;
+  }
+
+  /** Runs every node that has never run or reads a node that changed, then clears the marks. */
+  private forward(): void {
+    const changed = this.changed;
+    this.computed = 0;
+    for (const n of this.graph.nodes) {
+      const k = n.op.kind;
+      if (k === 'input' || k === 'param') continue;
+      if (changed[n.id] === 0) {
+        for (const d of this.deps[n.id] as number[]) {
+          if (changed[d] !== 0) {
+            changed[n.id] = 1;
+            break;
+          }
+        }
+      }
+      if (changed[n.id] !== 0) {
+        this.forwardNode(n);
+        this.computed++;
+      }
+    }
+    changed.fill(0);
   }
 
   private forwardNode(n: Node): void {
@@ -277,7 +330,7 @@ export class CpuModel implements Model {
   }
 
   step(opts: RunOptions = {}): Promise<StepResult> {
-    for (const n of this.graph.nodes) this.forwardNode(n);
+    this.forward();
     const loss = this.lossId === null ? NaN : (this.f(this.lossId)[0] as number);
     const backward = this.lossId !== null && (opts.backward ?? true);
     if (!backward || this.lossId === null) return Promise.resolve({ loss, gradNorm: NaN });
@@ -291,6 +344,7 @@ export class CpuModel implements Model {
       this.t += 1;
       const adam = opts.lr === undefined ? this.adam : { ...this.adam, lr: opts.lr };
       gradNorm = adamStep(this.params, this.paramGrads, this.m, this.v, this.t, adam);
+      this.paramsChanged();
     } else {
       let sq = 0;
       for (const x of this.paramGrads) sq += x * x;
@@ -323,12 +377,22 @@ export class CpuModel implements Model {
   importState(s: TrainState): void {
     if (s.params.length !== this.layout.total) throw new Error('state does not match this graph');
     this.params.set(s.params);
+    this.paramsChanged();
     this.m.set(s.m);
     this.v.set(s.v);
     this.t = s.t;
   }
 
   dispose(): void {}
+}
+
+/** True when `a` and `b` hold the same bits (−0 differs from 0; a NaN equals only the same NaN). */
+function sameBits(a: Buf, b: Buf): boolean {
+  if (a.length !== b.length) return false;
+  const x = new Uint32Array(a.buffer, a.byteOffset, a.length);
+  const y = new Uint32Array(b.buffer, b.byteOffset, b.length);
+  for (let i = 0; i < x.length; i++) if (x[i] !== y[i]) return false;
+  return true;
 }
 
 /** Node ids on a path from a parameter to the loss, in reverse recording order (the tape, replayed backwards). */
