@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createRng } from '../../core/rng.ts';
+import { Graph, type Tensor } from '../graph.ts';
+import * as init from '../init.ts';
 import { mlpPolicyGraph, mlpPolicyInputs } from '../mlp.ts';
 import { CpuModel } from './model.ts';
 
@@ -59,5 +61,82 @@ describe('CPU forward reuse', () => {
     model.setInput('obs', obs);
     await model.step({ backward: false });
     expect(model.computed).toBeGreaterThan(0);
+  });
+});
+
+describe('CPU live rows', () => {
+  // Message passing as the policy graph does it: node rows, message slots, per-state readouts.
+  const R = 6; // node rows (capacity)
+  const M = 5; // message slots (capacity)
+  const D = 3;
+  const H = 4;
+  const S = 2; // states
+  function build(): { graph: Graph; loss: Tensor; out: Tensor; w: Tensor } {
+    const g = new Graph();
+    const rng = createRng(9);
+    const w = g.param('w', [D, H], init.uniform(rng, D * H, 1));
+    const b = g.param('b', [H], init.uniform(rng, H, 1));
+    const x = g.input('x', [R, D]);
+    const from = g.input('from', [M], 'u32');
+    const to = g.input('to', [M], 'u32');
+    const weight = g.input('weight', [M, 1]);
+    const ones = g.input('ones', [1, H]);
+    const owner = g.input('owner', [R], 'u32');
+    const keep = g.input('keep', [R, 1]);
+    const h = g.linear(x, w, b, 'tanh');
+    const msg = g.mul(g.gatherRows(h, from), g.matmul(weight, ones));
+    const node = g.biasAct(g.add(h, g.scatterAddRows(msg, to, R)), null, 'sigmoid');
+    // Padding rows carry weight 0 into the readout (as the policy graph's readMean does).
+    const out = g.scatterAddRows(g.mul(node, g.matmul(keep, ones)), owner, S);
+    return { graph: g, loss: g.sum(g.sum(g.mul(out, out))), out, w };
+  }
+  // Live: 4 node rows (state 0: rows 0–1, state 1: rows 2–3) and 3 messages.
+  const live = {
+    x: Float32Array.from([0.5, -1, 0.25, 1, 0, -0.5, 0.75, 0.5, -0.25, -1, 1, 0.5]),
+    from: Uint32Array.from([0, 2, 2]),
+    to: Uint32Array.from([1, 3, 3]),
+    weight: Float32Array.from([1, 0.5, 0.5]),
+    owner: Uint32Array.from([0, 0, 1, 1]),
+    keep: Float32Array.from([1, 1, 1, 1]),
+  };
+  const padded = (v: Float32Array | Uint32Array, rows: number, fill: number): Float32Array | Uint32Array => {
+    const out = v instanceof Float32Array ? new Float32Array(rows) : new Uint32Array(rows);
+    out.fill(fill);
+    out.set(v);
+    return out;
+  };
+
+  it('skips padding rows (here NaN and out-of-range indices) and gives the zero-padded full result', async () => {
+    const run = async (garbage: boolean) => {
+      const { graph, loss, out, w } = build();
+      const m = new CpuModel(graph, { loss });
+      const f = garbage ? NaN : 0;
+      const i = garbage ? 1e6 : 0;
+      m.setInput('ones', new Float32Array(H).fill(1));
+      m.setInput('x', padded(live.x, R * D, f), garbage ? 4 : undefined);
+      m.setInput('from', padded(live.from, M, i), garbage ? 3 : undefined);
+      m.setInput('to', padded(live.to, M, i), garbage ? 3 : undefined);
+      m.setInput('weight', padded(live.weight, M, f), garbage ? 3 : undefined);
+      m.setInput('owner', padded(live.owner, R, i), garbage ? 4 : undefined);
+      m.setInput('keep', padded(live.keep, R, f), garbage ? 4 : undefined);
+      const r = await m.step({ update: false });
+      return { loss: r.loss, out: await m.read(out), gw: await m.readGrad(w) };
+    };
+    const skip = await run(true);
+    const full = await run(false);
+    expect(Number.isFinite(skip.loss)).toBe(true);
+    expect(skip.loss).toBe(full.loss);
+    expect(bits(skip.out)).toEqual(bits(full.out));
+    expect(bits(skip.gw)).toEqual(bits(full.gw));
+  });
+
+  it('refuses padding where an op would read it (a softmax over a padded vector)', async () => {
+    const g = new Graph();
+    const v = g.input('v', [4]);
+    g.softmax(v);
+    const m = new CpuModel(g);
+    m.setInput('v', new Float32Array(4), 2);
+    await expect(m.step()).rejects.toThrow(/padding rows/);
+    expect(() => m.setInput('v', new Float32Array(4), 5)).toThrow(/live rows/);
   });
 });
