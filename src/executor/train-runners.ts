@@ -20,9 +20,9 @@
 import type { Design, Task, Trace } from '../core/trace.ts';
 import type { MasBenchTask } from '../masbench/index.ts';
 import { backendFromSpec, intermediateExecutorFromSpec, stepResultOf } from './backend-spec.ts';
-import { callKey, createIntermediateExecutor } from './intermediate.ts';
+import { createIntermediateExecutor } from './intermediate.ts';
 import { runDesign } from './run.ts';
-import type { ChatBackend, ChatReply } from './types.ts';
+import type { ChatBackend, ChatCall, ChatReply } from './types.ts';
 
 type StepResult = ReturnType<typeof stepResultOf>;
 
@@ -56,9 +56,36 @@ export function tracedSimulatedRunners(task: MasBenchTask, seed: number): Simula
  * earlier one gets that call's reply unchanged (tokens and all, unlike the provider cache of
  * intermediate.ts, which reports hits as free). Only for backends whose reply is a function of the
  * call, as the simulator's is.
+ *
+ * The key is the agent (all its fields), the call's position in it, label, kind, model and
+ * sampling parameters, and the agent's input, not the messages: an archive agent's messages are a
+ * function of those and of its earlier replies, which are themselves answered from the same key
+ * (the runners are deterministic; train-runners.test.ts checks the traces equal the traced
+ * path's). Serialising every message (the task text again in each) cost most of the lookups.
  */
 function rememberingBackend(inner: ChatBackend): ChatBackend {
-  const seen = new Map<string, ChatReply>();
+  // By the call's short key, then by its input (the same string object for all calls of an agent
+  // in a run, so its hash is computed once).
+  const seen = new Map<string, Map<string, ChatReply>>();
+  const agents = new WeakMap<object, string>();
+  const agentKey = (a: ChatCall['agent']): string => {
+    let k = agents.get(a);
+    if (k === undefined) {
+      k = JSON.stringify(a);
+      agents.set(a, k);
+    }
+    return k;
+  };
+  const keyOf = (call: ChatCall): string =>
+    [
+      agentKey(call.agent),
+      call.callIndex,
+      call.label,
+      call.kind,
+      inner.modelFor(call),
+      call.temperature ?? '',
+      call.maxTokens ?? '',
+    ].join('\u0000');
   return {
     info: inner.info,
     tags: inner.tags,
@@ -66,11 +93,18 @@ function rememberingBackend(inner: ChatBackend): ChatBackend {
     modelFor: (c) => inner.modelFor(c),
     costOf: (m, p, c) => inner.costOf(m, p, c),
     async chat(call) {
-      const key = `${call.input}\u0000${callKey(call, inner.modelFor(call))}`;
-      const kept = seen.get(key);
+      const key = keyOf(call);
+      const kept = seen.get(key)?.get(call.input);
       if (kept) return kept;
       const r = await inner.chat(call);
-      if (r.ok) seen.set(key, r);
+      if (r.ok) {
+        let byInput = seen.get(key);
+        if (!byInput) {
+          byInput = new Map();
+          seen.set(key, byInput);
+        }
+        byInput.set(call.input, r);
+      }
       return r;
     },
   };
