@@ -8,6 +8,13 @@ export interface CompileOptions {
   loss?: Tensor;
   /** Optimizer for step(); without it step() computes gradients but leaves the parameters alone. */
   optimizer?: AdamConfig;
+  /**
+   * Inputs whose rows often share their first `cols` columns (the policy's state rows of one task
+   * share the hashed query): the CPU backend sums a matmul by such an input over those columns
+   * once per distinct prefix, with the very numbers of the row-by-row sum (src/gpu/cpu/ops.ts,
+   * `matmulSharedPrefix`). A hint only: rows that do not share are computed as usual.
+   */
+  sharedPrefix?: Record<string, number>;
 }
 
 export interface StepResult {

@@ -33,7 +33,14 @@ import {
   type Construction,
   type Episode,
 } from './episode.ts';
-import { buildPolicyGraph, encoderConfig, jpssInputs, type Evaluation, type PolicyGraph } from './network.ts';
+import {
+  buildPolicyGraph,
+  encoderConfig,
+  jpssInputs,
+  policyCompileOptions,
+  type Evaluation,
+  type PolicyGraph,
+} from './network.ts';
 import { PackedStates } from './pack.ts';
 import type { ActionRewardConfig } from './rewards.ts';
 import type { RolePool } from './roles.ts';
@@ -131,7 +138,7 @@ export class BatchedPolicy {
     const cfg = this.checkpoint.config;
     const E = size * cfg.maxAgents;
     const pg = buildPolicyGraph(cfg, this.checkpoint.params, { batch: size, edgeRows: E, jpss: this.jpss });
-    const model = await compile(this.choice, pg.graph);
+    const model = await compile(this.choice, pg.graph, policyCompileOptions(cfg));
     this.importArena(model);
     model.setInput('ones', new Float32Array(agentDim(this.enc)).fill(1));
     if (!this.jpss) for (const [k, v] of Object.entries(jpssInputs(cfg, E))) model.setInput(k, v);

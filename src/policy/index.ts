@@ -98,6 +98,7 @@ export {
   buildPolicyGraph,
   encoderConfig,
   jpssInputs,
+  policyCompileOptions,
   policyConfig,
   randomCheckpoint,
   type EdgeMode,

@@ -228,6 +228,14 @@ export function buildPolicyGraph(
   return { graph: g, probs, logProbs, edgeLogits, joint, params };
 }
 
+/**
+ * Compile options for a policy graph: the state rows of one task share the hashed query (the first
+ * `hashDim` features), so the CPU backend sums s·W over it once per task (`sharedPrefix`).
+ */
+export function policyCompileOptions(cfg: PolicyConfig): { sharedPrefix: Record<string, number> } {
+  return { sharedPrefix: { state: cfg.hashDim } };
+}
+
 /** Feeds the per-state link inputs of the graph encoder (`agentBatch` and `onesG` are set once). */
 export function setGraphInputs(
   model: { setInput(name: string, data: Float32Array | Uint32Array): void },
@@ -359,7 +367,7 @@ export class PolicyNetwork {
     // A checkpoint trained without JPSS says so in meta.jpss; an explicit option wins.
     const jpss = (opts.jpss ?? checkpoint.meta?.jpss) !== false;
     const pg = buildPolicyGraph(cfg, checkpoint.params, { batch: 1, edgeRows: rows, jpss });
-    const model = await compile(choice, pg.graph);
+    const model = await compile(choice, pg.graph, policyCompileOptions(cfg));
     if (!jpss) for (const [k, v] of Object.entries(jpssInputs(cfg, rows))) model.setInput(k, v);
     return new PolicyNetwork(checkpoint, mode, pg, model, jpss);
   }

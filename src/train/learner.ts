@@ -18,6 +18,7 @@ import {
   encoderConfig,
   graphBlock,
   jpssInputs,
+  policyCompileOptions,
   trainingBatch,
   type EpisodeSteps,
   type PolicyCheckpoint,
@@ -98,13 +99,23 @@ export class Learner {
       loss = g.add(loss, g.scale(g.sum(g.mul(negH, valid)), config.entropyCoef));
     }
     const model = blind(
-      await compile(choice, g, { loss, optimizer: { lr: config.lr, clipNorm: config.gradClip } }),
+      await compile(choice, g, {
+        loss,
+        optimizer: { lr: config.lr, clipNorm: config.gradClip },
+        ...policyCompileOptions(cfg),
+      }),
       cfg,
     );
     let ref: Compiled | null = null;
     if (config.klCoef > 0) {
       const rpg = buildPolicyGraph(reference.config, reference.params, opts);
-      ref = { pg: rpg, model: blind(await compile(choice, rpg.graph), reference.config) };
+      ref = {
+        pg: rpg,
+        model: blind(
+          await compile(choice, rpg.graph, policyCompileOptions(reference.config)),
+          reference.config,
+        ),
+      };
     }
     return new Learner(checkpoint, pool, config, { pg, model, coef, valid }, ref);
   }

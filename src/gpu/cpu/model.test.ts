@@ -140,3 +140,35 @@ describe('CPU live rows', () => {
     expect(() => m.setInput('v', new Float32Array(4), 5)).toThrow(/live rows/);
   });
 });
+
+describe('CPU shared prefixes', () => {
+  it('a matmul by rows that share their first columns gives the row-by-row numbers, bit for bit', async () => {
+    const rng = createRng(4);
+    const [m, k, n, d] = [9, 14, 5, 8];
+    const g = new Graph();
+    const a = g.input('a', [m, k]);
+    const w = g.param('w', [k, n], init.uniform(rng, k * n, 1));
+    const y = g.matmul(a, w);
+    const data = init.uniform(rng, m * k, 1);
+    // Rows 0, 3, 6 share a prefix, rows 1, 4, 7 another; rows 2, 5, 8 have their own.
+    for (let i = 3; i < m; i++) if (i % 3 !== 2) data.copyWithin(i * k, (i % 3) * k, (i % 3) * k + d);
+    const shared = new CpuModel(g, { sharedPrefix: { a: d } });
+    const plain = new CpuModel(g);
+    for (const model of [shared, plain]) model.setInput('a', data);
+    await shared.step();
+    await plain.step();
+    expect(bits(await shared.read(y))).toEqual(bits(await plain.read(y)));
+    // Again with other rows and new parameters: the kept partial sums are dropped with the old weights.
+    const state = await plain.exportState();
+    const params = Float32Array.from(state.params, (x) => x * 0.5 + 0.25);
+    for (const model of [shared, plain]) {
+      model.importState({ ...state, params });
+      model.setInput(
+        'a',
+        Float32Array.from(data, (x, i) => (i % k < d ? x : -x)),
+      );
+      await model.step();
+    }
+    expect(bits(await shared.read(y))).toEqual(bits(await plain.read(y)));
+  });
+});

@@ -56,6 +56,9 @@ export class CpuModel implements Model {
   private readonly dim0: Int32Array;
   private readonly inner: Int32Array;
   private readonly live: Int32Array;
+  /** Per input node with `sharedPrefix`: the prefix columns (a multiple of 4); per matmul reading one, its cache. */
+  private readonly prefixCols = new Map<number, number>();
+  private readonly prefixCaches = new Map<number, ops.PrefixCache>();
 
   constructor(
     readonly graph: Graph,
@@ -77,6 +80,11 @@ export class CpuModel implements Model {
     this.dim0 = Int32Array.from(graph.nodes, (n) => (n.shape.length === 0 ? 1 : (n.shape[0] as number)));
     this.inner = Int32Array.from(graph.nodes, (n, i) => size(n.shape) / (this.dim0[i] as number));
     this.live = Int32Array.from(this.dim0);
+    for (const [name, cols] of Object.entries(opts.sharedPrefix ?? {})) {
+      const n = this.inputByName.get(name);
+      const d = Math.floor(cols / 4) * 4;
+      if (n && d >= 4) this.prefixCols.set(n.id, d);
+    }
     for (const n of graph.nodes) {
       const len = size(n.shape);
       if (n.op.kind === 'param') {
@@ -218,7 +226,17 @@ export class CpuModel implements Model {
       case 'input':
       case 'param':
         return;
-      case 'matmul':
+      case 'matmul': {
+        const d = this.prefixCols.get(op.a);
+        if (d !== undefined && op.batch === 1 && !op.transA && !op.transB && d <= op.k) {
+          let cache = this.prefixCaches.get(n.id);
+          // Partial sums hold for one B: a new B (or a cache grown large) starts over.
+          if (!cache || this.changed[op.b] !== 0 || cache.size > 4096) {
+            cache = ops.prefixCache();
+            this.prefixCaches.set(n.id, cache);
+          }
+          return ops.matmulSharedPrefix(this.f(op.a), this.f(op.b), y, live, op.n, op.k, d, cache);
+        }
         return ops.matmul(
           this.f(op.a),
           this.f(op.b),
@@ -231,6 +249,7 @@ export class CpuModel implements Model {
           op.transB,
           false,
         );
+      }
       case 'biasAct':
         return ops.biasAct(this.f(op.x), op.bias === null ? null : this.f(op.bias), y, c, op.act, count);
       case 'softmax': {

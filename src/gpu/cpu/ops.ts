@@ -146,6 +146,113 @@ export function matmul(
   }
 }
 
+/** Partial sums of `matmulSharedPrefix` kept between calls: prefix bits → the row's sum over them. */
+export interface PrefixCache {
+  /** Hash of a prefix → entries with that hash. */
+  byHash: Map<number, { prefix: Uint32Array; partial: Float32Array }[]>;
+  size: number;
+}
+
+export const prefixCache = (): PrefixCache => ({ byHash: new Map(), size: 0 });
+
+/**
+ * C = A·B (one batch, neither operand transposed) for `m` rows, where rows of A often share their
+ * first `d` columns (d a multiple of 4): the sum over those columns is computed once per distinct
+ * prefix (found by hashing its bits and comparing them) and kept in `cache` for later calls with
+ * the same B (the caller empties it when B changes). Bit for bit `matmul`: that kernel stores each
+ * row's running sum in f32 after every 4 columns, so the sum after the first d columns is one f32
+ * row whatever follows, and the rest of the row continues from it in the same order.
+ */
+export function matmulSharedPrefix(
+  A: F32,
+  B: F32,
+  C: F32,
+  m: number,
+  n: number,
+  k: number,
+  d: number,
+  cache: PrefixCache,
+): void {
+  const bits = new Uint32Array(A.buffer, A.byteOffset, A.length);
+  const row = new Float32Array(n);
+  for (let i = 0; i < m; i++) {
+    const ao = i * k;
+    let h = 0x811c9dc5;
+    for (let p = 0; p < d; p++) h = Math.imul(h ^ (bits[ao + p] as number), 0x01000193);
+    let list = cache.byHash.get(h);
+    let hit: Float32Array | null = null;
+    if (list) {
+      for (const e of list) {
+        let same = true;
+        for (let p = 0; p < d; p++) {
+          if (e.prefix[p] !== bits[ao + p]) {
+            same = false;
+            break;
+          }
+        }
+        if (same) {
+          hit = e.partial;
+          break;
+        }
+      }
+    }
+    if (!hit) {
+      row.fill(0);
+      for (let p = 0; p < d; p += 4) {
+        const a0 = A[ao + p] as number;
+        const a1 = A[ao + p + 1] as number;
+        const a2 = A[ao + p + 2] as number;
+        const a3 = A[ao + p + 3] as number;
+        const b0 = p * n;
+        const b1 = b0 + n;
+        const b2 = b1 + n;
+        const b3 = b2 + n;
+        for (let j = 0; j < n; j++) {
+          row[j] =
+            (row[j] as number) +
+            a0 * (B[b0 + j] as number) +
+            a1 * (B[b1 + j] as number) +
+            a2 * (B[b2 + j] as number) +
+            a3 * (B[b3 + j] as number);
+        }
+      }
+      hit = Float32Array.from(row);
+      if (!list) {
+        list = [];
+        cache.byHash.set(h, list);
+      }
+      list.push({ prefix: bits.slice(ao, ao + d), partial: hit });
+      cache.size++;
+    }
+    const crow = i * n;
+    C.set(hit, crow);
+    let p = d;
+    for (; p + 3 < k; p += 4) {
+      const a0 = A[ao + p] as number;
+      const a1 = A[ao + p + 1] as number;
+      const a2 = A[ao + p + 2] as number;
+      const a3 = A[ao + p + 3] as number;
+      const b0 = p * n;
+      const b1 = b0 + n;
+      const b2 = b1 + n;
+      const b3 = b2 + n;
+      for (let j = 0; j < n; j++) {
+        C[crow + j] =
+          (C[crow + j] as number) +
+          a0 * (B[b0 + j] as number) +
+          a1 * (B[b1 + j] as number) +
+          a2 * (B[b2 + j] as number) +
+          a3 * (B[b3 + j] as number);
+      }
+    }
+    for (; p < k; p++) {
+      const a = A[ao + p] as number;
+      const b0 = p * n;
+      for (let j = 0; j < n; j++) C[crow + j] = (C[crow + j] as number) + a * (B[b0 + j] as number);
+    }
+  }
+}
+
 export function activate(z: number, act: Activation): number {
   switch (act) {
     case 'none':
