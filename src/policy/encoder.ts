@@ -359,8 +359,22 @@ export interface TaskEncoding {
   cues: Float32Array;
 }
 
+/**
+ * The encodings of the last tasks seen, by width and text: a trainer encodes each of its B tasks
+ * G times per iteration and again for the update. Callers only read an encoding (the state
+ * encoder copies it), so one object serves them all.
+ */
+const recentTasks = new Map<string, TaskEncoding>();
+const RECENT_TASKS = 256;
+
 export function encodeTask(text: string, hashDim: number): TaskEncoding {
-  return { query: hashQuery(text, hashDim), cues: cueVector(taskCues(text)) };
+  const key = `${hashDim}\u0000${text}`;
+  const kept = recentTasks.get(key);
+  if (kept) return kept;
+  const e = { query: hashQuery(text, hashDim), cues: cueVector(taskCues(text)) };
+  if (recentTasks.size >= RECENT_TASKS) recentTasks.clear();
+  recentTasks.set(key, e);
+  return e;
 }
 
 // ---------------------------------------------------------------- intermediate answers
