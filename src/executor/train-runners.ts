@@ -13,13 +13,19 @@
  *   its text from the call's content), so a call seen before is answered from memory with the very
  *   reply, tokens included, the simulator would give again, and a design run before (the EXIT
  *   step's, which is the previous step's design; the final design, which is the last step's) is
- *   answered from memory without running anything. No final trace is built: the final outcome
- *   is the intermediate executor's result for the same design. Tested equal to the traced form,
- *   step for step and in the final correctness and tokens (train-runners.test.ts).
+ *   answered from memory without running anything. A new design is run agent by agent: an agent
+ *   whose resolved input was seen before (every agent an ADD leaves alone) is answered from memory
+ *   with its output and its calls' tokens, and only the others run, each on its own. No final
+ *   trace is built: the final outcome is the result for the same design. Tested equal to the
+ *   traced form, step for step and in the final correctness and tokens (train-runners.test.ts).
  */
-import type { Design, Task, Trace } from '../core/trace.ts';
+import { topoOrder } from '../core/graph.ts';
+import type { Agent, Design, Task, Trace } from '../core/trace.ts';
+import { resolveReferences } from '../design/references.ts';
+import { sinkOf } from '../design/validate.ts';
 import type { MasBenchTask } from '../masbench/index.ts';
 import { backendFromSpec, intermediateExecutorFromSpec, stepResultOf } from './backend-spec.ts';
+import { agentInput } from './input.ts';
 import { createIntermediateExecutor } from './intermediate.ts';
 import { runDesign } from './run.ts';
 import type { ChatBackend, ChatCall, ChatReply } from './types.ts';
@@ -113,21 +119,112 @@ function rememberingBackend(inner: ChatBackend): ChatBackend {
 /** The design's identity for the memo: agents (with inputs and parameters) and edges. */
 const designKey = (d: Design): string => JSON.stringify([d.agents, d.edges]);
 
+interface Outcome {
+  step: StepResult;
+  tokens: number;
+}
+
+/** One agent run on its own for a given input: its output graded as a final answer, and its calls. */
+interface AgentOutcome {
+  output: string;
+  correct: boolean | null;
+  calls: number;
+  promptTokens: number;
+  completionTokens: number;
+}
+
 /** The fast path (see the header): the same numbers as `tracedSimulatedRunners`, without a final trace. */
 export function simulatedRunners(task: MasBenchTask, seed: number): SimulatedRunners {
   const executor = createIntermediateExecutor({
     backend: rememberingBackend(backendFromSpec({ kind: 'simulated', task, seed })),
     cache: false,
   });
-  const runs = new Map<string, Promise<{ step: StepResult; tokens: number }>>();
-  const run = (design: Design, t: Task): Promise<{ step: StepResult; tokens: number }> => {
+  const runs = new Map<string, Promise<Outcome>>();
+  const whole = async (design: Design, t: Task): Promise<Outcome> => {
+    const x = await executor.run(design, t);
+    return {
+      step: stepResultOf(x, 'simulated'),
+      tokens: x.usage.promptTokens + x.usage.completionTokens,
+    };
+  };
+
+  // Agent by agent: an agent's output is a function of the agent and its resolved input (the
+  // simulator answers each call from its identity and content), so a design that differs from an
+  // earlier one by an ADD reuses every other agent's run and runs only the new agent (and those
+  // whose inputs changed), each on its own as a one-agent design through the same executor. Any
+  // design this cannot follow exactly (a failed agent, no single sink, no agents) runs whole.
+  // By the agent without its input, then by the input (long: kept out of the serialised key).
+  const agentRuns = new Map<string, Map<string, Promise<AgentOutcome | null>>>();
+  const runAgent = (design: Design, agent: Agent, t: Task): Promise<AgentOutcome | null> => {
+    const key = JSON.stringify({ ...agent, input: '' });
+    let byInput = agentRuns.get(key);
+    if (!byInput) {
+      byInput = new Map();
+      agentRuns.set(key, byInput);
+    }
+    let r = byInput.get(agent.input);
+    if (!r) {
+      const solo: Design = { dom: design.dom, agents: [agent], edges: [] };
+      r = executor.run(solo, t).then((x) =>
+        x.status !== 'completed' || x.answer === null
+          ? null
+          : {
+              output: x.answer,
+              correct: x.correct,
+              calls: x.usage.calls,
+              promptTokens: x.usage.promptTokens,
+              completionTokens: x.usage.completionTokens,
+            },
+      );
+      byInput.set(agent.input, r);
+    }
+    return r;
+  };
+  const byAgents = async (design: Design, t: Task): Promise<Outcome | null> => {
+    const sink = sinkOf(design);
+    const order = topoOrder(
+      design.agents.map((a) => a.id),
+      design.edges,
+    );
+    if (design.agents.length === 0 || sink === null || order === null) return null;
+    const byId = new Map(design.agents.map((a) => [a.id, a] as const));
+    const outputs = new Map<string, string>();
+    const usage = { calls: 0, cachedCalls: 0, promptTokens: 0, completionTokens: 0, costUsd: 0 };
+    let last: AgentOutcome | null = null;
+    for (const id of order) {
+      const agent = byId.get(id);
+      if (!agent) return null;
+      const input = agentInput(agent, t.query, outputs);
+      // The same agent with its references filled in: on its own it gets the very same input.
+      const solo = {
+        ...agent,
+        input: agent.input.trim() === '' ? '' : resolveReferences(agent.input, (ref) => outputs.get(ref)),
+      };
+      if (agentInput(solo, t.query, new Map()) !== input) return null;
+      const r = await runAgent(design, solo, t);
+      if (r === null) return null;
+      outputs.set(id, r.output);
+      usage.calls += r.calls;
+      usage.promptTokens += r.promptTokens;
+      usage.completionTokens += r.completionTokens;
+      if (id === sink) last = r;
+    }
+    if (!last) return null;
+    return {
+      step: {
+        answer: last.output,
+        correct: last.correct,
+        run: { backend: 'simulated', status: 'completed', ...usage },
+      },
+      tokens: usage.promptTokens + usage.completionTokens,
+    };
+  };
+
+  const run = (design: Design, t: Task): Promise<Outcome> => {
     const key = designKey(design);
     let r = runs.get(key);
     if (!r) {
-      r = executor.run(design, t).then((x) => ({
-        step: stepResultOf(x, 'simulated'),
-        tokens: x.usage.promptTokens + x.usage.completionTokens,
-      }));
+      r = byAgents(design, t).then((x) => x ?? whole(design, t));
       runs.set(key, r);
     }
     return r;
