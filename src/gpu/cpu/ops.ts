@@ -24,6 +24,10 @@ const GELU_C = Math.sqrt(2 / Math.PI);
  * innermost loop on contiguous memory: when B's rows run along n (no transB), C's row i gathers
  * a·B[p, :] four rows p at a time (one pass over C per 4 values of p); when B is transposed, each
  * C[i, j] is a dot product of A's row i (copied contiguous first) with B's row j, four j at a time.
+ *
+ * Four values of A that are all exactly 0 are skipped (the policy's features are mostly one-hot
+ * and flags): with finite B they would add exact zeros, and a running sum that starts at +0 and
+ * only ever has values added is never −0, so the result is the same bit for bit.
  */
 export function matmul(
   A: F32,
@@ -62,6 +66,7 @@ export function matmul(
           const a1 = A[a0r + m + i] as number;
           const a2 = A[a0r + 2 * m + i] as number;
           const a3 = A[a0r + 3 * m + i] as number;
+          if (a0 === 0 && a1 === 0 && a2 === 0 && a3 === 0) continue;
           const crow = co + i * n;
           for (let j = 0; j < n; j++) {
             C[crow + j] =
@@ -93,6 +98,7 @@ export function matmul(
           const a1 = A[ai + (p + 1) * sap] as number;
           const a2 = A[ai + (p + 2) * sap] as number;
           const a3 = A[ai + (p + 3) * sap] as number;
+          if (a0 === 0 && a1 === 0 && a2 === 0 && a3 === 0) continue;
           const b0 = bo + p * n;
           const b1 = b0 + n;
           const b2 = b1 + n;
@@ -232,6 +238,7 @@ export function matmulSharedPrefix(
       const a1 = A[ao + p + 1] as number;
       const a2 = A[ao + p + 2] as number;
       const a3 = A[ao + p + 3] as number;
+      if (a0 === 0 && a1 === 0 && a2 === 0 && a3 === 0) continue;
       const b0 = p * n;
       const b1 = b0 + n;
       const b2 = b1 + n;
