@@ -25,7 +25,6 @@ import { resolveReferences } from '../design/references.ts';
 import { sinkOf } from '../design/validate.ts';
 import type { MasBenchTask } from '../masbench/index.ts';
 import { backendFromSpec, intermediateExecutorFromSpec, stepResultOf } from './backend-spec.ts';
-import { agentInput } from './input.ts';
 import { createIntermediateExecutor } from './intermediate.ts';
 import { runDesign } from './run.ts';
 import type { ChatBackend, ChatCall, ChatReply } from './types.ts';
@@ -194,13 +193,13 @@ export function simulatedRunners(task: MasBenchTask, seed: number): SimulatedRun
     for (const id of order) {
       const agent = byId.get(id);
       if (!agent) return null;
-      const input = agentInput(agent, t.query, outputs);
-      // The same agent with its references filled in: on its own it gets the very same input.
-      const solo = {
-        ...agent,
-        input: agent.input.trim() === '' ? '' : resolveReferences(agent.input, (ref) => outputs.get(ref)),
-      };
-      if (agentInput(solo, t.query, new Map()) !== input) return null;
+      // The same agent with its references filled in: on its own it gets the very same input
+      // (`agentInput` leaves a text without known references as it is), unless the filled-in
+      // input is blank, which would read as "the original question".
+      const own = agent.input.trim() === '';
+      const resolved = own ? '' : resolveReferences(agent.input, (ref) => outputs.get(ref));
+      if (!own && resolved.trim() === '') return null;
+      const solo = { ...agent, input: resolved };
       const r = await runAgent(design, solo, t);
       if (r === null) return null;
       outputs.set(id, r.output);
