@@ -260,7 +260,9 @@ Preset mixed, from \`prior\`, every other constant at its default (K = ${DEFAULT
 minibatch ${DEFAULTS.minibatch}, KL coefficient ${DEFAULTS.klCoef}). ${ROUNDS} rounds × ${ITERS} timed iterations per path after one warm-up iteration.
 Baseline: one episode at a time, traced simulator runs. Fast: batched sampling over all B·G
 episodes, simulator fast path. Both paths do the same work (same seed): "same metrics" compares
-every iteration's metrics between them.
+every iteration's metrics between them. Both run the same learner and compute core (packed
+inputs, live rows only, forward reuse), so the ratio shows what batched sampling and the
+simulator fast path add, not the compute core's own gains (docs/train.md, "Throughput").
 
 \`\`\`
 npm run bench:train-throughput
