@@ -15,9 +15,11 @@
  *   step's, which is the previous step's design; the final design, which is the last step's) is
  *   answered from memory without running anything. A new design is run agent by agent: an agent
  *   whose resolved input was seen before (every agent an ADD leaves alone) is answered from memory
- *   with its output and its calls' tokens, and only the others run, each on its own. No final
- *   trace is built: the final outcome is the result for the same design. Tested equal to the
- *   traced form, step for step and in the final correctness and tokens (train-runners.test.ts).
+ *   with its output and its calls' tokens, and only the others run, each on its own with the
+ *   archive runner and the calls run.ts would make (no event log or trace); a design with a failed
+ *   agent runs whole through the executor. No final trace is built: the final outcome is the
+ *   result for the same design. Tested equal to the traced form, step for step and in the final
+ *   correctness and tokens (train-runners.test.ts).
  */
 import { topoOrder } from '../core/graph.ts';
 import type { Agent, Design, Task, Trace } from '../core/trace.ts';
@@ -25,9 +27,19 @@ import { resolveReferences } from '../design/references.ts';
 import { sinkOf } from '../design/validate.ts';
 import type { MasBenchTask } from '../masbench/index.ts';
 import { backendFromSpec, intermediateExecutorFromSpec, stepResultOf } from './backend-spec.ts';
+import { checkAnswer } from '../answers/index.ts';
+import { AGENT_RUNNERS } from './agents/index.ts';
+import { withRole } from './agents/prompts.ts';
+import { agentInput } from './input.ts';
 import { createIntermediateExecutor } from './intermediate.ts';
 import { runDesign } from './run.ts';
-import type { ChatBackend, ChatCall, ChatReply } from './types.ts';
+import {
+  AgentCallError,
+  type AgentContext,
+  type ChatBackend,
+  type ChatCall,
+  type ChatReply,
+} from './types.ts';
 
 type StepResult = ReturnType<typeof stepResultOf>;
 
@@ -132,12 +144,76 @@ interface AgentOutcome {
   completionTokens: number;
 }
 
+/**
+ * One agent on its own, as `runDesign` runs it in a one-agent design (its calls as run.ts makes
+ * them: the role line added, the agent's parameters, call indices in order), without the run's
+ * event log, budget and trace; null when a call fails or the agent throws (the caller then runs
+ * the design whole, which records the failure as the traced path does).
+ */
+async function soloRun(backend: ChatBackend, agent: Agent, t: Task): Promise<AgentOutcome | null> {
+  const input = agentInput(agent, t.query, new Map());
+  const signal = new AbortController().signal;
+  const usage = { calls: 0, promptTokens: 0, completionTokens: 0 };
+  let pending = 0;
+  let failed = false;
+  const params = agent.params;
+  const ctx: AgentContext = {
+    agent,
+    input,
+    task: t.query,
+    signal,
+    note: () => undefined,
+    chat: async (label, built, opts = {}) => {
+      const callIndex = usage.calls++;
+      const kind = opts.kind ?? 'solve';
+      const maxTokens = opts.maxTokens ?? params.maxTokens;
+      const temperature = opts.temperature ?? params.temperature;
+      pending++;
+      const reply = await backend.chat({
+        agent,
+        label,
+        kind,
+        input,
+        messages: withRole(built, agent.description, kind),
+        callIndex,
+        ...(temperature !== undefined ? { temperature } : {}),
+        ...(maxTokens !== undefined ? { maxTokens } : {}),
+        ...(params.model !== undefined ? { model: params.model } : {}),
+        signal,
+      });
+      pending--;
+      usage.promptTokens += reply.promptTokens;
+      usage.completionTokens += reply.completionTokens;
+      if (!reply.ok) {
+        failed = true;
+        throw new AgentCallError(reply.kind, reply.message);
+      }
+      return reply.output;
+    },
+  };
+  let output: string;
+  try {
+    output = await AGENT_RUNNERS[agent.type](ctx);
+  } catch {
+    return null;
+  }
+  if (failed || pending > 0) return null;
+  return { output, correct: gradeAnswer(output, t), ...usage };
+}
+
+/** The run's grading of a final answer (run.ts): several ground truths as a multi-answer. */
+function gradeAnswer(answer: string, task: Task): boolean | null {
+  const truths = task.groundTruths ?? [];
+  if (truths.length > 1) return checkAnswer(answer, truths, 'multi').correct;
+  const truth = truths[0] ?? task.groundTruth;
+  if (truth === null || truth === undefined || truth.trim() === '') return null;
+  return checkAnswer(answer, truth).correct;
+}
+
 /** The fast path (see the header): the same numbers as `tracedSimulatedRunners`, without a final trace. */
 export function simulatedRunners(task: MasBenchTask, seed: number): SimulatedRunners {
-  const executor = createIntermediateExecutor({
-    backend: rememberingBackend(backendFromSpec({ kind: 'simulated', task, seed })),
-    cache: false,
-  });
+  const backend = rememberingBackend(backendFromSpec({ kind: 'simulated', task, seed }));
+  const executor = createIntermediateExecutor({ backend, cache: false });
   const runs = new Map<string, Promise<Outcome>>();
   const whole = async (design: Design, t: Task): Promise<Outcome> => {
     const x = await executor.run(design, t);
@@ -150,11 +226,11 @@ export function simulatedRunners(task: MasBenchTask, seed: number): SimulatedRun
   // Agent by agent: an agent's output is a function of the agent and its resolved input (the
   // simulator answers each call from its identity and content), so a design that differs from an
   // earlier one by an ADD reuses every other agent's run and runs only the new agent (and those
-  // whose inputs changed), each on its own as a one-agent design through the same executor. Any
-  // design this cannot follow exactly (a failed agent, no single sink, no agents) runs whole.
+  // whose inputs changed), each on its own (`soloRun`). Any design this cannot follow exactly (a
+  // failed agent, no single sink, no agents) runs whole through the executor.
   // By the agent without its input, then by the input (long: kept out of the serialised key).
   const agentRuns = new Map<string, Map<string, Promise<AgentOutcome | null>>>();
-  const runAgent = (design: Design, agent: Agent, t: Task): Promise<AgentOutcome | null> => {
+  const runAgent = (agent: Agent, t: Task): Promise<AgentOutcome | null> => {
     const key = JSON.stringify({ ...agent, input: '' });
     let byInput = agentRuns.get(key);
     if (!byInput) {
@@ -163,18 +239,7 @@ export function simulatedRunners(task: MasBenchTask, seed: number): SimulatedRun
     }
     let r = byInput.get(agent.input);
     if (!r) {
-      const solo: Design = { dom: design.dom, agents: [agent], edges: [] };
-      r = executor.run(solo, t).then((x) =>
-        x.status !== 'completed' || x.answer === null
-          ? null
-          : {
-              output: x.answer,
-              correct: x.correct,
-              calls: x.usage.calls,
-              promptTokens: x.usage.promptTokens,
-              completionTokens: x.usage.completionTokens,
-            },
-      );
+      r = soloRun(backend, agent, t);
       byInput.set(agent.input, r);
     }
     return r;
@@ -200,7 +265,7 @@ export function simulatedRunners(task: MasBenchTask, seed: number): SimulatedRun
       const resolved = own ? '' : resolveReferences(agent.input, (ref) => outputs.get(ref));
       if (!own && resolved.trim() === '') return null;
       const solo = { ...agent, input: resolved };
-      const r = await runAgent(design, solo, t);
+      const r = await runAgent(solo, t);
       if (r === null) return null;
       outputs.set(id, r.output);
       usage.calls += r.calls;
