@@ -127,6 +127,9 @@ function rememberingBackend(inner: ChatBackend): ChatBackend {
   };
 }
 
+/** The fields of an agent (`AgentSchema`) the agent-by-agent memo keys on. */
+const AGENT_FIELDS = new Set(['id', 'type', 'description', 'input', 'role', 'params']);
+
 /** The design's identity for the memo: agents (with inputs and parameters) and edges. */
 const designKey = (d: Design): string => JSON.stringify([d.agents, d.edges]);
 
@@ -228,14 +231,24 @@ export function simulatedRunners(task: MasBenchTask, seed: number): SimulatedRun
   // earlier one by an ADD reuses every other agent's run and runs only the new agent (and those
   // whose inputs changed), each on its own (`soloRun`). Any design this cannot follow exactly (a
   // failed agent, no single sink, no agents) runs whole through the executor.
-  // By the agent without its input, then by the input (long: kept out of the serialised key).
-  const agentRuns = new Map<string, Map<string, Promise<AgentOutcome | null>>>();
+  // By the agent's short fields, then its description and its input (long strings, each the
+  // same object run after run, so their hashes are computed once; never serialised).
+  const agentRuns = new Map<string, Map<string, Map<string, Promise<AgentOutcome | null>>>>();
   const runAgent = (agent: Agent, t: Task): Promise<AgentOutcome | null> => {
-    const key = JSON.stringify({ ...agent, input: '' });
-    let byInput = agentRuns.get(key);
+    const known = Object.keys(agent).every((k) => AGENT_FIELDS.has(k));
+    const key = known
+      ? [agent.id, agent.type, agent.role ?? '', JSON.stringify(agent.params)].join('\u0001')
+      : JSON.stringify({ ...agent, input: '' });
+    let byDescription = agentRuns.get(key);
+    if (!byDescription) {
+      byDescription = new Map();
+      agentRuns.set(key, byDescription);
+    }
+    const description = known ? agent.description : '';
+    let byInput = byDescription.get(description);
     if (!byInput) {
       byInput = new Map();
-      agentRuns.set(key, byInput);
+      byDescription.set(description, byInput);
     }
     let r = byInput.get(agent.input);
     if (!r) {
@@ -284,15 +297,19 @@ export function simulatedRunners(task: MasBenchTask, seed: number): SimulatedRun
     };
   };
 
-  const run = (design: Design, t: Task): Promise<Outcome> => {
+  // A design run whole is kept by its serialised form (repeated designs: the EXIT step's, the
+  // final run); agent by agent, a repeated design is only lookups.
+  const wholeOnce = (design: Design, t: Task): Promise<Outcome> => {
     const key = designKey(design);
     let r = runs.get(key);
     if (!r) {
-      r = byAgents(design, t).then((x) => x ?? whole(design, t));
+      r = whole(design, t);
       runs.set(key, r);
     }
     return r;
   };
+  const run = async (design: Design, t: Task): Promise<Outcome> =>
+    (await byAgents(design, t)) ?? wholeOnce(design, t);
   return {
     intermediate: async (design, t) => (await run(design, t)).step,
     final: async (trace) => {
