@@ -14,7 +14,8 @@
  * Rounds alternate the paths so that load on the machine hits both alike; each timed run starts
  * with one untimed warm-up iteration. Then one more fast run under the V8 sampling profiler splits
  * iteration time into policy forward (sampling), simulator, learner forward (log π of old,
- * reference and current policy), backward + Adam, and other (encoding, rewards, bookkeeping, GC).
+ * reference and current policy), backward, Adam, garbage collection, and other (encoding, rewards,
+ * bookkeeping).
  *
  *   npm run bench:train-throughput            (ROUNDS=2 ITERS=3 by default)
  *
@@ -33,6 +34,7 @@ const RESULTS = 'train-throughput';
 const ROUNDS = Number(process.env.ROUNDS ?? 2);
 const ITERS = Number(process.env.ITERS ?? 3);
 const CPU = { backend: 'cpu', reason: 'benchmark', adapter: null, ctx: null } as const;
+const DEFAULTS = trainConfig({});
 
 const CONFIGS: { name: string; over: TrainConfigInput }[] = [
   { name: 'default (B=4, G=4)', over: {} },
@@ -94,8 +96,17 @@ async function timedRun(over: TrainConfigInput, path: Path, iters: number): Prom
 
 // ---------------------------------------------------------------- profile
 
-type Category = 'policy forward' | 'simulator' | 'learner forward' | 'backward + Adam' | 'other';
-const CATEGORIES: Category[] = ['policy forward', 'simulator', 'learner forward', 'backward + Adam', 'other'];
+type Category =
+  'policy forward' | 'simulator' | 'learner forward' | 'backward' | 'Adam' | 'garbage collection' | 'other';
+const CATEGORIES: Category[] = [
+  'policy forward',
+  'simulator',
+  'learner forward',
+  'backward',
+  'Adam',
+  'garbage collection',
+  'other',
+];
 
 interface ProfileNode {
   id: number;
@@ -112,10 +123,12 @@ interface Profile {
 function categorise(stack: readonly ProfileNode['callFrame'][]): Category {
   const has = (fn: string | null, file: string): boolean =>
     stack.some((f) => f.url.includes(file) && (fn === null || f.functionName === fn));
+  if (stack[0]?.functionName === '(garbage collector)') return 'garbage collection';
   if (has(null, '/src/executor/')) return 'simulator';
   const inLearner = has('update', '/src/train/learner.ts') || has('logProbs', '/src/train/learner.ts');
   if (inLearner) {
-    if (has('backwardNode', '/src/gpu/') || has(null, '/src/gpu/optimizer.ts')) return 'backward + Adam';
+    if (has(null, '/src/gpu/optimizer.ts')) return 'Adam';
+    if (has('backwardNode', '/src/gpu/')) return 'backward';
     return 'learner forward';
   }
   if (
@@ -233,8 +246,8 @@ const table = [
   ),
 ].join('\n');
 const profileTable = [
-  '| policy forward (sampling) | simulator | learner forward (log π) | backward + Adam | other |',
-  '|---|---|---|---|---|',
+  '| policy forward (sampling) | simulator | learner forward (log π) | backward | Adam | garbage collection | other |',
+  '|---|---|---|---|---|---|---|',
   `| ${CATEGORIES.map((c) => pct(shares[c])).join(' | ')} |`,
 ].join('\n');
 writeDocSection(
@@ -243,11 +256,13 @@ writeDocSection(
 amortised), CPU backend in Node (${m.node}, ${m.cpu}, ${m.cores} cores; 1-minute load average
 ${load0.toFixed(1)} at the start, ${load1.toFixed(1)} at the end: the machine is shared, so absolute
 numbers move with its load; the ratio is measured in the same run, rounds alternating the paths).
-Preset mixed, from \`prior\`, every other constant at its default (K = 2 epochs, minibatch 64, KL to
-the reference on). ${ROUNDS} rounds × ${ITERS} timed iterations per path after one warm-up iteration.
+Preset mixed, from \`prior\`, every other constant at its default (K = ${DEFAULTS.epochs} epochs,
+minibatch ${DEFAULTS.minibatch}, KL coefficient ${DEFAULTS.klCoef}). ${ROUNDS} rounds × ${ITERS} timed iterations per path after one warm-up iteration.
 Baseline: one episode at a time, traced simulator runs. Fast: batched sampling over all B·G
 episodes, simulator fast path. Both paths do the same work (same seed): "same metrics" compares
-every iteration's metrics between them.
+every iteration's metrics between them. Both run the same learner and compute core (packed
+inputs, live rows only, forward reuse), so the ratio shows what batched sampling and the
+simulator fast path add, not the compute core's own gains (docs/train.md, "Throughput").
 
 \`\`\`
 npm run bench:train-throughput
@@ -261,8 +276,9 @@ profiler; shares of busy time, idle excluded):
 ${profileTable}
 
 "Learner forward" is the PPO minibatch forward passes and the log π of the sampling and reference
-policies; "backward + Adam" the compute core's backward pass and optimizer step; "other" the state
-encoding, minibatch assembly, advantages, bookkeeping and garbage collection. The goal of 2,000
+policies; "backward" the compute core's backward pass, "Adam" its optimizer step; "other" the
+state encoding and packing, minibatch assembly, advantages, episode bookkeeping and the event
+loop. The goal of 2,000
 episodes/s and why these numbers are far from it: docs/train.md, "Throughput".
 `,
 );

@@ -10,6 +10,7 @@ import {
   agentDim,
   encoderConfig,
   exitIndex,
+  fixedLayout,
   stateDim,
   type PolicyConfig,
   type RolePool,
@@ -40,7 +41,7 @@ export function minibatch(
   const Da = agentDim(enc);
   const A = cfg.roles.length + 2;
   const L = linkSlots(N);
-  const src = full.inputs;
+  const src = fixedLayout(cfg, full);
   const f = (k: string): Float32Array => src[k] as Float32Array;
   const u = (k: string): Uint32Array => src[k] as Uint32Array;
   const exit = exitIndex(pool);

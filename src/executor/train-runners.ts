@@ -13,16 +13,33 @@
  *   its text from the call's content), so a call seen before is answered from memory with the very
  *   reply, tokens included, the simulator would give again, and a design run before (the EXIT
  *   step's, which is the previous step's design; the final design, which is the last step's) is
- *   answered from memory without running anything. No final trace is built: the final outcome
- *   is the intermediate executor's result for the same design. Tested equal to the traced form,
- *   step for step and in the final correctness and tokens (train-runners.test.ts).
+ *   answered from memory without running anything. A new design is run agent by agent: an agent
+ *   whose resolved input was seen before (every agent an ADD leaves alone) is answered from memory
+ *   with its output and its calls' tokens, and only the others run, each on its own with the
+ *   archive runner and the calls run.ts would make (no event log or trace); a design with a failed
+ *   agent runs whole through the executor. No final trace is built: the final outcome is the
+ *   result for the same design. Tested equal to the traced form, step for step and in the final
+ *   correctness and tokens (train-runners.test.ts).
  */
-import type { Design, Task, Trace } from '../core/trace.ts';
+import { topoOrder } from '../core/graph.ts';
+import type { Agent, Design, Task, Trace } from '../core/trace.ts';
+import { resolveReferences } from '../design/references.ts';
+import { sinkOf } from '../design/validate.ts';
 import type { MasBenchTask } from '../masbench/index.ts';
 import { backendFromSpec, intermediateExecutorFromSpec, stepResultOf } from './backend-spec.ts';
-import { callKey, createIntermediateExecutor } from './intermediate.ts';
+import { checkAnswer } from '../answers/index.ts';
+import { AGENT_RUNNERS } from './agents/index.ts';
+import { withRole } from './agents/prompts.ts';
+import { agentInput } from './input.ts';
+import { createIntermediateExecutor } from './intermediate.ts';
 import { runDesign } from './run.ts';
-import type { ChatBackend, ChatReply } from './types.ts';
+import {
+  AgentCallError,
+  type AgentContext,
+  type ChatBackend,
+  type ChatCall,
+  type ChatReply,
+} from './types.ts';
 
 type StepResult = ReturnType<typeof stepResultOf>;
 
@@ -56,9 +73,36 @@ export function tracedSimulatedRunners(task: MasBenchTask, seed: number): Simula
  * earlier one gets that call's reply unchanged (tokens and all, unlike the provider cache of
  * intermediate.ts, which reports hits as free). Only for backends whose reply is a function of the
  * call, as the simulator's is.
+ *
+ * The key is the agent (all its fields), the call's position in it, label, kind, model and
+ * sampling parameters, and the agent's input, not the messages: an archive agent's messages are a
+ * function of those and of its earlier replies, which are themselves answered from the same key
+ * (the runners are deterministic; train-runners.test.ts checks the traces equal the traced
+ * path's). Serialising every message (the task text again in each) cost most of the lookups.
  */
 function rememberingBackend(inner: ChatBackend): ChatBackend {
-  const seen = new Map<string, ChatReply>();
+  // By the call's short key, then by its input (the same string object for all calls of an agent
+  // in a run, so its hash is computed once).
+  const seen = new Map<string, Map<string, ChatReply>>();
+  const agents = new WeakMap<object, string>();
+  const agentKey = (a: ChatCall['agent']): string => {
+    let k = agents.get(a);
+    if (k === undefined) {
+      k = JSON.stringify(a);
+      agents.set(a, k);
+    }
+    return k;
+  };
+  const keyOf = (call: ChatCall): string =>
+    [
+      agentKey(call.agent),
+      call.callIndex,
+      call.label,
+      call.kind,
+      inner.modelFor(call),
+      call.temperature ?? '',
+      call.maxTokens ?? '',
+    ].join('\u0000');
   return {
     info: inner.info,
     tags: inner.tags,
@@ -66,38 +110,206 @@ function rememberingBackend(inner: ChatBackend): ChatBackend {
     modelFor: (c) => inner.modelFor(c),
     costOf: (m, p, c) => inner.costOf(m, p, c),
     async chat(call) {
-      const key = `${call.input}\u0000${callKey(call, inner.modelFor(call))}`;
-      const kept = seen.get(key);
+      const key = keyOf(call);
+      const kept = seen.get(key)?.get(call.input);
       if (kept) return kept;
       const r = await inner.chat(call);
-      if (r.ok) seen.set(key, r);
+      if (r.ok) {
+        let byInput = seen.get(key);
+        if (!byInput) {
+          byInput = new Map();
+          seen.set(key, byInput);
+        }
+        byInput.set(call.input, r);
+      }
       return r;
     },
   };
 }
 
+/** The fields of an agent (`AgentSchema`) the agent-by-agent memo keys on. */
+const AGENT_FIELDS = new Set(['id', 'type', 'description', 'input', 'role', 'params']);
+
 /** The design's identity for the memo: agents (with inputs and parameters) and edges. */
 const designKey = (d: Design): string => JSON.stringify([d.agents, d.edges]);
 
+interface Outcome {
+  step: StepResult;
+  tokens: number;
+}
+
+/** One agent run on its own for a given input: its output graded as a final answer, and its calls. */
+interface AgentOutcome {
+  output: string;
+  correct: boolean | null;
+  calls: number;
+  promptTokens: number;
+  completionTokens: number;
+}
+
+/**
+ * One agent on its own, as `runDesign` runs it in a one-agent design (its calls as run.ts makes
+ * them: the role line added, the agent's parameters, call indices in order), without the run's
+ * event log, budget and trace; null when a call fails or the agent throws (the caller then runs
+ * the design whole, which records the failure as the traced path does).
+ */
+async function soloRun(backend: ChatBackend, agent: Agent, t: Task): Promise<AgentOutcome | null> {
+  const input = agentInput(agent, t.query, new Map());
+  const signal = new AbortController().signal;
+  const usage = { calls: 0, promptTokens: 0, completionTokens: 0 };
+  let pending = 0;
+  let failed = false;
+  const params = agent.params;
+  const ctx: AgentContext = {
+    agent,
+    input,
+    task: t.query,
+    signal,
+    note: () => undefined,
+    chat: async (label, built, opts = {}) => {
+      const callIndex = usage.calls++;
+      const kind = opts.kind ?? 'solve';
+      const maxTokens = opts.maxTokens ?? params.maxTokens;
+      const temperature = opts.temperature ?? params.temperature;
+      pending++;
+      const reply = await backend.chat({
+        agent,
+        label,
+        kind,
+        input,
+        messages: withRole(built, agent.description, kind),
+        callIndex,
+        ...(temperature !== undefined ? { temperature } : {}),
+        ...(maxTokens !== undefined ? { maxTokens } : {}),
+        ...(params.model !== undefined ? { model: params.model } : {}),
+        signal,
+      });
+      pending--;
+      usage.promptTokens += reply.promptTokens;
+      usage.completionTokens += reply.completionTokens;
+      if (!reply.ok) {
+        failed = true;
+        throw new AgentCallError(reply.kind, reply.message);
+      }
+      return reply.output;
+    },
+  };
+  let output: string;
+  try {
+    output = await AGENT_RUNNERS[agent.type](ctx);
+  } catch {
+    return null;
+  }
+  if (failed || pending > 0) return null;
+  return { output, correct: gradeAnswer(output, t), ...usage };
+}
+
+/** The run's grading of a final answer (run.ts): several ground truths as a multi-answer. */
+function gradeAnswer(answer: string, task: Task): boolean | null {
+  const truths = task.groundTruths ?? [];
+  if (truths.length > 1) return checkAnswer(answer, truths, 'multi').correct;
+  const truth = truths[0] ?? task.groundTruth;
+  if (truth === null || truth === undefined || truth.trim() === '') return null;
+  return checkAnswer(answer, truth).correct;
+}
+
 /** The fast path (see the header): the same numbers as `tracedSimulatedRunners`, without a final trace. */
 export function simulatedRunners(task: MasBenchTask, seed: number): SimulatedRunners {
-  const executor = createIntermediateExecutor({
-    backend: rememberingBackend(backendFromSpec({ kind: 'simulated', task, seed })),
-    cache: false,
-  });
-  const runs = new Map<string, Promise<{ step: StepResult; tokens: number }>>();
-  const run = (design: Design, t: Task): Promise<{ step: StepResult; tokens: number }> => {
+  const backend = rememberingBackend(backendFromSpec({ kind: 'simulated', task, seed }));
+  const executor = createIntermediateExecutor({ backend, cache: false });
+  const runs = new Map<string, Promise<Outcome>>();
+  const whole = async (design: Design, t: Task): Promise<Outcome> => {
+    const x = await executor.run(design, t);
+    return {
+      step: stepResultOf(x, 'simulated'),
+      tokens: x.usage.promptTokens + x.usage.completionTokens,
+    };
+  };
+
+  // Agent by agent: an agent's output is a function of the agent and its resolved input (the
+  // simulator answers each call from its identity and content), so a design that differs from an
+  // earlier one by an ADD reuses every other agent's run and runs only the new agent (and those
+  // whose inputs changed), each on its own (`soloRun`). Any design this cannot follow exactly (a
+  // failed agent, no single sink, no agents) runs whole through the executor.
+  // By the agent's short fields, then its description and its input (long strings, each the
+  // same object run after run, so their hashes are computed once; never serialised).
+  const agentRuns = new Map<string, Map<string, Map<string, Promise<AgentOutcome | null>>>>();
+  const runAgent = (agent: Agent, t: Task): Promise<AgentOutcome | null> => {
+    const known = Object.keys(agent).every((k) => AGENT_FIELDS.has(k));
+    const key = known
+      ? [agent.id, agent.type, agent.role ?? '', JSON.stringify(agent.params)].join('\u0001')
+      : JSON.stringify({ ...agent, input: '' });
+    let byDescription = agentRuns.get(key);
+    if (!byDescription) {
+      byDescription = new Map();
+      agentRuns.set(key, byDescription);
+    }
+    const description = known ? agent.description : '';
+    let byInput = byDescription.get(description);
+    if (!byInput) {
+      byInput = new Map();
+      byDescription.set(description, byInput);
+    }
+    let r = byInput.get(agent.input);
+    if (!r) {
+      r = soloRun(backend, agent, t);
+      byInput.set(agent.input, r);
+    }
+    return r;
+  };
+  const byAgents = async (design: Design, t: Task): Promise<Outcome | null> => {
+    const sink = sinkOf(design);
+    const order = topoOrder(
+      design.agents.map((a) => a.id),
+      design.edges,
+    );
+    if (design.agents.length === 0 || sink === null || order === null) return null;
+    const byId = new Map(design.agents.map((a) => [a.id, a] as const));
+    const outputs = new Map<string, string>();
+    const usage = { calls: 0, cachedCalls: 0, promptTokens: 0, completionTokens: 0, costUsd: 0 };
+    let last: AgentOutcome | null = null;
+    for (const id of order) {
+      const agent = byId.get(id);
+      if (!agent) return null;
+      // The same agent with its references filled in: on its own it gets the very same input
+      // (`agentInput` leaves a text without known references as it is), unless the filled-in
+      // input is blank, which would read as "the original question".
+      const own = agent.input.trim() === '';
+      const resolved = own ? '' : resolveReferences(agent.input, (ref) => outputs.get(ref));
+      if (!own && resolved.trim() === '') return null;
+      const solo = { ...agent, input: resolved };
+      const r = await runAgent(solo, t);
+      if (r === null) return null;
+      outputs.set(id, r.output);
+      usage.calls += r.calls;
+      usage.promptTokens += r.promptTokens;
+      usage.completionTokens += r.completionTokens;
+      if (id === sink) last = r;
+    }
+    if (!last) return null;
+    return {
+      step: {
+        answer: last.output,
+        correct: last.correct,
+        run: { backend: 'simulated', status: 'completed', ...usage },
+      },
+      tokens: usage.promptTokens + usage.completionTokens,
+    };
+  };
+
+  // A design run whole is kept by its serialised form (repeated designs: the EXIT step's, the
+  // final run); agent by agent, a repeated design is only lookups.
+  const wholeOnce = (design: Design, t: Task): Promise<Outcome> => {
     const key = designKey(design);
     let r = runs.get(key);
     if (!r) {
-      r = executor.run(design, t).then((x) => ({
-        step: stepResultOf(x, 'simulated'),
-        tokens: x.usage.promptTokens + x.usage.completionTokens,
-      }));
+      r = whole(design, t);
       runs.set(key, r);
     }
     return r;
   };
+  const run = async (design: Design, t: Task): Promise<Outcome> =>
+    (await byAgents(design, t)) ?? wholeOnce(design, t);
   return {
     intermediate: async (design, t) => (await run(design, t)).step,
     final: async (trace) => {

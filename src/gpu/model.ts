@@ -8,6 +8,13 @@ export interface CompileOptions {
   loss?: Tensor;
   /** Optimizer for step(); without it step() computes gradients but leaves the parameters alone. */
   optimizer?: AdamConfig;
+  /**
+   * Inputs whose rows often share their first `cols` columns (the policy's state rows of one task
+   * share the hashed query): the CPU backend sums a matmul by such an input over those columns
+   * once per distinct prefix, with the very numbers of the row-by-row sum (src/gpu/cpu/ops.ts,
+   * `matmulSharedPrefix`). A hint only: rows that do not share are computed as usual.
+   */
+  sharedPrefix?: Record<string, number>;
 }
 
 export interface StepResult {
@@ -33,8 +40,14 @@ export interface RunOptions {
 export interface Model {
   readonly backend: BackendKind;
   readonly graph: Graph;
-  /** Writes an input by name; f32 inputs take Float32Array, u32 inputs Uint32Array. */
-  setInput(name: string, data: Float32Array | Uint32Array): void;
+  /**
+   * Writes an input by name; f32 inputs take Float32Array, u32 inputs Uint32Array. With `rows`,
+   * only the first `rows` entries of its first dimension are live: the rest are padding that no
+   * live result depends on (zero weights, indices that no live row reads). The CPU backend then
+   * skips the padding rows of every tensor computed row by row from it (src/gpu/cpu/model.ts);
+   * the WebGPU backend computes them, which gives the same live results.
+   */
+  setInput(name: string, data: Float32Array | Uint32Array, rows?: number): void;
   /** forward + loss + backward + optimizer update; on WebGPU one queue submission. */
   step(opts?: RunOptions): Promise<StepResult>;
   read(t: Tensor): Promise<Float32Array>;

@@ -19,7 +19,7 @@ import type { ConstructionStep, Task } from '../core/trace.ts';
 import { compile, type BackendChoice, type Model } from '../gpu/index.ts';
 import { graphBlock, incompatibility, migrateCheckpoint, type PolicyCheckpoint } from './checkpoint.ts';
 import { actionMask, type ConstructionState } from './construction.ts';
-import { agentDim, encodeAgents, encodeState, encodeTask, stateDim, type TaskEncoding } from './encoder.ts';
+import { agentDim, encodeTask, type TaskEncoding } from './encoder.ts';
 import {
   currentFrame,
   currentState,
@@ -33,15 +33,15 @@ import {
   type Construction,
   type Episode,
 } from './episode.ts';
-import { encodeGraph, graphInputs, type GraphInputs } from './links.ts';
 import {
   buildPolicyGraph,
   encoderConfig,
   jpssInputs,
-  setGraphInputs,
+  policyCompileOptions,
   type Evaluation,
   type PolicyGraph,
 } from './network.ts';
+import { PackedStates } from './pack.ts';
 import type { ActionRewardConfig } from './rewards.ts';
 import type { RolePool } from './roles.ts';
 import { decideNode, finishStep, stepRng } from './sample.ts';
@@ -52,11 +52,9 @@ interface Compiled {
   size: number;
   model: Model;
   pg: PolicyGraph;
-  state: Float32Array;
-  mask: Float32Array;
-  agents: Float32Array;
-  edgeRole: Uint32Array;
-  links: GraphInputs | null;
+  /** The states of the last pass, packed (pack.ts), and the items they came from. */
+  packed: PackedStates;
+  items: readonly BatchItem[];
 }
 
 /** One state of a batched pass. */
@@ -138,71 +136,46 @@ export class BatchedPolicy {
     const have = this.sizes.get(size);
     if (have) return have;
     const cfg = this.checkpoint.config;
-    const N = cfg.maxAgents;
-    const E = size * N;
+    const E = size * cfg.maxAgents;
     const pg = buildPolicyGraph(cfg, this.checkpoint.params, { batch: size, edgeRows: E, jpss: this.jpss });
-    const model = await compile(this.choice, pg.graph);
+    const model = await compile(this.choice, pg.graph, policyCompileOptions(cfg));
     this.importArena(model);
-    const Da = agentDim(this.enc);
-    const edgeAgent = new Uint32Array(E);
-    const edgeBatch = new Uint32Array(E);
-    for (let e = 0; e < E; e++) {
-      edgeAgent[e] = e;
-      edgeBatch[e] = Math.floor(e / N);
-    }
-    model.setInput('edgeAgent', edgeAgent);
-    model.setInput('edgeBatch', edgeBatch);
-    model.setInput('ones', new Float32Array(Da).fill(1));
+    model.setInput('ones', new Float32Array(agentDim(this.enc)).fill(1));
     if (!this.jpss) for (const [k, v] of Object.entries(jpssInputs(cfg, E))) model.setInput(k, v);
     const block = graphBlock(cfg);
-    const links = block ? graphInputs(this.enc, size) : null;
-    if (block && links) {
-      model.setInput('onesG', new Float32Array(block.hidden).fill(1));
-      model.setInput('agentBatch', links.agentBatch);
-    }
-    const c: Compiled = {
-      size,
-      model,
-      pg,
-      state: new Float32Array(size * stateDim(this.enc)),
-      mask: new Float32Array(size * (cfg.roles.length + 2)),
-      agents: new Float32Array(size * N * Da),
-      edgeRole: new Uint32Array(E),
-      links,
-    };
+    if (block) model.setInput('onesG', new Float32Array(block.hidden).fill(1));
+    const packed = new PackedStates(this.enc, size, E, block !== null);
+    const c: Compiled = { size, model, pg, packed, items: [] };
     this.sizes.set(size, c);
     return c;
   }
 
-  /** Encodes `items` into rows 0… of a compiled graph; rows past them allow only EXIT (finite, unread). */
-  private feed(c: Compiled, items: readonly BatchItem[]): void {
-    const S = stateDim(this.enc);
-    const A = this.enc.roles + 2;
-    const N = this.enc.maxAgents;
-    const Da = agentDim(this.enc);
-    c.mask.fill(0);
-    for (let b = 0; b < c.size; b++) {
-      const it = items[b];
-      if (!it) {
-        c.mask[b * A + A - 1] = 1;
-        continue;
-      }
-      encodeState(this.enc, it.task, it.state, c.state.subarray(b * S, (b + 1) * S));
-      c.mask.set(actionMask(it.state), b * A);
-      encodeAgents(this.enc, it.state, c.agents.subarray(b * N * Da, (b + 1) * N * Da));
-      if (c.links) encodeGraph(this.enc, it.state, c.links, b);
+  /**
+   * Packs `items` (without edge rows) unless they are the states of the last pass in the same
+   * order, then writes the inputs. The edge pass of a step packs the node pass's items again, so
+   * the CPU backend's forward reuse reruns only the edge head.
+   */
+  private pack(c: Compiled, items: readonly BatchItem[], roles?: readonly (number | null)[]): void {
+    const same =
+      items.length === c.items.length &&
+      items.every((it, b) => it.task === c.items[b]?.task && it.state === c.items[b]?.state);
+    if (same) c.packed.clearEdges();
+    else {
+      c.packed.clear();
+      for (const it of items) c.packed.add(it.task, it.state);
+      c.items = items.map((it) => ({ task: it.task, state: it.state }));
     }
-    c.model.setInput('state', c.state);
-    c.model.setInput('mask', c.mask);
-    c.model.setInput('agents', c.agents);
-    if (c.links) setGraphInputs(c.model, c.links);
+    roles?.forEach((role, b) => {
+      if (role !== null) c.packed.addEdges(b, role);
+    });
+    c.packed.feed(c.model, { blind: !this.jpss });
   }
 
   /** The node head for every item: its action mask and π_node (exactly 0 where masked). */
   async nodePass(items: readonly BatchItem[]): Promise<{ mask: Float32Array; probs: Float32Array }[]> {
     if (items.length === 0) return [];
     const c = await this.compiled(items.length);
-    this.feed(c, items);
+    this.pack(c, items);
     await c.model.step();
     const probs = await c.model.read(c.pg.probs);
     const A = this.enc.roles + 2;
@@ -212,22 +185,27 @@ export class BatchedPolicy {
     }));
   }
 
-  /** The edge logits of each item's role over its existing agents (state order). */
-  async edgePass(items: readonly (BatchItem & { role: number })[]): Promise<Float32Array[]> {
-    if (items.length === 0) return [];
+  /**
+   * The edge logits of each item's role over its existing agents (state order); an item with role
+   * null gets none (pass the node pass's items with null where no ADD was chosen: the states are
+   * then not packed again, and only the edge head runs).
+   */
+  async edgePass(items: readonly (BatchItem & { role: number | null })[]): Promise<Float32Array[]> {
+    const roles = items.map((it) => it.role);
+    for (const role of roles)
+      if (role !== null && (!Number.isInteger(role) || role < 0 || role >= this.enc.roles))
+        throw new Error(`no role with index ${role}`);
+    if (roles.every((r) => r === null)) return items.map(() => new Float32Array(0));
     const c = await this.compiled(items.length);
-    this.feed(c, items);
-    const N = this.enc.maxAgents;
-    c.edgeRole.fill(0);
-    items.forEach((it, b) => {
-      if (!Number.isInteger(it.role) || it.role < 0 || it.role >= this.enc.roles)
-        throw new Error(`no role with index ${it.role}`);
-      c.edgeRole.fill(it.role, b * N, (b + 1) * N);
-    });
-    c.model.setInput('edgeRole', c.edgeRole);
+    this.pack(c, items, roles);
     await c.model.step();
     const logits = await c.model.read(c.pg.edgeLogits);
-    return items.map((it, b) => logits.slice(b * N, b * N + Math.min(it.state.agents.length, N)));
+    const p = c.packed;
+    return items.map((it, b) => {
+      if (it.role === null) return new Float32Array(0);
+      const first = p.firstEdge[b] as number;
+      return logits.slice(first, first + (p.edgeCount[b] as number));
+    });
   }
 
   dispose(): void {
@@ -310,14 +288,14 @@ export async function constructMany(o: ConstructManyOptions): Promise<Constructi
       const state = (items[j] as BatchItem).state;
       return { opts, d: decideNode(heads[j] as Evaluation, state, stepRng(s.seed, state.step), opts) };
     });
-    const adds = running.flatMap((_, j) => {
+    const roles = running.map((_, j) => {
       const role = (decisions[j] as (typeof decisions)[number]).d.role;
-      return role !== null && (items[j] as BatchItem).state.agents.length > 0 ? [j] : [];
+      return role !== null && (items[j] as BatchItem).state.agents.length > 0 ? role : null;
     });
-    const logits = await net.edgePass(
-      adds.map((j) => ({ ...(items[j] as BatchItem), role: decisions[j]?.d.role as number })),
+    const logits = await net.edgePass(items.map((it, j) => ({ ...it, role: roles[j] ?? null })));
+    const edgeOf = new Map(
+      roles.flatMap((role, j) => (role === null ? [] : [[j, logits[j] as Float32Array] as const])),
     );
-    const edgeOf = new Map(adds.map((j, i) => [j, logits[i] as Float32Array]));
     running.forEach((k, j) => {
       const { opts, d } = decisions[j] as (typeof decisions)[number];
       const head = heads[j] as { mask: Float32Array; probs: Float32Array };

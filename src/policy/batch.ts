@@ -5,19 +5,19 @@
  * reproduce the recorded agent ids is an error (the trace was made with another pool).
  */
 import type { ConstructionStep } from '../core/trace.ts';
-import { actionCount, actionIndex, type PolicyAction } from './actions.ts';
+import { actionIndex, type PolicyAction } from './actions.ts';
 import { graphBlock, type PolicyConfig } from './checkpoint.ts';
 import {
-  actionMask,
   applyAction,
   withResult,
   initialState,
   type ConstructionLimits,
   type ConstructionState,
 } from './construction.ts';
-import { agentDim, encodeAgents, encodeState, stateDim, type TaskEncoding } from './encoder.ts';
-import { encodeGraph, graphInputs } from './links.ts';
+import { agentDim, stateDim, type TaskEncoding } from './encoder.ts';
+import { graphInputs, maxLinks } from './links.ts';
 import { encoderConfig } from './network.ts';
+import { PackedStates } from './pack.ts';
 import type { RolePool } from './roles.ts';
 
 /** The state before each step, and the policy action each step took. */
@@ -62,14 +62,19 @@ export interface EpisodeSteps {
 export interface TrainingBatch {
   /** States (B): one per step over all episodes, in order. */
   batch: number;
-  /** Edge rows (E = B·N). */
+  /** Edge rows (E): one per existing agent of each ADD step, at least 1. */
   edgeRows: number;
-  inputs: Record<string, Float32Array | Uint32Array>;
+  /**
+   * Every step packed (pack.ts) with its action and edge targets; `rows.feed(model, { targets:
+   * true })` feeds a graph built with `{ batch, edgeRows, logProb: true }`, and `PackedStates.copy`
+   * takes a minibatch of steps from it.
+   */
+  rows: PackedStates;
 }
 
 /**
- * Inputs for `buildPolicyGraph(cfg, params, { batch, edgeRows, logProb: true })`. Its `joint`
- * output then equals each step's recorded logProb for steps sampled at temperature 1.
+ * The recorded steps as inputs of `buildPolicyGraph(cfg, params, { batch, edgeRows, logProb: true })`.
+ * Its `joint` output then equals each step's recorded logProb for steps sampled at temperature 1.
  */
 export function trainingBatch(
   cfg: PolicyConfig,
@@ -78,9 +83,6 @@ export function trainingBatch(
 ): TrainingBatch {
   const enc = encoderConfig(cfg);
   const N = cfg.maxAgents;
-  const S = stateDim(enc);
-  const Da = agentDim(enc);
-  const A = actionCount(pool);
   const rows: { task: TaskEncoding; state: ConstructionState; action: PolicyAction }[] = [];
   for (const ep of episodes) {
     const { states, actions } = replay(
@@ -90,51 +92,84 @@ export function trainingBatch(
     );
     states.forEach((state, i) => rows.push({ task: ep.task, state, action: actions[i] as PolicyAction }));
   }
+  const edges = rows.reduce(
+    (k, r) => k + (r.action.kind === 'add' ? Math.min(r.state.agents.length, N) : 0),
+    0,
+  );
   const B = Math.max(1, rows.length);
+  const E = Math.max(1, edges);
+  const packed = new PackedStates(enc, B, E, graphBlock(cfg) !== null);
+  for (const { task, state, action } of rows) {
+    const b = packed.add(task, state);
+    const col = actionIndex(pool, action.kind === 'add' ? { kind: 'add', role: action.role } : action);
+    packed.action[b] = col;
+    // Only an ADD step's edges are part of its log-probability: other steps get no edge rows.
+    if (action.kind === 'add' && state.agents.length > 0) {
+      const linked = new Set(action.links);
+      packed.addEdges(
+        b,
+        col,
+        state.agents.slice(0, N).map((a) => (linked.has(a.id) ? 1 : 0)),
+      );
+    }
+  }
+  return { batch: B, edgeRows: E, rows: packed };
+}
+
+/**
+ * The steps of a training batch in the fixed-offset layout (state b: agent and edge rows
+ * b·N … b·N + N − 1, message slots b·M … b·M + M − 1, empty ones zero or pointing at row b·N), for
+ * code that implements the policy graph on its own (the TF.js benchmark, bench/train-tfjs).
+ */
+export function fixedLayout(
+  cfg: PolicyConfig,
+  tb: TrainingBatch,
+): Record<string, Float32Array | Uint32Array> {
+  const enc = encoderConfig(cfg);
+  const p = tb.rows;
+  const B = tb.batch;
+  const N = cfg.maxAgents;
+  const M = maxLinks(enc);
+  const S = stateDim(enc);
+  const Da = agentDim(enc);
   const block = graphBlock(cfg);
   const links = block ? graphInputs(enc, B) : null;
-  const inputs: Record<string, Float32Array | Uint32Array> & {
-    state: Float32Array;
-    mask: Float32Array;
-    agents: Float32Array;
-    edgeAgent: Uint32Array;
-    edgeRole: Uint32Array;
-    edgeBatch: Uint32Array;
-    action: Uint32Array;
-    edgeTarget: Float32Array;
-    edgeWeight: Float32Array;
-  } = {
-    state: new Float32Array(B * S),
-    mask: new Float32Array(B * A),
+  const out = {
+    state: p.state.slice(0, B * S),
+    mask: p.mask.slice(0, B * (enc.roles + 2)),
     agents: new Float32Array(B * N * Da),
-    edgeAgent: new Uint32Array(B * N),
+    edgeAgent: Uint32Array.from({ length: B * N }, (_, e) => e),
     edgeRole: new Uint32Array(B * N),
-    edgeBatch: new Uint32Array(B * N),
+    edgeBatch: Uint32Array.from({ length: B * N }, (_, e) => Math.floor(e / N)),
     ones: new Float32Array(Da).fill(1),
-    action: new Uint32Array(B),
+    action: p.action.slice(0, B),
     edgeTarget: new Float32Array(B * N),
     edgeWeight: new Float32Array(B * N),
-    ...(block && links ? { ...links, onesG: new Float32Array(block.hidden).fill(1) } : {}),
   };
-  rows.forEach(({ task, state, action }, b) => {
-    encodeState(enc, task, state, inputs.state.subarray(b * S, (b + 1) * S));
-    inputs.mask.set(actionMask(state), b * A);
-    encodeAgents(enc, state, inputs.agents.subarray(b * N * Da, (b + 1) * N * Da));
-    if (links) encodeGraph(enc, state, links, b);
-    const col = actionIndex(pool, action.kind === 'add' ? { kind: 'add', role: action.role } : action);
-    inputs.action[b] = col;
-    const linked = new Set(action.kind === 'add' ? action.links : []);
-    for (let i = 0; i < N; i++) {
-      const e = b * N + i;
-      inputs.edgeAgent[e] = e;
-      inputs.edgeBatch[e] = b;
-      inputs.edgeRole[e] = action.kind === 'add' ? col : 0;
-      const agent = state.agents[i];
-      if (action.kind === 'add' && agent) {
-        inputs.edgeWeight[e] = 1;
-        inputs.edgeTarget[e] = linked.has(agent.id) ? 1 : 0;
-      }
+  for (let b = 0; b < p.states; b++) {
+    const r0 = p.firstRow[b] as number;
+    const n = p.agentCount[b] as number;
+    out.agents.set(p.agents.subarray(r0 * Da, (r0 + n) * Da), b * N * Da);
+    const e0 = p.firstEdge[b] as number;
+    for (let i = 0; i < (p.edgeCount[b] as number); i++) {
+      const e = b * N + ((p.edgeAgent[e0 + i] as number) - r0);
+      out.edgeRole[e] = p.edgeRole[e0 + i] as number;
+      out.edgeTarget[e] = p.edgeTarget[e0 + i] as number;
+      out.edgeWeight[e] = p.edgeWeight[e0 + i] as number;
     }
-  });
-  return { batch: B, edgeRows: B * N, inputs };
+    if (p.edgeCount[b]) out.edgeRole.fill(p.edgeRole[e0] as number, b * N, (b + 1) * N);
+    if (!links) continue;
+    links.msgFrom.fill(b * N, b * M, (b + 1) * M);
+    links.msgTo.fill(b * N, b * M, (b + 1) * M);
+    const l0 = p.firstLink[b] as number;
+    for (let i = 0; i < (p.linkCount[b] as number); i++) {
+      links.msgFrom[b * M + i] = (p.msgFrom[l0 + i] as number) - r0 + b * N;
+      links.msgTo[b * M + i] = (p.msgTo[l0 + i] as number) - r0 + b * N;
+      links.inWeight[b * M + i] = p.inWeight[l0 + i] as number;
+      links.outWeight[b * M + i] = p.outWeight[l0 + i] as number;
+    }
+    links.readMean.set(p.readMean.subarray(r0, r0 + n), b * N);
+    links.readSink.set(p.readSink.subarray(r0, r0 + n), b * N);
+  }
+  return links && block ? { ...out, ...links, onesG: new Float32Array(block.hidden).fill(1) } : out;
 }

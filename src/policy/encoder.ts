@@ -359,8 +359,22 @@ export interface TaskEncoding {
   cues: Float32Array;
 }
 
+/**
+ * The encodings of the last tasks seen, by width and text: a trainer encodes each of its B tasks
+ * G times per iteration and again for the update. Callers only read an encoding (the state
+ * encoder copies it), so one object serves them all.
+ */
+const recentTasks = new Map<string, TaskEncoding>();
+const RECENT_TASKS = 256;
+
 export function encodeTask(text: string, hashDim: number): TaskEncoding {
-  return { query: hashQuery(text, hashDim), cues: cueVector(taskCues(text)) };
+  const key = `${hashDim}\u0000${text}`;
+  const kept = recentTasks.get(key);
+  if (kept) return kept;
+  const e = { query: hashQuery(text, hashDim), cues: cueVector(taskCues(text)) };
+  if (recentTasks.size >= RECENT_TASKS) recentTasks.clear();
+  recentTasks.set(key, e);
+  return e;
 }
 
 // ---------------------------------------------------------------- intermediate answers
@@ -446,14 +460,30 @@ export function encodeAgents(
   out: Float32Array = new Float32Array(cfg.maxAgents * agentDim(cfg)),
 ): Float32Array {
   out.fill(0);
+  encodeAgentRows(cfg, s, out, 0);
+  return out;
+}
+
+/**
+ * Writes the rows of the state's agents (at most N) from row `first` of `out` on, the rows of
+ * `encodeAgents` without the empty slots; returns how many rows it wrote.
+ */
+export function encodeAgentRows(
+  cfg: EncoderConfig,
+  s: ConstructionState,
+  out: Float32Array,
+  first: number,
+): number {
   const w = agentDim(cfg);
   const f = agentFlagOffset(cfg);
   const n = cfg.maxAgents;
+  const agents = s.agents.slice(0, n);
+  out.fill(0, first * w, (first + agents.length) * w);
   const readers = new Map<string, number>();
   for (const a of s.agents) for (const l of a.links) readers.set(l, (readers.get(l) ?? 0) + 1);
   const latest = s.changed[s.changed.length - 1];
-  s.agents.slice(0, n).forEach((a, i) => {
-    const row = i * w;
+  agents.forEach((a, i) => {
+    const row = (first + i) * w;
     const outDeg = readers.get(a.id) ?? 0;
     out[row] = 1;
     out[row + 1 + a.role] = 1;
@@ -465,5 +495,5 @@ export function encodeAgents(
     out[row + f + AGENT.inDegree] = clip01(a.links.length / n);
     out[row + f + AGENT.age] = clip01((s.step - a.addedAt) / cfg.maxSteps);
   });
-  return out;
+  return agents.length;
 }

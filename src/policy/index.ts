@@ -83,6 +83,7 @@ export {
   PolicyConfigSchema,
   ENCODER_MIGRATIONS,
   encoderVersion,
+  graphBlock,
   incompatibility,
   migrateCheckpoint,
   paramShapes,
@@ -97,6 +98,7 @@ export {
   buildPolicyGraph,
   encoderConfig,
   jpssInputs,
+  policyCompileOptions,
   policyConfig,
   randomCheckpoint,
   type EdgeMode,
@@ -166,7 +168,8 @@ export {
   type ActionRewardConfig,
   type GroupRewardConfig,
 } from './rewards.ts';
-export { replay, trainingBatch, type EpisodeSteps, type TrainingBatch } from './batch.ts';
+export { fixedLayout, replay, trainingBatch, type EpisodeSteps, type TrainingBatch } from './batch.ts';
+export { PackedStates, type FeedOptions, type InputSink } from './pack.ts';
 export { actionLabel, checkConstruction, recomputeLogProb, type CheckOptions } from './check.ts';
 export {
   MAX_ROLES,

@@ -50,14 +50,22 @@ export function graphInputs(c: EncoderConfig, batch: number): GraphInputs {
 }
 
 /**
- * Writes state `s` into slot `b` of `out` (layout in `GraphInputs`). Agents keep the rows of
- * `encodeAgents` (state order); links are listed reader by reader, in link order.
+ * The links of state `s` and its readout weights, agents in `encodeAgents` row order (local
+ * indices 0 … n − 1): per link j → k, listed reader by reader in link order, `from` = j, `to` = k
+ * and the two mean weights; per agent its weight in the mean over agents and over sinks.
  */
-export function encodeGraph(c: EncoderConfig, s: ConstructionState, out: GraphInputs, b = 0): GraphInputs {
-  const N = c.maxAgents;
-  const M = maxLinks(c);
-  const base = b * N;
-  const agents = s.agents.slice(0, N);
+export interface StateLinks {
+  agents: number;
+  from: number[];
+  to: number[];
+  inWeight: number[];
+  outWeight: number[];
+  readMean: number[];
+  readSink: number[];
+}
+
+export function stateLinks(c: EncoderConfig, s: ConstructionState): StateLinks {
+  const agents = s.agents.slice(0, c.maxAgents);
   const row = new Map<string, number>();
   agents.forEach((a, i) => row.set(a.id, i));
   const readers = new Array<number>(agents.length).fill(0);
@@ -66,27 +74,57 @@ export function encodeGraph(c: EncoderConfig, s: ConstructionState, out: GraphIn
       const j = row.get(l);
       if (j !== undefined) readers[j] = (readers[j] as number) + 1;
     }
+  const out: StateLinks = {
+    agents: agents.length,
+    from: [],
+    to: [],
+    inWeight: [],
+    outWeight: [],
+    readMean: [],
+    readSink: [],
+  };
+  agents.forEach((a, k) => {
+    const links = a.links.map((l) => row.get(l)).filter((j): j is number => j !== undefined);
+    for (const j of links) {
+      out.from.push(j);
+      out.to.push(k);
+      out.inWeight.push(1 / links.length);
+      out.outWeight.push(1 / (readers[j] as number));
+    }
+  });
+  if (out.from.length > maxLinks(c))
+    throw new Error(`more than ${maxLinks(c)} links among ${c.maxAgents} agents`);
+  const sinks = readers.filter((n) => n === 0).length;
+  for (let i = 0; i < agents.length; i++) {
+    out.readMean.push(1 / agents.length);
+    out.readSink.push(readers[i] === 0 ? 1 / sinks : 0);
+  }
+  return out;
+}
+
+/**
+ * Writes state `s` into slot `b` of `out` (layout in `GraphInputs`). Agents keep the rows of
+ * `encodeAgents` (state order); links are listed reader by reader, in link order.
+ */
+export function encodeGraph(c: EncoderConfig, s: ConstructionState, out: GraphInputs, b = 0): GraphInputs {
+  const N = c.maxAgents;
+  const M = maxLinks(c);
+  const base = b * N;
+  const l = stateLinks(c, s);
   out.msgFrom.fill(base, b * M, (b + 1) * M);
   out.msgTo.fill(base, b * M, (b + 1) * M);
   out.inWeight.fill(0, b * M, (b + 1) * M);
   out.outWeight.fill(0, b * M, (b + 1) * M);
-  let m = b * M;
-  agents.forEach((a, k) => {
-    const links = a.links.map((l) => row.get(l)).filter((j): j is number => j !== undefined);
-    for (const j of links) {
-      if (m >= (b + 1) * M) throw new Error(`more than ${M} links among ${N} agents`);
-      out.msgFrom[m] = base + j;
-      out.msgTo[m] = base + k;
-      out.inWeight[m] = 1 / links.length;
-      out.outWeight[m] = 1 / (readers[j] as number);
-      m++;
-    }
+  l.from.forEach((j, i) => {
+    const m = b * M + i;
+    out.msgFrom[m] = base + j;
+    out.msgTo[m] = base + (l.to[i] as number);
+    out.inWeight[m] = l.inWeight[i] as number;
+    out.outWeight[m] = l.outWeight[i] as number;
   });
-  const sinks = readers.filter((n) => n === 0).length;
   for (let i = 0; i < N; i++) {
-    const here = i < agents.length;
-    out.readMean[base + i] = here ? 1 / agents.length : 0;
-    out.readSink[base + i] = here && readers[i] === 0 ? 1 / sinks : 0;
+    out.readMean[base + i] = l.readMean[i] ?? 0;
+    out.readSink[base + i] = l.readSink[i] ?? 0;
   }
   return out;
 }

@@ -10,7 +10,7 @@ import {
   serializeCheckpoint,
   type PolicyCheckpoint,
 } from './checkpoint.ts';
-import { replay, trainingBatch, type EpisodeSteps } from './batch.ts';
+import { fixedLayout, replay, trainingBatch, type EpisodeSteps } from './batch.ts';
 import { actionMask, applyAction, initialState, withResult, type ConstructionState } from './construction.ts';
 import {
   ENCODER_VERSION,
@@ -515,8 +515,25 @@ async function trainingJoint(
     logProb: true,
   });
   const m = new CpuModel(pg.graph);
-  for (const [k, v] of Object.entries(tb.inputs)) m.setInput(k, v);
+  const enc = encoderConfig(cfg);
+  m.setInput('ones', new Float32Array(agentDim(enc)).fill(1));
+  m.setInput('onesG', new Float32Array(cfg.graphHidden ?? 32).fill(1));
+  tb.rows.feed(m, { targets: true });
   await m.step();
+  // The fixed-offset layout (every state N agent rows, M message slots) gives the same numbers.
+  const fixed = new CpuModel(
+    buildPolicyGraph(cfg, net.checkpoint.params, {
+      batch: tb.batch,
+      edgeRows: tb.batch * cfg.maxAgents,
+      logProb: true,
+    }).graph,
+  );
+  for (const [k, v] of Object.entries(fixedLayout(cfg, tb))) fixed.setInput(k, v);
+  await fixed.step();
+  const jointFixed = fixed.graph.nodes.find((n) => n.id === (pg.joint as NonNullable<typeof pg.joint>).id);
+  expect(Array.from(await fixed.read(jointFixed as NonNullable<typeof jointFixed>))).toEqual(
+    Array.from(await m.read(pg.joint as NonNullable<typeof pg.joint>)),
+  );
   const joint = await m.read(pg.joint as NonNullable<typeof pg.joint>);
   m.dispose();
   return { joint, recorded: episodes.flatMap((e) => e.steps.map((st) => st.logProb as number)) };

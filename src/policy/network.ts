@@ -43,17 +43,9 @@ import {
   type PolicyCheckpoint,
   type PolicyConfig,
 } from './checkpoint.ts';
-import {
-  ENCODER_VERSION,
-  agentDim,
-  encodeAgents,
-  encodeState,
-  stateDim,
-  stateDimFor,
-  type EncoderConfig,
-  type TaskEncoding,
-} from './encoder.ts';
-import { encodeGraph, graphInputs, maxLinks, type GraphInputs } from './links.ts';
+import { ENCODER_VERSION, agentDim, stateDimFor, type EncoderConfig, type TaskEncoding } from './encoder.ts';
+import { maxLinks, type GraphInputs } from './links.ts';
+import { PackedStates } from './pack.ts';
 import type { ConstructionState } from './construction.ts';
 import { actionMask } from './construction.ts';
 import type { RolePool } from './roles.ts';
@@ -236,6 +228,14 @@ export function buildPolicyGraph(
   return { graph: g, probs, logProbs, edgeLogits, joint, params };
 }
 
+/**
+ * Compile options for a policy graph: the state rows of one task share the hashed query (the first
+ * `hashDim` features), so the CPU backend sums s·W over it once per task (`sharedPrefix`).
+ */
+export function policyCompileOptions(cfg: PolicyConfig): { sharedPrefix: Record<string, number> } {
+  return { sharedPrefix: { state: cfg.hashDim } };
+}
+
 /** Feeds the per-state link inputs of the graph encoder (`agentBatch` and `onesG` are set once). */
 export function setGraphInputs(
   model: { setInput(name: string, data: Float32Array | Uint32Array): void },
@@ -326,12 +326,8 @@ export class PolicyNetwork {
   readonly enc: EncoderConfig;
   private readonly model: Model;
   private readonly pg: PolicyGraph;
-  private readonly stateBuf: Float32Array;
-  private readonly agentBuf: Float32Array;
-  /** The links of the state being evaluated (encoder version ≥ 3), else null. */
-  private readonly graphBuf: GraphInputs | null;
-
-  private readonly roleBuf: Uint32Array;
+  /** The state being evaluated, packed (pack.ts), with its edge rows. */
+  private readonly packed: PackedStates;
 
   private constructor(
     readonly checkpoint: PolicyCheckpoint,
@@ -344,32 +340,14 @@ export class PolicyNetwork {
     const cfg = checkpoint.config;
     this.enc = encoderConfig(cfg);
     const R = edgeMode === 'fused' ? cfg.roles.length : 1;
-    const N = cfg.maxAgents;
     this.pg = pg;
     this.model = model;
     this.backend = this.model.backend;
-    // Edge row e = ρ·N + i: agent slot i, role ρ (fused), or the chosen role (two-pass), state 0.
-    const agentIdx = new Uint32Array(R * N);
-    const roleIdx = new Uint32Array(R * N);
-    for (let r = 0; r < R; r++) {
-      for (let i = 0; i < N; i++) {
-        agentIdx[r * N + i] = i;
-        roleIdx[r * N + i] = r;
-      }
-    }
-    this.roleBuf = roleIdx;
-    this.model.setInput('edgeAgent', agentIdx);
-    this.model.setInput('edgeRole', roleIdx);
-    this.model.setInput('edgeBatch', new Uint32Array(R * N));
+    // Edge rows: ρ·n + i for agent i under role ρ (fused), or i under the chosen role (two-pass).
+    this.packed = new PackedStates(this.enc, 1, R * cfg.maxAgents, graphBlock(cfg) !== null);
     this.model.setInput('ones', new Float32Array(agentDim(this.enc)).fill(1));
-    this.stateBuf = new Float32Array(stateDim(this.enc));
-    this.agentBuf = new Float32Array(N * agentDim(this.enc));
     const block = graphBlock(cfg);
-    this.graphBuf = block ? graphInputs(this.enc, 1) : null;
-    if (block) {
-      this.model.setInput('onesG', new Float32Array(block.hidden).fill(1));
-      this.model.setInput('agentBatch', (this.graphBuf as GraphInputs).agentBatch);
-    }
+    if (block) this.model.setInput('onesG', new Float32Array(block.hidden).fill(1));
   }
 
   /**
@@ -389,7 +367,7 @@ export class PolicyNetwork {
     // A checkpoint trained without JPSS says so in meta.jpss; an explicit option wins.
     const jpss = (opts.jpss ?? checkpoint.meta?.jpss) !== false;
     const pg = buildPolicyGraph(cfg, checkpoint.params, { batch: 1, edgeRows: rows, jpss });
-    const model = await compile(choice, pg.graph);
+    const model = await compile(choice, pg.graph, policyCompileOptions(cfg));
     if (!jpss) for (const [k, v] of Object.entries(jpssInputs(cfg, rows))) model.setInput(k, v);
     return new PolicyNetwork(checkpoint, mode, pg, model, jpss);
   }
@@ -406,32 +384,36 @@ export class PolicyNetwork {
 
   async evaluate(task: TaskEncoding, state: ConstructionState): Promise<Evaluation> {
     const mask = actionMask(state);
-    encodeState(this.enc, task, state, this.stateBuf);
-    encodeAgents(this.enc, state, this.agentBuf);
-    this.model.setInput('state', this.stateBuf);
-    this.model.setInput('mask', mask);
-    this.model.setInput('agents', this.agentBuf);
-    if (this.graphBuf) setGraphInputs(this.model, encodeGraph(this.enc, state, this.graphBuf));
-    await this.model.step();
-    const N = this.enc.maxAgents;
-    const n = Math.min(state.agents.length, N);
+    const p = this.packed;
+    const feed = { blind: !this.jpss };
+    p.clear();
+    p.add(task, state);
+    const n = p.agentCount[0] as number;
     if (this.edgeMode === 'fused') {
+      for (let r = 0; r < this.enc.roles; r++) p.addEdges(0, r);
+      p.feed(this.model, feed);
+      await this.model.step();
       // Two read-backs per step on WebGPU; log π is taken on the host from the recorded p.
       const [probs, logits] = await Promise.all([
         this.model.read(this.pg.probs),
         this.model.read(this.pg.edgeLogits),
       ]);
       const edges = (role: number): Promise<Float32Array> =>
-        Promise.resolve(logits.slice(role * N, role * N + n));
+        Promise.resolve(logits.slice(role * n, role * n + n));
       return { mask, probs, edges };
     }
+    // The node pass computes no edge rows; the edge pass changes only them, so the CPU backend
+    // reruns the edge head alone (its forward reuse).
+    p.feed(this.model, feed);
+    await this.model.step();
     const probs = await this.model.read(this.pg.probs);
     const edges = async (role: number): Promise<Float32Array> => {
       if (!Number.isInteger(role) || role < 0 || role >= this.enc.roles)
         throw new Error(`no role with index ${role}`);
       if (n === 0) return new Float32Array(0);
-      this.roleBuf.fill(role);
-      this.model.setInput('edgeRole', this.roleBuf);
+      p.clearEdges();
+      p.addEdges(0, role);
+      p.feed(this.model, feed);
       await this.model.step();
       return (await this.model.read(this.pg.edgeLogits)).slice(0, n);
     };

@@ -12,12 +12,13 @@
  */
 import { compile, type BackendChoice, type Model, type Tensor } from '../gpu/index.ts';
 import {
+  PackedStates,
   agentDim,
   buildPolicyGraph,
   encoderConfig,
-  exitIndex,
+  graphBlock,
   jpssInputs,
-  stateDim,
+  policyCompileOptions,
   trainingBatch,
   type EpisodeSteps,
   type PolicyCheckpoint,
@@ -27,9 +28,6 @@ import {
 } from '../policy/index.ts';
 import type { TrainConfig } from './config.ts';
 import { ppoObjective } from './objective.ts';
-
-/** Per-state message slots of the graph encoder: N(N − 1)/2, at least 1 (links.ts). */
-const linkSlots = (n: number): number => Math.max(1, (n * (n - 1)) / 2);
 
 export interface UpdateStats {
   /** PPO loss + β_KL·KL − β_H·H_node (objective.ts), per step. */
@@ -60,7 +58,20 @@ export class Learner {
     private readonly config: TrainConfig,
     private readonly train: Compiled & { coef: Tensor; valid: Tensor },
     private readonly ref: Compiled | null,
-  ) {}
+  ) {
+    const cfg = checkpoint.config;
+    const M = config.minibatch;
+    this.packed = new PackedStates(encoderConfig(cfg), M, M * cfg.maxAgents, graphBlock(cfg) !== null);
+    for (const c of [train, ref]) {
+      if (!c) continue;
+      c.model.setInput('ones', new Float32Array(agentDim(encoderConfig(cfg))).fill(1));
+      const block = graphBlock(cfg);
+      if (block) c.model.setInput('onesG', new Float32Array(block.hidden).fill(1));
+    }
+  }
+
+  /** The minibatch's steps, packed (reused for every minibatch). */
+  private readonly packed: PackedStates;
 
   static async create(
     checkpoint: PolicyCheckpoint,
@@ -88,13 +99,23 @@ export class Learner {
       loss = g.add(loss, g.scale(g.sum(g.mul(negH, valid)), config.entropyCoef));
     }
     const model = blind(
-      await compile(choice, g, { loss, optimizer: { lr: config.lr, clipNorm: config.gradClip } }),
+      await compile(choice, g, {
+        loss,
+        optimizer: { lr: config.lr, clipNorm: config.gradClip },
+        ...policyCompileOptions(cfg),
+      }),
       cfg,
     );
     let ref: Compiled | null = null;
     if (config.klCoef > 0) {
       const rpg = buildPolicyGraph(reference.config, reference.params, opts);
-      ref = { pg: rpg, model: blind(await compile(choice, rpg.graph), reference.config) };
+      ref = {
+        pg: rpg,
+        model: blind(
+          await compile(choice, rpg.graph, policyCompileOptions(reference.config)),
+          reference.config,
+        ),
+      };
     }
     return new Learner(checkpoint, pool, config, { pg, model, coef, valid }, ref);
   }
@@ -104,101 +125,16 @@ export class Learner {
     return trainingBatch(this.checkpoint.config, this.pool, episodes);
   }
 
-  /** Inputs for rows `pick` of `full`, padded to the graph's batch. */
-  private slice(full: TrainingBatch, pick: readonly number[]): Record<string, Float32Array | Uint32Array> {
-    const cfg = this.checkpoint.config;
-    const enc = encoderConfig(cfg);
-    const M = this.config.minibatch;
-    const N = cfg.maxAgents;
-    const S = stateDim(enc);
-    const Da = agentDim(enc);
-    const A = cfg.roles.length + 2;
-    const L = linkSlots(N);
-    const src = full.inputs;
-    const f = (k: string): Float32Array => src[k] as Float32Array;
-    const u = (k: string): Uint32Array => src[k] as Uint32Array;
-    const exit = exitIndex(this.pool);
-    const out: Record<string, Float32Array | Uint32Array> = {
-      state: new Float32Array(M * S),
-      mask: new Float32Array(M * A),
-      agents: new Float32Array(M * N * Da),
-      edgeAgent: new Uint32Array(M * N),
-      edgeRole: new Uint32Array(M * N),
-      edgeBatch: new Uint32Array(M * N),
-      ones: f('ones'),
-      action: new Uint32Array(M),
-      edgeTarget: new Float32Array(M * N),
-      edgeWeight: new Float32Array(M * N),
-    };
-    const graph = 'msgFrom' in src;
-    if (graph) {
-      out.msgFrom = new Uint32Array(M * L);
-      out.msgTo = new Uint32Array(M * L);
-      out.inWeight = new Float32Array(M * L);
-      out.outWeight = new Float32Array(M * L);
-      out.readMean = new Float32Array(M * N);
-      out.readSink = new Float32Array(M * N);
-      out.agentBatch = Uint32Array.from({ length: M * N }, (_, r) => Math.floor(r / N));
-      out.onesG = f('onesG');
-    }
-    const o = out as unknown as Record<
-      | 'state'
-      | 'mask'
-      | 'agents'
-      | 'edgeAgent'
-      | 'edgeRole'
-      | 'edgeBatch'
-      | 'action'
-      | 'edgeTarget'
-      | 'edgeWeight'
-      | 'msgFrom'
-      | 'msgTo'
-      | 'inWeight'
-      | 'outWeight'
-      | 'readMean'
-      | 'readSink',
-      Float32Array
-    >;
-    for (let b = 0; b < M; b++) {
-      for (let i = 0; i < N; i++) {
-        o.edgeAgent[b * N + i] = b * N + i;
-        o.edgeBatch[b * N + i] = b;
-      }
-      const from = pick[b];
-      if (from === undefined) {
-        // Padding: only EXIT allowed and taken, no edges, weight 0 in every term.
-        o.mask[b * A + exit] = 1;
-        o.action[b] = exit;
-        if (graph) {
-          o.msgFrom.fill(b * N, b * L, (b + 1) * L);
-          o.msgTo.fill(b * N, b * L, (b + 1) * L);
-        }
-        continue;
-      }
-      o.state.set(f('state').subarray(from * S, (from + 1) * S), b * S);
-      o.mask.set(f('mask').subarray(from * A, (from + 1) * A), b * A);
-      o.agents.set(f('agents').subarray(from * N * Da, (from + 1) * N * Da), b * N * Da);
-      o.action[b] = u('action')[from] as number;
-      o.edgeRole.set(u('edgeRole').subarray(from * N, (from + 1) * N), b * N);
-      o.edgeTarget.set(f('edgeTarget').subarray(from * N, (from + 1) * N), b * N);
-      o.edgeWeight.set(f('edgeWeight').subarray(from * N, (from + 1) * N), b * N);
-      if (graph) {
-        // Message slots point at agent rows of state `from`; move them to row block b.
-        for (let m = 0; m < L; m++) {
-          o.msgFrom[b * L + m] = (u('msgFrom')[from * L + m] as number) - from * N + b * N;
-          o.msgTo[b * L + m] = (u('msgTo')[from * L + m] as number) - from * N + b * N;
-        }
-        o.inWeight.set(f('inWeight').subarray(from * L, (from + 1) * L), b * L);
-        o.outWeight.set(f('outWeight').subarray(from * L, (from + 1) * L), b * L);
-        o.readMean.set(f('readMean').subarray(from * N, (from + 1) * N), b * N);
-        o.readSink.set(f('readSink').subarray(from * N, (from + 1) * N), b * N);
-      }
-    }
-    return out;
-  }
-
-  private static feed(model: Model, inputs: Record<string, Float32Array | Uint32Array>): void {
-    for (const [k, v] of Object.entries(inputs)) model.setInput(k, v);
+  /**
+   * Packs rows `pick` of `full` (at most `minibatch`) into the minibatch buffers and writes them to
+   * `model`: their agents, links and edges only, so the CPU backend computes no padding.
+   */
+  private feedRows(model: Model, full: TrainingBatch, pick: readonly number[]): PackedStates {
+    const mb = this.packed;
+    mb.clear();
+    for (const r of pick) mb.copy(full.rows, r);
+    mb.feed(model, { targets: true, blind: !this.config.jpss });
+    return mb;
   }
 
   /** log π of every row of `full` under the current (or the reference) parameters. */
@@ -209,7 +145,7 @@ export class Learner {
     const out = new Float64Array(full.batch);
     for (let start = 0; start < full.batch; start += M) {
       const pick = Array.from({ length: Math.min(M, full.batch - start) }, (_, i) => start + i);
-      Learner.feed(c.model, this.slice(full, pick));
+      this.feedRows(c.model, full, pick);
       if (c === this.train) this.zeroLoss();
       await c.model.step({ backward: false, update: false });
       const lp = await c.model.read(c.pg.joint as Tensor);
@@ -238,11 +174,9 @@ export class Learner {
   ): Promise<UpdateStats> {
     const M = this.config.minibatch;
     const cfg = this.checkpoint.config;
-    const N = cfg.maxAgents;
     const A = cfg.roles.length + 2;
     const { model, pg } = this.train;
-    const inputs = this.slice(full, pick);
-    Learner.feed(model, inputs);
+    const mb = this.feedRows(model, full, pick);
     this.zeroLoss();
     await model.step({ backward: false, update: false });
     const [joint, probs, logProbs, edgeLogits] = await Promise.all([
@@ -266,20 +200,23 @@ export class Learner {
     });
     let nodeH = 0;
     let edgeH = 0;
-    const edgeW = inputs.edgeWeight as Float32Array;
     for (let b = 0; b < n; b++) {
       for (let a = 0; a < A; a++) {
         const p = probs[b * A + a] as number;
         if (p > 0) nodeH -= p * (logProbs[b * A + a] as number);
       }
-      for (let i = 0; i < N; i++) {
-        if ((edgeW[b * N + i] as number) === 0) continue;
-        const s = 1 / (1 + Math.exp(-(edgeLogits[b * N + i] as number)));
+      // The edge rows of an ADD step (its existing agents), in agent order.
+      const e0 = mb.firstEdge[b] as number;
+      for (let e = e0; e < e0 + (mb.edgeCount[b] as number); e++) {
+        if ((mb.edgeWeight[e] as number) === 0) continue;
+        const s = 1 / (1 + Math.exp(-(edgeLogits[e] as number)));
         if (s > 0 && s < 1) edgeH -= s * Math.log(s) + (1 - s) * Math.log(1 - s);
       }
     }
     nodeH /= Math.max(1, n);
     edgeH /= Math.max(1, n);
+    // Only the loss weights change: the CPU backend reruns just the loss's nodes before the
+    // backward pass, not the network (its forward reuse, src/gpu/cpu/model.ts).
     model.setInput('coef', Float32Array.from(obj.grad));
     model.setInput(
       'valid',

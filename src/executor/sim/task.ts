@@ -135,6 +135,29 @@ export function valueSentence(s: Pick<SimSubtask, 'name'>, value: number): strin
 
 /** Values stated as "each Owner's Item is N" in `text` (the last statement wins). */
 export function knownValues(sim: SimTask, text: string): Map<string, number> {
+  return new Map(memo(sim, 'known', text, () => knownValuesOf(sim, text)));
+}
+
+/**
+ * Per task, what `knownValues` and `targetsOf` found in each text: an agent's calls share one
+ * input, and training runs the same agents' inputs again and again, so each is parsed once.
+ */
+const memos = new WeakMap<SimTask, { known: Map<string, unknown>; targets: Map<string, unknown> }>();
+
+function memo<T>(sim: SimTask, which: 'known' | 'targets', text: string, make: () => T): T {
+  let m = memos.get(sim);
+  if (!m) {
+    m = { known: new Map(), targets: new Map() };
+    memos.set(sim, m);
+  }
+  const table = m[which];
+  if (table.has(text)) return table.get(text) as T;
+  const v = make();
+  table.set(text, v);
+  return v;
+}
+
+function knownValuesOf(sim: SimTask, text: string): Map<string, number> {
   const known = new Map<string, number>();
   for (const s of sim.byId.values()) {
     let last: string | undefined;
@@ -152,6 +175,10 @@ export function knownValues(sim: SimTask, text: string): Map<string, number> {
  * on; else, when nothing is named, the whole task.
  */
 export function targetsOf(sim: SimTask, input: string): string[] {
+  return [...memo(sim, 'targets', input, () => targetsOfText(sim, input))];
+}
+
+function targetsOfText(sim: SimTask, input: string): string[] {
   const part = subtaskPart(input);
   if (part === null) return [...sim.task.asks];
   const text = part

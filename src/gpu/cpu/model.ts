@@ -1,4 +1,22 @@
-/** The CPU backend: executes a Graph with the reference kernels in ./ops.ts. */
+/**
+ * The CPU backend: executes a Graph with the reference kernels in ./ops.ts.
+ *
+ * A forward pass recomputes only what changed since the last one: `setInput` marks an input
+ * changed only when its bits differ from what it holds, an optimizer update or `importState`
+ * marks the parameters, and a node runs when it has never run or one of the nodes it reads
+ * changed. Every other node still holds exactly the value it would compute again (ops are pure
+ * functions of their inputs), so results are bit for bit those of a full pass. This is what makes
+ * a second `step()` after changing only a loss weight (the trainer's forward, objective, then
+ * forward + backward) cost the loss's few nodes instead of a whole forward pass, and a second pass
+ * that changes only the edge head's role input cost the edge head only.
+ *
+ * Live rows. An input set with `rows` (`Model.setInput`) ends in padding rows that the results do
+ * not depend on; every tensor computed row by row from it (matmul by a weight, element-wise and
+ * row-wise ops, gathers by a padded index) then has as many live rows, and only those are
+ * computed, in forward and backward. Sums over rows (scatterAddRows, a weight gradient xᵀ·dy,
+ * reducing a vector) read only live rows. An op that would mix padding into its result in a way
+ * the rule cannot follow (attention, cross-entropy, a softmax over a padded vector) throws.
+ */
 import type { Graph, Node, Tensor } from '../graph.ts';
 import { cols, opInputs, size } from '../graph.ts';
 import { initialParams, paramLayout } from '../layout.ts';
@@ -26,6 +44,21 @@ export class CpuModel implements Model {
   private readonly lossId: number | null;
   /** Node ids replayed by backward, computed once: the graph is static. */
   private readonly order: number[];
+  /** Per node: the node ids it reads. */
+  private readonly deps: number[][];
+  /** Per node: changed since the last forward pass (inputs, parameters) or never computed (ops). */
+  private readonly changed: Uint8Array;
+  private readonly paramIds: number[];
+  private readonly inputByName = new Map<string, Node>();
+  /** Op nodes the last forward pass ran (the rest kept their values); for tests and profiling. */
+  computed = 0;
+  /** Per node: its first dimension (1 for a scalar), the floats per index of it, and its live part. */
+  private readonly dim0: Int32Array;
+  private readonly inner: Int32Array;
+  private readonly live: Int32Array;
+  /** Per input node with `sharedPrefix`: the prefix columns (a multiple of 4); per matmul reading one, its cache. */
+  private readonly prefixCols = new Map<number, number>();
+  private readonly prefixCaches = new Map<number, ops.PrefixCache>();
 
   constructor(
     readonly graph: Graph,
@@ -40,6 +73,18 @@ export class CpuModel implements Model {
     this.lossId = opts.loss ? opts.loss.id : null;
     if (opts.loss && size(opts.loss.shape) !== 1) throw new Error('loss must be a scalar');
     this.order = this.lossId === null ? [] : backwardOrder(graph, this.lossId);
+    this.deps = graph.nodes.map((n) => opInputs(n.op));
+    this.changed = new Uint8Array(graph.nodes.length).fill(1);
+    this.paramIds = graph.params().map((n) => n.id);
+    for (const n of graph.inputs()) if (n.op.kind === 'input') this.inputByName.set(n.op.name, n);
+    this.dim0 = Int32Array.from(graph.nodes, (n) => (n.shape.length === 0 ? 1 : (n.shape[0] as number)));
+    this.inner = Int32Array.from(graph.nodes, (n, i) => size(n.shape) / (this.dim0[i] as number));
+    this.live = Int32Array.from(this.dim0);
+    for (const [name, cols] of Object.entries(opts.sharedPrefix ?? {})) {
+      const n = this.inputByName.get(name);
+      const d = Math.floor(cols / 4) * 4;
+      if (n && d >= 4) this.prefixCols.set(n.id, d);
+    }
     for (const n of graph.nodes) {
       const len = size(n.shape);
       if (n.op.kind === 'param') {
@@ -68,53 +113,162 @@ export class CpuModel implements Model {
     return this.grads[id] ?? null;
   }
 
-  setInput(name: string, data: Float32Array | Uint32Array): void {
-    const n = this.graph.inputs().find((x) => x.op.kind === 'input' && x.op.name === name);
+  setInput(name: string, data: Float32Array | Uint32Array, rows?: number): void {
+    const n = this.inputByName.get(name);
     if (!n) throw new Error(`no input named "${name}"`);
     if (data.length !== size(n.shape))
       throw new Error(`input ${name}: ${data.length} values for shape [${n.shape.join(', ')}]`);
-    (this.values[n.id] as Buf).set(data);
+    const full = this.dim0[n.id] as number;
+    const live = rows ?? full;
+    if (!Number.isInteger(live) || live < 0 || live > full)
+      throw new Error(`input ${name}: ${rows} live rows of ${full}`);
+    const have = this.values[n.id] as Buf;
+    if (this.changed[n.id] === 0 && this.live[n.id] === live && sameBits(have, data)) return;
+    have.set(data);
+    this.live[n.id] = live;
+    this.changed[n.id] = 1;
+  }
+
+  /** Live rows of op node `n` from those of the nodes it reads (see the header). */
+  private liveOf(n: Node): number {
+    const op = n.op;
+    const L = this.live;
+    const full = this.dim0[n.id] as number;
+    const whole = (...ids: number[]): number => {
+      for (const id of ids)
+        if ((L[id] as number) < (this.dim0[id] as number))
+          throw new Error(`${op.kind} cannot take padding rows (node ${id})`);
+      return full;
+    };
+    const rowWise = (x: number): number => {
+      // A vector is one row: a row-wise op over a padded vector would read its padding.
+      if (this.graph.node(x).shape.length < 2) return whole(x);
+      return L[x] as number;
+    };
+    switch (op.kind) {
+      case 'input':
+        return L[n.id] as number;
+      case 'param':
+        return full;
+      case 'matmul': {
+        const a = this.graph.node(op.a);
+        if (op.transA || a.shape.length !== 2) return whole(op.a, op.b);
+        whole(op.b);
+        return L[op.a] as number;
+      }
+      case 'biasAct':
+      case 'unary':
+        return L[op.x] as number;
+      case 'softmax':
+      case 'layerNorm':
+        return rowWise(op.x);
+      case 'pick':
+        return Math.min(rowWise(op.x), L[op.idx] as number);
+      case 'binary':
+        return Math.min(L[op.a] as number, L[op.b] as number);
+      case 'bernoulliLogProb':
+        return Math.min(L[op.logits] as number, L[op.target] as number);
+      case 'gatherRows':
+        return L[op.idx] as number;
+      case 'scatterAddRows':
+        // Every output row is written (zeros where nothing lands).
+        return full;
+      case 'reduce':
+        // A padded vector reduces over its live entries; a matrix keeps its live rows.
+        return this.graph.node(op.x).shape.length < 2 ? full : rowWise(op.x);
+      case 'causalAttention':
+        return whole(...opInputs(op));
+      case 'crossEntropy':
+        return whole(...opInputs(op));
+    }
+  }
+
+  private paramsChanged(): void {
+    for (const id of this.paramIds) this.changed[id] = 1;
+  }
+
+  /** Runs every node that has never run or reads a node that changed, then clears the marks. */
+  private forward(): void {
+    const changed = this.changed;
+    this.computed = 0;
+    for (const n of this.graph.nodes) {
+      const k = n.op.kind;
+      if (k === 'input' || k === 'param') continue;
+      this.live[n.id] = this.liveOf(n);
+      if (changed[n.id] === 0) {
+        for (const d of this.deps[n.id] as number[]) {
+          if (changed[d] !== 0) {
+            changed[n.id] = 1;
+            break;
+          }
+        }
+      }
+      if (changed[n.id] !== 0) {
+        this.forwardNode(n);
+        this.computed++;
+      }
+    }
+    changed.fill(0);
+  }
+
+  /** Live floats of node `id` (its live rows times the floats per row). */
+  private count(id: number): number {
+    return (this.live[id] as number) * (this.inner[id] as number);
   }
 
   private forwardNode(n: Node): void {
     const op = n.op;
     const y = this.values[n.id] as Float32Array;
+    const live = this.live[n.id] as number;
+    const count = this.count(n.id);
+    const c = cols(n.shape);
     switch (op.kind) {
       case 'input':
       case 'param':
         return;
-      case 'matmul':
+      case 'matmul': {
+        const d = this.prefixCols.get(op.a);
+        if (d !== undefined && op.batch === 1 && !op.transA && !op.transB && d <= op.k) {
+          let cache = this.prefixCaches.get(n.id);
+          // Partial sums hold for one B: a new B (or a cache grown large) starts over.
+          if (!cache || this.changed[op.b] !== 0 || cache.size > 4096) {
+            cache = ops.prefixCache();
+            this.prefixCaches.set(n.id, cache);
+          }
+          return ops.matmulSharedPrefix(this.f(op.a), this.f(op.b), y, live, op.n, op.k, d, cache);
+        }
         return ops.matmul(
           this.f(op.a),
           this.f(op.b),
           y,
           op.batch,
-          op.m,
+          op.batch === 1 && !op.transA ? live : op.m,
           op.n,
           op.k,
           op.transA,
           op.transB,
           false,
         );
+      }
       case 'biasAct':
-        return ops.biasAct(this.f(op.x), op.bias === null ? null : this.f(op.bias), y, cols(n.shape), op.act);
+        return ops.biasAct(this.f(op.x), op.bias === null ? null : this.f(op.bias), y, c, op.act, count);
       case 'softmax': {
         const mask = op.mask === null ? null : this.f(op.mask);
-        const maskRows = op.mask === null ? 1 : size(this.graph.node(op.mask).shape) / cols(n.shape);
-        return ops.softmax(this.f(op.x), mask, maskRows, y, cols(n.shape), op.log);
+        const maskRows = op.mask === null ? 1 : size(this.graph.node(op.mask).shape) / c;
+        return ops.softmax(this.f(op.x), mask, maskRows, y, c, op.log, count / c);
       }
       case 'pick':
-        return ops.pick(this.f(op.x), this.u(op.idx), y, cols(this.graph.node(op.x).shape));
+        return ops.pick(this.f(op.x), this.u(op.idx), y, cols(this.graph.node(op.x).shape), live);
       case 'binary':
-        return ops.binary(op.op, this.f(op.a), this.f(op.b), y);
+        return ops.binary(op.op, this.f(op.a), this.f(op.b), y, count);
       case 'unary':
-        return ops.unary(op.op, this.f(op.x), y, op.alpha);
+        return ops.unary(op.op, this.f(op.x), y, op.alpha, count);
       case 'bernoulliLogProb':
-        return ops.bernoulliLogProb(this.f(op.logits), this.f(op.target), y);
+        return ops.bernoulliLogProb(this.f(op.logits), this.f(op.target), y, count);
       case 'gatherRows':
-        return ops.gatherRows(this.f(op.table), this.u(op.idx), y, cols(n.shape), false);
+        return ops.gatherRows(this.f(op.table), this.u(op.idx), y, c, false, live);
       case 'scatterAddRows':
-        return ops.scatterAddRows(this.f(op.src), this.u(op.idx), y, cols(n.shape), false);
+        return ops.scatterAddRows(this.f(op.src), this.u(op.idx), y, c, false, this.scattered(op));
       case 'layerNorm':
         return ops.layerNorm(
           this.f(op.x),
@@ -122,11 +276,14 @@ export class CpuModel implements Model {
           this.f(op.beta),
           y,
           this.stats.get(n.id) as Float32Array,
-          cols(n.shape),
+          c,
           op.eps,
+          count / c,
         );
-      case 'reduce':
-        return ops.reduce(op.op, this.f(op.x), y, cols(this.graph.node(op.x).shape));
+      case 'reduce': {
+        const [rowsN, used] = this.reduced(n.id, op.x);
+        return ops.reduce(op.op, this.f(op.x), y, cols(this.graph.node(op.x).shape), rowsN, used);
+      }
       case 'causalAttention':
         return ops.causalAttention(
           this.f(op.q),
@@ -151,11 +308,26 @@ export class CpuModel implements Model {
     }
   }
 
+  /** Source rows a scatterAddRows reads: the live ones of both its source and its index. */
+  private scattered(op: { src: number; idx: number }): number {
+    return Math.min(this.live[op.src] as number, this.live[op.idx] as number);
+  }
+
+  /** [rows of y, columns of x read] for reduce node `id` over `x` (a padded vector: its live entries). */
+  private reduced(id: number, x: number): [number, number] {
+    const xs = this.graph.node(x).shape;
+    if (xs.length < 2) return [1, this.live[x] as number];
+    return [this.count(id), cols(xs)];
+  }
+
   private backwardNode(n: Node): void {
     const op = n.op;
     const gy = this.g(n.id);
     if (!gy) return;
     const y = this.values[n.id] as Float32Array;
+    const live = this.live[n.id] as number;
+    const count = this.count(n.id);
+    const c = cols(n.shape);
     switch (op.kind) {
       case 'input':
       case 'param':
@@ -166,13 +338,15 @@ export class CpuModel implements Model {
         const B = this.f(op.b);
         const gA = this.g(op.a);
         const gB = this.g(op.b);
+        // Live rows of C are those of A (not transposed, one batch); the others hold padding.
+        const m = op.batch === 1 && !op.transA ? live : op.m;
         if (gA) {
           if (op.transA) ops.matmul(B, gy, gA, op.batch, op.k, op.m, op.n, op.transB, true, true);
-          else ops.matmul(gy, B, gA, op.batch, op.m, op.k, op.n, false, !op.transB, true);
+          else ops.matmul(gy, B, gA, op.batch, m, op.k, op.n, false, !op.transB, true);
         }
         if (gB) {
-          if (op.transB) ops.matmul(gy, A, gB, op.batch, op.n, op.k, op.m, true, op.transA, true);
-          else ops.matmul(A, gy, gB, op.batch, op.k, op.n, op.m, !op.transA, false, true);
+          if (op.transB) ops.matmul(gy, A, gB, op.batch, op.n, op.k, m, true, op.transA, true);
+          else ops.matmul(A, gy, gB, op.batch, op.k, op.n, m, !op.transA, false, true);
         }
         return;
       }
@@ -183,31 +357,32 @@ export class CpuModel implements Model {
           gy,
           this.g(op.x),
           op.bias === null ? null : this.g(op.bias),
-          cols(n.shape),
+          c,
           op.act,
+          count,
         );
       case 'softmax': {
         const gx = this.g(op.x);
         if (!gx) return;
         const mask = op.mask === null ? null : this.f(op.mask);
-        const maskRows = op.mask === null ? 1 : size(this.graph.node(op.mask).shape) / cols(n.shape);
-        return ops.softmaxGrad(y, gy, mask, maskRows, gx, cols(n.shape), op.log);
+        const maskRows = op.mask === null ? 1 : size(this.graph.node(op.mask).shape) / c;
+        return ops.softmaxGrad(y, gy, mask, maskRows, gx, c, op.log, count / c);
       }
       case 'pick': {
         const gx = this.g(op.x);
-        if (gx) ops.pickGrad(gy, this.u(op.idx), gx, cols(this.graph.node(op.x).shape));
+        if (gx) ops.pickGrad(gy, this.u(op.idx), gx, cols(this.graph.node(op.x).shape), live);
         return;
       }
       case 'binary': {
         const ga = this.g(op.a);
         const gb = this.g(op.b);
-        if (ga) ops.binaryGrad(op.op, 0, this.f(op.a), this.f(op.b), gy, ga);
-        if (gb) ops.binaryGrad(op.op, 1, this.f(op.a), this.f(op.b), gy, gb);
+        if (ga) ops.binaryGrad(op.op, 0, this.f(op.a), this.f(op.b), gy, ga, count);
+        if (gb) ops.binaryGrad(op.op, 1, this.f(op.a), this.f(op.b), gy, gb, count);
         return;
       }
       case 'unary': {
         const gx = this.g(op.x);
-        if (gx) ops.unaryGrad(op.op, this.f(op.x), y, gy, gx, op.alpha);
+        if (gx) ops.unaryGrad(op.op, this.f(op.x), y, gy, gx, op.alpha, count);
         return;
       }
       case 'bernoulliLogProb':
@@ -217,15 +392,16 @@ export class CpuModel implements Model {
           gy,
           this.g(op.logits),
           this.g(op.target),
+          count,
         );
       case 'gatherRows': {
         const gt = this.g(op.table);
-        if (gt) ops.scatterAddRows(gy, this.u(op.idx), gt, cols(n.shape), true);
+        if (gt) ops.scatterAddRows(gy, this.u(op.idx), gt, c, true, live);
         return;
       }
       case 'scatterAddRows': {
         const gs = this.g(op.src);
-        if (gs) ops.gatherRows(gy, this.u(op.idx), gs, cols(n.shape), true);
+        if (gs) ops.gatherRows(gy, this.u(op.idx), gs, c, true, this.scattered(op));
         return;
       }
       case 'layerNorm':
@@ -237,11 +413,15 @@ export class CpuModel implements Model {
           this.g(op.x),
           this.g(op.gamma),
           this.g(op.beta),
-          cols(n.shape),
+          c,
+          count / c,
         );
       case 'reduce': {
         const gx = this.g(op.x);
-        if (gx) ops.reduceGrad(op.op, this.f(op.x), y, gy, gx, cols(this.graph.node(op.x).shape));
+        if (gx) {
+          const [rowsN, used] = this.reduced(n.id, op.x);
+          ops.reduceGrad(op.op, this.f(op.x), y, gy, gx, cols(this.graph.node(op.x).shape), rowsN, used);
+        }
         return;
       }
       case 'causalAttention':
@@ -277,11 +457,20 @@ export class CpuModel implements Model {
   }
 
   step(opts: RunOptions = {}): Promise<StepResult> {
-    for (const n of this.graph.nodes) this.forwardNode(n);
+    try {
+      return Promise.resolve(this.run(opts));
+    } catch (e) {
+      return Promise.reject(e instanceof Error ? e : new Error(String(e)));
+    }
+  }
+
+  private run(opts: RunOptions): StepResult {
+    this.forward();
     const loss = this.lossId === null ? NaN : (this.f(this.lossId)[0] as number);
     const backward = this.lossId !== null && (opts.backward ?? true);
-    if (!backward || this.lossId === null) return Promise.resolve({ loss, gradNorm: NaN });
-    for (const g of this.grads) g?.fill(0);
+    if (!backward || this.lossId === null) return { loss, gradNorm: NaN };
+    // Gradients of padding rows are neither written nor read: zero the live part only.
+    this.grads.forEach((g, id) => g?.fill(0, 0, this.count(id)));
     const seed = this.g(this.lossId);
     if (!seed) throw new Error('the loss does not depend on any parameter');
     seed[0] = 1;
@@ -291,12 +480,13 @@ export class CpuModel implements Model {
       this.t += 1;
       const adam = opts.lr === undefined ? this.adam : { ...this.adam, lr: opts.lr };
       gradNorm = adamStep(this.params, this.paramGrads, this.m, this.v, this.t, adam);
+      this.paramsChanged();
     } else {
       let sq = 0;
       for (const x of this.paramGrads) sq += x * x;
       gradNorm = Math.sqrt(sq);
     }
-    return Promise.resolve({ loss, gradNorm });
+    return { loss, gradNorm };
   }
 
   read(t: Tensor): Promise<Float32Array> {
@@ -323,12 +513,22 @@ export class CpuModel implements Model {
   importState(s: TrainState): void {
     if (s.params.length !== this.layout.total) throw new Error('state does not match this graph');
     this.params.set(s.params);
+    this.paramsChanged();
     this.m.set(s.m);
     this.v.set(s.v);
     this.t = s.t;
   }
 
   dispose(): void {}
+}
+
+/** True when `a` and `b` hold the same bits (−0 differs from 0; a NaN equals only the same NaN). */
+function sameBits(a: Buf, b: Buf): boolean {
+  if (a.length !== b.length) return false;
+  const x = new Uint32Array(a.buffer, a.byteOffset, a.length);
+  const y = new Uint32Array(b.buffer, b.byteOffset, b.length);
+  for (let i = 0; i < x.length; i++) if (x[i] !== y[i]) return false;
+  return true;
 }
 
 /** Node ids on a path from a parameter to the loss, in reverse recording order (the tape, replayed backwards). */

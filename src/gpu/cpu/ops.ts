@@ -3,6 +3,10 @@
  * tested against. Backward functions accumulate (g += ...) so that a tensor read by several ops sums
  * its gradient contributions; the caller zeroes gradients once per step.
  *
+ * Kernels that run row by row or element by element take an optional count (rows, elements or
+ * indices; default: all of them): the CPU backend passes the live rows of tensors whose inputs
+ * end in padding rows (`Model.setInput`'s `rows`) and leaves the rest untouched.
+ *
  * Long because there are many small kernels, each beside its backward (as the .wgsl files sit one
  * per kernel), not because any one of them is long.
  */
@@ -20,6 +24,10 @@ const GELU_C = Math.sqrt(2 / Math.PI);
  * innermost loop on contiguous memory: when B's rows run along n (no transB), C's row i gathers
  * a·B[p, :] four rows p at a time (one pass over C per 4 values of p); when B is transposed, each
  * C[i, j] is a dot product of A's row i (copied contiguous first) with B's row j, four j at a time.
+ *
+ * Four values of A that are all exactly 0 are skipped (the policy's features are mostly one-hot
+ * and flags): with finite B they would add exact zeros, and a running sum that starts at +0 and
+ * only ever has values added is never −0, so the result is the same bit for bit.
  */
 export function matmul(
   A: F32,
@@ -33,7 +41,7 @@ export function matmul(
   transB: boolean,
   accumulate: boolean,
 ): void {
-  if (!accumulate) C.fill(0);
+  if (!accumulate) C.fill(0, 0, batch * m * n);
   // op(A)[i, p] = A[ao + i·sai + p·sap]
   const sai = transA ? 1 : k;
   const sap = transA ? m : 1;
@@ -58,6 +66,7 @@ export function matmul(
           const a1 = A[a0r + m + i] as number;
           const a2 = A[a0r + 2 * m + i] as number;
           const a3 = A[a0r + 3 * m + i] as number;
+          if (a0 === 0 && a1 === 0 && a2 === 0 && a3 === 0) continue;
           const crow = co + i * n;
           for (let j = 0; j < n; j++) {
             C[crow + j] =
@@ -89,6 +98,7 @@ export function matmul(
           const a1 = A[ai + (p + 1) * sap] as number;
           const a2 = A[ai + (p + 2) * sap] as number;
           const a3 = A[ai + (p + 3) * sap] as number;
+          if (a0 === 0 && a1 === 0 && a2 === 0 && a3 === 0) continue;
           const b0 = bo + p * n;
           const b1 = b0 + n;
           const b2 = b1 + n;
@@ -142,6 +152,114 @@ export function matmul(
   }
 }
 
+/** Partial sums of `matmulSharedPrefix` kept between calls: prefix bits → the row's sum over them. */
+export interface PrefixCache {
+  /** Hash of a prefix → entries with that hash. */
+  byHash: Map<number, { prefix: Uint32Array; partial: Float32Array }[]>;
+  size: number;
+}
+
+export const prefixCache = (): PrefixCache => ({ byHash: new Map(), size: 0 });
+
+/**
+ * C = A·B (one batch, neither operand transposed) for `m` rows, where rows of A often share their
+ * first `d` columns (d a multiple of 4): the sum over those columns is computed once per distinct
+ * prefix (found by hashing its bits and comparing them) and kept in `cache` for later calls with
+ * the same B (the caller empties it when B changes). Bit for bit `matmul`: that kernel stores each
+ * row's running sum in f32 after every 4 columns, so the sum after the first d columns is one f32
+ * row whatever follows, and the rest of the row continues from it in the same order.
+ */
+export function matmulSharedPrefix(
+  A: F32,
+  B: F32,
+  C: F32,
+  m: number,
+  n: number,
+  k: number,
+  d: number,
+  cache: PrefixCache,
+): void {
+  const bits = new Uint32Array(A.buffer, A.byteOffset, A.length);
+  const row = new Float32Array(n);
+  for (let i = 0; i < m; i++) {
+    const ao = i * k;
+    let h = 0x811c9dc5;
+    for (let p = 0; p < d; p++) h = Math.imul(h ^ (bits[ao + p] as number), 0x01000193);
+    let list = cache.byHash.get(h);
+    let hit: Float32Array | null = null;
+    if (list) {
+      for (const e of list) {
+        let same = true;
+        for (let p = 0; p < d; p++) {
+          if (e.prefix[p] !== bits[ao + p]) {
+            same = false;
+            break;
+          }
+        }
+        if (same) {
+          hit = e.partial;
+          break;
+        }
+      }
+    }
+    if (!hit) {
+      row.fill(0);
+      for (let p = 0; p < d; p += 4) {
+        const a0 = A[ao + p] as number;
+        const a1 = A[ao + p + 1] as number;
+        const a2 = A[ao + p + 2] as number;
+        const a3 = A[ao + p + 3] as number;
+        const b0 = p * n;
+        const b1 = b0 + n;
+        const b2 = b1 + n;
+        const b3 = b2 + n;
+        for (let j = 0; j < n; j++) {
+          row[j] =
+            (row[j] as number) +
+            a0 * (B[b0 + j] as number) +
+            a1 * (B[b1 + j] as number) +
+            a2 * (B[b2 + j] as number) +
+            a3 * (B[b3 + j] as number);
+        }
+      }
+      hit = Float32Array.from(row);
+      if (!list) {
+        list = [];
+        cache.byHash.set(h, list);
+      }
+      list.push({ prefix: bits.slice(ao, ao + d), partial: hit });
+      cache.size++;
+    }
+    const crow = i * n;
+    C.set(hit, crow);
+    let p = d;
+    for (; p + 3 < k; p += 4) {
+      const a0 = A[ao + p] as number;
+      const a1 = A[ao + p + 1] as number;
+      const a2 = A[ao + p + 2] as number;
+      const a3 = A[ao + p + 3] as number;
+      if (a0 === 0 && a1 === 0 && a2 === 0 && a3 === 0) continue;
+      const b0 = p * n;
+      const b1 = b0 + n;
+      const b2 = b1 + n;
+      const b3 = b2 + n;
+      for (let j = 0; j < n; j++) {
+        C[crow + j] =
+          (C[crow + j] as number) +
+          a0 * (B[b0 + j] as number) +
+          a1 * (B[b1 + j] as number) +
+          a2 * (B[b2 + j] as number) +
+          a3 * (B[b3 + j] as number);
+      }
+    }
+    for (; p < k; p++) {
+      const a = A[ao + p] as number;
+      const b0 = p * n;
+      for (let j = 0; j < n; j++) C[crow + j] = (C[crow + j] as number) + a * (B[b0 + j] as number);
+    }
+  }
+}
+
 export function activate(z: number, act: Activation): number {
   switch (act) {
     case 'none':
@@ -180,8 +298,15 @@ export function activateGrad(z: number, act: Activation): number {
   }
 }
 
-export function biasAct(x: F32, bias: F32 | null, y: F32, cols: number, act: Activation): void {
-  for (let i = 0; i < x.length; i++) {
+export function biasAct(
+  x: F32,
+  bias: F32 | null,
+  y: F32,
+  cols: number,
+  act: Activation,
+  count = x.length,
+): void {
+  for (let i = 0; i < count; i++) {
     const z = (x[i] as number) + (bias ? (bias[i % cols] as number) : 0);
     y[i] = activate(z, act);
   }
@@ -196,8 +321,9 @@ export function biasActGrad(
   gb: F32 | null,
   cols: number,
   act: Activation,
+  count = x.length,
 ): void {
-  for (let i = 0; i < x.length; i++) {
+  for (let i = 0; i < count; i++) {
     const c = i % cols;
     const z = (x[i] as number) + (bias ? (bias[c] as number) : 0);
     const dz = (gy[i] as number) * activateGrad(z, act);
@@ -213,8 +339,8 @@ export function softmax(
   y: F32,
   cols: number,
   log: boolean,
+  rowsN = x.length / cols,
 ): void {
-  const rowsN = x.length / cols;
   for (let r = 0; r < rowsN; r++) {
     const o = r * cols;
     const mo = (r % maskRows) * cols;
@@ -246,8 +372,8 @@ export function softmaxGrad(
   gx: F32,
   cols: number,
   log: boolean,
+  rowsN = y.length / cols,
 ): void {
-  const rowsN = y.length / cols;
   for (let r = 0; r < rowsN; r++) {
     const o = r * cols;
     const mo = (r % maskRows) * cols;
@@ -265,19 +391,19 @@ export function softmaxGrad(
   }
 }
 
-export function pick(x: F32, idx: Idx, out: F32, cols: number): void {
-  for (let r = 0; r < out.length; r++) out[r] = x[r * cols + (idx[r] as number)] as number;
+export function pick(x: F32, idx: Idx, out: F32, cols: number, count = out.length): void {
+  for (let r = 0; r < count; r++) out[r] = x[r * cols + (idx[r] as number)] as number;
 }
 
-export function pickGrad(gy: F32, idx: Idx, gx: F32, cols: number): void {
-  for (let r = 0; r < gy.length; r++) {
+export function pickGrad(gy: F32, idx: Idx, gx: F32, cols: number, count = gy.length): void {
+  for (let r = 0; r < count; r++) {
     const i = r * cols + (idx[r] as number);
     gx[i] = (gx[i] as number) + (gy[r] as number);
   }
 }
 
-export function binary(op: BinaryOp, a: F32, b: F32, y: F32): void {
-  for (let i = 0; i < y.length; i++) {
+export function binary(op: BinaryOp, a: F32, b: F32, y: F32, count = y.length): void {
+  for (let i = 0; i < count; i++) {
     const u = a[i] as number;
     const v = b[i] as number;
     y[i] = op === 'add' ? u + v : op === 'sub' ? u - v : u * v;
@@ -285,8 +411,16 @@ export function binary(op: BinaryOp, a: F32, b: F32, y: F32): void {
 }
 
 /** Gradient of a binary op with respect to operand `which` (0 = a, 1 = b). */
-export function binaryGrad(op: BinaryOp, which: 0 | 1, a: F32, b: F32, gy: F32, g: F32): void {
-  for (let i = 0; i < gy.length; i++) {
+export function binaryGrad(
+  op: BinaryOp,
+  which: 0 | 1,
+  a: F32,
+  b: F32,
+  gy: F32,
+  g: F32,
+  count = gy.length,
+): void {
+  for (let i = 0; i < count; i++) {
     const d =
       op === 'add'
         ? 1
@@ -316,13 +450,21 @@ export function unaryValue(op: UnaryOp, x: number, alpha: number): number {
   }
 }
 
-export function unary(op: UnaryOp, x: F32, y: F32, alpha: number): void {
-  for (let i = 0; i < x.length; i++) y[i] = unaryValue(op, x[i] as number, alpha);
+export function unary(op: UnaryOp, x: F32, y: F32, alpha: number, count = x.length): void {
+  for (let i = 0; i < count; i++) y[i] = unaryValue(op, x[i] as number, alpha);
 }
 
 /** gx += gy·f'(x), written with y = f(x) where that is cheaper. */
-export function unaryGrad(op: UnaryOp, x: F32, y: F32, gy: F32, gx: F32, alpha: number): void {
-  for (let i = 0; i < x.length; i++) {
+export function unaryGrad(
+  op: UnaryOp,
+  x: F32,
+  y: F32,
+  gy: F32,
+  gx: F32,
+  alpha: number,
+  count = x.length,
+): void {
+  for (let i = 0; i < count; i++) {
     const xi = x[i] as number;
     const yi = y[i] as number;
     const d =
@@ -344,13 +486,20 @@ export function softplus(x: number): number {
   return Math.max(x, 0) + Math.log1p(Math.exp(-Math.abs(x)));
 }
 
-export function bernoulliLogProb(x: F32, t: F32, y: F32): void {
-  for (let i = 0; i < x.length; i++) y[i] = (t[i] as number) * (x[i] as number) - softplus(x[i] as number);
+export function bernoulliLogProb(x: F32, t: F32, y: F32, count = x.length): void {
+  for (let i = 0; i < count; i++) y[i] = (t[i] as number) * (x[i] as number) - softplus(x[i] as number);
 }
 
 /** d/dx [t·x − softplus(x)] = t − σ(x); d/dt = x (targets are usually data, but the graph allows it). */
-export function bernoulliLogProbGrad(x: F32, t: F32, gy: F32, gx: F32 | null, gt: F32 | null): void {
-  for (let i = 0; i < x.length; i++) {
+export function bernoulliLogProbGrad(
+  x: F32,
+  t: F32,
+  gy: F32,
+  gx: F32 | null,
+  gt: F32 | null,
+  count = x.length,
+): void {
+  for (let i = 0; i < count; i++) {
     const xi = x[i] as number;
     const g = gy[i] as number;
     if (gx) gx[i] = (gx[i] as number) + g * ((t[i] as number) - 1 / (1 + Math.exp(-xi)));
@@ -359,8 +508,15 @@ export function bernoulliLogProbGrad(x: F32, t: F32, gy: F32, gx: F32 | null, gt
 }
 
 /** out[i, :] (+)= table[idx[i], :]. */
-export function gatherRows(table: F32, idx: Idx, out: F32, cols: number, accumulate: boolean): void {
-  for (let i = 0; i < idx.length; i++) {
+export function gatherRows(
+  table: F32,
+  idx: Idx,
+  out: F32,
+  cols: number,
+  accumulate: boolean,
+  count = idx.length,
+): void {
+  for (let i = 0; i < count; i++) {
     const src = (idx[i] as number) * cols;
     for (let c = 0; c < cols; c++) {
       const v = table[src + c] as number;
@@ -370,9 +526,16 @@ export function gatherRows(table: F32, idx: Idx, out: F32, cols: number, accumul
 }
 
 /** out[r, :] (+)= Σ_{i: idx[i] = r} src[i, :]. */
-export function scatterAddRows(src: F32, idx: Idx, out: F32, cols: number, accumulate: boolean): void {
+export function scatterAddRows(
+  src: F32,
+  idx: Idx,
+  out: F32,
+  cols: number,
+  accumulate: boolean,
+  count = idx.length,
+): void {
   if (!accumulate) out.fill(0);
-  for (let i = 0; i < idx.length; i++) {
+  for (let i = 0; i < count; i++) {
     const dst = (idx[i] as number) * cols;
     for (let c = 0; c < cols; c++) out[dst + c] = (out[dst + c] as number) + (src[i * cols + c] as number);
   }
@@ -387,8 +550,8 @@ export function layerNorm(
   stats: F32,
   cols: number,
   eps: number,
+  rowsN = x.length / cols,
 ): void {
-  const rowsN = x.length / cols;
   for (let r = 0; r < rowsN; r++) {
     const o = r * cols;
     let mean = 0;
@@ -418,8 +581,8 @@ export function layerNormGrad(
   gGamma: F32 | null,
   gBeta: F32 | null,
   cols: number,
+  rowsN = x.length / cols,
 ): void {
-  const rowsN = x.length / cols;
   for (let r = 0; r < rowsN; r++) {
     const o = r * cols;
     const mean = stats[2 * r] as number;
@@ -445,10 +608,11 @@ export function layerNormGrad(
   }
 }
 
-export function reduce(op: ReduceOp, x: F32, y: F32, cols: number): void {
-  for (let r = 0; r < y.length; r++) {
+/** Rows r < `rowsN` of y; each reads its first `used` columns (the mean still divides by `cols`). */
+export function reduce(op: ReduceOp, x: F32, y: F32, cols: number, rowsN = y.length, used = cols): void {
+  for (let r = 0; r < rowsN; r++) {
     let acc = op === 'max' ? -Infinity : 0;
-    for (let c = 0; c < cols; c++) {
+    for (let c = 0; c < used; c++) {
       const v = x[r * cols + c] as number;
       acc = op === 'max' ? Math.max(acc, v) : acc + v;
     }
@@ -457,10 +621,19 @@ export function reduce(op: ReduceOp, x: F32, y: F32, cols: number): void {
 }
 
 /** sum: gx += gy; mean: gx += gy/C; max: gx += gy where x equals the row maximum (ties all receive it). */
-export function reduceGrad(op: ReduceOp, x: F32, y: F32, gy: F32, gx: F32, cols: number): void {
-  for (let r = 0; r < y.length; r++) {
+export function reduceGrad(
+  op: ReduceOp,
+  x: F32,
+  y: F32,
+  gy: F32,
+  gx: F32,
+  cols: number,
+  rowsN = y.length,
+  used = cols,
+): void {
+  for (let r = 0; r < rowsN; r++) {
     const g = gy[r] as number;
-    for (let c = 0; c < cols; c++) {
+    for (let c = 0; c < used; c++) {
       const i = r * cols + c;
       const d = op === 'sum' ? 1 : op === 'mean' ? 1 / cols : x[i] === y[r] ? 1 : 0;
       gx[i] = (gx[i] as number) + d * g;
