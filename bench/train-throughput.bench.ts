@@ -1,7 +1,7 @@
 /**
  * Training throughput: construction episodes per second of whole training iterations (sampling +
- * simulation + PPO update, amortised) on the CPU backend in Node, for the default config (B = 4
- * tasks × G = 4 constructions) and a larger batch (B = 16, G = 8), preset mixed, from `prior`.
+ * simulation + PPO update, amortised) on the CPU backend in Node, for the default config (B = 8
+ * tasks × G = 8 constructions) and a larger batch (B = 16, G = 8), preset mixed, from `prior`.
  *
  * Two paths run the same iterations (same seed, so the same tasks, rollouts and updates; the bench
  * checks their metrics agree bit for bit):
@@ -37,7 +37,7 @@ const CPU = { backend: 'cpu', reason: 'benchmark', adapter: null, ctx: null } as
 const DEFAULTS = trainConfig({});
 
 const CONFIGS: { name: string; over: TrainConfigInput }[] = [
-  { name: 'default (B=4, G=4)', over: {} },
+  { name: 'default (B=8, G=8)', over: {} },
   { name: 'large (B=16, G=8)', over: { tasksPerIteration: 16, groupSize: 8 } },
 ];
 
