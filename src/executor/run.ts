@@ -68,7 +68,8 @@ function reasonOf(e: unknown): string {
   return `exception: ${String(e)}`;
 }
 
-function gradeAnswer(answer: string, task: Task): boolean | null {
+/** A run's grading of a final answer: several ground truths are graded as a multi-answer. */
+export function gradeAnswer(answer: string, task: Task): boolean | null {
   const truths = task.groundTruths ?? [];
   if (truths.length > 1) return checkAnswer(answer, truths, 'multi').correct;
   const truth = truths[0] ?? task.groundTruth;

@@ -27,12 +27,11 @@ import { resolveReferences } from '../design/references.ts';
 import { sinkOf } from '../design/validate.ts';
 import type { MasBenchTask } from '../masbench/index.ts';
 import { backendFromSpec, intermediateExecutorFromSpec, stepResultOf } from './backend-spec.ts';
-import { checkAnswer } from '../answers/index.ts';
 import { AGENT_RUNNERS } from './agents/index.ts';
 import { withRole } from './agents/prompts.ts';
 import { agentInput } from './input.ts';
 import { createIntermediateExecutor } from './intermediate.ts';
-import { runDesign } from './run.ts';
+import { gradeAnswer, runDesign } from './run.ts';
 import {
   AgentCallError,
   type AgentContext,
@@ -202,15 +201,6 @@ async function soloRun(backend: ChatBackend, agent: Agent, t: Task): Promise<Age
   }
   if (failed || pending > 0) return null;
   return { output, correct: gradeAnswer(output, t), ...usage };
-}
-
-/** The run's grading of a final answer (run.ts): several ground truths as a multi-answer. */
-function gradeAnswer(answer: string, task: Task): boolean | null {
-  const truths = task.groundTruths ?? [];
-  if (truths.length > 1) return checkAnswer(answer, truths, 'multi').correct;
-  const truth = truths[0] ?? task.groundTruth;
-  if (truth === null || truth === undefined || truth.trim() === '') return null;
-  return checkAnswer(answer, truth).correct;
 }
 
 /** The fast path (see the header): the same numbers as `tracedSimulatedRunners`, without a final trace. */
