@@ -24,7 +24,7 @@ const pool = DEFAULT_POOL;
 const M = 32;
 /** Real rows in the minibatch; the other M − n rows are padding, as in the trainer's last minibatch. */
 const n = 27;
-const config = trainConfig({ minibatch: M });
+const config = trainConfig({ minibatch: M, lr: 1e-3 });
 /**
  * Updates compared. Adam's first step moves every parameter by lr·sign(g) whatever the gradient's
  * size (and so whatever the clipping); from the second on, the moments, β₁, β₂, ε and the clip
