@@ -1,25 +1,21 @@
 import '@xyflow/react/dist/style.css';
 import {
-  Background,
   BaseEdge,
-  Controls,
   EdgeLabelRenderer,
   Handle,
-  MarkerType,
   Position,
-  ReactFlow,
   ReactFlowProvider,
-  useReactFlow,
   type Edge,
   type EdgeMouseHandler,
   type EdgeProps,
   type Node,
   type NodeProps,
 } from '@xyflow/react';
-import { memo, useCallback, useEffect, useMemo, type JSX } from 'react';
+import { memo, useCallback, useMemo, type JSX } from 'react';
 import type { Design } from '../../core/trace.ts';
 import { layoutLayered, NODE_SIZE } from '../../view/layout.ts';
 import { AgentNode, type AgentFlowNode } from '../graph/AgentNode.tsx';
+import { ARROW, FittedFlow } from '../graph/FittedFlow.tsx';
 import { typeColor } from '../graph/colors.ts';
 import type { AgentType } from '../../core/agents.ts';
 
@@ -113,18 +109,6 @@ function CandidateEdge(props: EdgeProps<CandidateFlowEdge>): JSX.Element {
 
 const nodeTypes = { agent: AgentNode, ghost: GhostNode };
 const edgeTypes = { candidate: CandidateEdge };
-const ARROW = { type: MarkerType.ArrowClosed, width: 16, height: 16 } as const;
-const FIT = { padding: 0.18, maxZoom: 1.05, minZoom: 0.3 };
-
-function Refit({ signature }: { signature: string }): null {
-  const { fitView } = useReactFlow();
-  useEffect(() => {
-    // Wait a frame so React Flow has the new nodes before fitting them.
-    const id = requestAnimationFrame(() => void fitView(FIT));
-    return () => cancelAnimationFrame(id);
-  }, [signature, fitView]);
-  return null;
-}
 
 function Flow(props: BuildGraphProps): JSX.Element {
   const { design, ghost, candidates, focus, onToggle } = props;
@@ -209,24 +193,14 @@ function Flow(props: BuildGraphProps): JSX.Element {
   );
 
   return (
-    <ReactFlow
+    <FittedFlow
       nodes={nodes}
       edges={edges}
       nodeTypes={nodeTypes}
       edgeTypes={edgeTypes}
       onEdgeClick={onEdgeClick}
-      nodesDraggable={false}
-      nodesConnectable={false}
-      elementsSelectable={false}
-      fitView
-      fitViewOptions={FIT}
-      minZoom={0.2}
-      maxZoom={2}
-    >
-      <Background gap={20} size={1} />
-      <Controls showInteractive={false} fitViewOptions={FIT} />
-      <Refit signature={signature} />
-    </ReactFlow>
+      signature={signature}
+    />
   );
 }
 

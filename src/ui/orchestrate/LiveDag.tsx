@@ -1,17 +1,10 @@
 import '@xyflow/react/dist/style.css';
-import {
-  Background,
-  Controls,
-  MarkerType,
-  ReactFlow,
-  ReactFlowProvider,
-  useReactFlow,
-  type Edge,
-} from '@xyflow/react';
-import { memo, useEffect, useMemo, type JSX } from 'react';
+import { ReactFlowProvider, type Edge } from '@xyflow/react';
+import { memo, useMemo, type JSX } from 'react';
 import type { Design } from '../../core/trace.ts';
 import { layoutLayered, NODE_SIZE } from '../../view/layout.ts';
 import { AgentNode, type AgentFlowNode } from '../graph/AgentNode.tsx';
+import { ARROW, FittedFlow } from '../graph/FittedFlow.tsx';
 import '../graph/graph.css';
 
 /**
@@ -21,19 +14,7 @@ import '../graph/graph.css';
  */
 
 const nodeTypes = { agent: AgentNode };
-const ARROW = { type: MarkerType.ArrowClosed, width: 16, height: 16 } as const;
-const FIT = { padding: 0.18, maxZoom: 1.05, minZoom: 0.3 };
 const SIZE = { width: NODE_SIZE.width, height: NODE_SIZE.height };
-
-function Refit({ signature }: { signature: string }): null {
-  const { fitView } = useReactFlow();
-  useEffect(() => {
-    // Wait a frame so React Flow has the new nodes before fitting them.
-    const id = requestAnimationFrame(() => void fitView(FIT));
-    return () => cancelAnimationFrame(id);
-  }, [signature, fitView]);
-  return null;
-}
 
 function Flow({ design }: { design: Design }): JSX.Element {
   const { nodes, edges, signature } = useMemo(() => {
@@ -69,24 +50,7 @@ function Flow({ design }: { design: Design }): JSX.Element {
     }));
     return { nodes: ns, edges: es, signature: `${ids.join(',')}|${design.edges.length}` };
   }, [design]);
-  return (
-    <ReactFlow
-      nodes={nodes}
-      edges={edges}
-      nodeTypes={nodeTypes}
-      nodesDraggable={false}
-      nodesConnectable={false}
-      elementsSelectable={false}
-      fitView
-      fitViewOptions={FIT}
-      minZoom={0.2}
-      maxZoom={2}
-    >
-      <Background gap={20} size={1} />
-      <Controls showInteractive={false} fitViewOptions={FIT} />
-      <Refit signature={signature} />
-    </ReactFlow>
-  );
+  return <FittedFlow nodes={nodes} edges={edges} nodeTypes={nodeTypes} signature={signature} />;
 }
 
 export const LiveDag = memo(function LiveDag({ design }: { design: Design }): JSX.Element {
