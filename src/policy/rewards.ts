@@ -76,10 +76,18 @@ export function groupReward(
   return (correct ? 1 : 0) - c.lambda * norm;
 }
 
-/** (R_i − mean)/(std + ε) over a group (population std; ε = 1e-8 keeps an all-equal group at 0). */
-export function groupAdvantages(rewards: readonly number[], eps = 1e-8): number[] {
+/**
+ * (R_i − mean)/(std + ε) over a group (population std; ε = 1e-8 keeps an all-equal group at 0), or
+ * with `scale: 'mean'` only R_i − mean (no division by the group's spread).
+ */
+export function groupAdvantages(
+  rewards: readonly number[],
+  eps = 1e-8,
+  scale: 'std' | 'mean' = 'std',
+): number[] {
   if (rewards.length === 0) return [];
   const mean = rewards.reduce((a, b) => a + b, 0) / rewards.length;
+  if (scale === 'mean') return rewards.map((r) => r - mean);
   const std = Math.sqrt(rewards.reduce((a, b) => a + (b - mean) ** 2, 0) / rewards.length);
   return rewards.map((r) => (r - mean) / (std + eps));
 }

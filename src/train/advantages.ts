@@ -32,13 +32,6 @@ export function actionRewardsOf(c: TrainConfig, s: Scored): (number | null)[] {
   return actionRewards(s.intermediate, rc);
 }
 
-/** The group term of hrpo and grpo under `advantageNorm` (config.ts). */
-export function groupAdvantageOf(c: TrainConfig, rewards: readonly number[]): number[] {
-  if (c.advantageNorm === 'std') return groupAdvantages(rewards);
-  const mean = rewards.length > 0 ? rewards.reduce((a, b) => a + b, 0) / rewards.length : 0;
-  return rewards.map((r) => r - mean);
-}
-
 export interface Advantages {
   /** Per group, per construction, per step. */
   steps: number[][][];
@@ -68,7 +61,7 @@ export function advantages(
     return { steps, rewards, baseline: c.baselineDecay * b + (1 - c.baselineDecay) * mean };
   }
   const steps = groups.map((g, gi) => {
-    const ga = groupAdvantageOf(c, rewards[gi] ?? []);
+    const ga = groupAdvantages(rewards[gi] ?? [], undefined, c.advantageNorm);
     return g.map((s, i) => {
       const a = ga[i] ?? 0;
       if (c.algo === 'grpo') return s.intermediate.map(() => a);
