@@ -205,14 +205,16 @@ export function orchestrateBlockers(s: BatonState): string[] {
 export const orchDesignOf = (g: OrchGeneration | null): Design | null =>
   g && g.status !== 'running' ? (g.result?.design ?? null) : null;
 
+/** Why the simulator refuses a design written for the user's own question. */
+export const SIMULATOR_MASBENCH_ONLY = 'The simulator runs generated MASBench tasks only.';
+
 /** What keeps the finished design from running on `target`, in words; empty when it can. */
 export function orchRunBlockers(s: BatonState, target: 'simulator' | 'provider'): string[] {
   const g = s.orchGen;
   if (!g || g.status === 'running') return ['Orchestrate first.'];
   if (s.orchRun.status === 'running') return ['A run is in progress.'];
   if (!orchDesignOf(g)) return ['There is no valid design to run (the problems are listed above).'];
-  if (target === 'simulator')
-    return g.task.kind === 'masbench' ? [] : ['The simulator runs generated MASBench tasks only.'];
+  if (target === 'simulator') return g.task.kind === 'masbench' ? [] : [SIMULATOR_MASBENCH_ONLY];
   return providerBlockers(s);
 }
 

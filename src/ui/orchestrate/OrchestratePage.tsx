@@ -1,17 +1,11 @@
 import { useEffect, type JSX } from 'react';
 import { useShallow } from 'zustand/react/shallow';
-import { PROVIDER_PRESETS } from '../../store/slices/settings.ts';
-import {
-  orchDesignOf,
-  orchestrateBlockers,
-  orchRunBlockers,
-  type OrchGeneration,
-} from '../../store/slices/orchestrate.ts';
+import { orchDesignOf, orchestrateBlockers, type OrchGeneration } from '../../store/slices/orchestrate.ts';
 import { useBaton } from '../../store/store.ts';
-import { navigate, traceHash } from '../app/route.ts';
 import { ProblemAlert } from '../common/ProblemAlert.tsx';
 import { ModelPanel } from './ModelPanel.tsx';
 import { OutputPanel } from './OutputPanel.tsx';
+import { RunActions } from './RunActions.tsx';
 import { TaskPanel } from './TaskPanel.tsx';
 import './orchestrate.css';
 
@@ -54,72 +48,6 @@ export function CheckView({ g }: { g: OrchGeneration }): JSX.Element | null {
         />
       ) : (
         g.problems.length === 0 && <p className="muted">The model wrote nothing.</p>
-      )}
-    </div>
-  );
-}
-
-function RunActions(): JSX.Element | null {
-  const g = useBaton((s) => s.orchGen);
-  const run = useBaton((s) => s.orchRun);
-  const runOrchestrated = useBaton((s) => s.runOrchestrated);
-  const stop = useBaton((s) => s.stopOrchRun);
-  const provider = useBaton((s) => s.provider);
-  const model = useBaton((s) => s.connections[s.provider].model);
-  const [simBlockers, provBlockers] = useBaton(
-    useShallow((s) => [orchRunBlockers(s, 'simulator').join(' '), orchRunBlockers(s, 'provider').join(' ')]),
-  );
-  if (!g || g.status === 'running' || !orchDesignOf(g)) return null;
-  const go = async (target: 'simulator' | 'provider'): Promise<void> => {
-    const id = await runOrchestrated(target);
-    if (id) navigate(traceHash(id));
-  };
-  return (
-    <div className="orch-run">
-      <div className="orch-actions">
-        <button
-          type="button"
-          className="btn btn-primary"
-          disabled={simBlockers !== ''}
-          title={simBlockers || undefined}
-          onClick={() => void go('simulator')}
-          data-testid="orch-run-sim"
-        >
-          Run on the simulator
-        </button>
-        <span className="badge badge-warn" title="Programmatic sub-agents, not an LLM">
-          SIMULATED
-        </span>
-        <button
-          type="button"
-          className="btn"
-          disabled={provBlockers !== ''}
-          title={provBlockers || undefined}
-          onClick={() => void go('provider')}
-          data-testid="orch-run-provider"
-        >
-          Run on {PROVIDER_PRESETS[provider].label}
-          {model.trim() ? ` · ${model.trim()}` : ''}
-        </button>
-        {run.status === 'running' && run.target === 'provider' && (
-          <button type="button" className="btn btn-danger" onClick={stop}>
-            Stop
-          </button>
-        )}
-        {run.status === 'running' && (
-          <span className="muted" data-testid="orch-run-progress">
-            Running
-            {run.progress ? ` · ${run.progress.done} / ${run.progress.total} agents` : '…'}
-          </span>
-        )}
-      </div>
-      <p className="muted small">
-        The simulator: offline programmatic sub-agents for generated MASBench tasks, a simulation, not a model
-        {simBlockers ? ` (${simBlockers})` : ''}. The provider: real calls with the key and budget set in
-        Settings{provBlockers ? ` (${provBlockers})` : ''}.
-      </p>
-      {run.status === 'error' && (
-        <ProblemAlert title="The design could not run" problems={run.problems} testId="orch-run-error" />
       )}
     </div>
   );
