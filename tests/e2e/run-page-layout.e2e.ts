@@ -77,6 +77,7 @@ describe('run page at 1440 × 900', () => {
   it('says the design problems are in the Design section, which is above Run', async () => {
     const { page, close, errors } = await openRunPage();
     try {
+      await page.check(byTest('run-task-custom'));
       await page.fill(byTest('run-query'), 'Anything');
       await page.check(byTest('run-design-paste'));
       await page.fill(byTest('run-design-text'), JSON.stringify({ agents: [{ id: 'p', type: 'Nope' }] }));
@@ -86,6 +87,65 @@ describe('run page at 1440 × 900', () => {
       expect((await box(page, byTest('design-problems'))).y).toBeLessThan(
         (await box(page, byTest('run-start'))).y,
       );
+      expect(errors).toEqual([]);
+    } finally {
+      await close();
+    }
+  });
+
+  it('never lets the Run bar cover 3 · Backend, however the cards are scrolled to it', async () => {
+    const { page, close, errors } = await openRunPage();
+    try {
+      await page.waitForSelector(byTest('run-bench-question'));
+      for (const mode of ['paste', 'trace', 'draw'] as const) {
+        await page.check(byTest(`run-design-${mode}`));
+        const backend = page.locator('fieldset.run-card', { hasText: '3 · Backend' });
+        // Scrolled to it as the browser does for "end" (the last line at the bottom of its scroller),
+        // each of its lines is on top where it is drawn: nothing covers it.
+        for (const part of await backend.locator('legend, p').all()) {
+          await part.evaluate((el) => el.scrollIntoView({ block: 'end' }));
+          const covered = await part.evaluate((el) => {
+            const r = el.getBoundingClientRect();
+            const hit = document.elementFromPoint(r.left + 4, r.top + r.height / 2);
+            return (
+              hit !== null && !el.contains(hit) && !hit.contains(el) && hit.closest('.run-controls') !== null
+            );
+          });
+          expect(covered, `${mode}: ${await part.innerText()}`).toBe(false);
+        }
+        const run = await box(page, byTest('run-start'));
+        expect(run.y + run.height, mode).toBeLessThanOrEqual(900);
+      }
+      expect(errors).toEqual([]);
+    } finally {
+      await close();
+    }
+  });
+
+  it('starts on the simulator without a key, previews the design and carries a pasted one into Draw', async () => {
+    const { page, close, errors } = await openRunPage();
+    try {
+      expect(await page.isChecked(byTest('run-backend-simulator'))).toBe(true);
+      expect(await page.isChecked(byTest('run-task-masbench'))).toBe(true);
+      await page.waitForSelector(byTest('run-backend-default'));
+      expect(await page.locator(byTest('run-preview')).getAttribute('data-agents')).toBe('0');
+
+      await page.check(byTest('run-design-paste'));
+      await page.click('text=Insert an example');
+      await page.waitForSelector(byTest('design-valid'));
+      await page.waitForSelector(`${byTest('run-preview')}[data-agents="2"][data-edges="1"]`);
+      await page.waitForFunction(
+        () => document.querySelectorAll('[data-testid="run-preview"] .react-flow__node').length === 2,
+      );
+      // Nothing running yet: Run is enabled with the simulator and the generated task.
+      expect(await page.isEnabled(byTest('run-start'))).toBe(true);
+
+      await page.check(byTest('run-design-draw'));
+      await page.waitForSelector(byTest('run-paste-carried'));
+      expect(await page.locator(byTest('run-paste-carried')).innerText()).toContain('2 agents, 1 edge');
+      await page.waitForSelector(byTest('design-valid'));
+      expect(await page.locator(byTest('design-valid')).innerText()).toContain('2 agents · 1 edge');
+      expect(await page.locator(`${byTest('run-preview')}`).getAttribute('data-agents')).toBe('2');
       expect(errors).toEqual([]);
     } finally {
       await close();

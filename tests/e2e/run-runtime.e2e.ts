@@ -317,6 +317,7 @@ describe('run page', () => {
     const { context, page } = await openPage(browser, '#/run');
     try {
       await page.waitForSelector(byTest('run-page'));
+      await page.check(byTest('run-task-custom'));
       await page.fill(byTest('run-query'), 'Anything');
       await page.check(byTest('run-design-paste'));
       const broken = JSON.stringify({

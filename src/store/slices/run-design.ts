@@ -76,3 +76,28 @@ export function checkDesign(s: DesignChoice): DesignCheck {
       return checkRaw(draftDesign(s.draft));
   }
 }
+
+/** What switching from Paste to Draw did with the pasted text (shown above the drawing). */
+export type PasteCarry =
+  | { kind: 'carried'; agents: number; edges: number }
+  | { kind: 'kept-drawing'; agents: number; edges: number }
+  | { kind: 'invalid' };
+
+/**
+ * What switching Paste → Draw does with the pasted text: a valid design goes into an empty drawing
+ * (`carried`); a drawing the user already has is never replaced unasked (`kept-drawing`: the page
+ * offers to replace it); text that is no valid design leaves the drawing as it is (`invalid`).
+ * Null when nothing was pasted. Pure.
+ */
+export function pasteCarry(
+  designText: string,
+  draft: Draft,
+): { carry: PasteCarry; design: Design | null } | null {
+  if (designText.trim() === '') return null;
+  const check = checkDesign({ designMode: 'paste', designTrace: { status: 'idle' }, designText, draft });
+  if (!check.design || check.design.agents.length === 0) return { carry: { kind: 'invalid' }, design: null };
+  const size = { agents: check.design.agents.length, edges: check.design.edges.length };
+  return draft.agents.length === 0
+    ? { carry: { kind: 'carried', ...size }, design: check.design }
+    : { carry: { kind: 'kept-drawing', ...size }, design: check.design };
+}

@@ -228,3 +228,52 @@ describe('running', () => {
     expect(interruptedAt(running, 'half-done')).toBeNull();
   });
 });
+
+describe('the Run page defaults and carries', () => {
+  it('starts on the simulator with a generated task while the provider has no key', async () => {
+    await s().initRun();
+    expect(s().keyLocation).toBe('none');
+    expect(s().backendMode).toBe('simulator');
+    expect(s().taskMode).toBe('masbench');
+    expect(s().benchTask).not.toBeNull();
+  });
+
+  it('starts on the provider once a key is saved, and keeps a backend the user picked', async () => {
+    s().setApiKey('sk-test-not-a-real-key', false);
+    resetBaton();
+    await s().initRun();
+    expect(s().backendMode).toBe('provider');
+
+    s().setBackendMode('simulator');
+    await s().initRun();
+    expect(s().backendMode).toBe('simulator');
+  });
+
+  it('carries a valid pasted design into an empty drawing when switching Paste → Draw', () => {
+    s().setDesignMode('paste');
+    s().setDesignText(CHAIN);
+    s().setDesignMode('draw');
+    expect(s().designMode).toBe('draw');
+    expect(s().draft.agents.map((a) => a.id)).toEqual(['x', 'y']);
+    expect(s().draft.edges).toEqual([{ from: 'x', to: 'y' }]);
+    expect(s().pasteCarry).toEqual({ kind: 'carried', agents: 2, edges: 1 });
+    expect(checkDesign(s()).design?.agents).toHaveLength(2);
+  });
+
+  it('never replaces a drawing unasked, and leaves it alone for text that is no design', () => {
+    s().draftAddAgent('CoTAgent');
+    s().setDesignMode('paste');
+    s().setDesignText(CHAIN);
+    s().setDesignMode('draw');
+    expect(s().draft.agents.map((a) => a.id)).toEqual(['cot1']);
+    expect(s().pasteCarry).toEqual({ kind: 'kept-drawing', agents: 2, edges: 1 });
+    s().draftFromPaste();
+    expect(s().draft.agents.map((a) => a.id)).toEqual(['x', 'y']);
+
+    s().setDesignMode('paste');
+    s().setDesignText('<agent><oops');
+    s().setDesignMode('draw');
+    expect(s().pasteCarry).toEqual({ kind: 'invalid' });
+    expect(s().draft.agents.map((a) => a.id)).toEqual(['x', 'y']);
+  });
+});

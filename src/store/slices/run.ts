@@ -18,10 +18,23 @@ import {
   type BackendSpec,
 } from '../services/runner.ts';
 import type { BatonState, SliceCreator } from '../store.ts';
-import { checkDesign, type DesignMode, type DesignTraceLoad, type Draft } from './run-design.ts';
+import {
+  checkDesign,
+  pasteCarry,
+  type DesignMode,
+  type DesignTraceLoad,
+  type Draft,
+  type PasteCarry,
+} from './run-design.ts';
 import { createDraftActions, EMPTY_DRAFT } from './run-draft.ts';
 import { runTraceOf } from './run-trace.ts';
-import { providerBlockers, remoteSpecOf, runBudgetOf } from './settings.ts';
+import {
+  PROVIDER_PRESETS,
+  providerBlockers,
+  remoteSpecOf,
+  runBudgetOf,
+  type SettingsSlice,
+} from './settings.ts';
 
 /**
  * The Run page's slice: task, design and backend choices, the live run and interrupted runs. The
@@ -31,7 +44,15 @@ import { providerBlockers, remoteSpecOf, runBudgetOf } from './settings.ts';
 export { AXES, MAX_AXIS_VALUE, MIN_AXIS_VALUE };
 export type { Axis, MasBenchTask, Violation };
 export { checkDesign, checkRaw, draftDesign } from './run-design.ts';
-export type { DesignCheck, DesignChoice, DesignMode, DesignTraceLoad, Draft } from './run-design.ts';
+export { pasteCarry } from './run-design.ts';
+export type {
+  DesignCheck,
+  DesignChoice,
+  DesignMode,
+  DesignTraceLoad,
+  Draft,
+  PasteCarry,
+} from './run-design.ts';
 
 export type TaskMode = 'custom' | 'masbench';
 export type BackendMode = 'provider' | 'simulator';
@@ -59,7 +80,11 @@ export interface RunSlice {
   designText: string;
   draft: Draft;
   draftSelected: string | null;
+  /** What the last switch from Paste to Draw did with the pasted design; null = nothing to say. */
+  pasteCarry: PasteCarry | null;
   backendMode: BackendMode;
+  /** The user picked the backend (the page no longer picks it from the key's presence). */
+  backendChosen: boolean;
   /** The trace of the run in progress, or of the last run shown on the page. */
   liveTrace: Trace | null;
   /** Output streaming in for each agent's call in flight; cleared when the call is recorded. */
@@ -92,6 +117,8 @@ export interface RunSlice {
   /** Copies a design into the hand-drawn draft (to edit it in the graph). */
   draftFromDesign(design: Design): void;
   setBackendMode(mode: BackendMode): void;
+  /** Replaces the drawing with the pasted design (after `pasteCarry` kept the drawing). */
+  draftFromPaste(): void;
   /** Runs the chosen design; resolves with the trace id when the run ends, null if it could not start. */
   startRun(): Promise<string | null>;
   stopRun(): void;
@@ -113,6 +140,14 @@ export function interruptedAt(trace: Trace, liveRunId: string | null): number | 
   return trace.execution.status === 'running' && trace.id !== liveRunId
     ? trace.execution.events.length
     : null;
+}
+
+/**
+ * The backend the page starts on: the simulator while the Settings provider needs a key and has
+ * none (a run there could only fail), else the provider.
+ */
+export function defaultBackend(s: Pick<SettingsSlice, 'provider' | 'keyLocation'>): BackendMode {
+  return PROVIDER_PRESETS[s.provider].needsKey && s.keyLocation === 'none' ? 'simulator' : 'provider';
 }
 
 /** Everything that keeps Run disabled, in words; empty when the run can start. */
@@ -153,7 +188,9 @@ export const createRunSlice: SliceCreator<RunSlice> = (set, get) => {
     designText: '',
     draft: EMPTY_DRAFT,
     draftSelected: null,
+    pasteCarry: null,
     backendMode: 'provider',
+    backendChosen: false,
     liveTrace: null,
     liveStreams: {},
     liveRunId: null,
@@ -161,9 +198,15 @@ export const createRunSlice: SliceCreator<RunSlice> = (set, get) => {
     interrupted: null,
 
     async initRun() {
+      get().initSettings();
+      // Until the user picks a backend, the page picks it on every visit (a key may have been saved meanwhile).
+      if (!get().backendChosen && get().liveRunId === null) {
+        const mode = defaultBackend(get());
+        set({ backendMode: mode });
+        if (mode === 'simulator' && get().taskMode !== 'masbench') get().setTaskMode('masbench');
+      }
       if (get().runReady) return;
       set({ runReady: true });
-      get().initSettings();
       const id = activeRunMarker();
       if (id === null || get().liveRunId !== null) return;
       markActiveRun(null);
@@ -195,7 +238,16 @@ export const createRunSlice: SliceCreator<RunSlice> = (set, get) => {
     },
 
     setDesignMode(mode) {
-      set({ designMode: mode });
+      const s = get();
+      const carry = s.designMode === 'paste' && mode === 'draw' ? pasteCarry(s.designText, s.draft) : null;
+      if (carry?.carry.kind === 'carried' && carry.design) get().draftFromDesign(carry.design);
+      set({ designMode: mode, pasteCarry: carry?.carry ?? null });
+    },
+    draftFromPaste() {
+      const carry = pasteCarry(get().designText, { agents: [], edges: [], positions: {} });
+      if (!carry?.design) return;
+      get().draftFromDesign(carry.design);
+      set({ pasteCarry: carry.carry });
     },
     async pickDesignTrace(id) {
       set({ designTrace: { status: 'loading', id } });
@@ -214,7 +266,7 @@ export const createRunSlice: SliceCreator<RunSlice> = (set, get) => {
     ...createDraftActions(set, get),
 
     setBackendMode(mode) {
-      set({ backendMode: mode });
+      set({ backendMode: mode, backendChosen: true });
       if (mode === 'simulator' && get().taskMode !== 'masbench') get().setTaskMode('masbench');
     },
 

@@ -24,6 +24,7 @@ export function BackendPicker({ disabled }: { disabled: boolean }): JSX.Element 
   const budget = useBaton((s) => s.budget);
   const concurrency = useBaton((s) => s.concurrency);
   const prices = useBaton((s) => s.prices);
+  const chosen = useBaton((s) => s.backendChosen);
   const preset = PROVIDER_PRESETS[provider];
   const model = connection.model.trim();
   const unpriced =
@@ -70,6 +71,13 @@ export function BackendPicker({ disabled }: { disabled: boolean }): JSX.Element 
           <SimulatedBadge /> Offline programmatic sub-agents, no key and no cost. They answer generated
           MASBench tasks only, erring as a documented error model says: the run shows how a design copes, not
           what an LLM would do.
+          {!chosen && preset.needsKey && keyLocation === 'none' && (
+            <span data-testid="run-backend-default">
+              {' '}
+              Chosen because {preset.label} has no API key yet: add one in <a href="#/settings">Settings</a>{' '}
+              to run on it.
+            </span>
+          )}
         </p>
       )}
       <p className="muted small">

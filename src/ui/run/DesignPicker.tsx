@@ -151,6 +151,37 @@ function PasteChoice(): JSX.Element {
   );
 }
 
+/** What switching Paste → Draw did with the pasted design. */
+function PasteCarryNote(): JSX.Element | null {
+  const carry = useBaton((s) => s.pasteCarry);
+  const replace = useBaton((s) => s.draftFromPaste);
+  if (!carry) return null;
+  if (carry.kind === 'carried')
+    return (
+      <p className="alert alert-ok small" role="status" data-testid="run-paste-carried">
+        The pasted design ({plural(carry.agents, 'agent')}, {plural(carry.edges, 'edge')}) is now in the
+        drawing.
+      </p>
+    );
+  if (carry.kind === 'kept-drawing')
+    return (
+      <div className="alert alert-warn small" role="status" data-testid="run-paste-kept">
+        <div className="alert-body">
+          Your drawing is kept. The pasted design ({plural(carry.agents, 'agent')},{' '}
+          {plural(carry.edges, 'edge')}) was not drawn over it.
+        </div>
+        <button type="button" className="btn btn-small" onClick={replace} data-testid="run-paste-replace">
+          Replace the drawing with it
+        </button>
+      </div>
+    );
+  return (
+    <p className="alert alert-warn small" role="status" data-testid="run-paste-invalid">
+      The pasted text is not a valid design, so the drawing was left as it was.
+    </p>
+  );
+}
+
 /** The design: a trace's, pasted text, or drawn by hand; validated live. */
 export function DesignPicker({ disabled }: { disabled: boolean }): JSX.Element {
   const mode = useBaton((s) => s.designMode);
@@ -181,6 +212,7 @@ export function DesignPicker({ disabled }: { disabled: boolean }): JSX.Element {
       </div>
       {mode === 'trace' && <TraceChoice />}
       {mode === 'paste' && <PasteChoice />}
+      {mode === 'draw' && <PasteCarryNote />}
       {mode === 'draw' && <DesignEditor />}
       <DesignProblems check={check} />
     </fieldset>

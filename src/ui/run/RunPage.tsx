@@ -1,7 +1,9 @@
-import { useEffect, type JSX } from 'react';
-import { runBlockers } from '../../store/slices/run.ts';
+import { useEffect, useMemo, type JSX } from 'react';
+import { checkDesign, runBlockers } from '../../store/slices/run.ts';
 import { useBaton } from '../../store/store.ts';
 import { navigate, traceHash } from '../app/route.ts';
+import { DesignGraph } from '../common/DesignGraph.tsx';
+import { agentCount } from '../common/format.ts';
 import { BackendPicker } from './BackendPicker.tsx';
 import { DesignPicker } from './DesignPicker.tsx';
 import { LiveRun } from './LiveRun.tsx';
@@ -79,6 +81,47 @@ function Interrupted(): JSX.Element | null {
   );
 }
 
+/** The chosen design, read-only, before it runs; or why there is none to show. */
+function DesignPreview(): JSX.Element {
+  const designMode = useBaton((s) => s.designMode);
+  const designTrace = useBaton((s) => s.designTrace);
+  const designText = useBaton((s) => s.designText);
+  const draft = useBaton((s) => s.draft);
+  const design = useMemo(
+    () => checkDesign({ designMode, designTrace, designText, draft }).design,
+    [designMode, designTrace, designText, draft],
+  );
+  const shown = design && design.agents.length > 0 ? design : null;
+  return (
+    <section
+      className="run-preview"
+      data-testid="run-preview"
+      data-agents={shown?.agents.length ?? 0}
+      data-edges={shown?.edges.length ?? 0}
+    >
+      <div className="run-preview-head">
+        <strong>Preview · the design that will run</strong>
+        {shown && (
+          <span className="muted small">
+            {agentCount(shown.agents)} · {shown.edges.length} {shown.edges.length === 1 ? 'edge' : 'edges'}
+          </span>
+        )}
+      </div>
+      {shown ? (
+        <div className="run-preview-graph">
+          <DesignGraph design={shown} />
+        </div>
+      ) : (
+        <p className="muted small" data-testid="run-preview-empty">
+          {design
+            ? 'This design answers directly: it has no agents to draw.'
+            : 'Choose a valid design under 2 · Design and it is drawn here before it runs.'}
+        </p>
+      )}
+    </section>
+  );
+}
+
 /** `#/run`: choose a task, a design and a backend; run it and watch it; the trace is saved as it grows. */
 export function RunPage(): JSX.Element {
   const initRun = useBaton((s) => s.initRun);
@@ -96,12 +139,15 @@ export function RunPage(): JSX.Element {
       <Interrupted />
       <div className="run-layout">
         <div className="run-setup">
-          <TaskPicker disabled={running} />
-          <DesignPicker disabled={running} />
-          <BackendPicker disabled={running} />
+          <div className="run-setup-cards" data-testid="run-setup-cards">
+            <TaskPicker disabled={running} />
+            <DesignPicker disabled={running} />
+            <BackendPicker disabled={running} />
+          </div>
           <RunControls />
         </div>
         <div className="run-view">
+          {!running && <DesignPreview />}
           {liveTrace ? (
             <LiveRun trace={liveTrace} liveRunId={liveRunId} />
           ) : (
