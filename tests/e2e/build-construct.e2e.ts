@@ -261,6 +261,61 @@ describe('build page', () => {
     }
   });
 
+  it('keeps links toggled before a role bar is clicked, says the pick waits for Step, and labels and explains steps', async () => {
+    const { context, page, errors } = await openPage(browser, '#/build');
+    try {
+      await page.locator('[data-testid="build-start"]').click();
+      await page.locator('[data-testid="dist-bar"]').first().waitFor();
+      await page.keyboard.press('s');
+      await waitForCount(page, 'step-item', 1);
+      await settled(page);
+      expect(await page.locator('[data-testid="step-chooser"]').first().textContent()).toBe('sampled');
+      // The first step's r_t: a number with its case and terms, or n/a with the reason.
+      const reward = page.locator('[data-testid="step-reward-detail"]').first();
+      await reward.locator('summary').click();
+      const terms = (await reward.locator('[data-testid="step-reward-terms"]').textContent()) ?? '';
+      expect(terms).toMatch(/^(wrong|right) → (wrong|right)r_t = .+Σ_k≥t|^n\/a — \w/);
+      await page.locator('[data-testid="build-reward-total"]').waitFor();
+
+      // Toggle a candidate link first, then click a role bar: the toggled link stays.
+      const box = page.locator('[data-testid="edge-checkbox"]').first();
+      const from = (await box.getAttribute('data-from')) as string;
+      const before = await box.isChecked();
+      await box.click();
+      expect(await box.isChecked()).toBe(!before);
+      await page.locator('[data-testid="dist-bar"][data-action="Verifier"]').click();
+      await page.waitForFunction(
+        () =>
+          document
+            .querySelector('[data-testid="dist-bar"][data-action="Verifier"]')
+            ?.getAttribute('aria-pressed') === 'true',
+      );
+      const kept = page.locator(`[data-testid="edge-checkbox"][data-from="${from}"]`);
+      expect(await kept.isChecked()).toBe(!before);
+      const pending = page.locator('[data-testid="build-pick-pending"]');
+      expect(await pending.textContent()).toMatch(/Picked, not taken yet: ADD Verifier.*Press Step/);
+      expect(await count(page, 'step-item')).toBe(1);
+
+      await page.locator('[data-testid="build-graph"]').click({ position: { x: 5, y: 5 } });
+      await page.keyboard.press('s');
+      await waitForCount(page, 'step-item', 2);
+      await settled(page);
+      await pending.waitFor({ state: 'detached' });
+      const second = page.locator('[data-testid="step-item"]').nth(1);
+      expect(await second.locator('[data-testid="step-chooser"]').textContent()).toBe('you');
+      expect(await second.textContent()).toContain('ADD Verifier');
+      expect((await second.textContent())?.includes(`← ${from}`)).toBe(!before);
+
+      await page.keyboard.press('g');
+      await waitForCount(page, 'step-item', 3);
+      await settled(page);
+      expect(await page.locator('[data-testid="step-chooser"]').nth(2).textContent()).toBe('greedy');
+      expect(errors).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  }, 90_000);
+
   it('lists the keyboard shortcuts in a help popover and redoes with Ctrl+Y', async () => {
     const { context, page, errors } = await openPage(browser, '#/build');
     try {

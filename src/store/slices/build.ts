@@ -149,7 +149,9 @@ export const createBuildSlice: SliceCreator<BuildSlice> = (set, get) => {
       const out = await runtime.step(encoding, currentState(s), stepSettings(s, greedy), choice);
       const cur = get().buildSession;
       if (!cur || cur.id !== s.id) return;
-      const session = takeStep(cur, out);
+      // The history tells sampled and greedy steps apart (a user's pick is `chooser: 'user'`).
+      const decoding = greedy ? 'greedy' : 'sampled';
+      const session = takeStep(cur, { ...out, step: { ...out.step, decoding } });
       // The new frame and its preview land in one update, so the graph re-renders once per step.
       const preview = await previewOf(session, NO_PICK);
       set({
@@ -295,8 +297,13 @@ export const createBuildSlice: SliceCreator<BuildSlice> = (set, get) => {
       const s = get().buildSession;
       if (!s || get().buildBusy || episodeDone(s)) return;
       if (column !== null && !allowed(get().buildPreview, column)) return;
-      const same = column === get().buildPick.action;
-      set({ buildPick: same || column === null ? NO_PICK : { action: column, links: null } });
+      const { action, links } = get().buildPick;
+      // Links toggled before a bar is clicked are kept: every role's candidates are the same agents.
+      // Clicking the picked bar again unpicks the action only; `null` clears the whole pick.
+      set({
+        buildPick:
+          column === null ? NO_PICK : column === action ? { action: null, links } : { action: column, links },
+      });
       await refreshPreview();
     },
 

@@ -17,6 +17,7 @@ import { layoutLayered, NODE_SIZE } from '../../view/layout.ts';
 import { AgentNode, type AgentFlowNode } from '../graph/AgentNode.tsx';
 import { ARROW, FittedFlow } from '../graph/FittedFlow.tsx';
 import { typeColor } from '../graph/colors.ts';
+import '../graph/graph.css';
 import type { AgentType } from '../../core/agents.ts';
 
 /** Id of the would-be agent of the next ADD (never a real agent id: those have no colon). */

@@ -9,6 +9,7 @@ import {
   type StepPreview,
 } from '../../store/construction.ts';
 import type { BuildPick, BuildSession } from '../../store/construction.ts';
+import { episodeReward, stepRewards } from '../../store/slices/build-reward.ts';
 import { useBaton, type BatonState } from '../../store/store.ts';
 import { agentCount, plural } from '../common/format.ts';
 import { ShareDialog } from '../share/ShareDialog.tsx';
@@ -59,6 +60,26 @@ function PolicyTiming({ session, stepMs }: { session: BuildSession; stepMs: numb
   );
 }
 
+/** R of the design as it stands, as the trainer would score it, with its terms; or why there is none. */
+function EpisodeRewardLine({ session }: { session: BuildSession }): JSX.Element | null {
+  const r = useMemo(() => episodeReward(session), [session]);
+  if (session.cursor === 0) return null;
+  return (
+    <div className="build-reward-total" data-testid="build-reward-total" data-na={r.value === null}>
+      {r.value === null ? (
+        <span className="muted">R (the design as it stands) = n/a — {r.why}</span>
+      ) : (
+        <span
+          className="mono"
+          title="The group reward Train scores a finished construction with (its default λ and costScale); Train normalises it over the group"
+        >
+          {r.formula}
+        </span>
+      )}
+    </div>
+  );
+}
+
 /** A construction in progress: the toolbar and graph in the middle, the next step and the steps on the right. */
 export function BuildWorkspace({ session }: { session: BuildSession }): JSX.Element {
   const preview = useBaton(selectPreview);
@@ -78,6 +99,7 @@ export function BuildWorkspace({ session }: { session: BuildSession }): JSX.Elem
   // The frame's design keeps its identity when the step's answer arrives, so the graph does not redraw.
   const design = useMemo(() => visibleDesign(frame.design, exited), [frame.design, exited]);
   const steps = useMemo(() => stepsOf(session), [session]);
+  const rewards = useMemo(() => stepRewards(session), [session]);
   const pickIsRole = pick.action !== null && pick.action < pool.roles.length;
   const showRole = preview && (pick.action === null || pickIsRole) ? preview.role : null;
   const role = showRole === null ? null : pool.roles[showRole];
@@ -156,7 +178,13 @@ export function BuildWorkspace({ session }: { session: BuildSession }): JSX.Elem
               <span className="badge badge-warn">SIMULATED sub-agents</span>
             )}
           </div>
-          <StepList frames={session.frames} cursor={session.cursor} executed={session.execute !== 'off'} />
+          <EpisodeRewardLine session={session} />
+          <StepList
+            frames={session.frames}
+            cursor={session.cursor}
+            executed={session.execute !== 'off'}
+            rewards={rewards}
+          />
         </section>
         <RunActions session={session} busy={busy} onShare={() => setSharing(true)} />
         <PolicyTiming session={session} stepMs={stepMs} />

@@ -48,6 +48,54 @@ function EdgeChecklist({
 }
 
 /**
+ * The pick waiting for Step: what will be taken (your action or the sampled one, your links), that
+ * nothing is taken until Step, and how to clear it.
+ */
+export function PendingPick({
+  pick,
+  names,
+  roleCount,
+  previewRole,
+}: {
+  pick: BuildPick;
+  names: string[];
+  roleCount: number;
+  /** The role whose links are shown when no action is picked. */
+  previewRole: string | null;
+}): JSX.Element | null {
+  if (pick.action === null && pick.links === null) return null;
+  const isRole = pick.action !== null && pick.action < roleCount;
+  const what =
+    pick.action === null
+      ? `the sampled action${previewRole ? ` (most likely ${previewRole})` : ''}`
+      : isRole
+        ? `ADD ${names[pick.action] ?? ''}`
+        : (names[pick.action] ?? '');
+  const links =
+    pick.links === null
+      ? null
+      : pick.links.length === 0
+        ? 'no links (reads the original question)'
+        : `links from ${pick.links.join(', ')}`;
+  return (
+    <div className="build-pick-pending" role="status" data-testid="build-pick-pending">
+      <strong>Picked, not taken yet:</strong> {what}
+      {links && isRole && <> with {links}</>}
+      {links && pick.action === null && <> — if it adds an agent, with {links}</>}
+      {links && pick.action !== null && !isRole && (
+        <span data-testid="build-pick-links-idle">
+          {' '}
+          ({names[pick.action]} takes no links; your {pick.links?.length === 1 ? 'link is' : 'links are'} kept
+          for when you pick a role again)
+        </span>
+      )}
+      . Press <strong>Step</strong> (<kbd>S</kbd>) to take it; click the bar again or press <kbd>Esc</kbd> to
+      clear it.
+    </div>
+  );
+}
+
+/**
  * The "Next step" card: π_node over the actions (click a bar to pick it) and, for the role shown,
  * the candidate links into the new agent with their π_edge.
  */
@@ -99,6 +147,12 @@ export function NextStep({
             π_node over roles ∪ {'{DELETE, EXIT}'} at τ = {temperature}. Click a bar (or press its digit) to
             choose it yourself.
           </div>
+          <PendingPick
+            pick={pick}
+            names={names}
+            roleCount={pool.roles.length}
+            previewRole={role?.name ?? null}
+          />
           <Distribution
             names={names}
             hints={pool.roles.map((r) => r.does)}

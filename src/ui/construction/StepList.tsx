@@ -1,6 +1,7 @@
 import type { JSX } from 'react';
 import type { ConstructionStep } from '../../core/trace.ts';
 import type { BuildFrame } from '../../store/construction.ts';
+import type { StepReward } from '../../store/slices/build-reward.ts';
 
 function describe(step: ConstructionStep): string {
   const a = step.action;
@@ -16,6 +17,63 @@ function label(step: ConstructionStep): string {
 }
 
 const signed = (x: number): string => `${x >= 0 ? '+' : ''}${x.toFixed(2)}`;
+
+/** Who chose the step: the user's pick, or the policy sampling or taking the argmax. */
+export function chooserLabel(step: ConstructionStep): { text: string; title: string } {
+  if (step.chooser === 'user')
+    return { text: 'you', title: 'Your pick (a bar or toggled links) overrode the policy' };
+  if (step.decoding === 'greedy')
+    return { text: 'greedy', title: 'The policy’s most probable action, links with p ≥ 0.5' };
+  if (step.decoding === 'sampled') return { text: 'sampled', title: 'Sampled from the policy at τ' };
+  return {
+    text: 'policy',
+    title: 'Chosen by the policy (recorded before sampled and greedy were told apart)',
+  };
+}
+
+/** r_t with its case and numbers, or n/a with the reason; the discounted return from the step. */
+function RewardDetail({
+  reward,
+  value,
+}: {
+  reward: StepReward | undefined;
+  value: number | null;
+}): JSX.Element {
+  const shown = value === null ? 'n/a' : signed(value);
+  if (!reward) return <span data-testid="step-reward">r = {shown}</span>;
+  return (
+    <details
+      className="step-reward"
+      data-testid="step-reward-detail"
+      data-na={value === null ? 'true' : 'false'}
+    >
+      <summary title="action-wise reward r_t: open for its terms">
+        <span data-testid="step-reward">r = {shown}</span>
+        {value === null && reward.why && (
+          <span className="muted" data-testid="step-reward-why">
+            {' '}
+            · {reward.why.split(':')[0]}
+          </span>
+        )}
+      </summary>
+      <div className="step-reward-terms" data-testid="step-reward-terms">
+        {value === null ? (
+          <div>n/a — {reward.why}</div>
+        ) : (
+          <>
+            {reward.change && <div>{reward.change}</div>}
+            {reward.formula && <div className="mono">r_t = {reward.formula}</div>}
+            {reward.returnFromHere !== null && (
+              <div className="mono" title="the action-wise term of HRPO's advantage A_t, γ as in Train">
+                Σ_k≥t γ^(k−t) r_k = {reward.returnFromHere.toFixed(3)}
+              </div>
+            )}
+          </>
+        )}
+      </div>
+    </details>
+  );
+}
 
 /** One line of the answer: the last \boxed{…}, else the text's end. */
 function shortAnswer(text: string): string {
@@ -41,11 +99,14 @@ export function StepList({
   frames,
   cursor,
   executed,
+  rewards,
 }: {
   frames: BuildFrame[];
   cursor: number;
   /** The construction executes its partial designs (rows without a result show a dash). */
   executed: boolean;
+  /** Each step's r_t read-out (`stepRewards`), in step order; without it r is shown bare. */
+  rewards?: StepReward[];
 }): JSX.Element {
   const rows = frames.slice(1);
   if (rows.length === 0) {
@@ -62,6 +123,7 @@ export function StepList({
         const step = f.step as ConstructionStep;
         const undone = k + 1 > cursor;
         const chosen = step.roleDistribution.find((d) => d.action === label(step));
+        const who = chooserLabel(step);
         return (
           <li
             key={k}
@@ -72,7 +134,13 @@ export function StepList({
             <div className="step-line">
               <span className="step-index">{step.index + 1}</span>
               <span className="step-what">{describe(step)}</span>
-              <span className={step.chooser === 'user' ? 'chip chip-user' : 'chip'}>{step.chooser}</span>
+              <span
+                className={step.chooser === 'user' ? 'chip chip-user' : 'chip'}
+                title={who.title}
+                data-testid="step-chooser"
+              >
+                {who.text}
+              </span>
             </div>
             <div className="step-meta">
               <span title="π_node of the chosen action">π = {chosen ? chosen.p.toFixed(3) : '—'}</span>
@@ -94,9 +162,11 @@ export function StepList({
             {(executed || step.intermediateRun !== undefined) && (
               <div className="step-meta" data-testid="step-result">
                 {f.pending ? (
-                  <span className="muted">running the partial MAS…</span>
+                  <span className="muted">running the partial MAS… (r = n/a until it answers)</span>
                 ) : step.intermediateRun === undefined && step.intermediateCorrect === undefined ? (
-                  <span className="muted">not executed</span>
+                  <span className="muted" data-testid="step-reward-why">
+                    not executed: r = n/a (r_t needs the partial MAS’s answer)
+                  </span>
                 ) : (
                   <>
                     <span>
@@ -107,12 +177,7 @@ export function StepList({
                     </span>
                     {step.intermediateCorrect === true && <span className="chip chip-ok">right</span>}
                     {step.intermediateCorrect === false && <span className="chip chip-bad">wrong</span>}
-                    <span title="action-wise reward r_t" data-testid="step-reward">
-                      r ={' '}
-                      {step.actionReward === null || step.actionReward === undefined
-                        ? 'n/a'
-                        : signed(step.actionReward)}
-                    </span>
+                    <RewardDetail reward={rewards?.[k]} value={step.actionReward ?? null} />
                     {step.intermediateRun && (
                       <span
                         className={step.intermediateRun.status === 'completed' ? 'muted' : 'step-run-problem'}
