@@ -152,6 +152,36 @@ describe('run page at 1440 × 900', () => {
     }
   });
 
+  it('applies the task cell’s half-typed number rule: text as typed, task unchanged until valid', async () => {
+    const { page, close, errors } = await openRunPage();
+    try {
+      const value = page.locator(byTest('run-bench-value'));
+      await page.waitForSelector(byTest('run-bench-task'));
+      const id = async (): Promise<string> =>
+        ((await page.locator(byTest('run-bench-task')).innerText()).split(' · ')[0] ?? '').trim();
+      expect(await id()).toBe('masbench-depth-3-1');
+      // On the way to "12": "1" is below the range. The field shows it, the task stays depth 3.
+      await value.fill('1');
+      expect(await value.inputValue()).toBe('1');
+      expect(await page.locator(byTest('run-bench-value-note')).innerText()).toBe(
+        'Value: a whole number from 2 to 12; the task keeps 3.',
+      );
+      expect(await id()).toBe('masbench-depth-3-1');
+      expect(await page.locator('[role="alert"]').count()).toBe(0);
+      await value.fill('12');
+      await page.locator(byTest('run-bench-value-note')).waitFor({ state: 'detached' });
+      expect(await id()).toBe('masbench-depth-12-1');
+      // Cleared and left: the field shows the task's value again.
+      await value.fill('');
+      expect(await id()).toBe('masbench-depth-12-1');
+      await page.locator(byTest('run-bench-seed')).click();
+      expect(await value.inputValue()).toBe('12');
+      expect(errors).toEqual([]);
+    } finally {
+      await close();
+    }
+  });
+
   it('keeps the trace picker in its column, clear of the final answer, and titles runs apart', async () => {
     const { page, close, errors } = await openRunPage();
     try {

@@ -1,13 +1,6 @@
 import { useMemo, type JSX } from 'react';
-import {
-  AXES,
-  MAX_AXIS_VALUE,
-  MIN_AXIS_VALUE,
-  formTask,
-  type Axis,
-  type BuildForm,
-} from '../../store/construction.ts';
-import { toInt } from './form-fields.ts';
+import { formTask, type BuildForm } from '../../store/construction.ts';
+import { TaskCell } from '../common/TaskCell.tsx';
 
 /** The task: a generated MASBench task (axis, value, seed; its ground truth shown) or an own query. */
 export function TaskFields({
@@ -50,46 +43,17 @@ export function TaskFields({
       </div>
       {form.source === 'masbench' ? (
         <>
-          <div className="build-grid3">
-            <label>
-              Axis
-              <select
-                className="input"
-                value={form.axis}
-                onChange={(e) => setForm({ axis: e.target.value as Axis })}
-                data-testid="task-axis"
-              >
-                {AXES.map((a) => (
-                  <option key={a} value={a}>
-                    {a}
-                  </option>
-                ))}
-              </select>
-            </label>
-            <label>
-              Value
-              <input
-                className="input"
-                type="number"
-                min={MIN_AXIS_VALUE}
-                max={MAX_AXIS_VALUE}
-                value={form.value}
-                onChange={(e) => setForm({ value: toInt(e.target.value, form.value) })}
-                data-testid="task-value"
-              />
-            </label>
-            <label>
-              Seed
-              <input
-                className="input"
-                type="number"
-                min={0}
-                value={form.taskSeed}
-                onChange={(e) => setForm({ taskSeed: toInt(e.target.value, form.taskSeed) })}
-                data-testid="task-seed"
-              />
-            </label>
-          </div>
+          <TaskCell
+            task={{ axis, value, seed: taskSeed }}
+            onChange={(p) =>
+              setForm({
+                ...(p.axis !== undefined ? { axis: p.axis } : {}),
+                ...(p.value !== undefined ? { value: p.value } : {}),
+                ...(p.seed !== undefined ? { taskSeed: p.seed } : {}),
+              })
+            }
+            testIds={{ axis: 'task-axis', value: 'task-value', seed: 'task-seed' }}
+          />
           {typeof generated === 'string' ? (
             <div className="alert alert-error small">{generated}</div>
           ) : (

@@ -1,7 +1,7 @@
 import type { JSX } from 'react';
-import { AXES, MAX_AXIS_VALUE, MIN_AXIS_VALUE, type Axis } from '../../store/slices/run.ts';
 import { orchTaskOf } from '../../store/slices/orchestrate.ts';
 import { useBaton } from '../../store/store.ts';
+import { TaskCell } from '../common/TaskCell.tsx';
 
 /**
  * What the orchestrator is asked: the user's own task, or a generated MASBench task (axis, value,
@@ -59,52 +59,12 @@ export function TaskPanel(): JSX.Element {
         </label>
       ) : (
         <>
-          <div className="orch-row">
-            <label>
-              Axis
-              <select
-                className="input"
-                value={d.bench.axis}
-                onChange={(e) => setBench({ axis: e.target.value as Axis })}
-                data-testid="orch-bench-axis"
-              >
-                {AXES.map((a) => (
-                  <option key={a} value={a}>
-                    {a}
-                  </option>
-                ))}
-              </select>
-            </label>
-            <label>
-              Value
-              <input
-                className="input"
-                type="number"
-                min={MIN_AXIS_VALUE}
-                max={MAX_AXIS_VALUE}
-                value={d.bench.value}
-                onChange={(e) => {
-                  const v = whole(e.target.value, MIN_AXIS_VALUE, MAX_AXIS_VALUE);
-                  if (v !== null) setBench({ value: v });
-                }}
-                data-testid="orch-bench-value"
-              />
-            </label>
-            <label>
-              Task seed
-              <input
-                className="input"
-                type="number"
-                min={0}
-                value={d.bench.seed}
-                onChange={(e) => {
-                  const v = whole(e.target.value, 0, 0xffffffff);
-                  if (v !== null) setBench({ seed: v });
-                }}
-                data-testid="orch-bench-seed"
-              />
-            </label>
-          </div>
+          <TaskCell
+            task={d.bench}
+            onChange={setBench}
+            seedLabel="Task seed"
+            testIds={{ axis: 'orch-bench-axis', value: 'orch-bench-value', seed: 'orch-bench-seed' }}
+          />
           {task.ok && task.task.kind === 'masbench' ? (
             <pre className="orch-task-text" data-testid="orch-bench-question">
               {task.task.task.question}

@@ -1,6 +1,6 @@
 import type { JSX } from 'react';
-import { AXES, MAX_AXIS_VALUE, MIN_AXIS_VALUE, type Axis } from '../../store/slices/run.ts';
 import { useBaton } from '../../store/store.ts';
+import { TaskCell } from '../common/TaskCell.tsx';
 
 /** The task: free text with an optional ground truth, or a generated MASBench task. */
 export function TaskPicker({ disabled }: { disabled: boolean }): JSX.Element {
@@ -64,48 +64,11 @@ export function TaskPicker({ disabled }: { disabled: boolean }): JSX.Element {
         </div>
       ) : (
         <div className="stack">
-          <div className="row">
-            <label className="field">
-              <span>Axis</span>
-              <select
-                className="input"
-                value={bench.axis}
-                data-testid="run-bench-axis"
-                onChange={(e) => setBench({ axis: e.target.value as Axis })}
-              >
-                {AXES.map((a) => (
-                  <option key={a} value={a}>
-                    {a}
-                  </option>
-                ))}
-              </select>
-            </label>
-            <label className="field">
-              <span>
-                Value ({MIN_AXIS_VALUE}–{MAX_AXIS_VALUE})
-              </span>
-              <input
-                className="input run-num"
-                type="number"
-                min={MIN_AXIS_VALUE}
-                max={MAX_AXIS_VALUE}
-                value={bench.value}
-                data-testid="run-bench-value"
-                onChange={(e) => setBench({ value: Number(e.target.value) })}
-              />
-            </label>
-            <label className="field">
-              <span>Seed</span>
-              <input
-                className="input run-num"
-                type="number"
-                min={0}
-                value={bench.seed}
-                data-testid="run-bench-seed"
-                onChange={(e) => setBench({ seed: Number(e.target.value) })}
-              />
-            </label>
-          </div>
+          <TaskCell
+            task={bench}
+            onChange={setBench}
+            testIds={{ axis: 'run-bench-axis', value: 'run-bench-value', seed: 'run-bench-seed' }}
+          />
           {error && (
             <p className="alert alert-error" role="alert">
               {error}
