@@ -1,9 +1,9 @@
-import { useRef, useState, type JSX } from 'react';
+import { useState, type JSX } from 'react';
 import { LINK_BUDGET_CHARS } from '../../share/index.ts';
 import { rowsNote } from '../../store/slices/eval-share.ts';
 import { useBaton } from '../../store/store.ts';
 import { ProblemAlert } from '../common/ProblemAlert.tsx';
-import { copyText } from '../share/clipboard.ts';
+import { LinkWithCopy } from '../share/LinkWithCopy.tsx';
 
 /**
  * "Share" and "Download OTLP" for the results on the Evaluate page. Sharing puts the results in the
@@ -26,19 +26,15 @@ export function ShareResults(): JSX.Element | null {
   const share = useBaton((s) => s.shareEval);
   const exportOtlp = useBaton((s) => s.exportEvalOtlp);
   const otlpProblems = useBaton((s) => s.evalOtlpProblems);
-  const field = useRef<HTMLInputElement>(null);
-  const [copied, setCopied] = useState<'idle' | 'copied' | 'failed'>('idle');
+  const [copyToken, setCopyToken] = useState(0);
   const [otlp, setOtlp] = useState<{ status: 'idle' | 'busy' } | { status: 'done'; text: string }>({
     status: 'idle',
   });
   if (!doc) return null;
   const link = made && made.doc === doc ? made : null;
-  const copy = (url: string): void =>
-    void copyText(url, field.current).then((ok) => setCopied(ok ? 'copied' : 'failed'));
   const make = (): void => {
-    setCopied('idle');
     const l = share(`${location.origin}${location.pathname}${location.search}`);
-    if (l) copy(l.url);
+    if (l) setCopyToken((n) => n + 1);
   };
   const saveOtlp = async (): Promise<void> => {
     setOtlp({ status: 'busy' });
@@ -76,26 +72,14 @@ export function ShareResults(): JSX.Element | null {
       )}
       {link && (
         <>
-          <div className="eval-exports">
-            <input
-              ref={field}
-              className="input mono"
-              readOnly
-              value={link.url}
-              data-testid="eval-share-link"
-              aria-label="Share link of the results"
-              onFocus={(e) => e.currentTarget.select()}
-            />
-            <button type="button" className="btn" onClick={() => copy(link.url)}>
-              Copy
-            </button>
-          </div>
+          <LinkWithCopy
+            url={link.url}
+            label="Share link of the results"
+            testId="eval-share-link"
+            copyToken={copyToken}
+          />
           <p className="muted" data-testid="eval-share-size" data-rows={link.rows}>
             {link.chars.toLocaleString()} characters. {rowsNote(link.rows, link.rowCount)}
-          </p>
-          <p role="status">
-            {copied === 'copied' && 'Copied to the clipboard.'}
-            {copied === 'failed' && 'Could not copy automatically — select the link and copy it by hand.'}
           </p>
           {link.overBudget && (
             <div className="alert alert-warn" data-testid="eval-share-over-budget">

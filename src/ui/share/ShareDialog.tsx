@@ -8,8 +8,8 @@ import {
   type EncodedLink,
 } from '../../share/index.ts';
 import { plural } from '../common/format.ts';
-import { copyText } from './clipboard.ts';
 import { downloadTraceJson } from './download.ts';
+import { LinkWithCopy } from './LinkWithCopy.tsx';
 import { linkNotes } from './link-notes.ts';
 import './share.css';
 
@@ -30,9 +30,7 @@ function makeLink(trace: Trace, smaller: boolean): Made {
  */
 export function ShareDialog({ trace, onClose }: { trace: Trace; onClose: () => void }): JSX.Element {
   const dialog = useRef<HTMLDialogElement>(null);
-  const field = useRef<HTMLInputElement>(null);
   const [smaller, setSmaller] = useState(false);
-  const [copied, setCopied] = useState<'idle' | 'copied' | 'failed'>('idle');
   const made = useMemo(() => makeLink(trace, smaller), [trace, smaller]);
   const notes = made.ok ? linkNotes(trace, made.link) : null;
 
@@ -40,11 +38,6 @@ export function ShareDialog({ trace, onClose }: { trace: Trace; onClose: () => v
     const d = dialog.current;
     if (d && !d.open) d.showModal();
   }, []);
-
-  const copy = (): void => {
-    if (!made.ok) return;
-    void copyText(made.url, field.current).then((ok) => setCopied(ok ? 'copied' : 'failed'));
-  };
 
   return (
     <dialog
@@ -78,24 +71,13 @@ export function ShareDialog({ trace, onClose }: { trace: Trace; onClose: () => v
               </span>
             )}
           </div>
-          <div className="share-link-row">
-            <input
-              ref={field}
-              className="input mono"
-              readOnly
-              value={made.url}
-              data-testid="share-link"
-              aria-label="Share link"
-              onFocus={(e) => e.currentTarget.select()}
-            />
-            <button type="button" className="btn btn-primary" onClick={copy} data-testid="share-copy">
-              Copy
-            </button>
-          </div>
-          <p className="share-copy-status" role="status">
-            {copied === 'copied' && 'Copied to the clipboard.'}
-            {copied === 'failed' && 'Could not copy automatically — select the link and copy it by hand.'}
-          </p>
+          <LinkWithCopy
+            url={made.url}
+            label="Share link"
+            testId="share-link"
+            copyTestId="share-copy"
+            primary
+          />
           {made.link.overBudget && (
             <div className="alert alert-warn" data-testid="share-over-budget">
               <div className="alert-body">
@@ -129,24 +111,14 @@ export function ShareDialog({ trace, onClose }: { trace: Trace; onClose: () => v
                 <button
                   type="button"
                   className="btn"
-                  onClick={() => {
-                    setCopied('idle');
-                    setSmaller(true);
-                  }}
+                  onClick={() => setSmaller(true)}
                   data-testid="share-smaller"
                 >
                   Make a smaller link
                 </button>
               )}
               {smaller && (
-                <button
-                  type="button"
-                  className="btn btn-ghost"
-                  onClick={() => {
-                    setCopied('idle');
-                    setSmaller(false);
-                  }}
-                >
+                <button type="button" className="btn btn-ghost" onClick={() => setSmaller(false)}>
                   Back to the full link
                 </button>
               )}

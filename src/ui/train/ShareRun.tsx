@@ -1,8 +1,8 @@
-import { useRef, useState, type JSX } from 'react';
+import { useState, type JSX } from 'react';
 import { LINK_BUDGET_CHARS } from '../../share/index.ts';
 import { paramsNote } from '../../store/slices/train-share.ts';
 import { useBaton } from '../../store/store.ts';
-import { copyText } from '../share/clipboard.ts';
+import { LinkWithCopy } from '../share/LinkWithCopy.tsx';
 
 /**
  * "Share run": the current run as a link that opens it read-only (config, curves, evaluation table
@@ -13,12 +13,10 @@ export function ShareRun(): JSX.Element {
   const share = useBaton((s) => s.shareTrainRun);
   const hasRun = useBaton((s) => s.trainIteration > 0);
   const busy = useBaton((s) => s.trainStatus === 'starting' || s.trainStatus === 'pausing');
-  const field = useRef<HTMLInputElement>(null);
-  const [copied, setCopied] = useState<'idle' | 'copied' | 'failed'>('idle');
+  const [copyToken, setCopyToken] = useState(0);
   const make = (): void => {
-    setCopied('idle');
     void share(`${location.origin}${location.pathname}${location.search}`).then((l) => {
-      if (l) void copyText(l.url, field.current).then((ok) => setCopied(ok ? 'copied' : 'failed'));
+      if (l) setCopyToken((n) => n + 1);
     });
   };
   return (
@@ -39,32 +37,15 @@ export function ShareRun(): JSX.Element {
       </div>
       {link && (
         <>
-          <div className="train-row train-share-row">
-            <input
-              ref={field}
-              className="input mono"
-              readOnly
-              value={link.url}
-              data-testid="train-share-link"
-              aria-label="Share link of the run"
-              onFocus={(e) => e.currentTarget.select()}
-            />
-            <button
-              type="button"
-              className="btn btn-primary"
-              onClick={() =>
-                void copyText(link.url, field.current).then((ok) => setCopied(ok ? 'copied' : 'failed'))
-              }
-            >
-              Copy
-            </button>
-          </div>
+          <LinkWithCopy
+            url={link.url}
+            label="Share link of the run"
+            testId="train-share-link"
+            primary
+            copyToken={copyToken}
+          />
           <p className="muted" data-testid="train-share-size" data-params={link.params}>
             {link.chars.toLocaleString()} characters ({link.iterations} iterations). {paramsNote(link.params)}
-          </p>
-          <p role="status">
-            {copied === 'copied' && 'Copied to the clipboard.'}
-            {copied === 'failed' && 'Could not copy automatically — select the link and copy it by hand.'}
           </p>
           {link.overBudget && (
             <div className="alert alert-warn" data-testid="train-share-over-budget">
