@@ -212,6 +212,46 @@ describe('the Orchestrate page', () => {
     await context.close();
   });
 
+  it('says next to the buttons why a free-text design cannot run on the simulator, and switches to a generated task', async () => {
+    const { page, errors, context } = await openPage(browser, '#/orchestrate');
+    await page.getByTestId('orchestrate-page').waitFor();
+    await pickModel(page);
+    expect(await load(page)).toMatch(/^ready /);
+    await page.getByTestId('orch-query').fill('Add the two numbers, then double the sum.');
+    await page.getByTestId('orch-start').click();
+    expect(await finished(page)).toBe('done');
+    expect(await page.getByTestId('orch-check').getAttribute('data-valid')).toBe('true');
+
+    // The simulator button is disabled and looks it: not the primary fill, the reason on the page.
+    const sim = page.getByTestId('orch-run-sim');
+    expect(await sim.isDisabled()).toBe(true);
+    const look = await sim.evaluate((el) => {
+      const probe = document.createElement('button');
+      probe.className = 'btn btn-primary';
+      document.body.append(probe);
+      const primary = getComputedStyle(probe).backgroundColor;
+      probe.remove();
+      const cs = getComputedStyle(el);
+      return { bg: cs.backgroundColor, primary, cursor: cs.cursor };
+    });
+    expect(look.bg).not.toBe(look.primary);
+    expect(look.cursor).toBe('not-allowed');
+    expect(await page.getByTestId('orch-sim-blocker').textContent()).toContain(
+      'not available: The simulator runs generated MASBench tasks only.',
+    );
+    await page.getByTestId('orch-sim-why').waitFor();
+    expect(await page.getByTestId('orch-alt-local').textContent()).toContain('Ollama');
+    expect(await page.locator('[data-testid="orch-alt-provider"] a[href="#/settings"]').count()).toBe(1);
+
+    // "Use a generated MASBench task" switches the task panel to one and says to orchestrate again.
+    await page.getByTestId('orch-use-masbench').click();
+    expect(await page.getByTestId('orch-task-masbench').isChecked()).toBe(true);
+    await page.getByTestId('orch-bench-question').waitFor();
+    await page.getByTestId('orch-alt-switched').waitFor();
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
   it('shows a truncated model file, a model that is not there and unconstrained garbage as clear errors, keeping the query', async () => {
     const { page, errors, context } = await openPage(browser, '#/orchestrate');
     await page.getByTestId('orchestrate-page').waitFor();
