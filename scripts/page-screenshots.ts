@@ -3,6 +3,8 @@
  * - docs/trace-imported.png: a MAS-Orchestra case-page run (outcome only) on the trace page;
  * - docs/trace-construction.png: construction replay at step 3 of the MasHost example;
  * - docs/run-page.png: the Run page after a simulated run of an example's design;
+ * - docs/build-page.png: the Build page after three steps, a reward opened to its terms and a pick
+ *   waiting for Step;
  * - docs/gallery-recents.png: the gallery's recent traces after importing a case page;
  * - docs/screenshot.png (README): the parallel example on the trace page with an agent selected,
  *   at 1440 × 880;
@@ -67,6 +69,26 @@ try {
   await page.click('[data-testid="nav-run"]');
   await page.locator('[data-testid="run-final"]').waitFor();
   await shot(page, 'docs/run-page.png');
+
+  // The Build page: three steps on the simulator, the first reward opened, a pick waiting for Step.
+  await page.goto(`${url}#/build`);
+  await page.locator('[data-testid="build-start"]').click();
+  await page.locator('[data-testid="dist-bar"]').first().waitFor();
+  for (const [key, n] of [
+    ['s', 1],
+    ['s', 2],
+    ['g', 3],
+  ] as const) {
+    await page.keyboard.press(key);
+    await page.waitForFunction(
+      (want) => document.querySelectorAll('[data-testid="step-reward-detail"]').length >= want,
+      n,
+    );
+  }
+  await page.locator('[data-testid="step-reward-detail"] summary').first().click();
+  await page.locator('[data-testid="dist-bar"][data-action="Verifier"]').click();
+  await page.locator('[data-testid="build-pick-pending"]').waitFor();
+  await shot(page, 'docs/build-page.png');
 
   await page.goto(`${url}#/`);
   const recents = page.locator('[data-testid="recents"]');

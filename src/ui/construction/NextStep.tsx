@@ -81,6 +81,7 @@ export function PendingPick({
     <div className="build-pick-pending" role="status" data-testid="build-pick-pending">
       <strong>Picked, not taken yet:</strong> {what}
       {links && isRole && <> with {links}</>}
+      {!links && isRole && <> with the links the step draws (✓)</>}
       {links && pick.action === null && <> — if it adds an agent, with {links}</>}
       {links && pick.action !== null && !isRole && (
         <span data-testid="build-pick-links-idle">
