@@ -182,8 +182,6 @@ export const ConstructionStepSchema = z.object({
   /** log π_node(choice) + Σ log Bernoulli(edge choice); natural log. */
   logProb: z.number().max(0).nullable(),
   chooser: z.enum(['policy', 'user']),
-  /** How the policy drew its part of the step: `sampled` from π^(1/τ), or `greedy` (argmax, links p ≥ 0.5). */
-  decoding: z.enum(['sampled', 'greedy']).optional(),
   intermediateAnswer: text.nullable().optional(),
   intermediateCorrect: z.boolean().nullable().optional(),
   /** Where the intermediate answer came from and what it cost (cached calls are free). */

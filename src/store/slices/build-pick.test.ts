@@ -89,11 +89,17 @@ describe('picking the next step', () => {
     await s().pickBuildAction(0);
     await s().buildStep();
     const steps = stepsOf(session());
-    expect(steps.map((x) => [x.chooser, x.decoding])).toEqual([
+    expect(steps.map((x, k) => [x.chooser, s().buildDecodings[k]])).toEqual([
       ['policy', 'sampled'],
       ['policy', 'greedy'],
       ['user', 'sampled'],
     ]);
+    // Undo, then a greedy step in place of the last one: the labels follow the steps.
+    await s().undoBuild();
+    await s().buildStep({ greedy: true });
+    expect(s().buildDecodings).toEqual(['sampled', 'greedy', 'greedy']);
+    // The trace keeps exactly the steps `baton construct` writes (no extra field).
+    expect(Object.keys(steps[0] ?? {})).not.toContain('decoding');
   });
 });
 

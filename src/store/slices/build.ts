@@ -47,12 +47,17 @@ const isCompute = (v: unknown): v is ComputeChoice => COMPUTE_CHOICES.includes(v
 
 const NO_PICK: BuildPick = { action: null, links: null };
 
+/** How a step was drawn: from π^(1/τ), or the argmax with links p ≥ 0.5. */
+export type BuildDecoding = 'sampled' | 'greedy';
+
 export interface BuildSlice {
   buildForm: BuildForm;
   buildSession: BuildSession | null;
   /** Distributions for the next step of the current frame. */
   buildPreview: StepPreview | null;
   buildPick: BuildPick;
+  /** How the policy drew each step of the session (index k = step k, frame k + 1): sampled or greedy. */
+  buildDecodings: BuildDecoding[];
   /** True while a policy call or a step is in flight (controls are disabled). */
   buildBusy: boolean;
   buildLoading: boolean;
@@ -149,13 +154,18 @@ export const createBuildSlice: SliceCreator<BuildSlice> = (set, get) => {
       const out = await runtime.step(encoding, currentState(s), stepSettings(s, greedy), choice);
       const cur = get().buildSession;
       if (!cur || cur.id !== s.id) return;
-      // The history tells sampled and greedy steps apart (a user's pick is `chooser: 'user'`).
-      const decoding = greedy ? 'greedy' : 'sampled';
-      const session = takeStep(cur, { ...out, step: { ...out.step, decoding } });
+      const session = takeStep(cur, out);
+      // The history tells sampled and greedy steps apart (a user's pick is `chooser: 'user'`); the
+      // trace keeps the same steps as `baton construct`, so the page holds this beside the frames.
+      const decodings: BuildDecoding[] = [
+        ...get().buildDecodings.slice(0, session.cursor - 1),
+        greedy ? 'greedy' : 'sampled',
+      ];
       // The new frame and its preview land in one update, so the graph re-renders once per step.
       const preview = await previewOf(session, NO_PICK);
       set({
         buildSession: session,
+        buildDecodings: decodings,
         buildPick: NO_PICK,
         buildPreview: preview,
         buildStepMs: [...get().buildStepMs, out.ms].slice(-50),
@@ -208,6 +218,7 @@ export const createBuildSlice: SliceCreator<BuildSlice> = (set, get) => {
     buildSession: null,
     buildPreview: null,
     buildPick: NO_PICK,
+    buildDecodings: [],
     buildBusy: false,
     buildLoading: false,
     buildProblems: [],
@@ -279,6 +290,7 @@ export const createBuildSlice: SliceCreator<BuildSlice> = (set, get) => {
             spend: null,
           },
           buildPreview: null,
+          buildDecodings: [],
           buildStepMs: [],
         });
         await refreshPreview();

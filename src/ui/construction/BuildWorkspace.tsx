@@ -25,6 +25,7 @@ const selectPreview = (s: BatonState): StepPreview | null => s.buildPreview;
 const selectPick = (s: BatonState): BuildPick => s.buildPick;
 const selectBusy = (s: BatonState): boolean => s.buildBusy;
 const selectStepMs = (s: BatonState): number[] => s.buildStepMs;
+const selectDecodings = (s: BatonState): BatonState['buildDecodings'] => s.buildDecodings;
 
 function median(xs: readonly number[]): number | null {
   if (xs.length === 0) return null;
@@ -86,6 +87,7 @@ export function BuildWorkspace({ session }: { session: BuildSession }): JSX.Elem
   const pick = useBaton(selectPick);
   const busy = useBaton(selectBusy);
   const stepMs = useBaton(selectStepMs);
+  const decodings = useBaton(selectDecodings);
   const [help, setHelp] = useState(false);
   const [sharing, setSharing] = useState(false);
   const toggleHelp = useMemo(() => () => setHelp((h) => !h), []);
@@ -184,6 +186,7 @@ export function BuildWorkspace({ session }: { session: BuildSession }): JSX.Elem
             cursor={session.cursor}
             executed={session.execute !== 'off'}
             rewards={rewards}
+            decodings={decodings}
           />
         </section>
         <RunActions session={session} busy={busy} onShare={() => setSharing(true)} />

@@ -1,6 +1,7 @@
 import type { JSX } from 'react';
 import type { ConstructionStep } from '../../core/trace.ts';
 import type { BuildFrame } from '../../store/construction.ts';
+import type { BuildDecoding } from '../../store/slices/build.ts';
 import type { StepReward } from '../../store/slices/build-reward.ts';
 
 function describe(step: ConstructionStep): string {
@@ -19,16 +20,16 @@ function label(step: ConstructionStep): string {
 const signed = (x: number): string => `${x >= 0 ? '+' : ''}${x.toFixed(2)}`;
 
 /** Who chose the step: the user's pick, or the policy sampling or taking the argmax. */
-export function chooserLabel(step: ConstructionStep): { text: string; title: string } {
+export function chooserLabel(
+  step: ConstructionStep,
+  decoding: BuildDecoding | undefined,
+): { text: string; title: string } {
   if (step.chooser === 'user')
     return { text: 'you', title: 'Your pick (a bar or toggled links) overrode the policy' };
-  if (step.decoding === 'greedy')
+  if (decoding === 'greedy')
     return { text: 'greedy', title: 'The policy’s most probable action, links with p ≥ 0.5' };
-  if (step.decoding === 'sampled') return { text: 'sampled', title: 'Sampled from the policy at τ' };
-  return {
-    text: 'policy',
-    title: 'Chosen by the policy (recorded before sampled and greedy were told apart)',
-  };
+  if (decoding === 'sampled') return { text: 'sampled', title: 'Sampled from the policy at τ' };
+  return { text: 'policy', title: 'Chosen by the policy' };
 }
 
 /** r_t with its case and numbers, or n/a with the reason; the discounted return from the step. */
@@ -100,6 +101,7 @@ export function StepList({
   cursor,
   executed,
   rewards,
+  decodings,
 }: {
   frames: BuildFrame[];
   cursor: number;
@@ -107,6 +109,8 @@ export function StepList({
   executed: boolean;
   /** Each step's r_t read-out (`stepRewards`), in step order; without it r is shown bare. */
   rewards?: StepReward[];
+  /** How the policy drew each step (`buildDecodings`), in step order. */
+  decodings?: BuildDecoding[];
 }): JSX.Element {
   const rows = frames.slice(1);
   if (rows.length === 0) {
@@ -123,7 +127,7 @@ export function StepList({
         const step = f.step as ConstructionStep;
         const undone = k + 1 > cursor;
         const chosen = step.roleDistribution.find((d) => d.action === label(step));
-        const who = chooserLabel(step);
+        const who = chooserLabel(step, decodings?.[k]);
         return (
           <li
             key={k}

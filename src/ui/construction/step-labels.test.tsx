@@ -42,20 +42,16 @@ const EMPTY: BuildFrame = {
 
 describe('the Build history', () => {
   it('labels steps sampled, greedy or you', () => {
-    const frames = [
-      EMPTY,
-      frame(0, { decoding: 'sampled' }),
-      frame(1, { decoding: 'greedy' }),
-      frame(2, { chooser: 'user', decoding: 'greedy' }),
-    ];
-    const out = renderToStaticMarkup(<StepList frames={frames} cursor={3} executed={false} />);
+    const frames = [EMPTY, frame(0, {}), frame(1, {}), frame(2, { chooser: 'user' })];
+    const out = renderToStaticMarkup(
+      <StepList frames={frames} cursor={3} executed={false} decodings={['sampled', 'greedy', 'greedy']} />,
+    );
     const chips = [...out.matchAll(/data-testid="step-chooser">([^<]*)</g)].map((m) => m[1]);
     expect(chips).toEqual(['sampled', 'greedy', 'you']);
   });
 
   it('explains an n/a reward and breaks a reward into its terms', () => {
     const graded = frame(0, {
-      decoding: 'sampled',
       intermediateAnswer: '12',
       intermediateCorrect: true,
       intermediateRun: {
@@ -70,7 +66,6 @@ describe('the Build history', () => {
       actionReward: 1,
     });
     const failed = frame(1, {
-      decoding: 'sampled',
       intermediateAnswer: null,
       intermediateCorrect: null,
       actionReward: null,
@@ -106,9 +101,7 @@ describe('the Build history', () => {
   });
 
   it('says why r is n/a when the partial designs are not executed', () => {
-    const out = renderToStaticMarkup(
-      <StepList frames={[EMPTY, frame(0, { decoding: 'sampled' })]} cursor={1} executed />,
-    );
+    const out = renderToStaticMarkup(<StepList frames={[EMPTY, frame(0, {})]} cursor={1} executed />);
     expect(out).toContain('not executed: r = n/a');
   });
 });
