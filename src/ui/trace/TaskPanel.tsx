@@ -6,6 +6,7 @@ import { agentCount, formatCost, formatMs, formatTokens } from '../common/format
 import { CollapsibleMarkdown, Markdown } from '../markdown/Markdown.tsx';
 import { Disclosure } from './Disclosure.tsx';
 import { ImportNotes } from './ImportNotes.tsx';
+import { designProvenance, DIAGRAM_ONLY_TEXT } from './provenance.ts';
 
 function sourceText(source: Task['source']): string {
   switch (source.kind) {
@@ -253,8 +254,9 @@ export const TaskPanel = memo(function TaskPanel({ trace }: { trace: Trace }): J
           <div className="kv-row">
             <dt>Agents</dt>
             <dd>
-              {agentCount(design.agents)} · {design.edges.length}{' '}
-              {design.edges.length === 1 ? 'edge' : 'edges'} · DoM {design.dom}
+              {designProvenance(trace).kind === 'diagram-only'
+                ? DIAGRAM_ONLY_TEXT
+                : `${agentCount(design.agents)} · ${design.edges.length} ${design.edges.length === 1 ? 'edge' : 'edges'} · DoM ${design.dom}`}
               {trace.construction.length > 0 ? ` · ${trace.construction.length} construction steps` : ''}
             </dd>
           </div>

@@ -21,7 +21,7 @@ import { Markdown } from '../markdown/Markdown.tsx';
 import { CanvasRecoveredNote, DiagramOnlyEmpty } from './DesignProvenance.tsx';
 import { DiagramViewer } from './DiagramViewer.tsx';
 import { Inspector } from './Inspector.tsx';
-import { designProvenance, safeDiagram } from './provenance.ts';
+import { designProvenance, DIAGRAM_ONLY_TEXT, safeDiagram } from './provenance.ts';
 import { ReplayControl } from './ReplayControl.tsx';
 import {
   selectLayout,
@@ -198,7 +198,8 @@ export function TracePage({ trace }: { trace: Trace }): JSX.Element {
   const [showTimeline, setShowTimeline] = useState(true);
   const [diagramExpanded, setDiagramExpanded] = useState(false);
   const diagram = safeDiagram(trace.diagram);
-  const recovered = designProvenance(trace).kind === 'recovered';
+  const provenance = designProvenance(trace).kind;
+  const recovered = provenance === 'recovered';
   const ref = useFillViewport();
   const layoutReady = layout.key === key && !layout.pending;
 
@@ -229,8 +230,14 @@ export function TracePage({ trace }: { trace: Trace }): JSX.Element {
             />
             {recovered && <CanvasRecoveredNote />}
             <span className="graph-count muted">
-              {state.agents.length} {state.agents.length === 1 ? 'agent' : 'agents'} · {state.edges.length}{' '}
-              {state.edges.length === 1 ? 'edge' : 'edges'}
+              {provenance === 'diagram-only' ? (
+                DIAGRAM_ONLY_TEXT
+              ) : (
+                <>
+                  {state.agents.length} {state.agents.length === 1 ? 'agent' : 'agents'} ·{' '}
+                  {state.edges.length} {state.edges.length === 1 ? 'edge' : 'edges'}
+                </>
+              )}
             </span>
           </div>
           <div
