@@ -87,11 +87,18 @@ describe('a diagram-only MAS-Orchestra slide', () => {
       const flow = await box(page, '.graph-flow');
       const viewer = await box(page, '[data-testid=diagram-viewer]');
       expect(viewer.x).toBeGreaterThanOrEqual(flow.x + flow.width - 2);
-      expect(viewer.width).toBeGreaterThan(300);
+      expect(viewer.width).toBeGreaterThan(240);
       expect(await page.locator('[data-testid=task-panel] img').count()).toBe(0);
 
-      // Full size: the diagram takes the whole main area; 1:1 shows it at its own pixels.
+      // Hide folds it to a strip so the graph gets the width; it comes back beside the graph.
       const canvas = await box(page, '.graph-canvas');
+      await page.locator('[data-testid=diagram-hide]').click();
+      await page.locator('[data-testid=diagram-viewer][data-hidden=true]').waitFor();
+      expect((await box(page, '.graph-flow')).width).toBeGreaterThan(canvas.width - 60);
+      await page.locator('[data-testid=diagram-show]').click();
+      await page.locator('[data-testid=diagram-frame]').waitFor();
+
+      // Full size: the diagram takes the whole main area; 1:1 shows it at its own pixels.
       await page.locator('[data-testid=diagram-expand]').click();
       await page.locator('[data-testid=diagram-viewer][data-expanded=true]').waitFor();
       const full = await box(page, '[data-testid=diagram-viewer]');

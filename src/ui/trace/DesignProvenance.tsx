@@ -67,12 +67,12 @@ export function HeaderDesignNote({ trace }: { trace: Trace }): JSX.Element | nul
   );
 }
 
-/** On the canvas toolbar of a recovered design: the badge, and what it means in four words. */
+/** On the canvas toolbar of a recovered design: the badge (its tooltip says what it means), and "not executed". */
 export function CanvasRecoveredNote(): JSX.Element {
   return (
     <span className="canvas-recovered" data-testid="canvas-recovered">
       <RecoveredBadge />
-      <span className="muted">from the orchestrator's text · not executed</span>
+      <span className="muted">not executed</span>
     </span>
   );
 }

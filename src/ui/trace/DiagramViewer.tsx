@@ -34,11 +34,16 @@ export function DiagramViewer({
   source,
   expanded,
   onExpand,
+  hidden = false,
+  onHide,
 }: {
   url: string;
   source: string;
   expanded: boolean;
   onExpand: (expanded: boolean) => void;
+  /** Folded to a strip at the side, so the graph has the whole main area. */
+  hidden?: boolean;
+  onHide?: (hidden: boolean) => void;
 }): JSX.Element | null {
   const safe = safeDiagram(url);
   const frame = useRef<HTMLDivElement>(null);
@@ -68,7 +73,7 @@ export function DiagramViewer({
     const ro = new ResizeObserver(() => fit());
     ro.observe(el);
     return () => ro.disconnect();
-  }, [fit, natural, expanded]);
+  }, [fit, natural, expanded, hidden]);
 
   /** Zooms by `factor` about a point of the frame (its centre by default), keeping that point still. */
   const zoom = useCallback((factor: number, at?: { x: number; y: number }): void => {
@@ -89,6 +94,21 @@ export function DiagramViewer({
   }, [natural]);
 
   if (safe === null) return null;
+  if (hidden) {
+    return (
+      <section className="diagram-viewer folded" data-testid="diagram-viewer" data-hidden="true">
+        <button
+          type="button"
+          className="diagram-unfold"
+          onClick={() => onHide?.(false)}
+          data-testid="diagram-show"
+          title={`Show the diagram from ${source} beside the graph`}
+        >
+          ◂ Diagram
+        </button>
+      </section>
+    );
+  }
 
   const onWheel = (e: WheelEvent<HTMLDivElement>): void => {
     const rect = e.currentTarget.getBoundingClientRect();
@@ -174,6 +194,17 @@ export function DiagramViewer({
           >
             {expanded ? 'Side by side' : 'Full size'}
           </button>
+          {onHide && !expanded && (
+            <button
+              type="button"
+              className="btn btn-small"
+              onClick={() => onHide(true)}
+              data-testid="diagram-hide"
+              title="Fold the diagram away and give the graph the whole width"
+            >
+              Hide
+            </button>
+          )}
         </div>
       </div>
       <div

@@ -197,6 +197,7 @@ export function TracePage({ trace }: { trace: Trace }): JSX.Element {
   const onSelect = useCallback((id: string | null) => selectAgent(id), [selectAgent]);
   const [showTimeline, setShowTimeline] = useState(true);
   const [diagramExpanded, setDiagramExpanded] = useState(false);
+  const [diagramHidden, setDiagramHidden] = useState(false);
   const diagram = safeDiagram(trace.diagram);
   const provenance = designProvenance(trace).kind;
   const recovered = provenance === 'recovered';
@@ -241,7 +242,7 @@ export function TracePage({ trace }: { trace: Trace }): JSX.Element {
             </span>
           </div>
           <div
-            className={`graph-canvas${diagram ? ' with-diagram' : ''}${diagram && diagramExpanded ? ' diagram-expanded' : ''}`}
+            className={`graph-canvas${diagram ? ' with-diagram' : ''}${diagram && diagramExpanded ? ' diagram-expanded' : ''}${diagram && diagramHidden ? ' diagram-hidden' : ''}`}
           >
             <div className="graph-flow">
               {state.agents.length === 0 ? (
@@ -267,6 +268,8 @@ export function TracePage({ trace }: { trace: Trace }): JSX.Element {
                 source={trace.designer.kind === 'imported' ? trace.designer.tool : 'the source tool'}
                 expanded={diagramExpanded}
                 onExpand={setDiagramExpanded}
+                hidden={diagramHidden}
+                onHide={setDiagramHidden}
               />
             )}
           </div>
