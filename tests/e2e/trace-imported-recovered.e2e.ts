@@ -4,7 +4,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { importText } from '../../src/importers/index.ts';
 import { launch, openPage } from './browser.ts';
-import { waitForNodes } from './trace-open.ts';
+import { readout, waitForNodes } from './trace-open.ts';
 
 /**
  * MAS-Orchestra slides whose page published the design only as a diagram: the design recovered
@@ -120,6 +120,12 @@ describe('a diagram-only MAS-Orchestra slide', () => {
       const after = await box(page, '[data-testid=diagram-image]');
       expect(after.x - before.x).toBeCloseTo(80, 0);
       expect(after.y - before.y).toBeCloseTo(30, 0);
+      // With the diagram focused, the arrow keys pan it and leave the replay where it is.
+      const position = await readout(page);
+      await page.locator('[data-testid=diagram-frame]').focus();
+      await page.keyboard.press('ArrowLeft');
+      expect((await box(page, '[data-testid=diagram-image]')).x - after.x).toBeCloseTo(40, 0);
+      expect(await readout(page)).toBe(position);
       await page.locator('[data-testid=diagram-expand]').click();
       await page.locator('[data-testid=diagram-viewer][data-expanded=false]').waitFor();
 
