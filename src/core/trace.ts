@@ -88,6 +88,11 @@ export const SourceDisagreementSchema = z.object({
   field: shortText,
   page: shortText,
   code: shortText,
+  /**
+   * Whose code: this item's own (absent), or, for an item that publishes none, the other items of
+   * the same page, which all agree with each other.
+   */
+  codeOf: z.enum(['this-item', 'other-items']).optional(),
 });
 
 /** Something an importer noticed about its source: a value it left out, changed or doubts. */

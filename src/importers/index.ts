@@ -3,7 +3,7 @@ import { parseTraceValue } from '../core/parse-trace.ts';
 import type { Problem } from '../core/result.ts';
 import { extractSlides, looksLikeHtml } from './html.ts';
 import { withImportNotes } from './notes.ts';
-import { looksLikeSlide, slideToItem } from './slides.ts';
+import { crossCheckModels, looksLikeSlide, slideToItem } from './slides.ts';
 import { looksLikeSnapshot, snapshotToItem } from './snapshot.ts';
 import type { ImportItem, ImportKind, ImportOutcome } from './types.ts';
 
@@ -87,7 +87,9 @@ function traceItems(values: readonly unknown[]): ImportItem[] {
 }
 
 function slideItems(values: readonly unknown[], fileName?: string): ImportItem[] {
-  return values.map((v, index) => slideToItem(v, { index, ...(fileName !== undefined ? { fileName } : {}) }));
+  return crossCheckModels(
+    values.map((v, index) => slideToItem(v, { index, ...(fileName !== undefined ? { fileName } : {}) })),
+  );
 }
 
 function ok(kind: ImportKind, items: ImportItem[]): ImportOutcome {

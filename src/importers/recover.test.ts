@@ -89,6 +89,24 @@ describe('design recovery from the orchestrator text (repository sample slides)'
     const t = all[4] as Trace;
     expect(t.designer.kind === 'imported' && t.designer.designRecovery).toBeUndefined();
     expect(t.design.agents.map((a) => a.id)).toEqual(['angle_debate']);
+    expect(t.designer.kind === 'imported' && t.designer.disagreements).toEqual([
+      { field: 'subAgentModel', page: 'gpt-oss-20b', code: 'gpt-oss-120b' },
+    ]);
+  });
+
+  it("doubts the page's model on slides without code when the file's code calls another", () => {
+    for (const t of all.slice(0, 4)) {
+      expect(t.designer.kind === 'imported' && t.designer.disagreements).toEqual([
+        { field: 'subAgentModel', page: 'gpt-oss-20b', code: 'gpt-oss-120b', codeOf: 'other-items' },
+      ]);
+      expect(t.importNotes?.at(-1)?.message).toBe(
+        "This slide publishes no code. The page name says the sub-agents ran on gpt-oss-20b, but the code of the one slide of this file that publishes code calls model 'gpt-oss-120b'.",
+      );
+    }
+    // Without the slide whose code disagrees, nothing is in doubt.
+    const slides = JSON.parse(fixture(FIXTURE)) as unknown[];
+    const alone = traces(importText(JSON.stringify(slides.slice(0, 4)), FIXTURE));
+    for (const t of alone) expect(t.designer.kind === 'imported' && t.designer.disagreements).toBeUndefined();
   });
 
   it('the bundled case page: its diagram-only slide drafts no blocks, so nothing is recovered', () => {
@@ -138,6 +156,15 @@ describe.skipIf(!hasData)(
       for (const t of all) {
         const row = t.task.source.kind === 'masbench' ? (t.task.source.taskId ?? '') : '';
         if (withCode.has(row)) expect(t.tags).not.toContain('design-recovered');
+      }
+      // No slide of this page that publishes code calls the page's model; those without code say so.
+      for (const t of diagramOnly) {
+        expect(t.designer.kind === 'imported' && t.designer.disagreements).toEqual([
+          { field: 'subAgentModel', page: 'gpt-oss-120b', code: 'gpt-oss-20b', codeOf: 'other-items' },
+        ]);
+        expect(t.importNotes?.some((n) => n.message.includes('the code of all 6 slides of this file'))).toBe(
+          true,
+        );
       }
       // The page name says low; the recovered three-agent design is shown as high, with a note.
       expect(diagramOnly[0]?.design.dom).toBe('high');

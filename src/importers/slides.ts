@@ -293,3 +293,63 @@ function slideToTrace(slide: z.infer<typeof SlideSchema>, ctx: SlideContext): Re
   if (!checked.success) return fail(...zodProblems(checked.error, 'E_IMPORT_ITEM'));
   return ok(checked.data, warnings);
 }
+
+/** Tags of a slide that publishes no readable code, so no model of its own. */
+const NO_CODE_TAGS = ['design-in-diagram-only', 'direct-answer', 'design-unreadable'];
+
+/**
+ * A slide without code takes its sub-agent model from the page name. When every slide of the file
+ * that has code calls one and the same model, and it is not the page's, the page's claim is in
+ * doubt for the others too: each slide without code records the disagreement (the code of the
+ * other slides) and says so in a note, rather than stating the page's model as fact.
+ */
+export function crossCheckModels(items: readonly ImportItem[]): ImportItem[] {
+  const traces = items.flatMap((i) => (i.result.ok ? [i.result.value] : []));
+  const withCode = traces.filter((t) => !t.tags.some((tag) => NO_CODE_TAGS.includes(tag)));
+  const claims = withCode.map((t) =>
+    t.designer.kind === 'imported'
+      ? t.designer.disagreements?.find((d) => d.field === 'subAgentModel' && d.codeOf === undefined)
+      : undefined,
+  );
+  const first = claims[0];
+  if (
+    first === undefined ||
+    claims.some((c) => c === undefined || c.code !== first.code || c.page !== first.page)
+  ) {
+    return [...items];
+  }
+  const n = withCode.length;
+  return items.map((item) => {
+    if (!item.result.ok) return item;
+    const t = item.result.value;
+    const d = t.designer;
+    if (
+      d.kind !== 'imported' ||
+      !t.tags.some((tag) => NO_CODE_TAGS.includes(tag)) ||
+      d.subAgentModel !== first.page ||
+      (d.disagreements ?? []).some((x) => x.field === 'subAgentModel')
+    ) {
+      return item;
+    }
+    const disagreement = {
+      field: 'subAgentModel',
+      page: first.page,
+      code: first.code,
+      codeOf: 'other-items' as const,
+    };
+    const trace: Trace = {
+      ...t,
+      designer: { ...d, disagreements: [...(d.disagreements ?? []), disagreement] },
+    };
+    return {
+      ...item,
+      result: ok(trace, [
+        ...item.result.warnings,
+        {
+          code: 'E_IMPORT_ITEM',
+          message: `This slide publishes no code. The page name says the sub-agents ran on ${first.page}, but ${n === 1 ? 'the code of the one slide of this file that publishes code calls' : `the code of all ${n} slides of this file that publish code calls`} model '${first.code}'.`,
+        },
+      ]),
+    };
+  });
+}

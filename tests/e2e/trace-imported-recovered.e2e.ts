@@ -138,6 +138,10 @@ describe('a diagram-only MAS-Orchestra slide', () => {
       const pageText = await page.locator('.trace-frame').innerText();
       expect(pageText).not.toMatch(/0 agents|No agents|nothing was delegated/);
       expect(await page.locator('[data-testid=trace-recovered-badge]').count()).toBe(0);
+      // It publishes no code, and the one slide of the file that does calls another model.
+      expect(await page.locator('[data-testid=trace-disagreement]').innerText()).toBe(
+        "sub-agent model: the page says gpt-oss-20b, the other slides' code calls gpt-oss-120b",
+      );
       await page.locator('[data-testid=diagram-viewer]').waitFor();
 
       // Row 4: the header says where the page and the code disagree; the notes list says it too.

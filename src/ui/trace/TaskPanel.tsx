@@ -69,7 +69,9 @@ function DesignerInfo({ designer }: { designer: Designer }): JSX.Element {
         const d = designer.disagreements?.find((x) => x.field === 'subAgentModel');
         rows.push([
           'Sub-agent model',
-          d ? `page says ${d.page}; code calls ${d.code}` : designer.subAgentModel,
+          d
+            ? `page says ${d.page}; ${d.codeOf === 'other-items' ? "other slides' code" : 'code'} calls ${d.code}`
+            : designer.subAgentModel,
         ]);
       }
       if (designer.designRecovery)

@@ -5,7 +5,7 @@ import type { DesignRecovery, Trace } from '../../core/trace.ts';
 import { groupImportNotes } from '../app/import-notes.ts';
 import { HeaderDesignMeta, HeaderDesignNote } from './DesignProvenance.tsx';
 import { DiagramViewer } from './DiagramViewer.tsx';
-import { designProvenance, recoverySentence, safeDiagram } from './provenance.ts';
+import { designProvenance, disagreementText, recoverySentence, safeDiagram } from './provenance.ts';
 import { TaskPanel } from './TaskPanel.tsx';
 
 const PNG = 'data:image/png;base64,iVBORw0KGgo=';
@@ -94,6 +94,9 @@ describe('the header on a diagram-only slide', () => {
     expect(text(meta)).toContain('2 agents');
     expect(meta).toContain('data-testid="trace-recovered-badge"');
     expect(text(meta)).toContain('sub-agent model: the page says gpt-oss-120b, the code calls gpt-oss-20b');
+    expect(
+      disagreementText({ field: 'subAgentModel', page: '120b', code: 'gpt-oss-20b', codeOf: 'other-items' }),
+    ).toBe("sub-agent model: the page says 120b, the other slides' code calls gpt-oss-20b");
     const note = text(renderToStaticMarkup(<HeaderDesignNote trace={recovered()} />));
     expect(note).toContain("Design recovered from the orchestrator's text, not executed");
     expect(note).toContain('draft 2 of 2');

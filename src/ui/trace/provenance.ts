@@ -54,7 +54,8 @@ const FIELD_NAMES: Record<string, string> = { subAgentModel: 'sub-agent model', 
 export function disagreementText(d: SourceDisagreement): string {
   const field = FIELD_NAMES[d.field] ?? d.field;
   const verb = d.field === 'subAgentModel' ? 'calls' : 'says';
-  return `${field}: the page says ${d.page}, the code ${verb} ${d.code}`;
+  const whose = d.codeOf === 'other-items' ? "the other slides' code" : 'the code';
+  return `${field}: the page says ${d.page}, ${whose} ${verb} ${d.code}`;
 }
 
 export function disagreementsOf(trace: Trace): SourceDisagreement[] {
