@@ -1,5 +1,6 @@
 /**
- * Fuzzes every parser of untrusted text (share links, trace JSON, designs, importers, OTLP) with seeded
+ * Fuzzes every parser of untrusted text (share links, trace JSON, designs, importers, OTLP, design
+ * recovery from an orchestrator's text) with seeded
  * random and mutated inputs, and prints a summary. Exit code 1 when any input made a parser throw
  * or refuse without a message.
  *
@@ -20,6 +21,7 @@ import {
   type Corpus,
 } from '../tests/support/fuzz.ts';
 import { otlpTarget, withOtlpSamples } from '../tests/support/otlp-fuzz.ts';
+import { recoverTarget, withThinkingSamples } from '../tests/support/recover-fuzz.ts';
 
 const SHARED = join(import.meta.dirname, '../../shared/data/mas-orchestra-cases');
 
@@ -45,14 +47,14 @@ function main(): number {
     console.error('usage: tsx scripts/fuzz.ts [--cases N] [--seed S] [--case I]');
     return 2;
   }
-  const corpus = withOtlpSamples(withSharedSamples(defaultCorpus()));
+  const corpus = withThinkingSamples(withOtlpSamples(withSharedSamples(defaultCorpus())));
   if (values.case !== undefined) {
     const g = fuzzCase(seed, Number(values.case), corpus, true);
     console.log(JSON.stringify({ generator: g.generator, fileName: g.fileName, input: g.input }));
     return 0;
   }
   const started = performance.now();
-  const targets = [...CORE_TARGETS, importerTarget(importText), otlpTarget];
+  const targets = [...CORE_TARGETS, importerTarget(importText), otlpTarget, recoverTarget];
   const s = runFuzz({ seed, cases, corpus, targets, oversized: true, clock: () => performance.now() });
   const seconds = (performance.now() - started) / 1000;
 

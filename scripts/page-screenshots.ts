@@ -1,6 +1,8 @@
 /**
  * Writes the page screenshots the docs show, from the built app (dist/) at 1440 × 900:
  * - docs/trace-imported.png: a MAS-Orchestra case-page run (outcome only) on the trace page;
+ * - docs/trace-recovered.png: a diagram-only MAS-Orchestra slide: the design recovered from the
+ *   orchestrator's text (with its "recovered" badge) beside the page's diagram;
  * - docs/trace-construction.png: construction replay at step 3 of the MasHost example;
  * - docs/run-page.png: the Run page after a simulated run of an example's design;
  * - docs/build-page.png: the Build page after three steps, a reward opened to its terms and a pick
@@ -19,6 +21,7 @@ import { launchChromium } from '../tests/support/chromium.ts';
 import { serveStatic } from '../tests/e2e/static-server.ts';
 
 const CASE_PAGE = resolve('tests/fixtures/importers/case-page.html');
+const DIAGRAM_ONLY = resolve('tests/fixtures/importers/qwen2.5_7b_oss_20b_high_depth3.diagram-only.json');
 
 const { url, server } = await serveStatic('dist');
 // WebGPU is not needed for these pictures; the flags are the e2e tests' own.
@@ -44,6 +47,12 @@ try {
   await page.waitForFunction(() => document.querySelectorAll('[data-testid="agent-node"]').length > 1);
   await dismissNotice(page);
   await shot(page, 'docs/trace-imported.png');
+
+  await page.locator('[data-testid="file-input"]').setInputFiles(DIAGRAM_ONLY);
+  await page.locator('[data-testid="trace-recovered-badge"]').waitFor();
+  await page.waitForFunction(() => document.querySelectorAll('[data-testid="agent-node"]').length === 3);
+  await dismissNotice(page);
+  await shot(page, 'docs/trace-recovered.png');
 
   await page.goto(`${url}#/trace/example-mashost-construction`);
   await page.locator('[data-testid="replay-position"]').waitFor();

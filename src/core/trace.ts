@@ -18,6 +18,12 @@ export const TRACE_LIMITS = {
   messages: 500,
 } as const;
 
+/** The only diagrams a trace holds: base64 PNG, JPEG or WebP data URLs, at most 8 M characters. */
+export const DIAGRAM_DATA_URL = /^data:image\/(?:png|jpeg|webp);base64,[A-Za-z0-9+/=]+$/;
+export const MAX_DIAGRAM_CHARS = 8_000_000;
+/** Importer notes kept on one trace; the rest are counted in the last one. */
+export const MAX_IMPORT_NOTES = 200;
+
 const text = z.string().max(TRACE_LIMITS.text);
 const shortText = z.string().max(10_000);
 const id = z
@@ -53,6 +59,48 @@ export const TaskSchema = z.object({
 });
 
 // ---------------------------------------------------------------- designer
+
+/**
+ * How a design the source did not record was read back from the orchestrator's own text (a
+ * MAS-Orchestra slide that publishes only a diagram): which drafted agent blocks, where the edges
+ * came from, and every change made to them. Such a design was never executed as shown here.
+ */
+export const DesignRecoverySchema = z.object({
+  from: z.literal('orchestrator-thinking'),
+  /** What was read: the last complete set of `<agent_id>`… blocks the orchestrator drafted. */
+  method: z.literal('agent-blocks'),
+  /** Which set of drafted agent blocks (1-based) out of how many the text holds. */
+  draft: z.number().int().min(1),
+  drafts: z.number().int().min(1),
+  agents: z.number().int().nonnegative(),
+  edges: z.number().int().nonnegative(),
+  /** Where the edges came from: the drafted `<edge>` block, the `${…}` references, or both. */
+  edgesFrom: z.enum(['edge-block', 'references', 'edge-block+references', 'none']),
+  /** Every change made to the drafted blocks to make a valid design, in words. */
+  repairs: z.array(shortText).max(32).default([]),
+  /** Always false: the design is what the orchestrator wrote, not a record of what ran. */
+  executed: z.literal(false),
+});
+
+/** Where the source page and the code it published say different things (e.g. the sub-agent model). */
+export const SourceDisagreementSchema = z.object({
+  /** The trace field the two sources disagree on, e.g. `subAgentModel`. */
+  field: shortText,
+  page: shortText,
+  code: shortText,
+  /**
+   * Whose code: this item's own (absent), or, for an item that publishes none, the other items of
+   * the same page, which all agree with each other.
+   */
+  codeOf: z.enum(['this-item', 'other-items']).optional(),
+});
+
+/** Something an importer noticed about its source: a value it left out, changed or doubts. */
+export const ImportNoteSchema = z.object({
+  code: shortText,
+  message: shortText,
+  path: shortText.optional(),
+});
 
 export const DesignerSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('manual') }),
@@ -109,6 +157,10 @@ export const DesignerSchema = z.discriminatedUnion('kind', [
     /** Training step of the orchestrator checkpoint, when the source says it. */
     trainingStep: z.number().int().nonnegative().optional(),
     dom: z.enum(['low', 'high', 'high_extensive']).optional(),
+    /** Set when the design was recovered from the orchestrator's text rather than recorded. */
+    designRecovery: DesignRecoverySchema.optional(),
+    /** Where the page's claims and its published code disagree. */
+    disagreements: z.array(SourceDisagreementSchema).max(16).optional(),
   }),
 ]);
 
@@ -298,12 +350,14 @@ export const TraceSchema = z.object({
   execution: ExecutionSchema,
   result: ResultSchema,
   totals: TotalsSchema,
-  /** A rendered diagram from the source tool; only `data:image/png;base64,` URLs are kept. */
+  /** A rendered diagram from the source tool; only base64 PNG, JPEG or WebP data URLs are kept. */
   diagram: z
     .string()
-    .max(8_000_000)
-    .regex(/^data:image\/png;base64,[A-Za-z0-9+/=]+$/, 'only data:image/png;base64 URLs')
+    .max(MAX_DIAGRAM_CHARS)
+    .regex(DIAGRAM_DATA_URL, 'only data:image/png, image/jpeg or image/webp;base64 URLs')
     .optional(),
+  /** What the importer noticed about the source (values left out, changed or in doubt), in its words. */
+  importNotes: z.array(ImportNoteSchema).max(MAX_IMPORT_NOTES).optional(),
   /** Set when long outputs were shortened to fit a share link; counts what was cut. */
   trimmed: z.object({ fields: nonNeg, charsRemoved: nonNeg }).optional(),
   tags: z.array(shortText).max(32).default([]),
@@ -325,5 +379,8 @@ export type Execution = z.infer<typeof ExecutionSchema>;
 export type TraceResult = z.infer<typeof ResultSchema>;
 export type Totals = z.infer<typeof TotalsSchema>;
 export type Trace = z.infer<typeof TraceSchema>;
+export type DesignRecovery = z.infer<typeof DesignRecoverySchema>;
+export type SourceDisagreement = z.infer<typeof SourceDisagreementSchema>;
+export type ImportNote = z.infer<typeof ImportNoteSchema>;
 /** What a caller writes before defaults are applied (e.g. `params` may be omitted). */
 export type TraceInput = z.input<typeof TraceSchema>;

@@ -2,7 +2,8 @@ import { describe } from '../core/errors.ts';
 import { parseTraceValue } from '../core/parse-trace.ts';
 import type { Problem } from '../core/result.ts';
 import { extractSlides, looksLikeHtml } from './html.ts';
-import { looksLikeSlide, slideToItem } from './slides.ts';
+import { withImportNotes } from './notes.ts';
+import { crossCheckModels, looksLikeSlide, slideToItem } from './slides.ts';
 import { looksLikeSnapshot, snapshotToItem } from './snapshot.ts';
 import type { ImportItem, ImportKind, ImportOutcome } from './types.ts';
 
@@ -86,7 +87,9 @@ function traceItems(values: readonly unknown[]): ImportItem[] {
 }
 
 function slideItems(values: readonly unknown[], fileName?: string): ImportItem[] {
-  return values.map((v, index) => slideToItem(v, { index, ...(fileName !== undefined ? { fileName } : {}) }));
+  return crossCheckModels(
+    values.map((v, index) => slideToItem(v, { index, ...(fileName !== undefined ? { fileName } : {}) })),
+  );
 }
 
 function ok(kind: ImportKind, items: ImportItem[]): ImportOutcome {
@@ -105,7 +108,27 @@ function fromArray(values: readonly unknown[], fileName: string | undefined, inP
   return unknown(describeValue(values));
 }
 
+/** Every item's warnings travel on its trace too (`importNotes`), so the app can show them. */
+function withNotes(outcome: ImportOutcome): ImportOutcome {
+  if (!outcome.ok) return outcome;
+  return {
+    ...outcome,
+    items: outcome.items.map((item) =>
+      item.result.ok && item.result.warnings.length > 0
+        ? {
+            ...item,
+            result: { ...item.result, value: withImportNotes(item.result.value, item.result.warnings) },
+          }
+        : item,
+    ),
+  };
+}
+
 export function importValue(value: unknown, fileName?: string): ImportOutcome {
+  return withNotes(readValue(value, fileName));
+}
+
+function readValue(value: unknown, fileName?: string): ImportOutcome {
   try {
     if (Array.isArray(value)) return fromArray(value, fileName, false);
     if (typeof value !== 'object' || value === null) return unknown(describeValue(value));
@@ -159,7 +182,7 @@ export function importText(text: string, fileName?: string): ImportOutcome {
       );
     }
     // Saved pages are often renamed; the page's own title keeps the case name.
-    return fromArray(slides.value, slides.pageName ?? fileName, true);
+    return withNotes(fromArray(slides.value, slides.pageName ?? fileName, true));
   }
   let value: unknown;
   try {

@@ -107,14 +107,29 @@ describe.skipIf(!hasData)(
       ).toBe(true);
     });
 
-    it('a slide with a drawn diagram but no mas_code keeps the diagram and claims no agents', () => {
+    it('a slide with a drawn diagram but no mas_code keeps the diagram and recovers the drafted agents', () => {
       const all = traces(dataFile('qwen2.5_20b_oss_120b_low_depth2.sample.json').outcome);
       const t = all[1] as Trace;
+      expect(t.design.agents.map((a) => a.id)).toEqual([
+        'Parse_Variables',
+        'Solve_Saphenous',
+        'Final_Saphenous',
+      ]);
+      expect(t.design.directAnswer).toBeUndefined();
+      expect(t.tags).toContain('design-in-diagram-only');
+      expect(t.tags).toContain('design-recovered');
+      expect(t.diagram?.startsWith('data:image/png;base64,')).toBe(true);
+      expect(t.result).toEqual({ finalAnswer: '7', answerAgent: 'Final_Saphenous', correct: true });
+    });
+
+    it('a diagram-only slide whose text drafts no agent blocks claims no agents and says why', () => {
+      const all = traces(dataFile('qwen2.5_20b_oss_120b_low_depth2.sample.json').outcome);
+      const t = all[4] as Trace;
       expect(t.design.agents).toEqual([]);
       expect(t.design.directAnswer).toBeUndefined();
       expect(t.tags).toContain('design-in-diagram-only');
-      expect(t.diagram?.startsWith('data:image/png;base64,')).toBe(true);
-      expect(t.result).toEqual({ finalAnswer: '7', correct: true });
+      expect(t.tags).not.toContain('design-recovered');
+      expect(t.importNotes?.map((n) => n.message).join(' ')).toContain('the design is not recorded');
     });
 
     it('imports the same slides to the same trace ids every time', () => {

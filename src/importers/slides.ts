@@ -3,13 +3,22 @@ import { describe } from '../core/errors.ts';
 import { zodProblems } from '../core/parse-trace.ts';
 import { fail, ok, type Problem, type Result } from '../core/result.ts';
 import { minimalTrace, traceIdFrom, withTotals } from '../core/trace-builders.ts';
-import { TraceSchema, type Designer, type Trace, type TaskSource } from '../core/trace.ts';
+import {
+  DIAGRAM_DATA_URL,
+  MAX_DIAGRAM_CHARS,
+  TraceSchema,
+  type DesignRecovery,
+  type Designer,
+  type Trace,
+  type TaskSource,
+} from '../core/trace.ts';
 import type { RawDesign } from '../design/raw.ts';
 import { sinkOf } from '../design/validate.ts';
 import { lenientCorrect } from '../answers/index.ts';
 import { parseCaseName, type CaseName } from './case-name.ts';
 import { finishDesign } from './design.ts';
 import { parseMasCode } from './mas-code.ts';
+import { recoverDesign } from './recover.ts';
 import { splitThinking } from './thinking.ts';
 import type { ImportItem } from './types.ts';
 
@@ -39,8 +48,8 @@ export function looksLikeSlide(v: unknown): boolean {
   return 'question' in o && ('mas_code' in o || 'execution_output' in o || ('row' in o && 'step' in o));
 }
 
-const PNG_DATA_URL = /^data:image\/png;base64,[A-Za-z0-9+/=]+$/;
-const MAX_DIAGRAM = 8_000_000;
+/** Tag of a trace whose design was recovered from the orchestrator's text (see recover.ts). */
+export const RECOVERED_TAG = 'design-recovered';
 
 /** The training step as an integer (`"130"` → 130), or undefined when it is not one. */
 export function stepNumber(step: string | number | null | undefined): number | undefined {
@@ -77,6 +86,8 @@ function sameModel(a: string, b: string): boolean {
   const y = b.toLowerCase();
   return x === y || x.endsWith(`-${y}`) || y.endsWith(`-${x}`);
 }
+
+const count = (n: number, noun: string): string => `${n} ${noun}${n === 1 ? '' : 's'}`;
 
 function text(v: string | number | null | undefined): string | null {
   if (v === null || v === undefined) return null;
@@ -159,21 +170,27 @@ function slideToTrace(slide: z.infer<typeof SlideSchema>, ctx: SlideContext): Re
       message: `The page name says the sub-agents ran on ${name.subAgentModel}, but the code calls model '${code.model}'.`,
     });
   }
-  const designer: Designer = {
+  let recovery: DesignRecovery | undefined;
+  const designerOf = (): Designer => ({
     kind: 'imported',
     tool: MAS_ORCHESTRA,
     ...(name.orchestrator !== undefined ? { orchestrator: name.orchestrator } : {}),
     ...(model !== undefined ? { subAgentModel: model } : {}),
     ...(step !== undefined ? { trainingStep: step } : {}),
     ...(name.dom !== undefined ? { dom: name.dom } : {}),
-  };
+    ...(recovery !== undefined ? { designRecovery: recovery } : {}),
+    ...(disagree && name.subAgentModel !== undefined && code.model !== undefined
+      ? { disagreements: [{ field: 'subAgentModel', page: name.subAgentModel, code: code.model }] }
+      : {}),
+  });
 
   const diagram = slide.image ?? '';
-  const keepDiagram = diagram.length <= MAX_DIAGRAM && PNG_DATA_URL.test(diagram);
+  const keepDiagram = diagram.length <= MAX_DIAGRAM_CHARS && DIAGRAM_DATA_URL.test(diagram);
   if (diagram !== '' && !keepDiagram) {
     warnings.push({
       code: 'E_IMPORT_ITEM',
-      message: 'The diagram is not a data:image/png;base64 URL (or is too large); it was left out.',
+      message:
+        'The diagram is not a base64 PNG, JPEG or WebP data URL (or is over 8,000,000 characters); it was left out.',
     });
   }
   const diagramDrawn = keepDiagram && slide.error !== true && slide.error !== 'true';
@@ -187,16 +204,40 @@ function slideToTrace(slide: z.infer<typeof SlideSchema>, ctx: SlideContext): Re
   if (code.form === 'direct' || code.form === 'unreadable') {
     raw = { dom, agents: [], edges: [] };
     validate = false;
+    const diagramOnly = code.form === 'direct' && diagramDrawn;
     if (code.form === 'unreadable') tags.push('design-unreadable');
-    else if (diagramDrawn) {
-      // The page drew a design but published no code for it; the design survives only as the
-      // picture, so this is not a direct answer (see docs/importers.md).
-      tags.push('design-in-diagram-only');
-      warnings.push({
-        code: 'E_IMPORT_ITEM',
-        message:
-          'The page shows a design diagram but publishes no mas_code for it; the agents are only in the diagram.',
-      });
+    if (diagramOnly) tags.push('design-in-diagram-only');
+    if (code.form === 'unreadable' || diagramOnly) {
+      // No design is recorded: the page drew one (or its code cannot be read), so this is not a
+      // direct answer. The orchestrator's own text may still hold the agents it drafted.
+      const missing = diagramOnly
+        ? 'The page shows a design diagram but publishes no mas_code for it'
+        : 'The design in mas_code could not be read';
+      const recovered = recoverDesign(slide.thinking ?? '');
+      if (recovered.ok) {
+        recovery = recovered.recovery;
+        raw = recovered.design;
+        validate = true;
+        tags.push(RECOVERED_TAG);
+        warnings.push({
+          code: 'E_IMPORT_ITEM',
+          message: `${missing}; the design shown (${count(recovery.agents, 'agent')}, ${count(recovery.edges, 'edge')}) was recovered from the orchestrator's drafted agent blocks, not from code that ran.`,
+        });
+        for (const r of recovery.repairs) {
+          warnings.push({ code: 'E_IMPORT_ITEM', message: `Design recovery: ${r}` });
+        }
+        if (name.dom === 'low' && raw.dom === 'high') {
+          warnings.push({
+            code: 'E_IMPORT_ITEM',
+            message: `The page name says Degree of MAS low, but the recovered design has ${count(recovery.agents, 'agent')} and ${count(recovery.edges, 'edge')}; it is shown as high.`,
+          });
+        }
+      } else {
+        warnings.push({
+          code: 'E_IMPORT_ITEM',
+          message: `${missing}, and no design could be recovered from the orchestrator's text (${recovered.reason}); the design is not recorded.`,
+        });
+      }
     } else {
       tags.push('direct-answer');
       raw.directAnswer = finalAnswer ?? '';
@@ -226,13 +267,14 @@ function slideToTrace(slide: z.infer<typeof SlideSchema>, ctx: SlideContext): Re
     query: question,
     groundTruth,
     source: taskSource(name, row),
-    designer,
+    designer: designerOf(),
   });
   const trace: Trace = {
     ...base,
     title: `${base.title || 'Untitled'}`.slice(0, 200),
     // Case pages carry no dates; the epoch from minimalTrace is only a placeholder.
     createdAtKnown: false,
+    designer: designerOf(),
     design: finished.design,
     execution: {
       backend: { kind: 'imported', tool: MAS_ORCHESTRA, ...(model !== undefined ? { model } : {}) },
@@ -250,4 +292,64 @@ function slideToTrace(slide: z.infer<typeof SlideSchema>, ctx: SlideContext): Re
   const checked = TraceSchema.safeParse(withTotals(trace));
   if (!checked.success) return fail(...zodProblems(checked.error, 'E_IMPORT_ITEM'));
   return ok(checked.data, warnings);
+}
+
+/** Tags of a slide that publishes no readable code, so no model of its own. */
+const NO_CODE_TAGS = ['design-in-diagram-only', 'direct-answer', 'design-unreadable'];
+
+/**
+ * A slide without code takes its sub-agent model from the page name. When every slide of the file
+ * that has code calls one and the same model, and it is not the page's, the page's claim is in
+ * doubt for the others too: each slide without code records the disagreement (the code of the
+ * other slides) and says so in a note, rather than stating the page's model as fact.
+ */
+export function crossCheckModels(items: readonly ImportItem[]): ImportItem[] {
+  const traces = items.flatMap((i) => (i.result.ok ? [i.result.value] : []));
+  const withCode = traces.filter((t) => !t.tags.some((tag) => NO_CODE_TAGS.includes(tag)));
+  const claims = withCode.map((t) =>
+    t.designer.kind === 'imported'
+      ? t.designer.disagreements?.find((d) => d.field === 'subAgentModel' && d.codeOf === undefined)
+      : undefined,
+  );
+  const first = claims[0];
+  if (
+    first === undefined ||
+    claims.some((c) => c === undefined || c.code !== first.code || c.page !== first.page)
+  ) {
+    return [...items];
+  }
+  const n = withCode.length;
+  return items.map((item) => {
+    if (!item.result.ok) return item;
+    const t = item.result.value;
+    const d = t.designer;
+    if (
+      d.kind !== 'imported' ||
+      !t.tags.some((tag) => NO_CODE_TAGS.includes(tag)) ||
+      d.subAgentModel !== first.page ||
+      (d.disagreements ?? []).some((x) => x.field === 'subAgentModel')
+    ) {
+      return item;
+    }
+    const disagreement = {
+      field: 'subAgentModel',
+      page: first.page,
+      code: first.code,
+      codeOf: 'other-items' as const,
+    };
+    const trace: Trace = {
+      ...t,
+      designer: { ...d, disagreements: [...(d.disagreements ?? []), disagreement] },
+    };
+    return {
+      ...item,
+      result: ok(trace, [
+        ...item.result.warnings,
+        {
+          code: 'E_IMPORT_ITEM',
+          message: `This slide publishes no code. The page name says the sub-agents ran on ${first.page}, but ${n === 1 ? 'the code of the one slide of this file that publishes code calls' : `the code of all ${n} slides of this file that publish code calls`} model '${first.code}'.`,
+        },
+      ]),
+    };
+  });
 }

@@ -5,11 +5,11 @@ import { otlpJsonOf } from '../../store/interop.ts';
 import { useBaton } from '../../store/store.ts';
 import { CorrectnessBadge } from '../common/Badges.tsx';
 import { ErrorBoundary } from '../common/ErrorBoundary.tsx';
-import { agentCount } from '../common/format.ts';
 import { ProblemAlert } from '../common/ProblemAlert.tsx';
 import { EmptyState, Loading } from '../common/Status.tsx';
 import { downloadText, downloadTraceJson, traceFileName } from '../share/download.ts';
 import { ShareDialog } from '../share/ShareDialog.tsx';
+import { HeaderDesignMeta, HeaderDesignNote } from '../trace/DesignProvenance.tsx';
 import { TracePage } from '../trace/TracePage.tsx';
 
 function srcParam(): string | null {
@@ -91,9 +91,7 @@ function TraceFrame({ trace }: { trace: Trace }): JSX.Element {
             {listed}
           </h1>
           <div className="trace-meta">
-            <span data-testid="trace-agent-count" data-count={trace.design.agents.length}>
-              {agentCount(trace.design.agents)}
-            </span>
+            <HeaderDesignMeta trace={trace} />
             <span className="sep">·</span>
             <CorrectnessBadge correct={trace.result.correct} />
             <span className="sep">·</span>
@@ -111,6 +109,7 @@ function TraceFrame({ trace }: { trace: Trace }): JSX.Element {
               </>
             )}
           </div>
+          <HeaderDesignNote trace={trace} />
         </div>
         <div className="trace-actions">
           <button

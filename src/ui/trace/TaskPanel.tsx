@@ -5,9 +5,8 @@ import { answerMarkdown, shownAnswer } from '../common/answer.ts';
 import { agentCount, formatCost, formatMs, formatTokens } from '../common/format.ts';
 import { CollapsibleMarkdown, Markdown } from '../markdown/Markdown.tsx';
 import { Disclosure } from './Disclosure.tsx';
-
-/** The only image source the page ever sets: a base64 PNG data URL (the schema checks it too). */
-const PNG_DATA_URL = /^data:image\/png;base64,[A-Za-z0-9+/=]+$/;
+import { ImportNotes } from './ImportNotes.tsx';
+import { designProvenance, DIAGRAM_ONLY_TEXT } from './provenance.ts';
 
 function sourceText(source: Task['source']): string {
   switch (source.kind) {
@@ -65,7 +64,18 @@ function DesignerInfo({ designer }: { designer: Designer }): JSX.Element {
       rows.push(['Designer', `Imported (${designer.tool})`]);
       if (designer.orchestrator) rows.push(['Orchestrator', designer.orchestrator]);
       if (designer.trainingStep !== undefined) rows.push(['Training step', String(designer.trainingStep)]);
-      if (designer.subAgentModel) rows.push(['Sub-agent model', designer.subAgentModel]);
+      if (designer.subAgentModel) {
+        // Where the page and its code disagree, say both rather than state the page's claim as fact.
+        const d = designer.disagreements?.find((x) => x.field === 'subAgentModel');
+        rows.push([
+          'Sub-agent model',
+          d
+            ? `page says ${d.page}; ${d.codeOf === 'other-items' ? "other slides' code" : 'code'} calls ${d.code}`
+            : designer.subAgentModel,
+        ]);
+      }
+      if (designer.designRecovery)
+        rows.push(['Design source', "orchestrator's text (recovered, not executed)"]);
       if (designer.dom) rows.push(['Degree of MAS', designer.dom]);
       break;
   }
@@ -246,8 +256,9 @@ export const TaskPanel = memo(function TaskPanel({ trace }: { trace: Trace }): J
           <div className="kv-row">
             <dt>Agents</dt>
             <dd>
-              {agentCount(design.agents)} · {design.edges.length}{' '}
-              {design.edges.length === 1 ? 'edge' : 'edges'} · DoM {design.dom}
+              {designProvenance(trace).kind === 'diagram-only'
+                ? DIAGRAM_ONLY_TEXT
+                : `${agentCount(design.agents)} · ${design.edges.length} ${design.edges.length === 1 ? 'edge' : 'edges'} · DoM ${design.dom}`}
               {trace.construction.length > 0 ? ` · ${trace.construction.length} construction steps` : ''}
             </dd>
           </div>
@@ -283,11 +294,7 @@ export const TaskPanel = memo(function TaskPanel({ trace }: { trace: Trace }): J
         </div>
       </section>
 
-      {trace.diagram && PNG_DATA_URL.test(trace.diagram) && (
-        <Disclosure className="insp-section" summary="Diagram from the source tool">
-          <img className="diagram" src={trace.diagram} alt="MAS diagram from the source tool" />
-        </Disclosure>
-      )}
+      <ImportNotes trace={trace} />
 
       {trace.trimmed && (
         <p className="muted small">

@@ -18,7 +18,10 @@ import { GraphView } from '../graph/GraphView.tsx';
 import { Legend } from '../graph/Legend.tsx';
 import { RoleDistribution } from '../graph/RoleDistribution.tsx';
 import { Markdown } from '../markdown/Markdown.tsx';
+import { CanvasRecoveredNote, DiagramOnlyEmpty } from './DesignProvenance.tsx';
+import { DiagramViewer } from './DiagramViewer.tsx';
 import { Inspector } from './Inspector.tsx';
+import { designProvenance, DIAGRAM_ONLY_TEXT, safeDiagram } from './provenance.ts';
 import { ReplayControl } from './ReplayControl.tsx';
 import {
   selectLayout,
@@ -113,6 +116,9 @@ function ConstructionCard({ state, total }: { state: ReplayState; total: number 
 }
 
 function GraphEmpty({ trace, state }: { trace: Trace; state: ReplayState }): JSX.Element {
+  if (designProvenance(trace).kind === 'diagram-only') {
+    return <DiagramOnlyEmpty hasDiagram={safeDiagram(trace.diagram) !== null} />;
+  }
   if (trace.design.agents.length === 0 && trace.construction.length === 0) {
     return (
       <div className="graph-empty" data-testid="graph-empty">
@@ -190,6 +196,11 @@ export function TracePage({ trace }: { trace: Trace }): JSX.Element {
 
   const onSelect = useCallback((id: string | null) => selectAgent(id), [selectAgent]);
   const [showTimeline, setShowTimeline] = useState(true);
+  const [diagramExpanded, setDiagramExpanded] = useState(false);
+  const [diagramHidden, setDiagramHidden] = useState(false);
+  const diagram = safeDiagram(trace.diagram);
+  const provenance = designProvenance(trace).kind;
+  const recovered = provenance === 'recovered';
   const ref = useFillViewport();
   const layoutReady = layout.key === key && !layout.pending;
 
@@ -218,12 +229,21 @@ export function TracePage({ trace }: { trace: Trace }): JSX.Element {
                 (state.phase === 'execution' || replay.constructionSteps === 0) && replay.agents.size > 0
               }
             />
+            {recovered && <CanvasRecoveredNote />}
             <span className="graph-count muted">
-              {state.agents.length} {state.agents.length === 1 ? 'agent' : 'agents'} · {state.edges.length}{' '}
-              {state.edges.length === 1 ? 'edge' : 'edges'}
+              {provenance === 'diagram-only' ? (
+                DIAGRAM_ONLY_TEXT
+              ) : (
+                <>
+                  {state.agents.length} {state.agents.length === 1 ? 'agent' : 'agents'} ·{' '}
+                  {state.edges.length} {state.edges.length === 1 ? 'edge' : 'edges'}
+                </>
+              )}
             </span>
           </div>
-          <div className="graph-canvas">
+          <div
+            className={`graph-canvas${diagram ? ' with-diagram' : ''}${diagram && diagramExpanded ? ' diagram-expanded' : ''}${diagram && diagramHidden ? ' diagram-hidden' : ''}`}
+          >
             <div className="graph-flow">
               {state.agents.length === 0 ? (
                 <GraphEmpty trace={trace} state={state} />
@@ -242,6 +262,16 @@ export function TracePage({ trace }: { trace: Trace }): JSX.Element {
                 </div>
               )}
             </div>
+            {diagram && (
+              <DiagramViewer
+                url={diagram}
+                source={trace.designer.kind === 'imported' ? trace.designer.tool : 'the source tool'}
+                expanded={diagramExpanded}
+                onExpand={setDiagramExpanded}
+                hidden={diagramHidden}
+                onHide={setDiagramHidden}
+              />
+            )}
           </div>
         </div>
         <div className={showTimeline ? 'timeline-wrap' : 'timeline-wrap collapsed'}>
