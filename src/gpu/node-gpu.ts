@@ -10,9 +10,9 @@ import { join } from 'node:path';
 export const SWIFTSHADER_ICD = '/usr/lib/chromium/vk_swiftshader_icd.json';
 
 /**
- * Dawn's Vulkan instance asks the Wayland client library for a display, which prints
- * "error: XDG_RUNTIME_DIR is invalid or not set in the environment." to stderr when the variable
- * is unset or not an absolute path (containers, CI, ssh sessions). A private, empty runtime folder
+ * SwiftShader's Vulkan driver, which Dawn loads, opens libwayland-client and asks it for a display;
+ * libwayland prints "error: XDG_RUNTIME_DIR is invalid or not set in the environment." to stderr
+ * when the variable is unset or not an absolute path (containers, CI, ssh sessions). A private, empty runtime folder
  * for this process keeps that line out of every command's output; no display is found there, which
  * is the truth on such machines. Removed when the process exits.
  */
