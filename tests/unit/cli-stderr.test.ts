@@ -1,7 +1,8 @@
 /**
  * `baton construct` probes WebGPU (Node's Dawn) for its default `--backend auto`. Where no Wayland
- * runtime folder is set (containers, CI, ssh), Dawn's Vulkan instance used to print
- * "error: XDG_RUNTIME_DIR is invalid or not set in the environment." on stderr, twice per probe.
+ * runtime folder is set (containers, CI, ssh), the SwiftShader Vulkan driver Dawn loads asked
+ * libwayland for a display, which printed "error: XDG_RUNTIME_DIR is invalid or not set in the
+ * environment." on stderr, twice per probe.
  * Run as a child process: the line comes from native code, straight to file descriptor 2.
  */
 import { spawnSync } from 'node:child_process';
