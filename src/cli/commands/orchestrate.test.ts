@@ -14,7 +14,7 @@ import { writeModelFolder } from '../../../tests/server/model-fixture.ts';
 import { TraceSchema } from '../../core/trace.ts';
 import { generateTask } from '../../masbench/index.ts';
 import type { CliIO } from '../command.ts';
-import { orchestrateCommand } from './orchestrate.ts';
+import { NOT_RUN_TAG, orchestrateCommand } from './orchestrate.ts';
 
 let model = '';
 let server: ModelServer;
@@ -108,6 +108,66 @@ describe('baton orchestrate', () => {
     expect(trace.designer.parseErrors.length).toBeGreaterThan(0);
   });
 
+  it('on a free-text question says the design was not run and why, on stderr and in the trace', async () => {
+    const code = await orchestrateCommand.run(
+      [
+        '--task',
+        'What is 2 + 3?',
+        '--dom',
+        'low',
+        '--model',
+        model,
+        '--max-new-tokens',
+        '900',
+        '--out',
+        'f.json',
+      ],
+      io,
+    );
+    expect(code).toBe(0);
+    expect(err).toHaveLength(1);
+    expect(err[0]).toMatch(/^baton orchestrate: the design was not run, so the trace has no final answer/);
+    expect(err[0]).toContain('a free-text question has no simulator answer');
+    expect(err[0]).toContain('--execute remote');
+    expect(out.some((l) => l.startsWith('final answer:'))).toBe(false);
+    const trace = await readTrace('f.json');
+    expect(trace.design.agents.length).toBeGreaterThan(0);
+    expect(trace.execution.status).toBe('not-run');
+    expect(trace.result.finalAnswer).toBeNull();
+    expect(trace.tags).toContain(`${NOT_RUN_TAG}: a free-text question has no simulator answer`);
+  });
+
+  it('with --execute none on a MASBench task says only that it was not run', async () => {
+    await writeFile(
+      join(dir, 'task.json'),
+      JSON.stringify(generateTask({ axis: 'depth', value: 2, seed: 3 })),
+    );
+    const code = await orchestrateCommand.run(
+      [
+        '--task',
+        'task.json',
+        '--execute',
+        'none',
+        '--model',
+        model,
+        '--dom',
+        'low',
+        '--max-new-tokens',
+        '900',
+        '--out',
+        'n.json',
+      ],
+      io,
+    );
+    expect(code).toBe(0);
+    expect(err).toEqual([
+      'baton orchestrate: the design was not run (--execute none), so the trace has no final answer.',
+    ]);
+    const trace = await readTrace('n.json');
+    expect(trace.tags).toContain(`${NOT_RUN_TAG} (--execute none)`);
+    expect(trace.execution.status).toBe('not-run');
+  });
+
   it('loads a model from a hub-layout URL into the cache folder it is given', async () => {
     const cache = join(dir, 'cache');
     const code = await orchestrateCommand.run(
@@ -127,7 +187,7 @@ describe('baton orchestrate', () => {
       ],
       io,
     );
-    expect(err).toEqual([]);
+    expect(err).toEqual([expect.stringMatching(/^baton orchestrate: the design was not run/)]);
     expect(code).toBe(0);
     expect(server.requests.some((r) => r.path === '/test/tiny/resolve/main/onnx/model_quantized.onnx')).toBe(
       true,

@@ -329,7 +329,11 @@ async function run(args: string[], io: CliIO): Promise<number> {
         process.removeListener('SIGINT', onSigint);
       }
     }
-    if (execute !== 'none') {
+    if (execute === 'none') {
+      // The trace says the design was not run, so its empty final answer is not read as a wrong one.
+      trace = { ...trace, tags: [...trace.tags, notRunTag(mb !== null)] };
+      cli.err(`baton orchestrate: ${notRunMessage(mb !== null, o.execute === 'none')}`);
+    } else {
       const verdict = trace.result.correct === null ? 'ungraded' : trace.result.correct ? 'correct' : 'wrong';
       const status = trace.execution.status === 'completed' ? verdict : trace.execution.status;
       cli.out(`final answer: ${shortAnswer(trace.result.finalAnswer)} (${status}; ${execute})`);
@@ -343,6 +347,25 @@ async function run(args: string[], io: CliIO): Promise<number> {
   } finally {
     await runtime.dispose();
   }
+}
+
+/** The tag a trace gets when its design was written but not run. */
+export const NOT_RUN_TAG = 'design not run';
+
+function notRunTag(masbench: boolean): string {
+  return masbench
+    ? `${NOT_RUN_TAG} (--execute none)`
+    : `${NOT_RUN_TAG}: a free-text question has no simulator answer`;
+}
+
+function notRunMessage(masbench: boolean, asked: boolean): string {
+  if (masbench || asked) return 'the design was not run (--execute none), so the trace has no final answer.';
+  return (
+    'the design was not run, so the trace has no final answer: the simulator answers only MASBench ' +
+    'tasks (a task file from "baton bench generate"), and a free-text question has no simulator ' +
+    'answer. Run it on a model with --execute remote --base-url <url> --agent-model <name> ' +
+    '(an OpenAI-compatible endpoint, such as a local Ollama server).'
+  );
 }
 
 /** Checks the trace against the schema and writes it; false (with the problem said) when it cannot. */

@@ -1,0 +1,297 @@
+/**
+ * The backward kernel calls of one graph op (plan.ts replays them in reverse recording order, the
+ * tape); each case reads against its forward case in plan-forward.ts and its CPU kernel in
+ * cpu/ops.ts.
+ */
+import type { Graph, Node } from '../graph.ts';
+import { cols, rows, size } from '../graph.ts';
+import {
+  ACT,
+  BIN,
+  f32Bits,
+  grid,
+  maskRows,
+  RED,
+  scatterCall,
+  UN,
+  val,
+  grad,
+  type Call,
+  type Ref,
+} from './plan-calls.ts';
+
+export function backwardCalls(graph: Graph, n: Node): Call[] {
+  const op = n.op;
+  const len = size(n.shape);
+  const gy = grad(n.id);
+  const needs = (id: number): boolean => graph.node(id).requiresGrad;
+  switch (op.kind) {
+    case 'input':
+    case 'param':
+      return [];
+    case 'matmul': {
+      // Same identities as the CPU backend: dA = dC·op(B)ᵀ, dB = op(A)ᵀ·dC, each written in the
+      // stored (possibly transposed) layout of the operand, accumulated into its gradient.
+      const out: Call[] = [];
+      const mm = (
+        a: Ref,
+        b: Ref,
+        c: Ref,
+        m: number,
+        nn: number,
+        k: number,
+        ta: boolean,
+        tb: boolean,
+      ): Call => ({
+        kernel: 'matmul',
+        constants: { TRANS_A: ta ? 1 : 0, TRANS_B: tb ? 1 : 0, ACCUMULATE: 1 },
+        uniform: [m, nn, k, op.batch],
+        refs: [a, b, c],
+        wg: [Math.ceil(nn / 32), Math.ceil(m / 32), op.batch],
+      });
+      if (needs(op.a)) {
+        out.push(
+          op.transA
+            ? mm(val(op.b), gy, grad(op.a), op.k, op.m, op.n, op.transB, true)
+            : mm(gy, val(op.b), grad(op.a), op.m, op.k, op.n, false, !op.transB),
+        );
+      }
+      if (needs(op.b)) {
+        out.push(
+          op.transB
+            ? mm(gy, val(op.a), grad(op.b), op.n, op.k, op.m, true, op.transA)
+            : mm(val(op.a), gy, grad(op.b), op.k, op.n, op.m, !op.transA, false),
+        );
+      }
+      return out;
+    }
+    case 'biasAct': {
+      const c = cols(n.shape);
+      const dz: Ref = { t: 'temp', id: n.id, slot: 'dz', floats: len };
+      const bias: Ref = op.bias === null ? { t: 'zeros', floats: c } : val(op.bias);
+      const writeGx = needs(op.x);
+      const out: Call[] = [
+        {
+          kernel: 'bias_act_grad',
+          constants: { ACT: ACT[op.act], WRITE_GX: writeGx ? 1 : 0 },
+          uniform: [len, c],
+          refs: [val(op.x), bias, gy, dz, writeGx ? grad(op.x) : { t: 'sink' }],
+          wg: grid(len, 256),
+        },
+      ];
+      if (op.bias !== null && needs(op.bias)) {
+        out.push({
+          kernel: 'col_sum',
+          constants: { ACCUMULATE: 1 },
+          uniform: [len / c, c],
+          refs: [dz, grad(op.bias)],
+          wg: grid(c, 64),
+        });
+      }
+      return out;
+    }
+    case 'softmax': {
+      if (!needs(op.x)) return [];
+      const c = cols(n.shape);
+      const r = rows(n.shape);
+      const mask: Ref = op.mask === null ? { t: 'ones', floats: c } : val(op.mask);
+      return [
+        {
+          kernel: 'softmax_grad',
+          constants: { LOG: op.log ? 1 : 0 },
+          uniform: [r, c, maskRows(graph, op.mask, c)],
+          refs: [val(n.id), gy, mask, grad(op.x)],
+          wg: grid(r, 64),
+        },
+      ];
+    }
+    case 'pick': {
+      if (!needs(op.x)) return [];
+      const xl = size(graph.node(op.x).shape);
+      return [
+        {
+          kernel: 'pick_grad',
+          constants: {},
+          uniform: [xl, cols(graph.node(op.x).shape)],
+          refs: [gy, val(op.idx), grad(op.x)],
+          wg: grid(xl, 256),
+        },
+      ];
+    }
+    case 'binary': {
+      const out: Call[] = [];
+      ([op.a, op.b] as const).forEach((id, which) => {
+        if (!needs(id)) return;
+        out.push({
+          kernel: 'binary_grad',
+          constants: { OP: BIN[op.op], WHICH: which },
+          uniform: [len],
+          refs: [val(op.a), val(op.b), gy, grad(id)],
+          wg: grid(len, 256),
+        });
+      });
+      return out;
+    }
+    case 'unary':
+      if (!needs(op.x)) return [];
+      return [
+        {
+          kernel: 'unary_grad',
+          constants: { OP: UN[op.op] },
+          uniform: [len, f32Bits(op.alpha)],
+          refs: [val(op.x), val(n.id), gy, grad(op.x)],
+          wg: grid(len, 256),
+        },
+      ];
+    case 'bernoulliLogProb': {
+      const gx = needs(op.logits);
+      const gt = needs(op.target);
+      return [
+        {
+          kernel: 'bernoulli_grad',
+          constants: { WRITE_GX: gx ? 1 : 0, WRITE_GT: gt ? 1 : 0 },
+          uniform: [len],
+          refs: [
+            val(op.logits),
+            val(op.target),
+            gy,
+            gx ? grad(op.logits) : { t: 'sink' },
+            gt ? grad(op.target) : { t: 'sink' },
+          ],
+          wg: grid(len, 256),
+        },
+      ];
+    }
+    case 'gatherRows': {
+      // The table gradient sums the output gradient rows per table row: the scatter kernel over
+      // the index's per-row lists, O((tableRows + count)·cols), no index scans.
+      if (!needs(op.table)) return [];
+      const t = graph.node(op.table).shape;
+      return [scatterCall(gy, op.idx, t[0] as number, grad(op.table), size(t), cols(n.shape), true)];
+    }
+    case 'scatterAddRows': {
+      if (!needs(op.src)) return [];
+      const sl = size(graph.node(op.src).shape);
+      return [
+        {
+          kernel: 'gather_rows',
+          constants: { ACCUMULATE: 1 },
+          uniform: [sl, cols(n.shape), op.rows],
+          refs: [gy, val(op.idx), grad(op.src)],
+          wg: grid(sl, 256),
+        },
+      ];
+    }
+    case 'layerNorm': {
+      const c = cols(n.shape);
+      const r = rows(n.shape);
+      const gxh: Ref = { t: 'temp', id: n.id, slot: 'gxh', floats: len };
+      const writeGx = needs(op.x);
+      const out: Call[] = [
+        {
+          kernel: 'layer_norm_grad',
+          constants: { WRITE_GX: writeGx ? 1 : 0 },
+          uniform: [r, c],
+          refs: [
+            val(op.x),
+            val(op.gamma),
+            { t: 'temp', id: n.id, slot: 'stats', floats: 2 * r },
+            gy,
+            gxh,
+            writeGx ? grad(op.x) : { t: 'sink' },
+          ],
+          wg: grid(r, 64),
+        },
+      ];
+      if (needs(op.gamma)) {
+        out.push({
+          kernel: 'col_sum',
+          constants: { ACCUMULATE: 1 },
+          uniform: [r, c],
+          refs: [gxh, grad(op.gamma)],
+          wg: grid(c, 64),
+        });
+      }
+      if (needs(op.beta)) {
+        out.push({
+          kernel: 'col_sum',
+          constants: { ACCUMULATE: 1 },
+          uniform: [r, c],
+          refs: [gy, grad(op.beta)],
+          wg: grid(c, 64),
+        });
+      }
+      return out;
+    }
+    case 'causalAttention': {
+      const d = cols(n.shape);
+      const scale = 1 / Math.sqrt(d / op.heads);
+      const probs: Ref = {
+        t: 'temp',
+        id: n.id,
+        slot: 'probs',
+        floats: op.batch * op.heads * op.seq * op.seq,
+      };
+      const dscores: Ref = {
+        t: 'temp',
+        id: n.id,
+        slot: 'dscores',
+        floats: op.batch * op.heads * op.seq * op.seq,
+      };
+      const mix = (transpose: number, alpha: number, w: Ref, x: Ref, out: Ref): Call => ({
+        kernel: 'attention_mix',
+        constants: { TRANSPOSE: transpose, ACCUMULATE: 1 },
+        uniform: [len, op.seq, d, op.heads, f32Bits(alpha)],
+        refs: [w, x, out],
+        wg: grid(len, 256),
+      });
+      const out: Call[] = [];
+      if (needs(op.q) || needs(op.k)) {
+        out.push({
+          kernel: 'attention_dscores',
+          constants: {},
+          uniform: [op.batch, op.seq, d, op.heads],
+          refs: [probs, gy, val(op.v), val(n.id), dscores],
+          wg: grid(op.batch * op.heads * op.seq * op.seq, 256),
+        });
+      }
+      if (needs(op.q)) out.push(mix(0, scale, dscores, val(op.k), grad(op.q)));
+      if (needs(op.k)) out.push(mix(1, scale, dscores, val(op.q), grad(op.k)));
+      if (needs(op.v)) out.push(mix(1, 1, probs, gy, grad(op.v)));
+      return out;
+    }
+    case 'crossEntropy': {
+      if (!needs(op.logits)) return [];
+      const xs = graph.node(op.logits).shape;
+      return [
+        {
+          kernel: 'cross_entropy_grad',
+          constants: {},
+          uniform: [size(xs), cols(xs)],
+          refs: [
+            val(op.logits),
+            val(op.targets),
+            val(op.weights),
+            { t: 'temp', id: n.id, slot: 'stats', floats: 2 * rows(xs) },
+            gy,
+            grad(op.logits),
+          ],
+          wg: grid(size(xs), 256),
+        },
+      ];
+    }
+    case 'reduce': {
+      if (!needs(op.x)) return [];
+      const xs = graph.node(op.x).shape;
+      return [
+        {
+          kernel: 'reduce_grad',
+          constants: { OP: RED[op.op] },
+          uniform: [size(xs), cols(xs)],
+          refs: [val(op.x), val(n.id), gy, grad(op.x)],
+          wg: grid(size(xs), 256),
+        },
+      ];
+    }
+  }
+}

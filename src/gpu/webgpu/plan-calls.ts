@@ -1,0 +1,98 @@
+/**
+ * What the plan is made of (plan.ts): the kernel call and its bindings, and the helpers the forward
+ * (plan-forward.ts) and backward (plan-backward.ts) cases share: uniform bit patterns, workgroup
+ * grids, the kernels' op codes, the scatter call.
+ */
+import type { Graph } from '../graph.ts';
+import { size } from '../graph.ts';
+import type { KernelName } from './kernels.ts';
+
+/** Where a kernel binding points. Byte layouts are documented in model.ts where the buffers are made. */
+export type Ref =
+  | { t: 'value'; id: number }
+  | { t: 'grad'; id: number }
+  /**
+   * Per-node scratch that is fully rewritten before it is read (dz, gy·x̂, layer-norm stats or
+   * cross-entropy lse, attention probabilities and score gradients, cross-entropy row losses).
+   */
+  | {
+      t: 'temp';
+      id: number;
+      slot: 'dz' | 'gxh' | 'stats' | 'probs' | 'dscores' | 'rowLoss';
+      floats: number;
+    }
+  /**
+   * The rows of the u32 input `idx` grouped by value, for `rows` destination rows (CSR, built on
+   * the host whenever the input is set): `offsets` u32[rows + 1], `sources` u32[max(1, count)].
+   */
+  | { t: 'csr'; idx: number; rows: number; part: 'offsets' | 'sources' }
+  | { t: 'arena'; which: 'params' | 'grads' | 'm' | 'v' }
+  /** [‖g‖₂, clip scale], written by grad_norm.wgsl. */
+  | { t: 'norm' }
+  /** Constant buffers: a mask of ones, a zero bias; `floats` long. */
+  | { t: 'ones' | 'zeros'; floats: number }
+  /** A write-only sink for kernel outputs that are switched off by an override. */
+  | { t: 'sink' };
+
+export interface Call {
+  kernel: KernelName;
+  constants: Record<string, number>;
+  /** Uniform words (u32 bit patterns; f32 fields go through f32Bits). At most 16 words. */
+  uniform: number[];
+  refs: Ref[];
+  wg: [number, number, number];
+}
+
+const F = new Float32Array(1);
+const U = new Uint32Array(F.buffer);
+export function f32Bits(x: number): number {
+  F[0] = x;
+  return U[0] as number;
+}
+
+const MAX_WG = 65535;
+/** Workgroups for n invocations at `per` invocations per workgroup, folded into y past 65535. */
+export function grid(n: number, per: number): [number, number, number] {
+  const groups = Math.max(1, Math.ceil(n / per));
+  const x = Math.min(groups, MAX_WG);
+  return [x, Math.ceil(groups / x), 1];
+}
+
+export const ACT = { none: 0, relu: 1, tanh: 2, gelu: 3, sigmoid: 4 } as const;
+export const BIN = { add: 0, sub: 1, mul: 2 } as const;
+export const UN = { scale: 0, exp: 1, log: 2, sigmoid: 3, tanh: 4 } as const;
+export const RED = { sum: 0, mean: 1, max: 2 } as const;
+
+export const val = (id: number): Ref => ({ t: 'value', id });
+export const grad = (id: number): Ref => ({ t: 'grad', id });
+
+export function maskRows(graph: Graph, maskId: number | null, c: number): number {
+  return maskId === null ? 1 : size(graph.node(maskId).shape) / c;
+}
+
+/**
+ * out (+)= the rows of `src` summed per destination row of the u32 input `idx`, through its CSR
+ * lists (see scatter_add_rows.wgsl); `len` = outRows·cols.
+ */
+export function scatterCall(
+  src: Ref,
+  idx: number,
+  outRows: number,
+  out: Ref,
+  len: number,
+  c: number,
+  accumulate: boolean,
+): Call {
+  return {
+    kernel: 'scatter_add_rows',
+    constants: { ACCUMULATE: accumulate ? 1 : 0 },
+    uniform: [len, c],
+    refs: [
+      src,
+      { t: 'csr', idx, rows: outRows, part: 'offsets' },
+      { t: 'csr', idx, rows: outRows, part: 'sources' },
+      out,
+    ],
+    wg: grid(len, 256),
+  };
+}

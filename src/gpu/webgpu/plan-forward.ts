@@ -1,0 +1,199 @@
+/** The forward kernel calls of one graph op (plan.ts records them in the graph's order). */
+import type { Graph, Node } from '../graph.ts';
+import { cols, rows, size } from '../graph.ts';
+import {
+  ACT,
+  BIN,
+  f32Bits,
+  grid,
+  maskRows,
+  RED,
+  scatterCall,
+  UN,
+  val,
+  type Call,
+  type Ref,
+} from './plan-calls.ts';
+
+export function forwardCalls(graph: Graph, n: Node): Call[] {
+  const op = n.op;
+  const len = size(n.shape);
+  const y = val(n.id);
+  switch (op.kind) {
+    case 'input':
+    case 'param':
+      return [];
+    case 'matmul':
+      return [
+        {
+          kernel: 'matmul',
+          constants: { TRANS_A: op.transA ? 1 : 0, TRANS_B: op.transB ? 1 : 0, ACCUMULATE: 0 },
+          uniform: [op.m, op.n, op.k, op.batch],
+          refs: [val(op.a), val(op.b), y],
+          wg: [Math.ceil(op.n / 32), Math.ceil(op.m / 32), op.batch],
+        },
+      ];
+    case 'biasAct': {
+      const c = cols(n.shape);
+      const bias: Ref = op.bias === null ? { t: 'zeros', floats: c } : val(op.bias);
+      return [
+        {
+          kernel: 'bias_act',
+          constants: { ACT: ACT[op.act] },
+          uniform: [len, c],
+          refs: [val(op.x), bias, y],
+          wg: grid(len, 256),
+        },
+      ];
+    }
+    case 'softmax': {
+      const c = cols(n.shape);
+      const r = rows(n.shape);
+      const mask: Ref = op.mask === null ? { t: 'ones', floats: c } : val(op.mask);
+      return [
+        {
+          kernel: 'softmax',
+          constants: { LOG: op.log ? 1 : 0 },
+          uniform: [r, c, maskRows(graph, op.mask, c)],
+          refs: [val(op.x), mask, y],
+          wg: grid(r, 64),
+        },
+      ];
+    }
+    case 'pick':
+      return [
+        {
+          kernel: 'pick',
+          constants: {},
+          uniform: [len, cols(graph.node(op.x).shape)],
+          refs: [val(op.x), val(op.idx), y],
+          wg: grid(len, 256),
+        },
+      ];
+    case 'binary':
+      return [
+        {
+          kernel: 'binary',
+          constants: { OP: BIN[op.op] },
+          uniform: [len],
+          refs: [val(op.a), val(op.b), y],
+          wg: grid(len, 256),
+        },
+      ];
+    case 'unary':
+      return [
+        {
+          kernel: 'unary',
+          constants: { OP: UN[op.op] },
+          uniform: [len, f32Bits(op.alpha)],
+          refs: [val(op.x), y],
+          wg: grid(len, 256),
+        },
+      ];
+    case 'bernoulliLogProb':
+      return [
+        {
+          kernel: 'bernoulli',
+          constants: {},
+          uniform: [len],
+          refs: [val(op.logits), val(op.target), y],
+          wg: grid(len, 256),
+        },
+      ];
+    case 'gatherRows':
+      return [
+        {
+          kernel: 'gather_rows',
+          constants: { ACCUMULATE: 0 },
+          uniform: [len, cols(n.shape), graph.node(op.table).shape[0] as number],
+          refs: [val(op.table), val(op.idx), y],
+          wg: grid(len, 256),
+        },
+      ];
+    case 'scatterAddRows':
+      return [scatterCall(val(op.src), op.idx, op.rows, y, len, cols(n.shape), false)];
+    case 'layerNorm': {
+      const r = rows(n.shape);
+      return [
+        {
+          kernel: 'layer_norm',
+          constants: {},
+          uniform: [r, cols(n.shape), f32Bits(op.eps)],
+          refs: [
+            val(op.x),
+            val(op.gamma),
+            val(op.beta),
+            y,
+            { t: 'temp', id: n.id, slot: 'stats', floats: 2 * r },
+          ],
+          wg: grid(r, 64),
+        },
+      ];
+    }
+    case 'causalAttention': {
+      const d = cols(n.shape);
+      const hd = d / op.heads;
+      const probs: Ref = {
+        t: 'temp',
+        id: n.id,
+        slot: 'probs',
+        floats: op.batch * op.heads * op.seq * op.seq,
+      };
+      return [
+        {
+          kernel: 'attention',
+          constants: { SEGMENTS: op.segments === null ? 0 : 1 },
+          uniform: [op.batch, op.seq, d, op.heads, f32Bits(1 / Math.sqrt(hd))],
+          // Without segments the kernel never reads binding 3; any small buffer serves.
+          refs: [
+            val(op.q),
+            val(op.k),
+            op.segments === null ? { t: 'zeros', floats: 1 } : val(op.segments),
+            probs,
+          ],
+          wg: grid(op.batch * op.heads * op.seq, 64),
+        },
+        {
+          kernel: 'attention_mix',
+          constants: { TRANSPOSE: 0, ACCUMULATE: 0 },
+          uniform: [len, op.seq, d, op.heads, f32Bits(1)],
+          refs: [probs, val(op.v), y],
+          wg: grid(len, 256),
+        },
+      ];
+    }
+    case 'crossEntropy': {
+      const xs = graph.node(op.logits).shape;
+      const r = rows(xs);
+      const rowLoss: Ref = { t: 'temp', id: n.id, slot: 'rowLoss', floats: r };
+      return [
+        {
+          kernel: 'cross_entropy',
+          constants: {},
+          uniform: [r, cols(xs)],
+          refs: [
+            val(op.logits),
+            val(op.targets),
+            val(op.weights),
+            { t: 'temp', id: n.id, slot: 'stats', floats: 2 * r },
+            rowLoss,
+          ],
+          wg: grid(r, 64),
+        },
+        { kernel: 'reduce', constants: { OP: RED.sum }, uniform: [1, r], refs: [rowLoss, y], wg: [1, 1, 1] },
+      ];
+    }
+    case 'reduce': {
+      const xs = graph.node(op.x).shape;
+      return [
+        {
+          kernel: 'reduce',
+          constants: { OP: RED[op.op] },
+          uniform: [rows(xs), cols(xs)],
+          refs: [val(op.x), y],
+          wg: grid(rows(xs), 64),
+        },
+      ];
+    }
+  }
+}
