@@ -81,12 +81,13 @@ function useNodes(props: GraphViewProps): AgentFlowNode[] {
         calls: pr?.calls ?? 0,
         tokens: pr?.tokens ?? 0,
         costUsd: pr?.costUsd ?? 0,
+        callsInFlight: pr?.callsInFlight ?? 0,
         isSink: replay.sink === id && (state.phase === 'execution' || state.agents.length > 1),
         isFocus: state.focus === id,
         isSelected: selectedId === id,
         showStatus,
       };
-      const sig = `${data.status}|${data.calls}|${data.tokens}|${data.isSink}|${data.isFocus}|${data.isSelected}|${showStatus}|${pos.x},${pos.y}|${agent ? 1 : 0}`;
+      const sig = `${data.status}|${data.calls}|${data.tokens}|${data.callsInFlight}|${data.isSink}|${data.isFocus}|${data.isSelected}|${showStatus}|${pos.x},${pos.y}|${agent ? 1 : 0}`;
       const old = cache.current.get(id);
       const node: AgentFlowNode =
         old && old.sig === sig
