@@ -252,3 +252,35 @@ describe('construction replay on a 1440 × 900 screen', () => {
     }
   });
 });
+
+describe('the MasHost example', () => {
+  it('says "correct" once on its card, and its steps agree with its title: greedy, the most probable action', async () => {
+    const { page, context, errors } = await openPage(browser, '');
+    try {
+      const card = page.locator('[data-testid=gallery-card][data-file="mashost-construction.json"]');
+      await card.waitFor();
+      const words = (await card.locator('.badge, .tag').allTextContents()).map((t) => t.trim().toLowerCase());
+      expect(words.filter((w) => w === 'correct' || w === 'wrong')).toHaveLength(1);
+      const title = (await card.locator('[data-testid=gallery-card-open]').textContent()) ?? '';
+      expect(title).toContain('greedy');
+      await card.locator('[data-testid=gallery-card-open]').click();
+      await page.locator('[data-testid="replay-position"]').waitFor();
+      const total = Number(((await readout(page)).split('/')[1] ?? '').trim().split(' ')[0]);
+      await page.keyboard.press('Home');
+      await waitForReadout(page, `0 / ${total}`);
+      const chips: string[] = [];
+      for (let k = 1; k <= total; k++) {
+        await page.keyboard.press('ArrowRight');
+        await waitForReadout(page, `${k} / ${total}`);
+        if ((await page.locator('.phase-badge').textContent())?.trim() !== 'construction') break;
+        const chip = page.locator('[data-testid="construction-step"] [data-testid="step-choice"]');
+        chips.push(((await chip.textContent()) ?? '').trim());
+      }
+      expect(chips.length).toBeGreaterThan(1);
+      expect(new Set(chips)).toEqual(new Set(["policy's most probable action"]));
+      expect(errors).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+});
