@@ -26,7 +26,13 @@ export type AgentNodeData = {
 
 export type AgentFlowNode = Node<AgentNodeData, 'agent'>;
 
-/** A graph node: type colour band, id, role/description, status, token and cost badges. */
+/** The smallest font in a node (graph.css); the trace canvas never fits below a zoom that keeps it readable. */
+export const NODE_MIN_FONT_PX = 12;
+
+/**
+ * A graph node: type colour band and label (never cut: the status sits on the id's line), id and
+ * status, role/description, token and cost badges. Every text is at least `NODE_MIN_FONT_PX`.
+ */
 export const AgentNode = memo(function AgentNode({ data }: NodeProps<AgentFlowNode>): JSX.Element {
   const { agent, status } = data;
   const inFlight = data.callsInFlight ?? 0;
@@ -55,6 +61,9 @@ export const AgentNode = memo(function AgentNode({ data }: NodeProps<AgentFlowNo
             ★ final
           </span>
         )}
+      </div>
+      <div className="agent-node-idrow">
+        <span className="agent-node-id">{agent.id}</span>
         {data.showStatus && (
           <span className="agent-node-status" style={{ color: STATUS_COLORS[status] }}>
             <span className="status-dot" style={{ background: STATUS_COLORS[status] }} />
@@ -62,7 +71,6 @@ export const AgentNode = memo(function AgentNode({ data }: NodeProps<AgentFlowNo
           </span>
         )}
       </div>
-      <div className="agent-node-id">{agent.id}</div>
       <div className="agent-node-desc">{blurb}</div>
       {data.showStatus && (data.calls > 0 || inFlight > 0) && (
         <div className="agent-node-badges">
