@@ -205,3 +205,45 @@ describe('Markdown maths: punctuation', () => {
     expect(out).not.toContain('md-nowrap');
   });
 });
+
+describe('normalizeMath on arbitrary text', () => {
+  it('never throws, leaves text without \\( \\[ or \\boxed alone, and keeps fenced code byte for byte', async () => {
+    const { normalizeMath } = await import('./latex.ts');
+    const pieces = [
+      '\\(',
+      '\\)',
+      '\\[',
+      '\\]',
+      '\\boxed',
+      '{',
+      '}',
+      '$',
+      '$$',
+      '`',
+      '```',
+      '\\',
+      '\n',
+      '\n\n',
+      '    ',
+      '- ',
+      '> ',
+      'x',
+      ' ',
+      '.',
+    ];
+    let seed = 7;
+    const next = (): number => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed / 2147483648;
+    };
+    for (let n = 0; n < 3000; n++) {
+      const len = 1 + Math.floor(next() * 40);
+      const text = Array.from({ length: len }, () => pieces[Math.floor(next() * pieces.length)]).join('');
+      const out = normalizeMath(text);
+      expect(typeof out).toBe('string');
+      if (!/\\[([]|\\boxed/.test(text)) expect(out).toBe(text);
+      const fenced = `before\n\n\`\`\`\n${text.replace(/`/g, '')}\n\`\`\`\n`;
+      expect(normalizeMath(fenced)).toContain(`\`\`\`\n${text.replace(/`/g, '')}\n\`\`\``);
+    }
+  });
+});
