@@ -64,6 +64,7 @@ export async function constructionExample(): Promise<Trace> {
     ...trace,
     id: 'example-mashost-construction',
     title: `MasHost construction: the prior's greedy steps on MASBench ${e.axis} ${e.value} (simulated run)`,
-    tags: [...trace.tags, 'mashost', trace.result.correct ? 'correct' : 'wrong'],
+    // The gallery card and the trace header show the result as a badge; no tag repeats it.
+    tags: [...trace.tags, 'mashost'],
   };
 }

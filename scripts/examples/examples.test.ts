@@ -8,6 +8,8 @@ import type { Task, Trace } from '../../src/core/trace.ts';
 import { fromDesign, validateDesign } from '../../src/design/validate.ts';
 import { checkConstruction } from '../../src/policy/check.ts';
 import { actionReward, ActionRewardConfigSchema } from '../../src/policy/rewards.ts';
+import { RESULT_TAGS } from '../../src/ui/gallery/result-tags.ts';
+import { stepChoice } from '../../src/view/construction-choice.ts';
 import { buildExamples, type ExampleEntry } from './examples.ts';
 import { exampleFiles } from './files.ts';
 
@@ -129,5 +131,24 @@ describe('bundled examples', () => {
     expect(e?.trace.tags).toContain('simulated');
     expect(e?.trace.designer).toMatchObject({ kind: 'policy', checkpoint: 'prior' });
     expect(e?.trace.construction.every((s) => s.intermediateAnswer !== undefined)).toBe(true);
+  });
+
+  it('state their result once: as the badge, never again as a tag', () => {
+    for (const e of examples) {
+      for (const tags of [e.tags, e.trace.tags]) {
+        expect(
+          tags.filter((t) => RESULT_TAGS.has(t.toLowerCase())),
+          e.file,
+        ).toEqual([]);
+      }
+    }
+  });
+
+  it('name the construction the way its step panel reads it: greedy, the most probable action at every step', () => {
+    const e = examples.find((x) => x.generated);
+    const steps = e?.trace.construction ?? [];
+    expect(steps.length).toBeGreaterThan(0);
+    expect(e?.trace.title).toContain('greedy');
+    expect(steps.map(stepChoice)).toEqual(steps.map(() => 'most-probable'));
   });
 });

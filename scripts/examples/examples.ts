@@ -140,7 +140,7 @@ const parallel = buildExample({
   ],
   finalAnswer: '100',
   answerAgent: 'total',
-  tags: ['parallel', 'self-consistency', 'masbench', 'correct'],
+  tags: ['parallel', 'self-consistency', 'masbench'],
 });
 
 const debate = buildExample({
@@ -228,7 +228,7 @@ const debate = buildExample({
   ],
   finalAnswer: '30',
   answerAgent: 'debate',
-  tags: ['debate', 'low-dom', 'correct'],
+  tags: ['debate', 'low-dom'],
 });
 
 const reflexion = buildExample({
@@ -319,7 +319,7 @@ const reflexion = buildExample({
   ],
   finalAnswer: '40',
   answerAgent: 'reflect',
-  tags: ['reflexion', 'low-dom', 'correct'],
+  tags: ['reflexion', 'low-dom'],
 });
 
 const ceo = buildExample({
@@ -411,7 +411,7 @@ const ceo = buildExample({
   ],
   finalAnswer: '2',
   answerAgent: 'discussion',
-  tags: ['mas-tts', 'ceo', 'discussion', 'correct'],
+  tags: ['mas-tts', 'ceo', 'discussion'],
 });
 
 const failed = buildExample({
@@ -513,7 +513,7 @@ const failed = buildExample({
   ],
   finalAnswer: '651',
   answerAgent: 'sum',
-  tags: ['failure', 'placeholder', 'reflexion', 'correct'],
+  tags: ['failure', 'placeholder', 'reflexion'],
 });
 
 export interface ExampleEntry {

@@ -115,9 +115,25 @@ describe('replay', () => {
   it('tracks statuses, partial outputs and flowing edges during execution', () => {
     const mid = replayStateAt(replay, trace, 5 + 2);
     expect(mid.phase).toBe('execution');
-    expect(mid.progress.get('a1')).toMatchObject({ status: 'running', calls: 1, tokens: 15, output: null });
+    // The call is recorded at its start (t = 1) and lasts 20 ms: under way, its tokens not counted yet.
+    expect(mid.progress.get('a1')).toMatchObject({
+      status: 'running',
+      calls: 0,
+      tokens: 0,
+      costUsd: 0,
+      callsInFlight: 1,
+      output: null,
+    });
     expect(mid.description).toBe('llm.call a1');
     expect(mid.time).toBe(1);
+    const ended = replayStateAt(replay, trace, 5 + 3);
+    expect(ended.time).toBe(22);
+    expect(ended.progress.get('a1')).toMatchObject({
+      calls: 1,
+      tokens: 15,
+      costUsd: 0.001,
+      callsInFlight: 0,
+    });
     const afterError = replayStateAt(replay, trace, 5 + 6);
     expect(afterError.progress.get('a3')).toMatchObject({ status: 'failed', output: '[a3 failed]' });
     expect(afterError.progress.get('sum')?.status).toBe('running');
@@ -195,5 +211,56 @@ describe('a run recorded without events (imported outcome)', () => {
     const running: Trace = { ...imported, execution: { ...imported.execution, status: 'running' } };
     expect(buildReplay(running).outcomeOnly).toBeNull();
     expect(buildReplay(base).outcomeOnly).toBeNull();
+  });
+});
+
+describe('replay: tokens of a call count at its end', () => {
+  const call = (t: number, agentId: string, latencyMs: number, tokens: number): TraceEvent => ({
+    type: 'llm.call',
+    t,
+    agentId,
+    callId: `${agentId}@${t}`,
+    model: 'm',
+    messages: [{ role: 'user', content: 'q' }],
+    output: 'x',
+    promptTokens: tokens,
+    completionTokens: 0,
+    latencyMs,
+    costUsd: 0,
+  });
+  // Three parallel calls of one agent start at 0 ms; another agent's events mark the time passing.
+  const t0 = minimalTrace({ query: 'q' });
+  const agent = (id: string) => ({ id, type: 'SCAgent' as const, description: id, input: '', params: {} });
+  const trace: Trace = {
+    ...t0,
+    design: { dom: 'low', agents: [agent('sc'), agent('other')], edges: [] },
+    execution: {
+      backend: { kind: 'none' },
+      status: 'completed',
+      events: [
+        { type: 'agent.start', t: 0, agentId: 'sc', input: 'q' },
+        call(0, 'sc', 1000, 300),
+        call(0, 'sc', 2000, 288),
+        call(0, 'sc', 3000, 276),
+        { type: 'agent.start', t: 1500, agentId: 'other', input: 'q' },
+        { type: 'agent.end', t: 2500, agentId: 'other', output: 'y' },
+        { type: 'agent.end', t: 3000, agentId: 'sc', output: 'x' },
+        { type: 'run.end', t: 3000, status: 'completed' },
+      ],
+    },
+  };
+  const replay = buildReplay(trace);
+  const sc = (position: number) => replayStateAt(replay, trace, position).progress.get('sc');
+
+  it('shows no calls and no tokens at 0.0 s while three calls are under way', () => {
+    expect(replayStateAt(replay, trace, 4).time).toBe(0);
+    expect(sc(4)).toMatchObject({ status: 'running', calls: 0, tokens: 0, callsInFlight: 3 });
+  });
+
+  it('counts each call once the cursor has passed its end', () => {
+    expect(sc(5)).toMatchObject({ calls: 1, tokens: 300, callsInFlight: 2 }); // 1.5 s
+    expect(sc(6)).toMatchObject({ calls: 2, tokens: 588, callsInFlight: 1 }); // 2.5 s
+    expect(sc(7)).toMatchObject({ status: 'done', calls: 3, tokens: 864, callsInFlight: 0 });
+    expect(sc(replay.length)).toMatchObject({ calls: 3, tokens: 864, callsInFlight: 0 });
   });
 });

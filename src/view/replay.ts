@@ -56,10 +56,16 @@ export interface CandidateEdge {
 
 export interface AgentProgress {
   status: AgentStatus;
-  /** LLM calls made so far. */
+  /**
+   * LLM calls finished by the replay cursor (`ReplayState.time`), with their tokens and cost: a
+   * call is recorded at its start (`t`) and counts once the cursor reaches its end (`t + latencyMs`)
+   * or its agent has ended.
+   */
   calls: number;
   tokens: number;
   costUsd: number;
+  /** Calls started but not finished at the cursor: under way, their tokens not counted yet. */
+  callsInFlight: number;
   /** Set once the agent ended (its output) or failed (its placeholder). */
   output: string | null;
 }
@@ -228,6 +234,25 @@ function applyOutcome(
   last.output = finalAnswer;
 }
 
+/**
+ * Counts each started call into its agent's progress once it has finished at the cursor: its end
+ * (`t + latencyMs`) is at or before `time`, or its agent has already ended or failed. The rest are
+ * in flight.
+ */
+function countCalls(
+  started: readonly { call: Extract<TraceEvent, { type: 'llm.call' }>; pr: AgentProgress }[],
+  time: number | null,
+): void {
+  for (const { call, pr } of started) {
+    const ended = pr.status === 'done' || pr.status === 'failed';
+    if (ended || (time !== null && call.t + call.latencyMs <= time)) {
+      pr.calls += 1;
+      pr.tokens += call.promptTokens + call.completionTokens;
+      pr.costUsd += call.costUsd;
+    } else pr.callsInFlight += 1;
+  }
+}
+
 export function replayStateAt(replay: Replay, trace: Trace, position: number): ReplayState {
   const p = Math.max(0, Math.min(replay.length, Math.round(Number.isFinite(position) ? position : 0)));
   const item = replay.items[p] as ReplayItem;
@@ -264,8 +289,16 @@ export function replayStateAt(replay: Replay, trace: Trace, position: number): R
   const events = trace.execution.events;
   const eventsApplied = Math.min(events.length, Math.max(0, p - S));
   const progress = new Map<string, AgentProgress>();
-  for (const id of agents)
-    progress.set(id, { status: 'pending', calls: 0, tokens: 0, costUsd: 0, output: null });
+  const fresh = (): AgentProgress => ({
+    status: 'pending',
+    calls: 0,
+    tokens: 0,
+    costUsd: 0,
+    callsInFlight: 0,
+    output: null,
+  });
+  for (const id of agents) progress.set(id, fresh());
+  const started: { call: Extract<TraceEvent, { type: 'llm.call' }>; pr: AgentProgress }[] = [];
   let time: number | null = null;
   for (let i = 0; i < eventsApplied; i++) {
     const e = events[i] as TraceEvent;
@@ -274,14 +307,12 @@ export function replayStateAt(replay: Replay, trace: Trace, position: number): R
     let pr = progress.get(e.agentId);
     if (!pr) {
       // Events may name agents outside the design (imported traces); track them all the same.
-      pr = { status: 'pending', calls: 0, tokens: 0, costUsd: 0, output: null };
+      pr = fresh();
       progress.set(e.agentId, pr);
     }
     if (e.type === 'agent.start') pr.status = 'running';
     else if (e.type === 'llm.call') {
-      pr.calls += 1;
-      pr.tokens += e.promptTokens + e.completionTokens;
-      pr.costUsd += e.costUsd;
+      started.push({ call: e, pr });
       if (pr.status === 'pending') pr.status = 'running';
     } else if (e.type === 'agent.end') {
       pr.status = 'done';
@@ -294,6 +325,7 @@ export function replayStateAt(replay: Replay, trace: Trace, position: number): R
   if (item.kind === 'outcome') applyOutcome(progress, item.status, replay.sink, trace.result.finalAnswer);
   // At the end of the run the cursor sits at the end of the last call, not its start.
   if (eventsApplied === events.length && events.length > 0) time = replay.timeSpan.end;
+  countCalls(started, time);
 
   const flowing = new Set<string>();
   if (phase === 'execution') {

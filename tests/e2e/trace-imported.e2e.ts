@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launch, openPage } from './browser.ts';
-import { readout, waitForNodes } from './trace-open.ts';
+import { readout } from './trace-open.ts';
 
 /**
  * An imported MAS-Orchestra case-page run (design, final answer and grade; no events) and the trace
@@ -71,7 +71,8 @@ describe('trace page defaults', () => {
   it('shows costs in plain decimals, the final agent selected and what the agent count includes', async () => {
     const { context, page, errors } = await openPage(browser, '#/trace/example-mashost-construction');
     try {
-      await waitForNodes(page, 4);
+      // At 1400 px the fourth agent lies beyond the readable-zoom view (the canvas scrolls): wait for the page.
+      await page.locator('[data-testid=inspector]').waitFor();
       expect(await page.locator('[data-testid=inspector]').getAttribute('data-agent-id')).toBe('summarizer');
       expect(await page.locator('[data-testid=trace-agent-count]').innerText()).toBe(
         '4 agents (incl. summariser)',

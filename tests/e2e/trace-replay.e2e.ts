@@ -142,11 +142,32 @@ const inside = (b: DOMRect, outer: DOMRect): boolean =>
   b.top >= outer.top - 0.5 &&
   b.bottom <= outer.bottom + 0.5;
 
+/**
+ * Every node drawn lies in the graph area; or the graph is larger than the area at the readable
+ * zoom floor (0.75: 12 px node text at 9 px), and then the page says it scrolls and opens on its
+ * starts, the first column in view.
+ */
+async function expectFitted(page: Page, where: string): Promise<void> {
+  const b = await boxes(page);
+  const out = b.nodes.filter((n) => !inside(n.box, b.graph));
+  if (out.length === 0) return;
+  expect(await page.locator('[data-testid="graph-overflow-hint"]').count(), `${where}: ${out[0]?.id}`).toBe(
+    1,
+  );
+  const zoom = await page
+    .locator('.react-flow__viewport')
+    .evaluate((el) => new DOMMatrix(getComputedStyle(el).transform).a);
+  expect(zoom, where).toBeCloseTo(0.75, 3);
+  const left = Math.min(...b.nodes.map((n) => n.box.left));
+  const first = b.nodes.filter((n) => n.box.left === left);
+  for (const n of first) expect(inside(n.box, b.graph), `${where}: ${n.id}`).toBe(true);
+}
+
 const overlap = (a: DOMRect, b: DOMRect): boolean =>
   a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
 
 describe('construction replay on a 1440 × 900 screen', () => {
-  it('keeps the construction card off the graph, every node in view and the π_edge labels readable', async () => {
+  it('keeps the construction card off the graph, every node in view (or scrolling at a readable size) and the π_edge labels readable', async () => {
     const { context, page, errors } = await openPage(browser, '#/trace/example-mashost-construction');
     try {
       await page.setViewportSize({ width: 1440, height: 900 });
@@ -167,7 +188,7 @@ describe('construction replay on a 1440 × 900 screen', () => {
         // The graph keeps the whole centre column; the card is not over it nor beside it there.
         expect(overlap(b.card!, b.center)).toBe(false);
         expect(b.graph.width).toBeGreaterThanOrEqual(b.center.width - 1);
-        for (const n of b.nodes) expect(inside(n.box, b.graph), `${n.id} at step ${step}`).toBe(true);
+        await expectFitted(page, `step ${step}`);
       }
       // Step 3 adds solver-3 with edge probabilities from decomposer-1 and solver-2: their labels are
       // readable at any zoom.
@@ -178,14 +199,14 @@ describe('construction replay on a 1440 × 900 screen', () => {
       for (const h of await labels.evaluateAll((els) => els.map((e) => e.getBoundingClientRect().height)))
         expect(h).toBeGreaterThanOrEqual(15);
 
-      // Position 10 is in the execution: the graph is refitted to the whole area, nothing clipped.
+      // Position 10 is in the execution: the graph is refitted to the whole area, readable; what
+      // does not fit at a readable size scrolls.
       await page.keyboard.press('Home');
       for (let i = 0; i < 10; i++) await page.keyboard.press('ArrowRight');
       await waitForReadout(page, `10 / ${total}`);
       const b = await boxes(page);
       expect(b.card).toBeNull();
-      expect(b.nodes.map((n) => n.id).sort()).toEqual(['decomposer-1', 'solver-2', 'solver-3', 'summarizer']);
-      for (const n of b.nodes) expect(inside(n.box, b.graph), n.id).toBe(true);
+      await expectFitted(page, 'position 10');
       expect(errors).toEqual([]);
     } finally {
       await context.close();
@@ -237,8 +258,7 @@ describe('construction replay on a 1440 × 900 screen', () => {
         (t) => document.querySelector('.react-flow__viewport')?.getAttribute('style') !== t,
         before,
       );
-      const b = await boxes(page);
-      for (const n of b.nodes) expect(inside(n.box, b.graph), n.id).toBe(true);
+      await expectFitted(page, 'after the timeline folded');
       // Once the reader zooms, a resize leaves their view alone.
       await page.locator('.react-flow__controls-zoomin').click();
       await page.waitForTimeout(300);
@@ -246,6 +266,38 @@ describe('construction replay on a 1440 × 900 screen', () => {
       await page.locator('.timeline-toggle').click();
       await page.waitForTimeout(300);
       expect(await transform()).toBe(zoomed);
+      expect(errors).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+});
+
+describe('the MasHost example', () => {
+  it('says "correct" once on its card, and its steps agree with its title: greedy, the most probable action', async () => {
+    const { page, context, errors } = await openPage(browser, '');
+    try {
+      const card = page.locator('[data-testid=gallery-card][data-file="mashost-construction.json"]');
+      await card.waitFor();
+      const words = (await card.locator('.badge, .tag').allTextContents()).map((t) => t.trim().toLowerCase());
+      expect(words.filter((w) => w === 'correct' || w === 'wrong')).toHaveLength(1);
+      const title = (await card.locator('[data-testid=gallery-card-open]').textContent()) ?? '';
+      expect(title).toContain('greedy');
+      await card.locator('[data-testid=gallery-card-open]').click();
+      await page.locator('[data-testid="replay-position"]').waitFor();
+      const total = Number(((await readout(page)).split('/')[1] ?? '').trim().split(' ')[0]);
+      await page.keyboard.press('Home');
+      await waitForReadout(page, `0 / ${total}`);
+      const chips: string[] = [];
+      for (let k = 1; k <= total; k++) {
+        await page.keyboard.press('ArrowRight');
+        await waitForReadout(page, `${k} / ${total}`);
+        if ((await page.locator('.phase-badge').textContent())?.trim() !== 'construction') break;
+        const chip = page.locator('[data-testid="construction-step"] [data-testid="step-choice"]');
+        chips.push(((await chip.textContent()) ?? '').trim());
+      }
+      expect(chips.length).toBeGreaterThan(1);
+      expect(new Set(chips)).toEqual(new Set(["policy's most probable action"]));
       expect(errors).toEqual([]);
     } finally {
       await context.close();

@@ -3,6 +3,7 @@ import type { Example } from '../../store/slices/library.ts';
 import { traceHash } from '../app/route.ts';
 import { CorrectnessBadge, Tag } from '../common/Badges.tsx';
 import { agentCount } from '../common/format.ts';
+import { tagsBesideBadge } from './result-tags.ts';
 
 /** A plain click (not one that opens a new tab or window) also remembers where the trace came from. */
 const plainClick = (e: MouseEvent): boolean =>
@@ -20,6 +21,8 @@ export function ExampleCard({
   onOpen: (example: Example) => void;
 }): JSX.Element {
   const trace = example.trace.ok ? example.trace.value : null;
+  // The result is the badge; a "correct" tag would say it twice.
+  const tags = trace ? tagsBesideBadge(example.tags) : example.tags;
   return (
     <article className="card" data-testid="gallery-card" data-file={example.file}>
       <h3 className="card-title">
@@ -54,9 +57,9 @@ export function ExampleCard({
           {example.trace.errors.map((p) => p.message).join('; ')}
         </p>
       )}
-      {example.tags.length > 0 && (
+      {tags.length > 0 && (
         <div className="tags">
-          {example.tags.map((t) => (
+          {tags.map((t) => (
             <Tag key={t}>{t}</Tag>
           ))}
         </div>

@@ -9,9 +9,12 @@ import { formatCost, formatTokens } from '../common/format.ts';
 export type AgentNodeData = {
   agent: Agent;
   status: AgentStatus;
+  /** Finished LLM calls, with their tokens and cost. */
   calls: number;
   tokens: number;
   costUsd: number;
+  /** Calls under way (started, not finished): shown, but their tokens are not counted yet. */
+  callsInFlight?: number;
   /** The final-answer agent. */
   isSink: boolean;
   /** The agent the current replay item is about. */
@@ -23,9 +26,16 @@ export type AgentNodeData = {
 
 export type AgentFlowNode = Node<AgentNodeData, 'agent'>;
 
-/** A graph node: type colour band, id, role/description, status, token and cost badges. */
+/** The smallest font in a node (graph.css); the trace canvas never fits below a zoom that keeps it readable. */
+export const NODE_MIN_FONT_PX = 12;
+
+/**
+ * A graph node: type colour band and label (never cut: the status sits on the id's line), id and
+ * status, role/description, token and cost badges. Every text is at least `NODE_MIN_FONT_PX`.
+ */
 export const AgentNode = memo(function AgentNode({ data }: NodeProps<AgentFlowNode>): JSX.Element {
   const { agent, status } = data;
+  const inFlight = data.callsInFlight ?? 0;
   const color = typeColor(agent.type);
   const classes = ['agent-node', `status-${status}`];
   if (data.isSelected) classes.push('selected');
@@ -51,6 +61,9 @@ export const AgentNode = memo(function AgentNode({ data }: NodeProps<AgentFlowNo
             ★ final
           </span>
         )}
+      </div>
+      <div className="agent-node-idrow">
+        <span className="agent-node-id">{agent.id}</span>
         {data.showStatus && (
           <span className="agent-node-status" style={{ color: STATUS_COLORS[status] }}>
             <span className="status-dot" style={{ background: STATUS_COLORS[status] }} />
@@ -58,19 +71,27 @@ export const AgentNode = memo(function AgentNode({ data }: NodeProps<AgentFlowNo
           </span>
         )}
       </div>
-      <div className="agent-node-id">{agent.id}</div>
       <div className="agent-node-desc">{blurb}</div>
-      {data.showStatus && data.calls > 0 && (
+      {data.showStatus && (data.calls > 0 || inFlight > 0) && (
         <div className="agent-node-badges">
-          <span className="badge" title="LLM calls">
-            {data.calls} {data.calls === 1 ? 'call' : 'calls'}
-          </span>
-          <span className="badge" title="Prompt + completion tokens">
-            {formatTokens(data.tokens)} tok
-          </span>
-          <span className="badge" title="Cost">
-            {formatCost(data.costUsd)}
-          </span>
+          {data.calls > 0 && (
+            <>
+              <span className="badge" title="Finished LLM calls">
+                {data.calls} {data.calls === 1 ? 'call' : 'calls'}
+              </span>
+              <span className="badge" title="Prompt + completion tokens of the finished calls">
+                {formatTokens(data.tokens)} tok
+              </span>
+              <span className="badge" title="Cost">
+                {formatCost(data.costUsd)}
+              </span>
+            </>
+          )}
+          {inFlight > 0 && (
+            <span className="badge badge-inflight" title="LLM calls under way: tokens count when they finish">
+              {inFlight} in flight
+            </span>
+          )}
         </div>
       )}
       <Handle type="source" position={Position.Right} isConnectable={false} />

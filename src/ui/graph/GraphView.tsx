@@ -4,6 +4,7 @@ import {
   Controls,
   MarkerType,
   MiniMap,
+  Panel,
   Position,
   ReactFlow,
   ReactFlowProvider,
@@ -17,7 +18,7 @@ import { useCallback, useLayoutEffect, useMemo, useRef, useState, type JSX } fro
 import { routeEdges, type Point } from '../../view/layout-edges.ts';
 import { NODE_SIZE, type Positions } from '../../view/layout.ts';
 import { edgeId, type Replay, type ReplayState } from '../../view/replay.ts';
-import { AgentNode, type AgentFlowNode, type AgentNodeData } from './AgentNode.tsx';
+import { AgentNode, NODE_MIN_FONT_PX, type AgentFlowNode, type AgentNodeData } from './AgentNode.tsx';
 import { keepPlace } from './anchor.ts';
 import { typeColor } from './colors.ts';
 import { RoutedEdge, type RoutedFlowEdge } from './RoutedEdge.tsx';
@@ -81,12 +82,13 @@ function useNodes(props: GraphViewProps): AgentFlowNode[] {
         calls: pr?.calls ?? 0,
         tokens: pr?.tokens ?? 0,
         costUsd: pr?.costUsd ?? 0,
+        callsInFlight: pr?.callsInFlight ?? 0,
         isSink: replay.sink === id && (state.phase === 'execution' || state.agents.length > 1),
         isFocus: state.focus === id,
         isSelected: selectedId === id,
         showStatus,
       };
-      const sig = `${data.status}|${data.calls}|${data.tokens}|${data.isSink}|${data.isFocus}|${data.isSelected}|${showStatus}|${pos.x},${pos.y}|${agent ? 1 : 0}`;
+      const sig = `${data.status}|${data.calls}|${data.tokens}|${data.callsInFlight}|${data.isSink}|${data.isFocus}|${data.isSelected}|${showStatus}|${pos.x},${pos.y}|${agent ? 1 : 0}`;
       const old = cache.current.get(id);
       const node: AgentFlowNode =
         old && old.sig === sig
@@ -168,15 +170,27 @@ function useEdges(props: GraphViewProps): (Edge | RoutedFlowEdge)[] {
   }, [replay, state, routes]);
 }
 
-/**
- * Fitting: padding around the graph, and a zoom floor that keeps node text readable. A big graph
- * therefore opens on its starts (left edge, vertically centred) instead of as an unreadable view of
- * everything, which would also make React Flow draw every node and edge at once.
- */
-const FIT = { padding: 0.12, minZoom: 0.5, maxZoom: 1.1 };
+/** The smallest text a fitted graph shows, in screen px: node text never fits below it. */
+export const READABLE_PX = 9;
 
-function fitViewport(nodes: readonly AgentFlowNode[], width: number, height: number): Viewport {
-  if (nodes.length === 0 || width <= 0 || height <= 0) return { x: 0, y: 0, zoom: 1 };
+/**
+ * Fitting: padding around the graph, and a zoom floor that keeps node text readable (the smallest
+ * node font, `NODE_MIN_FONT_PX`, at least `READABLE_PX` on screen: zoom ≥ 0.75). A graph wider
+ * than the view at that zoom — a chain of four agents in the centre column already is — opens on
+ * its starts (left edge, vertically centred) and scrolls: the wheel and a drag pan it, Ctrl + wheel
+ * or a pinch zooms. It is never shown as an unreadable view of everything, which would also make
+ * React Flow draw every node and edge at once.
+ */
+const FIT = { padding: 0.12, minZoom: READABLE_PX / NODE_MIN_FONT_PX, maxZoom: 1.1 };
+
+interface Bounds {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
+function boundsOf(nodes: readonly AgentFlowNode[]): Bounds {
   let x1 = Infinity;
   let y1 = Infinity;
   let x2 = -Infinity;
@@ -187,10 +201,23 @@ function fitViewport(nodes: readonly AgentFlowNode[], width: number, height: num
     x2 = Math.max(x2, n.position.x + NODE_SIZE.width);
     y2 = Math.max(y2, n.position.y + NODE_SIZE.height);
   }
-  const bounds = { x: x1, y: y1, width: x2 - x1, height: y2 - y1 };
+  return { x: x1, y: y1, width: x2 - x1, height: y2 - y1 };
+}
+
+function fitViewport(nodes: readonly AgentFlowNode[], width: number, height: number): Viewport {
+  if (nodes.length === 0 || width <= 0 || height <= 0) return { x: 0, y: 0, zoom: 1 };
+  const bounds = boundsOf(nodes);
   const vp = getViewportForBounds(bounds, width, height, FIT.minZoom, FIT.maxZoom, FIT.padding);
-  if (bounds.width * vp.zoom > width) vp.x = -x1 * vp.zoom + width * 0.03;
+  if (bounds.width * vp.zoom > width) vp.x = -bounds.x * vp.zoom + width * 0.03;
   return vp;
+}
+
+/** Whether the graph, fitted, is larger than the view: it then scrolls, and a hint says so. */
+function overflowsAtFit(nodes: readonly AgentFlowNode[], width: number, height: number): boolean {
+  if (nodes.length === 0 || width <= 0 || height <= 0) return false;
+  const b = boundsOf(nodes);
+  const { zoom } = fitViewport(nodes, width, height);
+  return b.width * zoom > width || b.height * zoom > height;
 }
 
 const sameViewport = (a: Viewport, b: Viewport): boolean =>
@@ -273,6 +300,7 @@ function Flow(props: GraphViewProps & { width: number; height: number }): JSX.El
   const edges = useEdges(props);
   const { onSelect, width, height } = props;
   const [initialViewport] = useState(() => fitViewport(nodes, width, height));
+  const overflow = useMemo(() => overflowsAtFit(nodes, width, height), [nodes, width, height]);
   const onNodeClick = useCallback<NodeMouseHandler<AgentFlowNode>>(
     (_e, node) => onSelect(node.id),
     [onSelect],
@@ -292,10 +320,16 @@ function Flow(props: GraphViewProps & { width: number; height: number }): JSX.El
       elementsSelectable={false}
       minZoom={0.05}
       maxZoom={2}
+      panOnScroll
       defaultViewport={initialViewport}
       fitViewOptions={FIT}
     >
       <Background gap={20} size={1} />
+      {overflow && (
+        <Panel position="top-right" className="graph-overflow-hint" data-testid="graph-overflow-hint">
+          Larger than the view at a readable size: scroll or drag to pan, Ctrl + scroll to zoom
+        </Panel>
+      )}
       <Controls showInteractive={false} fitViewOptions={FIT} />
       {nodes.length <= MINIMAP_MAX && nodes.length >= MINIMAP_MIN && (
         <MiniMap<AgentFlowNode> nodeColor={miniMapColor} pannable zoomable ariaLabel="Graph overview" />

@@ -1,11 +1,6 @@
 import type { JSX } from 'react';
 import type { ConstructionStep } from '../../core/trace.ts';
-
-/** The action the step took, as it is named in the role distribution. */
-function chosenAction(step: ConstructionStep): string {
-  const a = step.action;
-  return a.kind === 'add' ? a.role : a.kind === 'delete' ? 'DELETE' : 'EXIT';
-}
+import { chosenAction } from '../../view/construction-choice.ts';
 
 /** π_node for one construction step as a small horizontal bar chart; the chosen action is marked. */
 export function RoleDistribution({ step }: { step: ConstructionStep }): JSX.Element {

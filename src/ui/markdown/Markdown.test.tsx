@@ -107,3 +107,143 @@ describe('Markdown maths', () => {
     expect(bad).toContain('\\frac{1');
   });
 });
+
+/** The TeX source of every KaTeX rendering in the markup, and whether it is display maths. */
+const maths = (markup: string): { tex: string; display: boolean }[] =>
+  [
+    ...markup.matchAll(
+      /(<span class="katex-display">)?<span class="katex">.*?<annotation encoding="application\/x-tex">(.*?)<\/annotation>/g,
+    ),
+  ].map((m) => ({ tex: (m[2] ?? '').replace(/&amp;/g, '&'), display: m[1] !== undefined }));
+
+describe('Markdown maths: every delimiter model outputs use', () => {
+  it('renders \\(…\\) as inline maths and \\[…\\] as display maths', () => {
+    // Markdown alone reads `\(` and `\[` as escaped brackets: "(x^2)" and "[y]", no maths.
+    const out = html('Inline \\(x^2 + 1\\) and display:\n\\[\n\\frac{a}{b}\n\\]\nthen \\[ y \\] mid-line.');
+    expect(maths(out)).toEqual([
+      { tex: 'x^2 + 1', display: false },
+      { tex: '\\frac{a}{b}', display: true },
+      { tex: 'y', display: true },
+    ]);
+    expect(out).not.toContain('(x^2 + 1)');
+    expect(out).toContain('then');
+    expect(out).toContain('mid-line.');
+  });
+
+  it('still renders $…$ and $$…$$, and does not rewrite maths already in dollars', () => {
+    const out = html('a $\\boxed{1}$ b $$\\boxed{2}$$ c\n\n$$\n\\boxed{3}\n$$');
+    expect(maths(out)).toEqual([
+      { tex: '\\boxed{1}', display: false },
+      { tex: '\\boxed{2}', display: false },
+      { tex: '\\boxed{3}', display: true },
+    ]);
+  });
+
+  it('renders a bare \\boxed{…} outside maths as a box, nested braces and all', () => {
+    const out = html('So the answer is \\boxed{\\frac{3}{4}, 7}.');
+    expect(maths(out)).toEqual([{ tex: '\\boxed{\\frac{3}{4}, 7}', display: false }]);
+    expect(out).toMatch(/class="[^"]*\bfbox\b/);
+    // No raw `\boxed` left outside the maths' own TeX annotation.
+    expect(out.replace(/<annotation[^>]*>.*?<\/annotation>/g, '')).not.toContain('\\boxed');
+  });
+
+  it('leaves code spans, fenced and indented code as they are', () => {
+    const out = html(
+      'Use `\\(x\\)` or `\\boxed{1}`.\n\n```\n\\[y\\] \\boxed{2}\n```\n\n    \\(z\\)\n\nthen \\(w\\)',
+    );
+    expect(out).toContain('<code>\\(x\\)</code>');
+    expect(out).toContain('<code>\\boxed{1}</code>');
+    expect(out).toContain('\\[y\\] \\boxed{2}\n</code></pre>');
+    expect(out).toContain('<pre><code>\\(z\\)');
+    expect(maths(out)).toEqual([{ tex: 'w', display: false }]);
+  });
+
+  it('keeps markdown escapes and an unclosed \\( as text', () => {
+    const out = html('cost \\$5, a \\\\(b\\\\), open \\(never closed');
+    expect(maths(out)).toEqual([]);
+    expect(out).toContain('cost $5');
+    expect(out).toContain('open (never closed');
+  });
+
+  it('keeps display maths inside its list item and quote', () => {
+    const out = html('- first\n- second:\n  \\[\n  a + b\n  \\]\n  after\n\n> quoted \\[q\\] end');
+    expect(out).toMatch(/<li>second:\s*<span class="katex-display">/);
+    expect(out).toMatch(/<blockquote>[\s\S]*katex-display[\s\S]*end<\/p>\s*<\/blockquote>/);
+    expect(maths(out).map((m) => m.tex)).toEqual(['a + b', 'q']);
+  });
+
+  it('reads TeX inside \\(…\\) as maths, not markdown emphasis', () => {
+    expect(maths(html('\\(a_1 * b_2 * c_3\\)'))[0]?.tex).toBe('a_1 * b_2 * c_3');
+  });
+
+  it('keeps its safety: raw HTML in or around the new delimiters is text, KaTeX links refused', () => {
+    const out = html('\\(x\\) <script>alert(1)</script> \\boxed{\\href{javascript:alert(1)}{y}}');
+    expect(out).not.toMatch(/<script/i);
+    expect(out).toContain('&lt;script&gt;');
+    expect(out).not.toContain('href="javascript');
+  });
+});
+
+describe('Markdown maths: punctuation', () => {
+  it('keeps the punctuation after inline maths, and an opening bracket before it, with the maths', () => {
+    const out = html('So $6 \\cdot 7 = 42$. Then ($x$), and \\boxed{5}!');
+    const glued = [
+      ...out.matchAll(
+        /<span class="md-nowrap">(.*?)<span class="katex">[\s\S]*?<\/span>([^<]*)<\/span>(?=[^<]*(?:<span class="md-nowrap">|<\/p>))/g,
+      ),
+    ];
+    expect(glued.map((m) => [m[1], m[2]])).toEqual([
+      ['', '.'],
+      ['(', '),'],
+      ['', '!'],
+    ]);
+    expect(out).toContain(' Then ');
+  });
+
+  it('leaves maths with no touching punctuation, and display maths, unwrapped', () => {
+    const out = html('a $x$ b\n\n$$\ny\n$$\n\n.');
+    expect(out).not.toContain('md-nowrap');
+  });
+});
+
+describe('normalizeMath on arbitrary text', () => {
+  it('never throws, leaves text without \\( \\[ or \\boxed alone, and keeps fenced code byte for byte', async () => {
+    const { normalizeMath } = await import('./latex.ts');
+    const pieces = [
+      '\\(',
+      '\\)',
+      '\\[',
+      '\\]',
+      '\\boxed',
+      '{',
+      '}',
+      '$',
+      '$$',
+      '`',
+      '```',
+      '\\',
+      '\n',
+      '\n\n',
+      '    ',
+      '- ',
+      '> ',
+      'x',
+      ' ',
+      '.',
+    ];
+    let seed = 7;
+    const next = (): number => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed / 2147483648;
+    };
+    for (let n = 0; n < 3000; n++) {
+      const len = 1 + Math.floor(next() * 40);
+      const text = Array.from({ length: len }, () => pieces[Math.floor(next() * pieces.length)]).join('');
+      const out = normalizeMath(text);
+      expect(typeof out).toBe('string');
+      if (!/\\[([]|\\boxed/.test(text)) expect(out).toBe(text);
+      const fenced = `before\n\n\`\`\`\n${text.replace(/`/g, '')}\n\`\`\`\n`;
+      expect(normalizeMath(fenced)).toContain(`\`\`\`\n${text.replace(/`/g, '')}\n\`\`\``);
+    }
+  });
+});

@@ -1,12 +1,14 @@
 import 'katex/dist/katex.min.css';
 import type { JSX } from 'react';
-import ReactMarkdown, { type Components } from 'react-markdown';
+import ReactMarkdown, { type Components, type Options } from 'react-markdown';
 import rehypeKatex from 'rehype-katex';
 import remarkMath from 'remark-math';
+import { normalizeMath } from './latex.ts';
+import { rehypeMathPunctuation } from './punctuation.ts';
 import { KATEX_OPTIONS, remarkHtmlAsText, safeUrl } from './safety.ts';
 
 const remarkPlugins = [remarkMath, remarkHtmlAsText];
-const rehypePlugins: [typeof rehypeKatex, typeof KATEX_OPTIONS][] = [[rehypeKatex, KATEX_OPTIONS]];
+const rehypePlugins: Options['rehypePlugins'] = [[rehypeKatex, KATEX_OPTIONS], rehypeMathPunctuation];
 
 const components: Components = {
   a({ href, children }) {
@@ -34,7 +36,9 @@ export interface MarkdownProps {
 }
 
 /**
- * Markdown with math for untrusted text: no raw HTML, safe links, no images fetched. This module
+ * Markdown with math for untrusted text: no raw HTML, safe links, no images fetched. Maths in
+ * every delimiter model outputs use (`$…$`, `$$…$$`, `\(…\)`, `\[…\]`, a bare `\boxed{…}`) is
+ * rendered (`latex.ts`), and punctuation after inline maths stays on its line (`punctuation.ts`). This module
  * holds react-markdown, remark, rehype and KaTeX with its stylesheet, the heaviest code of the
  * trace page: `Markdown.tsx` loads it on first use, so pages without LLM text never download it.
  */
@@ -47,7 +51,7 @@ export function MarkdownRenderer({ text, className }: MarkdownProps): JSX.Elemen
         components={components}
         urlTransform={safeUrl}
       >
-        {text}
+        {normalizeMath(text)}
       </ReactMarkdown>
     </div>
   );

@@ -1,6 +1,7 @@
 import { memo, useEffect, useMemo, useRef, useState, type JSX } from 'react';
 import type { Trace, TraceEvent } from '../../core/trace.ts';
 import type { Replay, ReplayState } from '../../view/replay.ts';
+import { timeTicks } from '../../view/ticks.ts';
 import { STATUS_COLORS, typeColor } from '../graph/colors.ts';
 
 /** Row geometry in px. Rows are virtualised: only those in (or near) the viewport are rendered. */
@@ -41,20 +42,6 @@ function buildRows(trace: Trace, replay: Replay): Row[] {
   }
   return rows;
 }
-
-/** Tick step from 1·2·5×10^k giving roughly one tick per 90 px. */
-function ticks(span: number, width: number): number[] {
-  if (span <= 0 || width <= 0) return [0];
-  const raw = span / Math.max(1, width / 90);
-  const pow = 10 ** Math.floor(Math.log10(raw));
-  const step = [1, 2, 5, 10].map((m) => m * pow).find((s) => s >= raw) ?? raw;
-  const out: number[] = [];
-  for (let t = 0; t <= span + 1e-9 && out.length < 200; t += step) out.push(t);
-  return out;
-}
-
-const tickLabel = (t: number, span: number): string =>
-  span >= 2000 ? `${(t / 1000).toFixed(span >= 20_000 ? 0 : 1)} s` : `${Math.round(t)} ms`;
 
 interface RowViewProps {
   row: Row;
@@ -195,13 +182,14 @@ export function Timeline({ trace, replay, state, selectedId, onSelect }: Timelin
   }, [selectedId, rows]);
 
   const { start: origin, end } = replay.timeSpan;
-  const span = Math.max(1, end - origin);
+  // Sub-millisecond spans keep their scale (µs ticks); an untimed run (every event at 0) gets 1 ms.
+  const span = end > origin ? end - origin : 1;
   const laneW = Math.max(50, view.width - LABEL_W - 16);
   const scale = laneW / span;
   const first = Math.max(0, Math.floor(view.scrollTop / ROW_H) - OVERSCAN);
   const last = Math.min(rows.length, Math.ceil((view.scrollTop + view.height) / ROW_H) + OVERSCAN);
   const cursor = state.time === null ? null : (state.time - origin) * scale;
-  const tickList = ticks(span, laneW);
+  const tickList = timeTicks(span, laneW);
 
   if (trace.execution.events.length === 0) {
     return (
@@ -221,16 +209,16 @@ export function Timeline({ trace, replay, state, selectedId, onSelect }: Timelin
         </p>
       )}
       <div className="tl-axis" style={{ paddingLeft: LABEL_W }}>
-        {tickList.map((t) => (
-          <span key={t} className="tl-tick" style={{ left: LABEL_W + t * scale }}>
-            {tickLabel(t, span)}
+        {tickList.map(({ t, label }) => (
+          <span key={t} className="tl-tick" data-testid="timeline-tick" style={{ left: LABEL_W + t * scale }}>
+            {label}
           </span>
         ))}
         {cursor !== null && <span className="tl-cursor-head" style={{ left: LABEL_W + cursor }} />}
       </div>
       <div className="tl-body" ref={bodyRef}>
         <div className="tl-canvas" style={{ height: rows.length * ROW_H }}>
-          {tickList.map((t) => (
+          {tickList.map(({ t }) => (
             <span key={t} className="tl-grid" style={{ left: LABEL_W + t * scale }} />
           ))}
           {rows.slice(first, last).map((row, k) => (

@@ -11,6 +11,7 @@ import {
 import { AGENT_TYPES, type AgentType } from '../../core/agents.ts';
 import type { Trace } from '../../core/trace.ts';
 import { layoutKey } from '../../view/layout.ts';
+import { STEP_CHOICE_LABEL, STEP_CHOICE_TITLE, stepChoice } from '../../view/construction-choice.ts';
 import { buildReplay, replayStateAt, type ReplayState } from '../../view/replay.ts';
 import { useBaton } from '../../store/store.ts';
 import { formatCost } from '../common/format.ts';
@@ -68,13 +69,16 @@ function ConstructionCard({ state, total }: { state: ReplayState; total: number 
   const c = state.candidate;
   if (!c) return null;
   const s = c.step;
+  const choice = stepChoice(s);
   return (
     <div className="construction-card" data-testid="construction-step">
       <div className="construction-title">
         <strong>
           Construction step {s.index + 1} / {total}
         </strong>
-        <span className="chip">{s.chooser === 'user' ? 'chosen by user' : 'sampled by policy'}</span>
+        <span className="chip" data-testid="step-choice" title={STEP_CHOICE_TITLE[choice]}>
+          {STEP_CHOICE_LABEL[choice]}
+        </span>
       </div>
       <div className="muted small">
         {state.description}
