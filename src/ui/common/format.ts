@@ -37,6 +37,18 @@ export function agentCountOf(total: number, summarisers: number): string {
   return `${base} (incl. ${summarisers === 1 ? 'summariser' : `${summarisers} summarisers`})`;
 }
 
+/**
+ * What a total reads as when its source did not record it (an imported case page publishes no
+ * tokens, cost or timings): never "0 tok", "$0" or "0 ms", which would claim free and instant.
+ * Zeros a run here did record stay zeros (see `recordedTotals` in src/view/totals.ts).
+ */
+export const NOT_RECORDED = 'not recorded';
+
+/** `format(value)` when the value was recorded, else "not recorded". */
+export function ifRecorded<T>(recorded: boolean, value: T, format: (v: T) => string): string {
+  return recorded ? format(value) : NOT_RECORDED;
+}
+
 export function formatTokens(n: number): string {
   if (n < 1000) return String(Math.round(n));
   if (n < 1_000_000) return `${(n / 1000).toFixed(n < 10_000 ? 1 : 0)}k`;
