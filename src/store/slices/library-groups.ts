@@ -37,10 +37,34 @@ const KIND_LABEL: Record<RecentSource, string> = {
   app: 'Made in Baton',
 };
 
+const keys = new WeakMap<RecentEntry, string>();
+
 export function collectionKey(entry: RecentEntry): string {
-  if ((entry.source === 'file' || entry.source === 'url') && entry.sourceLabel)
-    return `${entry.source}:${entry.sourceLabel}`;
-  return entry.source;
+  let key = keys.get(entry);
+  if (key === undefined) {
+    key =
+      (entry.source === 'file' || entry.source === 'url') && entry.sourceLabel
+        ? `${entry.source}:${entry.sourceLabel}`
+        : entry.source;
+    keys.set(entry, key);
+  }
+  return key;
+}
+
+/** Entries per collection of a whole list, counted once per list (the store replaces the list on change). */
+const totalsOf = new WeakMap<readonly RecentEntry[], Map<string, number>>();
+
+function collectionTotals(all: readonly RecentEntry[]): Map<string, number> {
+  let totals = totalsOf.get(all);
+  if (!totals) {
+    totals = new Map();
+    for (const e of all) {
+      const k = collectionKey(e);
+      totals.set(k, (totals.get(k) ?? 0) + 1);
+    }
+    totalsOf.set(all, totals);
+  }
+  return totals;
 }
 
 export function collectionLabel(entry: RecentEntry): string {
@@ -73,11 +97,7 @@ export function passesFilters(entry: RecentEntry, f: GalleryFilters): boolean {
  * entry; `total` counts from `all`.
  */
 export function groupRecents(all: readonly RecentEntry[], shown: readonly RecentEntry[]): Collection[] {
-  const totals = new Map<string, number>();
-  for (const e of all) {
-    const k = collectionKey(e);
-    totals.set(k, (totals.get(k) ?? 0) + 1);
-  }
+  const totals = collectionTotals(all);
   const groups = new Map<string, Collection>();
   for (const e of shown) {
     const key = collectionKey(e);

@@ -4,20 +4,27 @@
  */
 
 /** Short, locale-aware date for lists; the raw value when it is not a date. */
+// One formatter each, made on first use: `toLocaleString` with options builds a new one per call,
+// which a list of thousands of rows pays for on every render.
+let dateFormat: Intl.DateTimeFormat | null = null;
+let numberFormat: Intl.NumberFormat | null = null;
+
 export function formatDate(iso: string): string {
   const d = new Date(iso);
   if (Number.isNaN(d.getTime())) return iso;
-  return d.toLocaleString(undefined, {
+  dateFormat ??= new Intl.DateTimeFormat(undefined, {
     year: 'numeric',
     month: 'short',
     day: 'numeric',
     hour: '2-digit',
     minute: '2-digit',
   });
+  return dateFormat.format(d);
 }
 
 export function plural(n: number, one: string, many = `${one}s`): string {
-  return `${n.toLocaleString()} ${n === 1 ? one : many}`;
+  numberFormat ??= new Intl.NumberFormat();
+  return `${numberFormat.format(n)} ${n === 1 ? one : many}`;
 }
 
 /**
