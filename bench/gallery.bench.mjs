@@ -5,8 +5,9 @@
  * Then, per run:
  * - open: a reload of the gallery until the list shows its first rows and the count of all traces
  *   (IndexedDB read, validation, the search index, grouping, the first render);
- * - search: a query typed into the search box until the list shows its result (the count and the
- *   rows), for words, a phrase, field filters, and "aime24 row 130"-style queries.
+ * - first search: right after each open, one search while the page is still settling;
+ * - search: on a settled page, a query typed into the search box until the list shows its result
+ *   (the count and the rows), for words, a phrase, field filters, and "aime24 row 130"-style queries.
  * Baseline in the same run: the same gallery holding 200 traces (the old cap); each 5,000-trace
  * time is given with its ratio to the 200-trace time. The two galleries take turns run by run.
  * Writes bench/results/gallery.json and the "## Gallery" section of docs/benchmarks.md.
@@ -231,7 +232,7 @@ async function main() {
       const importMs = Date.now() - t0;
       await page.goto(`${url}#/`);
       await page.locator('[data-testid=recent-item]').first().waitFor({ timeout: 120_000 });
-      sessions.push({ size, page, context, errors, importMs, open: [], search: new Map() });
+      sessions.push({ size, page, context, errors, importMs, open: [], firstSearch: [], search: new Map() });
       console.log(`${size} traces imported through the file input in ${(importMs / 1000).toFixed(1)} s`);
     }
 
@@ -243,8 +244,20 @@ async function main() {
         await clearSearch(s.page, s.size);
       }
     }
+    // Opens: a reload, then at once the first search (the page is still settling: lazy chunks,
+    // the examples, the search index built in slices between frames).
+    const first = queries(SIZES[0])[0];
     for (let run = 0; run < RUNS; run++) {
-      for (const s of sessions) s.open.push(await openRun(s.page, s.size));
+      for (const s of sessions) {
+        s.open.push(await openRun(s.page, s.size));
+        s.firstSearch.push(await searchRun(s.page, first.q, queries(s.size)[0].expect));
+        await clearSearch(s.page, s.size);
+      }
+      process.stdout.write(`open ${run + 1}/${RUNS}\r`);
+    }
+    // Searches on a settled page.
+    for (const s of sessions) await s.page.waitForTimeout(1000);
+    for (let run = 0; run < RUNS; run++) {
       for (const s of sessions) {
         for (const { label, q, expect } of queries(s.size)) {
           const t = await searchRun(s.page, q, expect);
@@ -253,7 +266,7 @@ async function main() {
           await clearSearch(s.page, s.size);
         }
       }
-      process.stdout.write(`run ${run + 1}/${RUNS}\r`);
+      process.stdout.write(`search ${run + 1}/${RUNS}\r`);
     }
     for (const s of sessions) if (s.errors.length > 0) throw new Error(`page errors: ${s.errors.join('; ')}`);
 
@@ -268,6 +281,11 @@ async function main() {
     });
     const results = [
       row('open the gallery (reload → list drawn)', big.open, base.open),
+      row(
+        `first search right after opening: ${first.label} → ${big.size.toLocaleString('en')} of ${big.size.toLocaleString('en')}`,
+        big.firstSearch,
+        base.firstSearch,
+      ),
       ...queries(big.size).map((qq) =>
         row(
           `search: ${qq.label} → ${qq.expect.toLocaleString('en')} of ${big.size.toLocaleString('en')}`,
@@ -291,8 +309,12 @@ async function main() {
     writeFileSync(join(root, 'bench/results/gallery.json'), `${JSON.stringify(out, null, 2)}\n`);
     writeDocs(out);
     console.table(results);
-    const worst = Math.max(...results.slice(1).map((r) => r.p95_ms));
-    console.log(`slowest search p95 at ${big.size} traces: ${worst} ms (goal: under ${BUDGET_MS} ms)`);
+    const settled = results.slice(2);
+    const worst = Math.max(...settled.map((r) => r.p95_ms));
+    const worst50 = Math.max(...settled.map((r) => r.p50_ms));
+    console.log(
+      `searches at ${big.size} traces on a settled page: slowest p50 ${worst50} ms, slowest p95 ${worst} ms (goal: under ${BUDGET_MS} ms)`,
+    );
   } finally {
     await browser.close();
     server.close();
@@ -313,7 +335,9 @@ function writeDocs(out) {
       `${big / 250} generated MAS-Orchestra case files of 250 slides (import: ${(out.import_ms[big] / 1000).toFixed(1)} s ` +
       `for ${big.toLocaleString('en')}, ${(out.import_ms[base] / 1000).toFixed(1)} s for ${base}) and kept in IndexedDB. ` +
       '"Open" is a reload of the gallery until the list is drawn with the count of every trace (IndexedDB read, ' +
-      'validation, indexing, grouping into collections, first render). A search is one input event (a paste) ' +
+      'validation, grouping into collections, first render); right after it, one search while the page is still ' +
+      'settling (lazy chunks, the examples, the search index built in slices between frames). The other searches ' +
+      'run on a settled page. A search is one input event (a paste) ' +
       'until the DOM shows the result: the count and the rows. Baseline in the same run: the same gallery ' +
       `with ${base} traces (the old cap), the two taking turns; ${out.runs} runs of each after one warm-up. ` +
       `Goal: every search under ${out.budget_ms} ms at ${big.toLocaleString('en')}.`,

@@ -17,6 +17,7 @@ import {
 } from '../services/recents.ts';
 import { mergeRecents, recentEntryOf } from './library-lists.ts';
 import { migrateRecents } from './library-migrate.ts';
+import { recentDoc } from './library-search.ts';
 import { planEviction } from './library-quota.ts';
 
 export type { Example } from '../services/examples.ts';
@@ -161,6 +162,18 @@ function firstTraceOf(files: readonly FileImport[]): Trace | null {
   return null;
 }
 
+/**
+ * Builds the search index of entries read from storage in slices between frames, so the first
+ * search after opening the gallery finds it ready and opening never blocks for long.
+ */
+async function warmSearchIndex(entries: readonly RecentEntry[]): Promise<void> {
+  const SLICE = 500;
+  for (let i = 0; i < entries.length; i += SLICE) {
+    await yieldToBrowser();
+    for (const e of entries.slice(i, i + SLICE)) recentDoc(e);
+  }
+}
+
 // ---------------------------------------------------------------- slice
 
 export const createLibrarySlice: SliceCreator<LibrarySlice> = (set, get) => {
@@ -213,6 +226,7 @@ export const createLibrarySlice: SliceCreator<LibrarySlice> = (set, get) => {
           // Entries remembered while storage was being read stay on top.
           set((s) => ({ recents: mergeRecents(entries, s.recents), libraryReady: true }));
           set({ storageUse: await env.estimate() });
+          void warmSearchIndex(entries);
         } else {
           initPending = false;
           set({ libraryReady: true, storageProblem: loaded.errors[0] ?? serviceProblem('E_STORAGE') });
