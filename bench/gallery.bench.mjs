@@ -245,7 +245,7 @@ async function main() {
       }
     }
     // Opens: a reload, then at once the first search (the page is still settling: lazy chunks,
-    // the examples, the search index built in slices between frames).
+    // the examples, the search index built once the list is drawn).
     const first = queries(SIZES[0])[0];
     for (let run = 0; run < RUNS; run++) {
       for (const s of sessions) {
@@ -336,7 +336,7 @@ function writeDocs(out) {
       `for ${big.toLocaleString('en')}, ${(out.import_ms[base] / 1000).toFixed(1)} s for ${base}) and kept in IndexedDB. ` +
       '"Open" is a reload of the gallery until the list is drawn with the count of every trace (IndexedDB read, ' +
       'validation, grouping into collections, first render); right after it, one search while the page is still ' +
-      'settling (lazy chunks, the examples, the search index built in slices between frames). The other searches ' +
+      'settling (lazy chunks, the examples, the search index built once the list is drawn). The other searches ' +
       'run on a settled page. A search is one input event (a paste) ' +
       'until the DOM shows the result: the count and the rows. Baseline in the same run: the same gallery ' +
       `with ${base} traces (the old cap), the two taking turns; ${out.runs} runs of each after one warm-up. ` +
@@ -349,7 +349,7 @@ function writeDocs(out) {
         `| ${r.label} | ${r.p50_ms} / ${r.p95_ms} | ${r.baseline_p50_ms} / ${r.baseline_p95_ms} | ${r.ratio_p50}× |`,
     ),
     '',
-    "The slow case is the first search right after opening, while the page is still loading its examples and building the search index between frames: at 5,000 traces it misses the 100 ms goal (its row above). Once the page has settled, every search's median is far under it. This is a shared two-core virtual machine: the load average above is what other work put on it during the run, and the p95 columns move with it (the 200-trace baseline's p95 swings as much).",
+    "The slow case is the first search right after opening, while the page is still busy after loading (its examples, lazy chunks, code the engine has not optimised yet): at 5,000 traces it misses the 100 ms goal (its row above). Once the page has settled, every search's median is far under it. This is a shared two-core virtual machine: the load average above is what other work put on it during the run, and the p95 columns move with it (the 200-trace baseline's p95 swings as much).",
     '',
     'Why it holds at 5,000: the list draws only the rows in view (fixed-height rows, a dozen either side), ' +
       "so the DOM is the same size at 200 and 5,000; each entry's searchable text is lower-cased once " +

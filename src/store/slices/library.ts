@@ -162,18 +162,6 @@ function firstTraceOf(files: readonly FileImport[]): Trace | null {
   return null;
 }
 
-/**
- * Builds the search index of entries read from storage in slices between frames, so the first
- * search after opening the gallery finds it ready and opening never blocks for long.
- */
-async function warmSearchIndex(entries: readonly RecentEntry[]): Promise<void> {
-  const SLICE = 500;
-  for (let i = 0; i < entries.length; i += SLICE) {
-    await yieldToBrowser();
-    for (const e of entries.slice(i, i + SLICE)) recentDoc(e);
-  }
-}
-
 // ---------------------------------------------------------------- slice
 
 export const createLibrarySlice: SliceCreator<LibrarySlice> = (set, get) => {
@@ -226,7 +214,8 @@ export const createLibrarySlice: SliceCreator<LibrarySlice> = (set, get) => {
           // Entries remembered while storage was being read stay on top.
           set((s) => ({ recents: mergeRecents(entries, s.recents), libraryReady: true }));
           set({ storageUse: await env.estimate() });
-          void warmSearchIndex(entries);
+          // The search index, built once now (after the list is drawn) rather than on the first keystroke.
+          for (const e of entries) recentDoc(e);
         } else {
           initPending = false;
           set({ libraryReady: true, storageProblem: loaded.errors[0] ?? serviceProblem('E_STORAGE') });
