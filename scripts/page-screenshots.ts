@@ -7,7 +7,8 @@
  * - docs/run-page.png: the Run page after a simulated run of an example's design;
  * - docs/build-page.png: the Build page after three steps, a reward opened to its terms and a pick
  *   waiting for Step;
- * - docs/gallery-recents.png: the gallery's recent traces after importing a case page;
+ * - docs/gallery-recents.png: the gallery's recent traces (collections, filters, storage note)
+ *   after importing a case page;
  * - docs/screenshot.png (README): the parallel example on the trace page with an agent selected,
  *   at 1440 × 880;
  * - docs/train-page.png: the Train page paused after 8 iterations of the mixed preset, at 1440 × 1100;
@@ -100,8 +101,9 @@ try {
   await shot(page, 'docs/build-page.png');
 
   await page.goto(`${url}#/`);
-  const recents = page.locator('[data-testid="recents"]');
-  await recents.waitFor();
+  // The recent traces: collections, filters, the storage note and the list.
+  await page.locator('[data-testid="recents"]').waitFor();
+  const recents = page.locator('section[aria-labelledby="recents-heading"]');
   await recents.scrollIntoViewIfNeeded();
   await page.waitForTimeout(300);
   await recents.screenshot({ path: 'docs/gallery-recents.png' });

@@ -41,7 +41,10 @@ async function importFile(page: Page, file: string): Promise<number> {
 }
 
 const titles = (page: Page): Promise<string[]> =>
-  page.locator('[data-testid=recent-item] .recents-title a').allInnerTexts();
+  // textContent: the question and its row/step are two boxes of one line (innerText would split them).
+  page
+    .locator('[data-testid=recent-item] .recents-title a')
+    .evaluateAll((els) => els.map((e) => (e.textContent ?? '').trim()));
 
 describe('recent traces imported from a case page', () => {
   it('are listed under plain titles with their row and step, and "date unknown" instead of 1970', async () => {

@@ -1,17 +1,44 @@
 /**
- * The library's pure list logic: recent entries from traces, merging and capping the recents, and
- * the gallery's search over titles, questions, agent types, tags and where a trace came from.
+ * The library's pure list logic: recent entries from traces, merging the recents (every trace is
+ * kept: nothing falls off the end), and the examples' search.
  */
 import type { Trace } from '../../core/trace.ts';
+import type { ResultKind } from '../../view/search.ts';
+import { recordedTotals } from '../../view/totals.ts';
 import type { Example } from '../services/examples.ts';
 import type { RecentEntry, RecentSource } from '../services/recents.ts';
 import { traceListTitle } from './library-titles.ts';
 
-/** How many recent traces are kept; older ones (and their stored traces) are dropped. */
-export const RECENTS_CAP = 200;
-
 export function agentTypesOf(trace: Trace): string[] {
   return [...new Set(trace.design.agents.map((a) => a.type))];
+}
+
+/**
+ * correct / wrong by the grader; failed when the run failed, was cancelled or ended without an
+ * answer; unknown when there is nothing to grade against (or it has not run).
+ */
+export function resultOf(trace: Trace): ResultKind {
+  const { status } = trace.execution;
+  if (status === 'failed' || status === 'cancelled') return 'failed';
+  if (status === 'completed' && (trace.result.finalAnswer ?? '').trim() === '') return 'failed';
+  if (trace.result.correct === true) return 'correct';
+  if (trace.result.correct === false) return 'wrong';
+  return 'unknown';
+}
+
+/** The source's row, from where the importers write it: `row 130` at the end of the item or ref. */
+export function rowOf(trace: Trace): string | undefined {
+  const s = trace.task.source;
+  const where =
+    s.kind === 'dataset'
+      ? s.item
+      : s.kind === 'masbench'
+        ? s.taskId
+        : s.kind === 'imported'
+          ? s.ref
+          : undefined;
+  const m = /(?:^|\s)row (\S{1,40})$/.exec(where ?? '');
+  return m?.[1];
 }
 
 export function recentEntryOf(
@@ -20,6 +47,9 @@ export function recentEntryOf(
   openedAt: string,
   sourceLabel?: string,
 ): RecentEntry {
+  const recorded = recordedTotals(trace);
+  const row = rowOf(trace);
+  const step = trace.designer.kind === 'imported' ? trace.designer.trainingStep : undefined;
   return {
     id: trace.id,
     // Listed as plain text cut at a word, with the row and step that tell imported slides apart.
@@ -33,18 +63,22 @@ export function recentEntryOf(
     query: trace.task.query.slice(0, 2_000),
     agentTypes: agentTypesOf(trace),
     tags: trace.tags.slice(0, 32),
+    ...(row === undefined ? {} : { row }),
+    ...(step === undefined ? {} : { step }),
+    dom: trace.designer.kind === 'imported' && trace.designer.dom ? trace.designer.dom : trace.design.dom,
+    result: resultOf(trace),
+    tokens: recorded.usage ? trace.totals.promptTokens + trace.totals.completionTokens : null,
+    costUsd: recorded.usage ? trace.totals.costUsd : null,
+    bytes: JSON.stringify(trace).length,
   };
 }
 
 /**
- * Puts `added` (in order) at the top of `list`, replacing older entries with the same id, and
- * caps the result. `dropped` are ids that fell off the end, whose stored traces must be deleted.
+ * Puts `added` (in order) at the top of `list`, replacing older entries with the same id. Every
+ * entry is kept: there is no cap, and traces leave only by `removeRecents`, `clearRecents` or the
+ * storage quota (`planEviction`), each of which says so.
  */
-export function mergeRecents(
-  list: readonly RecentEntry[],
-  added: readonly RecentEntry[],
-  cap = RECENTS_CAP,
-): { list: RecentEntry[]; dropped: string[] } {
+export function mergeRecents(list: readonly RecentEntry[], added: readonly RecentEntry[]): RecentEntry[] {
   const seen = new Set<string>();
   const merged: RecentEntry[] = [];
   for (const e of [...added, ...list]) {
@@ -52,7 +86,7 @@ export function mergeRecents(
     seen.add(e.id);
     merged.push(e);
   }
-  return { list: merged.slice(0, cap), dropped: merged.slice(cap).map((e) => e.id) };
+  return merged;
 }
 
 /** Every whitespace-separated word of the query must occur (case-insensitive) in one of the fields. */

@@ -11,7 +11,6 @@ import {
   mergeRecents,
   recentEntryOf,
   recentMatches,
-  RECENTS_CAP,
   type LibraryEnv,
 } from './library.ts';
 
@@ -47,16 +46,16 @@ async function reload(): Promise<void> {
 }
 
 describe('recents list functions', () => {
-  it('puts added entries on top, replaces duplicates and caps the list', () => {
-    const entries = Array.from({ length: RECENTS_CAP }, (_, i) => recentEntryOf(trace(`t${i}`), 'file', 'x'));
+  it('puts added entries on top, replaces duplicates and keeps every entry', () => {
+    const entries = Array.from({ length: 250 }, (_, i) => recentEntryOf(trace(`t${i}`), 'file', 'x'));
     const merged = mergeRecents(entries, [
       recentEntryOf(trace('new'), 'link', 'y'),
       recentEntryOf(trace('t5'), 'link', 'y'),
     ]);
-    expect(merged.list).toHaveLength(RECENTS_CAP);
-    expect(merged.list.slice(0, 2).map((e) => e.id)).toEqual(['new', 't5']);
-    expect(merged.list.filter((e) => e.id === 't5')).toHaveLength(1);
-    expect(merged.dropped).toEqual([`t${RECENTS_CAP - 1}`]);
+    expect(merged).toHaveLength(251);
+    expect(merged.slice(0, 2).map((e) => e.id)).toEqual(['new', 't5']);
+    expect(merged.filter((e) => e.id === 't5')).toHaveLength(1);
+    expect(merged.at(-1)?.id).toBe('t249');
   });
 
   it('searches title, question, agent types and tags, every word', () => {

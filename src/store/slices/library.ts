@@ -7,22 +7,46 @@ import { fetchText } from '../services/fetch-source.ts';
 import { readFileText, yieldToBrowser, type TextSource } from '../services/files.ts';
 import { fileFailure, importOne, summarise, type FileImport, type ImportReport } from '../services/import.ts';
 import { serviceProblem } from '../services/problems.ts';
-import { idbRecents, type RecentEntry, type RecentSource, type RecentsStorage } from '../services/recents.ts';
+import {
+  estimateStorage,
+  idbRecents,
+  type RecentEntry,
+  type RecentSource,
+  type RecentsStorage,
+  type StorageUse,
+} from '../services/recents.ts';
 import { mergeRecents, recentEntryOf } from './library-lists.ts';
+import { migrateRecents } from './library-migrate.ts';
+import { recentDoc } from './library-search.ts';
+import { planEviction } from './library-quota.ts';
 
 export type { Example } from '../services/examples.ts';
 export type { ImportReport, FileImport } from '../services/import.ts';
-export type { RecentEntry, RecentSource } from '../services/recents.ts';
+export type { RecentEntry, RecentSource, StorageUse } from '../services/recents.ts';
 export {
-  RECENTS_CAP,
   agentTypesOf,
   exampleMatches,
   matchesSearch,
   mergeRecents,
   recentEntryOf,
   recentMatches,
+  resultOf,
+  rowOf,
   taskSourceWords,
 } from './library-lists.ts';
+export { exampleDoc, recentDoc, searchRecents } from './library-search.ts';
+export {
+  NO_FILTERS,
+  collectionKey,
+  facetsOf,
+  galleryRows,
+  groupRecents,
+  passesFilters,
+  type Collection,
+  type GalleryFilters,
+  type GalleryRow,
+} from './library-groups.ts';
+export { QUOTA_SHARE } from './library-quota.ts';
 export {
   cutAtWord,
   listTitle,
@@ -40,6 +64,15 @@ export type LoadState<T> =
 
 export type TraceLoad = { status: 'loading' } | { status: 'error'; problems: Problem[] };
 
+/** Traces removed because the browser's storage quota was nearly reached; shown until dismissed. */
+export interface EvictionNotice {
+  count: number;
+  /** The first titles removed (at most 20). */
+  titles: string[];
+  /** The storage estimate that called for it, bytes. */
+  use: StorageUse;
+}
+
 /** A failure to open something the user pointed at (a share link, a `?src=` URL). */
 export interface OpenError {
   title: string;
@@ -56,10 +89,16 @@ export interface LibrarySlice {
   lastOpenedId: string | null;
   /** Traces being looked up by id (route `#/trace/<id>`), or why they could not be found. */
   traceLoads: Record<string, TraceLoad>;
-  /** Recently opened traces, newest first, at most RECENTS_CAP. */
+  /**
+   * Every trace opened, imported or received here, newest first. No cap: entries leave only by
+   * `removeRecents` / `clearRecents`, or by the storage quota (announced in `evictionNotice`).
+   */
   recents: RecentEntry[];
   /** Why recents could not be read or saved; the app keeps working in memory. */
   storageProblem: Problem | null;
+  /** The browser's storage estimate for this page, when it gives one. */
+  storageUse: StorageUse | null;
+  evictionNotice: EvictionNotice | null;
   examples: LoadState<Example[]>;
   /** Non-null while files or a URL are being imported; `label` says what. */
   importing: { label: string } | null;
@@ -83,7 +122,10 @@ export interface LibrarySlice {
   /** Decodes a `#t=…` share link and opens it; returns its id, or null (see openError). */
   openShareLink(input: string): string | null;
   removeRecent(id: string): Promise<void>;
+  /** Removes these traces from the list and from storage (a whole collection, say). */
+  removeRecents(ids: readonly string[]): Promise<void>;
   clearRecents(): Promise<void>;
+  dismissEvictionNotice(): void;
   dismissImportReport(): void;
   dismissOpenError(): void;
 }
@@ -95,10 +137,13 @@ export interface LibraryEnv {
   base: () => string;
   fetchImpl?: typeof fetch;
   now: () => Date;
+  /** The browser's storage estimate (`navigator.storage.estimate()`), or null without one. */
+  estimate: () => Promise<StorageUse | null>;
 }
 
 const defaultEnv = (): LibraryEnv => ({
   storage: idbRecents(),
+  estimate: estimateStorage,
   base: () => globalThis.document?.baseURI ?? globalThis.location?.href ?? 'http://localhost/',
   now: () => new Date(),
 });
@@ -133,6 +178,7 @@ export const createLibrarySlice: SliceCreator<LibrarySlice> = (set, get) => {
   ): Promise<void> => {
     const saved = await env.storage.save(list, added, dropped);
     if (!saved.ok) set({ storageProblem: saved.errors[0] ?? serviceProblem('E_STORAGE') });
+    set({ storageUse: await env.estimate() });
   };
 
   return {
@@ -142,6 +188,8 @@ export const createLibrarySlice: SliceCreator<LibrarySlice> = (set, get) => {
     traceLoads: {},
     recents: [],
     storageProblem: null,
+    storageUse: null,
+    evictionNotice: null,
     examples: { status: 'idle' },
     importing: null,
     importReport: null,
@@ -152,11 +200,24 @@ export const createLibrarySlice: SliceCreator<LibrarySlice> = (set, get) => {
       initPending = true;
       init = (async () => {
         const loaded = await env.storage.load();
-        initPending = false;
         if (loaded.ok) {
+          let entries = loaded.value.entries;
+          if (loaded.value.version < 2) {
+            entries = await migrateRecents(entries, async (id) => {
+              const t = await env.storage.loadTrace(id);
+              return t?.ok ? t.value : null;
+            });
+            const saved = await env.storage.save(entries, [], []);
+            if (!saved.ok) set({ storageProblem: saved.errors[0] ?? serviceProblem('E_STORAGE') });
+          }
+          initPending = false;
           // Entries remembered while storage was being read stay on top.
-          set((s) => ({ recents: mergeRecents(loaded.value, s.recents).list, libraryReady: true }));
+          set((s) => ({ recents: mergeRecents(entries, s.recents), libraryReady: true }));
+          set({ storageUse: await env.estimate() });
+          // The search index, built once now (after the list is drawn) rather than on the first keystroke.
+          for (const e of entries) recentDoc(e);
         } else {
+          initPending = false;
           set({ libraryReady: true, storageProblem: loaded.errors[0] ?? serviceProblem('E_STORAGE') });
         }
       })();
@@ -193,12 +254,29 @@ export const createLibrarySlice: SliceCreator<LibrarySlice> = (set, get) => {
       const added = [...unique.values()].map((i) =>
         recentEntryOf(i.trace, i.source, openedAt, i.sourceLabel),
       );
-      const merged = mergeRecents(get().recents, added);
-      set({ recents: merged.list });
+      let list = mergeRecents(get().recents, added);
+      // The storage quota is the only thing that removes a trace unasked, and it says so.
+      const incoming = added.reduce((n, e) => n + (e.bytes ?? 0), 0);
+      const use = await env.estimate();
+      const plan = planEviction(list, use, incoming, new Set(unique.keys()));
+      if (plan.drop.length > 0 && use) {
+        const gone = new Set(plan.drop);
+        const titles = list.filter((e) => gone.has(e.id)).map((e) => e.title);
+        list = list.filter((e) => !gone.has(e.id));
+        const before = get().evictionNotice;
+        set({
+          evictionNotice: {
+            count: plan.drop.length + (before?.count ?? 0),
+            titles: [...titles, ...(before?.titles ?? [])].slice(0, 20),
+            use,
+          },
+        });
+      }
+      set({ recents: list });
       await persist(
-        merged.list,
+        list,
         [...unique.values()].map((i) => i.trace),
-        merged.dropped,
+        plan.drop,
       );
     },
 
@@ -292,10 +370,15 @@ export const createLibrarySlice: SliceCreator<LibrarySlice> = (set, get) => {
     },
 
     async removeRecent(id) {
+      await get().removeRecents([id]);
+    },
+
+    async removeRecents(ids) {
       await get().initLibrary();
-      const list = get().recents.filter((e) => e.id !== id);
+      const gone = new Set(ids);
+      const list = get().recents.filter((e) => !gone.has(e.id));
       set({ recents: list });
-      await persist(list, [], [id]);
+      await persist(list, [], [...gone]);
     },
 
     async clearRecents() {
@@ -303,6 +386,11 @@ export const createLibrarySlice: SliceCreator<LibrarySlice> = (set, get) => {
       set({ recents: [] });
       const cleared = await env.storage.clear();
       if (!cleared.ok) set({ storageProblem: cleared.errors[0] ?? serviceProblem('E_STORAGE') });
+      set({ storageUse: await env.estimate() });
+    },
+
+    dismissEvictionNotice() {
+      set({ evictionNotice: null });
     },
 
     dismissImportReport() {

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { fail } from '../../core/result.ts';
 import { minimalTrace } from '../../core/trace-builders.ts';
 import { ExampleCard } from '../gallery/ExampleCard.tsx';
-import { RecentsList } from '../gallery/RecentsList.tsx';
+import { listRows, RecentsList } from '../gallery/RecentsList.tsx';
 import { recentEntryOf } from '../../store/slices/library.ts';
 import { traceFileName, traceJson } from '../share/download.ts';
 import { CorrectnessBadge } from './Badges.tsx';
@@ -37,7 +37,7 @@ describe('untrusted text is rendered as text', () => {
     );
     const list = renderToStaticMarkup(
       <RecentsList
-        entries={[recentEntryOf(trace, 'file', '2026-01-01T00:00:00.000Z', HOSTILE)]}
+        rows={listRows([recentEntryOf(trace, 'file', '2026-01-01T00:00:00.000Z', HOSTILE)])}
         onRemove={() => undefined}
       />,
     );

@@ -4,20 +4,27 @@
  */
 
 /** Short, locale-aware date for lists; the raw value when it is not a date. */
+// One formatter each, made on first use: `toLocaleString` with options builds a new one per call,
+// which a list of thousands of rows pays for on every render.
+let dateFormat: Intl.DateTimeFormat | null = null;
+let numberFormat: Intl.NumberFormat | null = null;
+
 export function formatDate(iso: string): string {
   const d = new Date(iso);
   if (Number.isNaN(d.getTime())) return iso;
-  return d.toLocaleString(undefined, {
+  dateFormat ??= new Intl.DateTimeFormat(undefined, {
     year: 'numeric',
     month: 'short',
     day: 'numeric',
     hour: '2-digit',
     minute: '2-digit',
   });
+  return dateFormat.format(d);
 }
 
 export function plural(n: number, one: string, many = `${one}s`): string {
-  return `${n.toLocaleString()} ${n === 1 ? one : many}`;
+  numberFormat ??= new Intl.NumberFormat();
+  return `${numberFormat.format(n)} ${n === 1 ? one : many}`;
 }
 
 /**
@@ -35,6 +42,18 @@ export function agentCountOf(total: number, summarisers: number): string {
   const base = plural(total, 'agent');
   if (summarisers === 0 || summarisers >= total) return base;
   return `${base} (incl. ${summarisers === 1 ? 'summariser' : `${summarisers} summarisers`})`;
+}
+
+/**
+ * What a total reads as when its source did not record it (an imported case page publishes no
+ * tokens, cost or timings): never "0 tok", "$0" or "0 ms", which would claim free and instant.
+ * Zeros a run here did record stay zeros (see `recordedTotals` in src/view/totals.ts).
+ */
+export const NOT_RECORDED = 'not recorded';
+
+/** `format(value)` when the value was recorded, else "not recorded". */
+export function ifRecorded<T>(recorded: boolean, value: T, format: (v: T) => string): string {
+  return recorded ? format(value) : NOT_RECORDED;
 }
 
 export function formatTokens(n: number): string {

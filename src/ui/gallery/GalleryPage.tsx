@@ -1,42 +1,41 @@
-import { useEffect, useMemo, useRef, useState, type JSX } from 'react';
-import { exampleMatches, recentMatches, type Example } from '../../store/slices/library.ts';
+import { useDeferredValue, useEffect, useMemo, useRef, useState, type JSX } from 'react';
+import { exampleDoc, NO_FILTERS, type Example, type GalleryFilters } from '../../store/slices/library.ts';
 import { useBaton } from '../../store/store.ts';
+import { isEmptyQuery, matchesQuery, parseQuery } from '../../view/search.ts';
 import { useFileImport } from '../app/useFileImport.ts';
-import { plural } from '../common/format.ts';
 import { ProblemAlert } from '../common/ProblemAlert.tsx';
 import { EmptyState, Loading } from '../common/Status.tsx';
 import { ExampleCard } from './ExampleCard.tsx';
-import { RecentsList } from './RecentsList.tsx';
+import { RecentsSection, useShownRecents } from './RecentsSection.tsx';
 import './gallery.css';
-
-/** Recent traces listed before "Show all"; a search always shows every match. */
-const RECENTS_SHOWN = 25;
 
 /** Examples, recent traces, search and import: where every visit starts. */
 export function GalleryPage(): JSX.Element {
   const examples = useBaton((s) => s.examples);
-  const recents = useBaton((s) => s.recents);
-  const libraryReady = useBaton((s) => s.libraryReady);
-  const storageProblem = useBaton((s) => s.storageProblem);
   const loadExamples = useBaton((s) => s.loadExamples);
   const rememberTraces = useBaton((s) => s.rememberTraces);
-  const removeRecent = useBaton((s) => s.removeRecent);
-  const clearRecents = useBaton((s) => s.clearRecents);
   const importFiles = useFileImport();
   const fileInput = useRef<HTMLInputElement>(null);
   const [query, setQuery] = useState('');
-  const [confirmClear, setConfirmClear] = useState(false);
-  const [showAll, setShowAll] = useState(false);
+  const [filters, setFilters] = useState<GalleryFilters>(NO_FILTERS);
+  // Typing stays responsive: the list follows the text as soon as React has time.
+  const deferredQuery = useDeferredValue(query);
+  const parsed = useMemo(() => parseQuery(deferredQuery), [deferredQuery]);
 
   useEffect(() => {
     if (examples.status === 'idle') void loadExamples();
   }, [examples.status, loadExamples]);
 
   const shownExamples = useMemo(
-    () => (examples.status === 'ready' ? examples.value.filter((e) => exampleMatches(e, query)) : []),
-    [examples, query],
+    () =>
+      examples.status === 'ready'
+        ? isEmptyQuery(parsed)
+          ? examples.value
+          : examples.value.filter((e) => matchesQuery(parsed, exampleDoc(e)))
+        : [],
+    [examples, parsed],
   );
-  const shownRecents = useMemo(() => recents.filter((e) => recentMatches(e, query)), [recents, query]);
+  const shownRecents = useShownRecents(parsed, filters);
 
   // The card's link navigates; this only records the example file as the trace's source.
   const openExample = (example: Example): void => {
@@ -45,7 +44,7 @@ export function GalleryPage(): JSX.Element {
     void rememberTraces([{ trace, source: 'example', sourceLabel: example.file }]);
   };
 
-  const searching = query.trim() !== '';
+  const searching = !isEmptyQuery(parsed);
   const nothingFound =
     searching && shownRecents.length === 0 && (examples.status !== 'ready' || shownExamples.length === 0);
 
@@ -62,7 +61,7 @@ export function GalleryPage(): JSX.Element {
           <input
             type="search"
             className="input gallery-search"
-            placeholder="Search titles, questions, files, tags"
+            placeholder='Search: words, "a phrase", file:, row:, step:, result:, type:, dom:'
             value={query}
             onChange={(e) => setQuery(e.target.value)}
             data-testid="gallery-search"
@@ -91,6 +90,12 @@ export function GalleryPage(): JSX.Element {
         <span className="mono">baton.trace/1</span>), MAS-Orchestra case slides (many traces per file) or demo
         share snapshots.
       </p>
+
+      {parsed.problems.length > 0 && (
+        <p className="search-problems" role="status" data-testid="search-problems">
+          Left out of the search: {parsed.problems.join('; ')}.
+        </p>
+      )}
 
       {nothingFound && (
         <EmptyState title={`Nothing matches “${query.trim()}”`}>
@@ -133,82 +138,13 @@ export function GalleryPage(): JSX.Element {
         )}
       </section>
 
-      <section className="gallery-section" aria-labelledby="recents-heading">
-        <h2 id="recents-heading" className="section-title">
-          Recent traces
-          {recents.length > 0 && (
-            <span className="count">
-              {searching ? `${shownRecents.length} of ${recents.length}` : recents.length}
-            </span>
-          )}
-          {recents.length > 0 &&
-            (confirmClear ? (
-              <span className="section-action">
-                <span className="muted">
-                  Remove all {plural(recents.length, 'recent trace')} from this browser?
-                </span>{' '}
-                <button
-                  type="button"
-                  className="btn btn-danger btn-small"
-                  onClick={() => {
-                    setConfirmClear(false);
-                    void clearRecents();
-                  }}
-                  data-testid="recents-clear-confirm"
-                >
-                  Remove all
-                </button>{' '}
-                <button
-                  type="button"
-                  className="btn btn-ghost btn-small"
-                  onClick={() => setConfirmClear(false)}
-                >
-                  Cancel
-                </button>
-              </span>
-            ) : (
-              <button
-                type="button"
-                className="btn btn-ghost btn-small section-action"
-                onClick={() => setConfirmClear(true)}
-                data-testid="recents-clear"
-              >
-                Clear all
-              </button>
-            ))}
-        </h2>
-        {storageProblem && (
-          <ProblemAlert title="Recent traces are not being saved" problems={[storageProblem]} />
-        )}
-        {!libraryReady ? (
-          <Loading>Loading recent traces…</Loading>
-        ) : recents.length === 0 ? (
-          <EmptyState title="No recent traces yet">
-            <p>Traces you open, import or receive as links are listed here and kept in this browser.</p>
-          </EmptyState>
-        ) : shownRecents.length > 0 ? (
-          <>
-            <RecentsList
-              entries={showAll || searching ? shownRecents : shownRecents.slice(0, RECENTS_SHOWN)}
-              onRemove={(id) => void removeRecent(id)}
-            />
-            {!showAll && !searching && shownRecents.length > RECENTS_SHOWN && (
-              <div>
-                <button
-                  type="button"
-                  className="btn btn-small"
-                  onClick={() => setShowAll(true)}
-                  data-testid="recents-show-all"
-                >
-                  Show all {shownRecents.length}
-                </button>
-              </div>
-            )}
-          </>
-        ) : (
-          !nothingFound && <p className="muted">No recent trace matches the search.</p>
-        )}
-      </section>
+      <RecentsSection
+        query={parsed}
+        queryKey={deferredQuery}
+        shown={shownRecents}
+        filters={filters}
+        setFilters={setFilters}
+      />
     </section>
   );
 }

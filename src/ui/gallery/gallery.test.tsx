@@ -4,7 +4,7 @@ import { ok } from '../../core/result.ts';
 import { minimalTrace } from '../../core/trace-builders.ts';
 import { recentEntryOf } from '../../store/slices/library.ts';
 import { ExampleCard } from './ExampleCard.tsx';
-import { RecentsList, traceDate } from './RecentsList.tsx';
+import { listRows, RecentsList, traceDate } from './RecentsList.tsx';
 
 describe('example cards', () => {
   it('are links to the trace, so they open in a new tab', () => {
@@ -27,7 +27,7 @@ describe('recent traces', () => {
     expect(traceDate(undefined)).toBe('date unknown');
     expect(traceDate('2025-11-03T10:00:00.000Z')).toMatch(/2025/);
     const entry = recentEntryOf(minimalTrace({ query: 'Q', id: 'x' }), 'file', '2026-01-02T10:00:00.000Z');
-    const html = renderToStaticMarkup(<RecentsList entries={[entry]} onRemove={() => undefined} />);
+    const html = renderToStaticMarkup(<RecentsList rows={listRows([entry])} onRemove={() => undefined} />);
     expect(html).toContain('date unknown');
     expect(html).not.toContain('1970');
     const at = html.indexOf('data-testid="recent-added"');
@@ -50,11 +50,11 @@ describe('recent traces', () => {
     };
     const html = renderToStaticMarkup(
       <RecentsList
-        entries={[recentEntryOf(slide, 'file', '2026-01-02T10:00:00.000Z')]}
+        rows={listRows([recentEntryOf(slide, 'file', '2026-01-02T10:00:00.000Z')])}
         onRemove={() => undefined}
       />,
     );
-    const text = html.slice(html.indexOf('<a href'), html.indexOf('</a>'));
+    const text = html.slice(html.indexOf('<a href'), html.indexOf('</a>')).replace(/<[^>]+>/g, '');
     expect(text).toMatch(/\w… · breadth 2 · row 0 · step 250$/);
   });
 
@@ -63,11 +63,11 @@ describe('recent traces', () => {
     const trace = { ...minimalTrace({ query, id: 'x' }), title: query.slice(0, 80) };
     const html = renderToStaticMarkup(
       <RecentsList
-        entries={[recentEntryOf(trace, 'file', '2026-01-02T10:00:00.000Z')]}
+        rows={listRows([recentEntryOf(trace, 'file', '2026-01-02T10:00:00.000Z')])}
         onRemove={() => undefined}
       />,
     );
-    const text = html.slice(html.indexOf('<a href'), html.indexOf('</a>'));
+    const text = html.slice(html.indexOf('<a href'), html.indexOf('</a>')).replace(/<[^>]+>/g, '');
     expect(text).toContain('Let ABC be a triangle inscribed in circle ω.');
     expect(text).not.toMatch(/[$\\]/);
     expect(text).toMatch(/ [A-Za-z]+…$/);

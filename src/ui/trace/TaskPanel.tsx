@@ -1,8 +1,9 @@
 import { memo, type JSX } from 'react';
 import type { Designer, ExecutionBackend, Task, Trace } from '../../core/trace.ts';
+import { recordedTotals } from '../../view/totals.ts';
 import { useBaton } from '../../store/store.ts';
 import { answerMarkdown, shownAnswer } from '../common/answer.ts';
-import { agentCount, formatCost, formatMs, formatTokens } from '../common/format.ts';
+import { agentCount, formatCost, formatMs, formatTokens, ifRecorded } from '../common/format.ts';
 import { CollapsibleMarkdown, Markdown } from '../markdown/Markdown.tsx';
 import { Disclosure } from './Disclosure.tsx';
 import { ImportNotes } from './ImportNotes.tsx';
@@ -191,6 +192,7 @@ function FinalAnswer({
 /** The task, who designed the MAS, the answer against the ground truth, backend and totals. */
 export const TaskPanel = memo(function TaskPanel({ trace }: { trace: Trace }): JSX.Element {
   const { task, design, result, totals } = trace;
+  const recorded = recordedTotals(trace);
   const truths = task.groundTruths && task.groundTruths.length > 0 ? task.groundTruths : null;
   const graded = truths ?? (task.groundTruth === null ? [] : [task.groundTruth]);
   return (
@@ -269,26 +271,30 @@ export const TaskPanel = memo(function TaskPanel({ trace }: { trace: Trace }): J
         <h4>Totals</h4>
         <div className="totals" data-testid="totals">
           <div>
-            <strong>{formatTokens(totals.promptTokens + totals.completionTokens)}</strong>
+            <strong>
+              {ifRecorded(recorded.usage, totals.promptTokens + totals.completionTokens, formatTokens)}
+            </strong>
             <span>tokens</span>
-            <small>
-              {formatTokens(totals.promptTokens)} in / {formatTokens(totals.completionTokens)} out
-            </small>
+            {recorded.usage && (
+              <small>
+                {formatTokens(totals.promptTokens)} in / {formatTokens(totals.completionTokens)} out
+              </small>
+            )}
           </div>
           <div>
-            <strong>{formatCost(totals.costUsd)}</strong>
+            <strong>{ifRecorded(recorded.usage, totals.costUsd, formatCost)}</strong>
             <span>cost</span>
           </div>
           <div>
-            <strong>{totals.llmCalls}</strong>
+            <strong>{ifRecorded(recorded.usage, totals.llmCalls, String)}</strong>
             <span>LLM calls</span>
           </div>
           <div>
-            <strong>{formatMs(totals.wallMs)}</strong>
+            <strong>{ifRecorded(recorded.time, totals.wallMs, formatMs)}</strong>
             <span>wall time</span>
           </div>
           <div>
-            <strong>{formatMs(totals.criticalPathMs)}</strong>
+            <strong>{ifRecorded(recorded.time, totals.criticalPathMs, formatMs)}</strong>
             <span>critical path</span>
           </div>
         </div>
