@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { PolicyCheckpointSchema } from '../policy/index.ts';
-import { TrainConfigSchema, TrainerSnapshotSchema } from '../train/index.ts';
+import { MAX_SNAPSHOT_TEXT, TrainConfigSchema, TrainerSnapshotSchema } from '../train/index.ts';
 import { defineMethods } from './rpc/protocol.ts';
 
 /**
@@ -44,8 +44,25 @@ export const TrainProgressSchema = z.discriminatedUnion('kind', [
     episodesPerSecond: num.nonnegative(),
     ms: num.nonnegative(),
   }),
-  /** Every `snapshotEvery` iterations. */
-  z.object({ kind: z.literal('snapshot'), snapshot: TrainerSnapshotSchema }),
+  /**
+   * Every `snapshotEvery` iterations: the snapshot as `baton.train/1` JSON text, which the page
+   * stores as it is (a string crosses threads as one copy; the object with its whole history would
+   * be cloned and checked field by field on the page's main thread while training runs). Whoever
+   * reads it back checks it with `snapshotFromJson`.
+   */
+  z.object({
+    kind: z.literal('snapshot'),
+    iteration: z.number().int().min(0),
+    text: z.string().max(MAX_SNAPSHOT_TEXT),
+  }),
+  /** Every `config.evalEvery` iterations: the current policy's greedy score on held-out tasks. */
+  z.object({
+    kind: z.literal('heldout'),
+    iteration: z.number().int().min(0),
+    n: z.number().int().min(1),
+    accuracy: num.min(0).max(1),
+    reward: num,
+  }),
   /** The WebGPU device was lost: the trainer continues on the CPU from the last finished iteration. */
   z.object({
     kind: z.literal('recovered'),

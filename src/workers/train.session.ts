@@ -31,6 +31,7 @@ import {
   heldOutRollouts,
   runAblation,
   scoreHeldOut,
+  snapshotToJson,
   structureOf,
   trainConfig,
   type EvalResult,
@@ -67,6 +68,10 @@ const CPU_AFTER_LOSS = (message: string): BackendChoice => ({
   adapter: null,
   ctx: null,
 });
+
+/** Held-out tasks of the periodic evaluation while a run trains (greedy, the same tasks each time). */
+export const HELDOUT_N = 16;
+const HELDOUT_SEED = 1;
 
 /** A macrotask: lets messages (a `cancel`) arrive between iterations. */
 const macrotask = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 0));
@@ -312,8 +317,24 @@ export function trainHandlers(deps: TrainSessionDeps): Handlers<TrainMethods> {
           episodesPerSecond: eps,
           ms: step.ms,
         });
+        const every = s.config.evalEvery;
+        if (every > 0 && s.trainer.iteration % every === 0) {
+          await macrotask();
+          if (!signal.aborted) {
+            const { result } = await serial(() =>
+              evalOne(s.trainer.checkpoint, s.choice, s.config, HELDOUT_N, HELDOUT_SEED),
+            );
+            progress({
+              kind: 'heldout',
+              iteration: s.trainer.iteration,
+              n: HELDOUT_N,
+              accuracy: result.accuracy,
+              reward: result.reward,
+            });
+          }
+        }
         if (s.trainer.iteration % snapshotEvery === 0 || i === iterations - 1)
-          progress({ kind: 'snapshot', snapshot: asSnapshot(s.last) });
+          progress({ kind: 'snapshot', iteration: s.last.iteration, text: snapshotToJson(s.last) });
       }
       const s = need();
       return {

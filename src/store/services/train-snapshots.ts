@@ -8,22 +8,27 @@
 import { createStore, del, get, set, type UseStore } from 'idb-keyval';
 import { problemOf } from '../../core/errors.ts';
 import { fail, ok, type Result } from '../../core/result.ts';
-import { parseSnapshot, type TrainerSnapshot } from '../../train/index.ts';
+import { parseSnapshot, snapshotFromJson, type TrainerSnapshot } from '../../train/index.ts';
 import { errorText } from './problems.ts';
 
 export interface SnapshotStorage {
   /** The saved snapshot, null when there is none, or why it cannot be used. */
   load(): Promise<Result<TrainerSnapshot | null>>;
   save(s: TrainerSnapshot): Promise<Result<null>>;
+  /**
+   * Saves a snapshot as the worker sends it while training: `baton.train/1` JSON text, stored as
+   * it is (checked when read back), so saving costs the page's main thread no parsing.
+   */
+  saveText(text: string): Promise<Result<null>>;
   clear(): Promise<Result<null>>;
 }
 
 const KEY = 'latest';
 
-/** Checks a record read back from storage. */
+/** Checks a record read back from storage: a snapshot object, or its JSON text. */
 export function snapshotOfRecord(raw: unknown): Result<TrainerSnapshot | null> {
   if (raw === undefined || raw === null) return ok(null);
-  const r = parseSnapshot(raw);
+  const r = typeof raw === 'string' ? snapshotFromJson(raw) : parseSnapshot(raw);
   return r.ok ? ok(r.snapshot) : fail(problemOf('E_TRAIN_STORED', r.problems.join('; ')));
 }
 
@@ -49,6 +54,14 @@ export function idbSnapshots(dbName = 'baton-train', storeName = 'snapshots'): S
         return storageFail(e);
       }
     },
+    async saveText(text) {
+      try {
+        await set(KEY, text, db());
+        return ok(null);
+      } catch (e) {
+        return storageFail(e);
+      }
+    },
     async clear() {
       try {
         await del(KEY, db());
@@ -67,6 +80,10 @@ export function memorySnapshots(raw?: unknown): SnapshotStorage & { raw: unknown
     load: () => Promise.resolve(snapshotOfRecord(structuredClone(m.raw))),
     save: (s: TrainerSnapshot) => {
       m.raw = structuredClone(s);
+      return Promise.resolve(ok(null));
+    },
+    saveText: (text: string) => {
+      m.raw = text;
       return Promise.resolve(ok(null));
     },
     clear: () => {

@@ -131,6 +131,7 @@ export const createTrainSlice: SliceCreator<TrainSlice> = (set, get) => {
   const bump = (): void => set({ trainRingVersion: get().trainRingVersion + 1 });
 
   const fillRing = (history: readonly IterationMetrics[]): void => {
+    dropPending();
     const ring = createRing(get().trainRing.capacity);
     for (const m of history) pushRow(ring, rowOf(m, NaN), m.roles);
     set({ trainRing: ring, trainLatest: history[history.length - 1] ?? null });
@@ -151,6 +152,13 @@ export const createTrainSlice: SliceCreator<TrainSlice> = (set, get) => {
     bump();
   };
 
+  /** A snapshot sent by the worker while it holds the run (stored unparsed; read back after a reload). */
+  const saveSnapshotText = async (iteration: number, text: string): Promise<void> => {
+    const r = await trainEnv().snapshots.saveText(text);
+    if (r.ok) set({ trainSavedAt: iteration });
+    else problems(r.errors);
+  };
+
   const saveSnapshot = async (s: TrainerSnapshot): Promise<void> => {
     stored = s;
     const r = await trainEnv().snapshots.save(s);
@@ -158,15 +166,67 @@ export const createTrainSlice: SliceCreator<TrainSlice> = (set, get) => {
     else problems(r.errors);
   };
 
+  /**
+   * The worker's iteration and held-out reports wait here and are applied together at the next
+   * frame (`trainEnv().frame`): however fast they arrive, the page re-renders and the charts redraw
+   * at most once per frame. The sampled designs shown are refreshed at most once a second while a
+   * run goes (and always when it stops).
+   */
+  let pending: TrainProgress[] = [];
+  let cancelFrame: (() => void) | null = null;
+  let latestShownAt = -Infinity;
+  /** The newest iteration not yet shown in the sampled designs. */
+  let unshown: IterationMetrics | null = null;
+  const SAMPLES_EVERY_MS = 1000;
+
+  const flush = (final = false): void => {
+    cancelFrame?.();
+    cancelFrame = null;
+    const reports = pending;
+    pending = [];
+    if (reports.length === 0 && !final) return;
+    const ring = get().trainRing;
+    let newest: IterationMetrics | null = null;
+    for (const p of reports) {
+      if (p.kind === 'iteration') {
+        const m = p.metrics as unknown as IterationMetrics;
+        pushRow(ring, rowOf(m, p.episodesPerSecond), m.roles);
+        newest = m;
+      } else if (p.kind === 'heldout') setAt(ring, p.iteration, 'heldout', p.accuracy);
+    }
+    const patch: Partial<TrainSlice> = { trainRingVersion: get().trainRingVersion + 1 };
+    if (newest) patch.trainIteration = newest.iteration;
+    const now = Date.now();
+    if (newest && (final || now - latestShownAt >= SAMPLES_EVERY_MS)) {
+      patch.trainLatest = newest;
+      latestShownAt = now;
+      unshown = null;
+    } else if (newest) unshown = newest;
+    else if (final && unshown) {
+      patch.trainLatest = unshown;
+      unshown = null;
+    }
+    set(patch);
+  };
+
+  const dropPending = (): void => {
+    cancelFrame?.();
+    cancelFrame = null;
+    pending = [];
+    unshown = null;
+  };
+
   const onProgress = (p: TrainProgress): void => {
-    if (p.kind === 'iteration') {
-      const m = p.metrics as unknown as IterationMetrics;
-      pushRow(get().trainRing, rowOf(m, p.episodesPerSecond), m.roles);
-      set({ trainIteration: m.iteration, trainLatest: m });
-      bump();
+    if (p.kind === 'iteration' || p.kind === 'heldout') {
+      pending.push(p);
+      cancelFrame ??= trainEnv().frame(() => {
+        cancelFrame = null;
+        flush();
+      });
     } else if (p.kind === 'snapshot') {
-      void saveSnapshot(p.snapshot as unknown as TrainerSnapshot);
+      void saveSnapshotText(p.iteration, p.text);
     } else {
+      flush();
       set({
         trainBackend: p.backend,
         trainNotices: [
@@ -190,6 +250,7 @@ export const createTrainSlice: SliceCreator<TrainSlice> = (set, get) => {
           { signal: controller.signal, onProgress },
         );
       if (running === controller) running = null;
+      flush(true);
       if (r.ok) {
         set({ trainBackend: r.value.backend, trainIteration: r.value.iteration });
         if (get().trainStatus === 'running') set({ trainStatus: 'paused' });
