@@ -45,15 +45,16 @@ export const TrainProgressSchema = z.discriminatedUnion('kind', [
     ms: num.nonnegative(),
   }),
   /**
-   * Every `snapshotEvery` iterations: the snapshot as `baton.train/1` JSON text, which the page
-   * stores as it is (a string crosses threads as one copy; the object with its whole history would
-   * be cloned and checked field by field on the page's main thread while training runs). Whoever
-   * reads it back checks it with `snapshotFromJson`.
+   * Every `snapshotEvery` iterations. A worker that can keep it (in IndexedDB, where the page reads
+   * it after a reload) saves it itself and reports only the iteration: the snapshot is megabytes
+   * (the optimizer's moments), which the page's main thread would otherwise receive and store while
+   * training runs. Otherwise `text` carries it as `baton.train/1` JSON for the page to store as it
+   * is; whoever reads it back checks it with `snapshotFromJson`.
    */
   z.object({
     kind: z.literal('snapshot'),
     iteration: z.number().int().min(0),
-    text: z.string().max(MAX_SNAPSHOT_TEXT),
+    text: z.string().max(MAX_SNAPSHOT_TEXT).optional(),
   }),
   /** Every `config.evalEvery` iterations: the current policy's greedy score on held-out tasks. */
   z.object({

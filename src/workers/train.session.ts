@@ -60,6 +60,11 @@ export interface TrainSessionDeps {
   choose: ChooseBackend;
   /** ms, for episodes per second. */
   now?: () => number;
+  /**
+   * Keeps a snapshot (`baton.train/1` text) where the page reads it back (the worker: IndexedDB).
+   * Without it, or when it fails, the snapshot goes to the page as text.
+   */
+  storeSnapshot?: (text: string) => Promise<void>;
 }
 
 const CPU_AFTER_LOSS = (message: string): BackendChoice => ({
@@ -333,8 +338,16 @@ export function trainHandlers(deps: TrainSessionDeps): Handlers<TrainMethods> {
             });
           }
         }
-        if (s.trainer.iteration % snapshotEvery === 0 || i === iterations - 1)
-          progress({ kind: 'snapshot', iteration: s.last.iteration, text: snapshotToJson(s.last) });
+        if (s.trainer.iteration % snapshotEvery === 0 || i === iterations - 1) {
+          const text = snapshotToJson(s.last);
+          let stored = false;
+          if (deps.storeSnapshot)
+            stored = await deps.storeSnapshot(text).then(
+              () => true,
+              () => false,
+            );
+          progress({ kind: 'snapshot', iteration: s.last.iteration, ...(stored ? {} : { text }) });
+        }
       }
       const s = need();
       return {

@@ -79,7 +79,7 @@ describe('train worker', () => {
     expect(eps.every((e) => e > 0)).toBe(true);
 
     // The snapshot after two iterations, as `baton.train/1` text, resumes where it left off.
-    const parsed = snapshotFromJson((snap as Extract<TrainProgress, { kind: 'snapshot' }>).text);
+    const parsed = snapshotFromJson((snap as Extract<TrainProgress, { kind: 'snapshot' }>).text ?? '');
     if (!parsed.ok) throw new Error(parsed.problems.join('; '));
     const at2 = parsed.snapshot;
     expect(at2.iteration).toBe(2);

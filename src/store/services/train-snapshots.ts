@@ -8,7 +8,7 @@
 import { createStore, del, get, set, type UseStore } from 'idb-keyval';
 import { problemOf } from '../../core/errors.ts';
 import { fail, ok, type Result } from '../../core/result.ts';
-import { parseSnapshot, snapshotFromJson, type TrainerSnapshot } from '../../train/index.ts';
+import { SNAPSHOT_IDB, parseSnapshot, snapshotFromJson, type TrainerSnapshot } from '../../train/index.ts';
 import { errorText } from './problems.ts';
 
 export interface SnapshotStorage {
@@ -23,16 +23,20 @@ export interface SnapshotStorage {
   clear(): Promise<Result<null>>;
 }
 
-const KEY = 'latest';
+const KEY = SNAPSHOT_IDB.key;
 
 /** Checks a record read back from storage: a snapshot object, or its JSON text. */
-export function snapshotOfRecord(raw: unknown): Result<TrainerSnapshot | null> {
+export async function snapshotOfRecord(raw: unknown): Promise<Result<TrainerSnapshot | null>> {
   if (raw === undefined || raw === null) return ok(null);
+  if (typeof Blob !== 'undefined' && raw instanceof Blob) raw = await raw.text();
   const r = typeof raw === 'string' ? snapshotFromJson(raw) : parseSnapshot(raw);
   return r.ok ? ok(r.snapshot) : fail(problemOf('E_TRAIN_STORED', r.problems.join('; ')));
 }
 
-export function idbSnapshots(dbName = 'baton-train', storeName = 'snapshots'): SnapshotStorage {
+export function idbSnapshots(
+  dbName: string = SNAPSHOT_IDB.db,
+  storeName: string = SNAPSHOT_IDB.store,
+): SnapshotStorage {
   let store: UseStore | null = null;
   const db = (): UseStore => (store ??= createStore(dbName, storeName));
   const storageFail = (e: unknown): { ok: false; errors: ReturnType<typeof problemOf>[] } =>
@@ -40,7 +44,7 @@ export function idbSnapshots(dbName = 'baton-train', storeName = 'snapshots'): S
   return {
     async load() {
       try {
-        return snapshotOfRecord(await get(KEY, db()));
+        return await snapshotOfRecord(await get(KEY, db()));
       } catch (e) {
         return storageFail(e);
       }
@@ -56,7 +60,8 @@ export function idbSnapshots(dbName = 'baton-train', storeName = 'snapshots'): S
     },
     async saveText(text) {
       try {
-        await set(KEY, text, db());
+        // As a Blob: IndexedDB then stores the bytes without cloning a large string on this thread.
+        await set(KEY, new Blob([text], { type: 'application/json' }), db());
         return ok(null);
       } catch (e) {
         return storageFail(e);
@@ -77,7 +82,7 @@ export function idbSnapshots(dbName = 'baton-train', storeName = 'snapshots'): S
 export function memorySnapshots(raw?: unknown): SnapshotStorage & { raw: unknown } {
   const m = {
     raw,
-    load: () => Promise.resolve(snapshotOfRecord(structuredClone(m.raw))),
+    load: () => snapshotOfRecord(structuredClone(m.raw)),
     save: (s: TrainerSnapshot) => {
       m.raw = structuredClone(s);
       return Promise.resolve(ok(null));

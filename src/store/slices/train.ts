@@ -224,7 +224,8 @@ export const createTrainSlice: SliceCreator<TrainSlice> = (set, get) => {
         flush();
       });
     } else if (p.kind === 'snapshot') {
-      void saveSnapshotText(p.iteration, p.text);
+      if (p.text === undefined) set({ trainSavedAt: p.iteration });
+      else void saveSnapshotText(p.iteration, p.text);
     } else {
       flush();
       set({

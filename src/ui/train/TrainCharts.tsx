@@ -17,6 +17,7 @@ import { ema } from './smooth.ts';
 
 const HEIGHT = 170;
 const DEFAULT_SMOOTHING = 0.6;
+const MIN_REDRAW_MS = 250;
 
 type Columns = Record<Series, (number | null)[]>;
 
@@ -187,17 +188,53 @@ export function TrainCharts({ ring: fixed }: { ring?: MetricRing } = {}): JSX.El
     if (roleEl) drawn.push(roleChart(roleEl, width(roleEl)));
 
     let frame = 0;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    let drawnAt = -Infinity;
+    // Charts scrolled out of view are not redrawn (they are marked stale and drawn when they come
+    // back): canvases nobody sees would still be painted and composited on the main thread.
+    const visible = new Set<Element>();
+    const stale = new Set<Drawn>(drawn);
     const draw = (): void => {
       frame = 0;
+      drawnAt = performance.now();
       const ring = fixed ?? useBaton.getState().trainRing;
-      const c = columns(ring);
-      for (const d of drawn) d.update(ring, c, weight.current);
+      let c: Columns | null = null;
+      for (const d of drawn) {
+        if (!visible.has(d.el)) {
+          stale.add(d);
+          continue;
+        }
+        c ??= columns(ring);
+        d.update(ring, c, weight.current);
+        stale.delete(d);
+      }
     };
+    // At most one redraw per frame, and while data streams in at most one per MIN_REDRAW_MS: ten
+    // canvases repainted on every frame would keep the main thread busy for nothing a reader sees.
     const schedule = (): void => {
-      if (frame === 0) frame = requestAnimationFrame(draw);
+      if (frame !== 0 || timer !== undefined) return;
+      const wait = drawnAt + MIN_REDRAW_MS - performance.now();
+      if (wait <= 0) frame = requestAnimationFrame(draw);
+      else
+        timer = setTimeout(() => {
+          timer = undefined;
+          if (frame === 0) frame = requestAnimationFrame(draw);
+        }, wait);
     };
-    redraw.current = schedule;
-    schedule();
+    redraw.current = () => {
+      for (const d of drawn) stale.add(d);
+      schedule();
+    };
+    const seen = new IntersectionObserver((entries) => {
+      let back = false;
+      for (const e of entries) {
+        if (e.isIntersecting) visible.add(e.target);
+        else visible.delete(e.target);
+        if (e.isIntersecting && drawn.some((d) => d.el === e.target && stale.has(d))) back = true;
+      }
+      if (back) schedule();
+    });
+    for (const d of drawn) seen.observe(d.el);
     const unsubscribe = fixed
       ? () => undefined
       : useBaton.subscribe((s, prev) => {
@@ -210,8 +247,10 @@ export function TrainCharts({ ring: fixed }: { ring?: MetricRing } = {}): JSX.El
     return () => {
       redraw.current = () => undefined;
       unsubscribe();
+      seen.disconnect();
       resize.disconnect();
       if (frame) cancelAnimationFrame(frame);
+      clearTimeout(timer);
       for (const d of drawn) d.plot.destroy();
     };
   }, [fixed]);
