@@ -147,9 +147,10 @@ async function main(): Promise<void> {
       'CPU backend (robustness preset, B = 2, G = 2, one epoch, minibatch 32: many progress reports per',
       'second, simulated sub-agents), with a PerformanceObserver on `longtask` (main-thread tasks over',
       `50 ms) for ${seconds} s of training counted from the first finished iteration. Command:`,
+      `\`npx tsx bench/train-ui.bench.ts ${argv.join(' ')}\` (\`npm run bench:train-ui\` builds dist/ first and measures it alone).`,
       baselineDist
-        ? '`npm run bench:train-ui -- --baseline-dist <old build>` (the old build: `git archive 8099fd2` into a folder under /tmp, node_modules hard-linked with `cp -al`, `npx vite build` there); the two builds take turns in one run.'
-        : '`npm run bench:train-ui`.',
+        ? 'The old build ("before"): the base commit `git archive`d into a folder under /tmp, node_modules hard-linked with `cp -al`, `npx vite build` there; the two builds take turns in one run, on the same machine load.'
+        : '',
       'Writes `bench/results/train-ui.json`.',
       '',
       `- Measured ${new Date().toISOString().slice(0, 10)} on ${m.cores} CPU cores (${m.cpu}), shared with other work (load average at the end ${load.join(', ')}).`,
