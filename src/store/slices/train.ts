@@ -26,6 +26,7 @@ import { buildEnv } from './build-env.ts';
 import { DEFAULT_TRAIN_FORM, checkTrainForm, withField, type TrainForm } from './train-form.ts';
 import { createTrainShareSlice, type TrainShareSlice } from './train-share.ts';
 import { createRing, latest, pushRow, rowOf, setAt, type MetricRing } from './train-ring.ts';
+import { createProgressBatch } from './train-progress.ts';
 
 export type { Evaluation, StructureRow };
 
@@ -166,64 +167,18 @@ export const createTrainSlice: SliceCreator<TrainSlice> = (set, get) => {
     else problems(r.errors);
   };
 
-  /**
-   * The worker's iteration and held-out reports wait here and are applied together at the next
-   * frame (`trainEnv().frame`): however fast they arrive, the page re-renders and the charts redraw
-   * at most once per frame. The sampled designs shown are refreshed at most once a second while a
-   * run goes (and always when it stops).
-   */
-  let pending: TrainProgress[] = [];
-  let cancelFrame: (() => void) | null = null;
-  let latestShownAt = -Infinity;
-  /** The newest iteration not yet shown in the sampled designs. */
-  let unshown: IterationMetrics | null = null;
-  const SAMPLES_EVERY_MS = 1000;
-
-  const flush = (final = false): void => {
-    cancelFrame?.();
-    cancelFrame = null;
-    const reports = pending;
-    pending = [];
-    if (reports.length === 0 && !final) return;
-    const ring = get().trainRing;
-    let newest: IterationMetrics | null = null;
-    for (const p of reports) {
-      if (p.kind === 'iteration') {
-        const m = p.metrics as unknown as IterationMetrics;
-        pushRow(ring, rowOf(m, p.episodesPerSecond), m.roles);
-        newest = m;
-      } else if (p.kind === 'heldout') setAt(ring, p.iteration, 'heldout', p.accuracy);
-    }
-    const patch: Partial<TrainSlice> = { trainRingVersion: get().trainRingVersion + 1 };
-    if (newest) patch.trainIteration = newest.iteration;
-    const now = Date.now();
-    if (newest && (final || now - latestShownAt >= SAMPLES_EVERY_MS)) {
-      patch.trainLatest = newest;
-      latestShownAt = now;
-      unshown = null;
-    } else if (newest) unshown = newest;
-    else if (final && unshown) {
-      patch.trainLatest = unshown;
-      unshown = null;
-    }
-    set(patch);
-  };
-
-  const dropPending = (): void => {
-    cancelFrame?.();
-    cancelFrame = null;
-    pending = [];
-    unshown = null;
-  };
+  const batch = createProgressBatch({
+    ring: () => get().trainRing,
+    version: () => get().trainRingVersion,
+    apply: (patch) => set(patch),
+    frame: (run) => trainEnv().frame(run),
+  });
+  const flush = batch.flush;
+  const dropPending = batch.drop;
 
   const onProgress = (p: TrainProgress): void => {
-    if (p.kind === 'iteration' || p.kind === 'heldout') {
-      pending.push(p);
-      cancelFrame ??= trainEnv().frame(() => {
-        cancelFrame = null;
-        flush();
-      });
-    } else if (p.kind === 'snapshot') {
+    if (p.kind === 'iteration' || p.kind === 'heldout') batch.push(p);
+    else if (p.kind === 'snapshot') {
       if (p.text === undefined) set({ trainSavedAt: p.iteration });
       else void saveSnapshotText(p.iteration, p.text);
     } else {
