@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseTrainConfig, trainConfig } from './config.ts';
+import { StoredTrainConfigSchema, parseTrainConfig, trainConfig } from './config.ts';
 
 describe('TrainConfig', () => {
   it('fills every default', () => {
@@ -32,5 +32,19 @@ describe('TrainConfig', () => {
     expect(trainConfig({ algo: 'reinforce', groupSize: 1 }).groupSize).toBe(1);
     expect(() => trainConfig({ algo: 'hrpo', intermediate: false })).toThrow(/need intermediate answers/);
     expect(trainConfig({ intermediate: false, actionRewards: false }).intermediate).toBe(false);
+  });
+
+  it('has a held-out evaluation interval that old configs, without the field, parse to', () => {
+    expect(trainConfig().evalEvery).toBe(10);
+    expect(trainConfig({ evalEvery: 0 }).evalEvery).toBe(0);
+    const old = { ...trainConfig() } as Partial<ReturnType<typeof trainConfig>>;
+    delete old.evalEvery;
+    expect('evalEvery' in old).toBe(false);
+    const parsed = StoredTrainConfigSchema.safeParse(old);
+    expect(parsed.success && parsed.data.evalEvery).toBe(10);
+    const r = parseTrainConfig({ evalEvery: -1 });
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.problems.some((p) => p.startsWith('evalEvery:'))).toBe(true);
+    expect(parseTrainConfig({ evalEvery: 2.5 }).ok).toBe(false);
   });
 });

@@ -62,6 +62,11 @@ export const TrainConfigSchema = z
     maxSteps: z.number().int().min(1).max(64).default(10),
     /** Seed of task draws, sampling and minibatch order. */
     seed: seed.default(0),
+    /**
+     * A held-out greedy evaluation of the current policy every this many iterations while a run
+     * trains (the Train page plots each as a point); 0 = off. Does not change what is trained.
+     */
+    evalEvery: z.number().int().min(0).max(100_000).default(10),
     /** Ablation: off = no action-wise rewards (HRPO reduces to GRPO). */
     actionRewards: z.boolean().default(true),
     /** Ablation: off = exemption time T = 0 (wrong → wrong is penalised from the first step). */

@@ -45,6 +45,7 @@ export {
 } from './metrics.ts';
 export {
   MAX_SNAPSHOT_TEXT,
+  SNAPSHOT_IDB,
   SNAPSHOT_FORMAT,
   TrainerSnapshotSchema,
   parseSnapshot,

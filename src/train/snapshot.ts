@@ -142,6 +142,12 @@ export function snapshotToJson(s: TrainerSnapshot): string {
   });
 }
 
+/**
+ * Where the Train page keeps its run's snapshot in IndexedDB (database, object store, key): the
+ * page's snapshot storage reads and writes it, and the training worker writes it while a run goes.
+ */
+export const SNAPSHOT_IDB = { db: 'baton-train', store: 'snapshots', key: 'latest' } as const;
+
 /** Largest snapshot file read (bytes of text). */
 export const MAX_SNAPSHOT_TEXT = 64 * 1024 * 1024;
 

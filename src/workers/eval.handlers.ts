@@ -14,11 +14,21 @@ import {
   type RemoteSpec,
 } from '../executor/index.ts';
 import { chooseBackend } from '../gpu/index.ts';
-import { DEFAULT_POOL, PolicyNetwork, priorCheckpoint, randomCheckpoint } from '../policy/index.ts';
+import {
+  DEFAULT_POOL,
+  PolicyNetwork,
+  incompatibility,
+  priorCheckpoint,
+  randomCheckpoint,
+  type PolicyCheckpoint,
+} from '../policy/index.ts';
 import type { evalMethods, EvalProvider } from './eval.methods.ts';
 import type { Handlers } from './rpc/server.ts';
 
-async function networks(config: EvalConfig): Promise<Map<string, PolicyNetwork>> {
+async function networks(
+  config: EvalConfig,
+  saved: Record<string, PolicyCheckpoint> = {},
+): Promise<Map<string, PolicyNetwork>> {
   const nets = new Map<string, PolicyNetwork>();
   for (const m of config.methods) {
     if (m.kind !== 'policy' || nets.has(m.checkpoint)) continue;
@@ -28,11 +38,16 @@ async function networks(config: EvalConfig): Promise<Map<string, PolicyNetwork>>
         ? priorCheckpoint(DEFAULT_POOL)
         : random
           ? randomCheckpoint(DEFAULT_POOL, Number(random[1] ?? '0'))
-          : null;
+          : (saved[m.checkpoint] ?? null);
     if (!cp)
       throw new Error(
-        `policy "${m.checkpoint}": the page evaluates prior and random:S; use baton eval for checkpoint files`,
+        `policy "${m.checkpoint}": not a saved checkpoint of this browser (nor prior or random:S); use baton eval for checkpoint files`,
       );
+    const why = incompatibility(
+      cp,
+      DEFAULT_POOL.roles.map((r) => r.name),
+    );
+    if (why) throw new Error(`policy "${m.checkpoint}": ${why}`);
     nets.set(m.checkpoint, await PolicyNetwork.create(cp, await chooseBackend('cpu')));
   }
   return nets;
@@ -69,7 +84,10 @@ export function evalHandlers(fetchImpl?: typeof fetch): Handlers<typeof evalMeth
       if (config.taskSet.kind !== 'masbench')
         throw new Error('the page runs generated MASBench tasks; use baton eval for task files and traces');
       const remote = remoteOf(config, input.provider);
-      const nets = await networks(config);
+      const nets = await networks(
+        config,
+        (input.checkpoints ?? {}) as unknown as Record<string, PolicyCheckpoint>,
+      );
       try {
         const executor = evalExecutor({
           backend: remote ? backendFromSpec(remote, fetchImpl) : 'simulated',

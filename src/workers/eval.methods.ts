@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { TraceSchema } from '../core/trace.ts';
 import { EVAL_LIMITS, EvalConfigSchema, EvalDocumentSchema, EvalRowSchema } from '../eval/index.ts';
+import { PolicyCheckpointSchema } from '../policy/index.ts';
 import { defineMethods } from './rpc/protocol.ts';
 
 /**
@@ -45,6 +46,11 @@ export const evalMethods = defineMethods({
       provider: EvalProviderSchema.optional(),
       /** Agents running at once within one job (default 4). */
       agentConcurrency: z.number().int().min(1).max(64).optional(),
+      /**
+       * The saved checkpoints the config's `policy:<name>` methods name (the page's Build/Train
+       * checkpoints), by name; `prior` and `random:S` need none.
+       */
+      checkpoints: z.record(z.string().min(1).max(200), PolicyCheckpointSchema).optional(),
     }),
     progress: z.discriminatedUnion('kind', [
       z.object({ kind: z.literal('row'), row: EvalRowSchema, trace: TraceSchema }),

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { PolicyCheckpointSchema } from '../policy/index.ts';
-import { TrainConfigSchema, TrainerSnapshotSchema } from '../train/index.ts';
+import { MAX_SNAPSHOT_TEXT, TrainConfigSchema, TrainerSnapshotSchema } from '../train/index.ts';
 import { defineMethods } from './rpc/protocol.ts';
 
 /**
@@ -44,8 +44,26 @@ export const TrainProgressSchema = z.discriminatedUnion('kind', [
     episodesPerSecond: num.nonnegative(),
     ms: num.nonnegative(),
   }),
-  /** Every `snapshotEvery` iterations. */
-  z.object({ kind: z.literal('snapshot'), snapshot: TrainerSnapshotSchema }),
+  /**
+   * Every `snapshotEvery` iterations. A worker that can keep it (in IndexedDB, where the page reads
+   * it after a reload) saves it itself and reports only the iteration: the snapshot is megabytes
+   * (the optimizer's moments), which the page's main thread would otherwise receive and store while
+   * training runs. Otherwise `text` carries it as `baton.train/1` JSON for the page to store as it
+   * is; whoever reads it back checks it with `snapshotFromJson`.
+   */
+  z.object({
+    kind: z.literal('snapshot'),
+    iteration: z.number().int().min(0),
+    text: z.string().max(MAX_SNAPSHOT_TEXT).optional(),
+  }),
+  /** Every `config.evalEvery` iterations: the current policy's greedy score on held-out tasks. */
+  z.object({
+    kind: z.literal('heldout'),
+    iteration: z.number().int().min(0),
+    n: z.number().int().min(1),
+    accuracy: num.min(0).max(1),
+    reward: num,
+  }),
   /** The WebGPU device was lost: the trainer continues on the CPU from the last finished iteration. */
   z.object({
     kind: z.literal('recovered'),

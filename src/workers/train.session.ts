@@ -31,6 +31,7 @@ import {
   heldOutRollouts,
   runAblation,
   scoreHeldOut,
+  snapshotToJson,
   structureOf,
   trainConfig,
   type EvalResult,
@@ -59,6 +60,11 @@ export interface TrainSessionDeps {
   choose: ChooseBackend;
   /** ms, for episodes per second. */
   now?: () => number;
+  /**
+   * Keeps a snapshot (`baton.train/1` text) where the page reads it back (the worker: IndexedDB).
+   * Without it, or when it fails, the snapshot goes to the page as text.
+   */
+  storeSnapshot?: (text: string) => Promise<void>;
 }
 
 const CPU_AFTER_LOSS = (message: string): BackendChoice => ({
@@ -67,6 +73,10 @@ const CPU_AFTER_LOSS = (message: string): BackendChoice => ({
   adapter: null,
   ctx: null,
 });
+
+/** Held-out tasks of the periodic evaluation while a run trains (greedy, the same tasks each time). */
+export const HELDOUT_N = 16;
+const HELDOUT_SEED = 1;
 
 /** A macrotask: lets messages (a `cancel`) arrive between iterations. */
 const macrotask = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 0));
@@ -312,8 +322,32 @@ export function trainHandlers(deps: TrainSessionDeps): Handlers<TrainMethods> {
           episodesPerSecond: eps,
           ms: step.ms,
         });
-        if (s.trainer.iteration % snapshotEvery === 0 || i === iterations - 1)
-          progress({ kind: 'snapshot', snapshot: asSnapshot(s.last) });
+        const every = s.config.evalEvery;
+        if (every > 0 && s.trainer.iteration % every === 0) {
+          await macrotask();
+          if (!signal.aborted) {
+            const { result } = await serial(() =>
+              evalOne(s.trainer.checkpoint, s.choice, s.config, HELDOUT_N, HELDOUT_SEED),
+            );
+            progress({
+              kind: 'heldout',
+              iteration: s.trainer.iteration,
+              n: HELDOUT_N,
+              accuracy: result.accuracy,
+              reward: result.reward,
+            });
+          }
+        }
+        if (s.trainer.iteration % snapshotEvery === 0 || i === iterations - 1) {
+          const text = snapshotToJson(s.last);
+          let stored = false;
+          if (deps.storeSnapshot)
+            stored = await deps.storeSnapshot(text).then(
+              () => true,
+              () => false,
+            );
+          progress({ kind: 'snapshot', iteration: s.last.iteration, ...(stored ? {} : { text }) });
+        }
       }
       const s = need();
       return {

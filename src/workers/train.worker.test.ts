@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { parseSnapshot, type TrainerSnapshot } from '../train/index.ts';
+import { snapshotFromJson } from '../train/index.ts';
 import { portEndpoint } from './rpc/endpoint.ts';
 import { createTrainWorkerClient, type TrainWorkerClient } from './train.client.ts';
 import type { TrainProgress } from './train.methods.ts';
@@ -28,6 +28,7 @@ const config = {
   epochs: 1,
   minibatch: 32,
   seed: 3,
+  evalEvery: 0,
 } as const;
 
 async function run(iterations: number, snapshotEvery = 1000): Promise<TrainProgress[]> {
@@ -72,14 +73,16 @@ describe('train worker', () => {
       'snapshot',
     ]);
     const snap = straight[2];
-    expect(snap?.kind === 'snapshot' && snap.snapshot.iteration).toBe(2);
+    expect(snap?.kind === 'snapshot' && snap.iteration).toBe(2);
     expect(metricsOf(straight).map((m) => m.iteration)).toEqual([1, 2, 3]);
     const eps = straight.flatMap((p) => (p.kind === 'iteration' ? [p.episodesPerSecond] : []));
     expect(eps.every((e) => e > 0)).toBe(true);
 
-    // The snapshot after two iterations, as a structured clone, resumes where it left off.
-    const at2 = (snap as Extract<TrainProgress, { kind: 'snapshot' }>).snapshot as unknown as TrainerSnapshot;
-    expect(parseSnapshot(at2).ok).toBe(true);
+    // The snapshot after two iterations, as `baton.train/1` text, resumes where it left off.
+    const parsed = snapshotFromJson((snap as Extract<TrainProgress, { kind: 'snapshot' }>).text ?? '');
+    if (!parsed.ok) throw new Error(parsed.problems.join('; '));
+    const at2 = parsed.snapshot;
+    expect(at2.iteration).toBe(2);
     const resumed = await client.start({
       config: {},
       from: { kind: 'snapshot', snapshot: at2 },
@@ -88,6 +91,24 @@ describe('train worker', () => {
     expect(resumed).toMatchObject({ ok: true, value: { iteration: 2 } });
     const third = metricsOf(await run(1));
     expect(third).toEqual(metricsOf(straight).slice(2));
+  });
+
+  it('reports a held-out greedy score every evalEvery iterations, without changing what is trained', async () => {
+    await client.start({ config, from: { kind: 'prior' }, backend: 'cpu' });
+    const plain = metricsOf(await run(4));
+    await client.start({ config: { ...config, evalEvery: 2 }, from: { kind: 'prior' }, backend: 'cpu' });
+    const reports = await run(4);
+    const heldout = reports.flatMap((p) => (p.kind === 'heldout' ? [p] : []));
+    expect(heldout.map((h) => h.iteration)).toEqual([2, 4]);
+    for (const h of heldout) {
+      expect(h.n).toBe(16);
+      expect(h.accuracy).toBeGreaterThanOrEqual(0);
+      expect(h.accuracy).toBeLessThanOrEqual(1);
+    }
+    // Each point follows its iteration's metrics.
+    const kinds = reports.map((p) => (p.kind === 'iteration' ? `i${p.metrics.iteration}` : p.kind));
+    expect(kinds.indexOf('heldout')).toBe(kinds.indexOf('i2') + 1);
+    expect(metricsOf(reports)).toEqual(plain);
   });
 
   it('pauses when the run is cancelled: the iteration in flight finishes, the snapshot holds it', async () => {

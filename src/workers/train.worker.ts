@@ -1,5 +1,7 @@
 /// <reference lib="webworker" />
+import { createStore, set } from 'idb-keyval';
 import { chooseBackend } from '../gpu/index.ts';
+import { SNAPSHOT_IDB } from '../train/index.ts';
 import { serveRpc } from './rpc/server.ts';
 import { trainMethods } from './train.methods.ts';
 import { trainHandlers } from './train.session.ts';
@@ -10,6 +12,7 @@ import { trainHandlers } from './train.session.ts';
  * drives it through `train.client.ts`; what each method does is in `train.session.ts`.
  */
 const scope = self as unknown as DedicatedWorkerGlobalScope;
+const snapshots = typeof indexedDB === 'undefined' ? null : createStore(SNAPSHOT_IDB.db, SNAPSHOT_IDB.store);
 
 serveRpc(
   scope,
@@ -17,6 +20,14 @@ serveRpc(
   trainHandlers({
     choose: (prefer, onLost) =>
       chooseBackend(prefer, { onLost: (reason, message) => onLost(message || reason) }),
+    // The run's snapshot goes straight to IndexedDB (as the page's snapshot storage keeps it), not
+    // through the page's main thread.
+    ...(snapshots
+      ? {
+          storeSnapshot: (text: string) =>
+            set(SNAPSHOT_IDB.key, new Blob([text], { type: 'application/json' }), snapshots),
+        }
+      : {}),
   }),
   'train',
 );

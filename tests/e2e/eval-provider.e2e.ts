@@ -10,6 +10,7 @@ import {
   type OpenAIServer,
 } from '../server/openai-server.ts';
 import { launch, openPage } from './browser.ts';
+import { pickEval } from './eval-pick.ts';
 
 /**
  * The Evaluate page on a provider: Settings name the local OpenAI-wire server (a key it requires,
@@ -50,8 +51,7 @@ const billed = (): number =>
 
 async function evalSettings(page: Page, budgetTokens: number): Promise<void> {
   await page.waitForSelector(byTest('eval-page'));
-  await page.fill(byTest('eval-methods'), METHODS);
-  await page.fill(byTest('eval-axes'), AXES);
+  await pickEval(page, METHODS, AXES);
   await page.fill(byTest('eval-n'), String(N));
   await page.fill(byTest('eval-seed'), String(SEED));
   await page.selectOption(byTest('eval-backend'), 'provider');

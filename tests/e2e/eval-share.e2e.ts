@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { baseUrl, launch, openPage } from './browser.ts';
+import { pickEval } from './eval-pick.ts';
 
 /**
  * Sharing evaluation results in Chromium: a tiny evaluation on the simulated sub-agents, "Share",
@@ -27,8 +28,7 @@ describe('Evaluate page: share the results, download OTLP', () => {
     const { context, page, errors } = await openPage(browser, '#/eval');
     try {
       await page.getByTestId('eval-page').waitFor();
-      await page.getByTestId('eval-methods').fill('cot,sc');
-      await page.getByTestId('eval-axes').fill('depth:2,robustness:4');
+      await pickEval(page, 'cot,sc', 'depth:2,robustness:4');
       await page.getByTestId('eval-n').fill('3');
       await page.getByTestId('eval-seed').fill('5');
       await page.getByTestId('eval-fresh').click();

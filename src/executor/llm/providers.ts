@@ -4,7 +4,16 @@
  */
 
 export type ProviderId =
-  'openai' | 'together' | 'openrouter' | 'groq' | 'deepseek' | 'ollama' | 'vllm' | 'custom';
+  | 'openai'
+  | 'together'
+  | 'openrouter'
+  | 'groq'
+  | 'deepseek'
+  | 'ollama'
+  | 'lmstudio'
+  | 'llamacpp'
+  | 'vllm'
+  | 'custom';
 
 /**
  * - 'reported-ok': cross-origin calls from any page are widely reported to work. Not a
@@ -21,6 +30,11 @@ export interface ProviderPreset {
   /** OpenAI-compatible base URL; the client appends /chat/completions and /models. */
   baseUrl: string;
   needsKey: boolean;
+  /**
+   * A server on the user's machine: its models have no price, so its default budget has no dollar
+   * limit (a token limit instead; see the Settings slice).
+   */
+  local: boolean;
   cors: CorsSupport;
   /** Whether to send `stream_options: { include_usage: true }` when streaming. */
   streamUsage: boolean;
@@ -32,6 +46,7 @@ export interface ProviderPreset {
 export const PROVIDER_PRESETS: Readonly<Record<ProviderId, ProviderPreset>> = {
   openai: {
     id: 'openai',
+    local: false,
     label: 'OpenAI',
     baseUrl: 'https://api.openai.com/v1',
     needsKey: true,
@@ -42,6 +57,7 @@ export const PROVIDER_PRESETS: Readonly<Record<ProviderId, ProviderPreset>> = {
   },
   together: {
     id: 'together',
+    local: false,
     label: 'Together AI',
     baseUrl: 'https://api.together.xyz/v1',
     needsKey: true,
@@ -52,6 +68,7 @@ export const PROVIDER_PRESETS: Readonly<Record<ProviderId, ProviderPreset>> = {
   },
   openrouter: {
     id: 'openrouter',
+    local: false,
     label: 'OpenRouter',
     baseUrl: 'https://openrouter.ai/api/v1',
     needsKey: true,
@@ -62,6 +79,7 @@ export const PROVIDER_PRESETS: Readonly<Record<ProviderId, ProviderPreset>> = {
   },
   groq: {
     id: 'groq',
+    local: false,
     label: 'Groq',
     baseUrl: 'https://api.groq.com/openai/v1',
     needsKey: true,
@@ -72,6 +90,7 @@ export const PROVIDER_PRESETS: Readonly<Record<ProviderId, ProviderPreset>> = {
   },
   deepseek: {
     id: 'deepseek',
+    local: false,
     label: 'DeepSeek',
     baseUrl: 'https://api.deepseek.com/v1',
     needsKey: true,
@@ -82,6 +101,7 @@ export const PROVIDER_PRESETS: Readonly<Record<ProviderId, ProviderPreset>> = {
   },
   ollama: {
     id: 'ollama',
+    local: true,
     label: 'Ollama (local)',
     baseUrl: 'http://localhost:11434/v1',
     needsKey: false,
@@ -90,8 +110,31 @@ export const PROVIDER_PRESETS: Readonly<Record<ProviderId, ProviderPreset>> = {
     exampleModel: 'llama3.2:1b',
     note: 'Allows pages on localhost/127.0.0.1 (any port) by default; for other origins set OLLAMA_ORIGINS and restart Ollama.',
   },
+  lmstudio: {
+    id: 'lmstudio',
+    local: true,
+    label: 'LM Studio (local)',
+    baseUrl: 'http://localhost:1234/v1',
+    needsKey: false,
+    cors: 'local-config',
+    streamUsage: true,
+    exampleModel: 'qwen2.5-1.5b-instruct',
+    note: 'Start the server in LM Studio (Developer tab) and turn on "Enable CORS" so this page may call it.',
+  },
+  llamacpp: {
+    id: 'llamacpp',
+    local: true,
+    label: 'llama.cpp server (local)',
+    baseUrl: 'http://localhost:8080/v1',
+    needsKey: false,
+    cors: 'local-config',
+    streamUsage: true,
+    exampleModel: 'default',
+    note: 'llama-server answers any origin by default; a key is needed only if started with --api-key.',
+  },
   vllm: {
     id: 'vllm',
+    local: true,
     label: 'vLLM (local)',
     baseUrl: 'http://localhost:8000/v1',
     needsKey: false,
@@ -102,6 +145,7 @@ export const PROVIDER_PRESETS: Readonly<Record<ProviderId, ProviderPreset>> = {
   },
   custom: {
     id: 'custom',
+    local: false,
     label: 'Custom (OpenAI-compatible)',
     baseUrl: '',
     needsKey: false,

@@ -2,7 +2,13 @@ import 'fake-indexeddb/auto';
 import { createStore, set } from 'idb-keyval';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_POOL, priorCheckpoint } from '../../policy/index.ts';
-import { SNAPSHOT_FORMAT, trainConfig, type TrainerSnapshot } from '../../train/index.ts';
+import {
+  SNAPSHOT_FORMAT,
+  SNAPSHOT_IDB,
+  snapshotToJson,
+  trainConfig,
+  type TrainerSnapshot,
+} from '../../train/index.ts';
 import { idbSnapshots } from './train-snapshots.ts';
 
 const snapshot = (): TrainerSnapshot => {
@@ -54,5 +60,17 @@ describe('training snapshots in IndexedDB', () => {
     // Reading it again gives the same answer: nothing was removed or rewritten.
     const again = await s.load();
     expect(again.ok).toBe(false);
+  });
+
+  it('reads back the JSON text the page stores and the Blob the training worker writes', async () => {
+    const s = idbSnapshots('t-text');
+    expect((await s.saveText(snapshotToJson({ ...snapshot(), iteration: 0 }))).ok).toBe(true);
+    const text = await s.load();
+    expect(text.ok && text.value?.optimizer?.v).toEqual(Float32Array.of(0, 0.25));
+    // As train.worker.ts writes it: a Blob under the same key.
+    const blob = new Blob([snapshotToJson(snapshot())], { type: 'application/json' });
+    await set(SNAPSHOT_IDB.key, blob, createStore('t-text', SNAPSHOT_IDB.store));
+    const back = await s.load();
+    expect(back.ok && back.value?.config.preset).toBe('depth');
   });
 });

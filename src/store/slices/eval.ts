@@ -28,8 +28,12 @@ import {
 import { publicBaseUrl } from '../../executor/index.ts';
 import { priceOf } from '../../executor/llm/index.ts';
 import { idbEvalJournal, evalWorker, type EvalJournal, type EvalProvider } from '../services/eval.ts';
+
+type EvalWorker = ReturnType<typeof evalWorker>;
 import type { BatonState, SliceCreator } from '../store.ts';
 import { connectionUrl, providerBlockers, remoteSpecOf } from './settings.ts';
+import { buildEnv } from './build-env.ts';
+import { savedCheckpointsOf } from './eval-pickers.ts';
 
 export type { EvalDocument, EvalRow, MethodSummary, Score } from '../../eval/index.ts';
 
@@ -239,6 +243,16 @@ export const createEvalSlice: SliceCreator<EvalSlice> = (set, get) => {
         return;
       }
       const { config } = c;
+      // Saved checkpoints (Build's, and those Train keeps) travel to the worker with the call.
+      const checkpoints: Record<string, unknown> = {};
+      for (const name of savedCheckpointsOf(draft.methods)) {
+        const cp = await buildEnv().storage.load(name);
+        if (!cp.ok) {
+          set({ evalRun: { status: 'error', problems: cp.errors } });
+          return;
+        }
+        checkpoints[name] = cp.value;
+      }
       let done: EvalRow[];
       try {
         if (options.fresh) await journal.clear(config);
@@ -278,6 +292,11 @@ export const createEvalSlice: SliceCreator<EvalSlice> = (set, get) => {
           createdAt: new Date().toISOString(),
           // The key goes in this call and nowhere else.
           ...(prov ? { provider: prov.call, agentConcurrency: get().concurrency } : {}),
+          ...(Object.keys(checkpoints).length > 0
+            ? {
+                checkpoints: checkpoints as NonNullable<Parameters<EvalWorker['evaluate']>[0]['checkpoints']>,
+              }
+            : {}),
         },
         {
           signal: abort.signal,

@@ -1,7 +1,18 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { startOpenAIServer } from '../../../tests/server/openai-server.ts';
+import { runDesign } from '../../executor/run.ts';
+import { designOf, eventsOf, testBackend, traceFor } from '../../executor/test-helpers.ts';
 import { configureKeys, memoryKeyStore, type KeyStorages } from '../services/keys.ts';
 import { resetBaton, useBaton } from '../store.ts';
-import { connectionUrl, DEFAULT_BUDGET, DEFAULT_PRICES } from './settings.ts';
+import {
+  connectionUrl,
+  DEFAULT_BUDGET,
+  DEFAULT_LOCAL_BUDGET,
+  DEFAULT_PRICES,
+  PROVIDER_PRESETS,
+  priceOf,
+  runBudgetOf,
+} from './settings.ts';
 
 const KEY = 'sk-test-PLANTED-0123456789abcdef';
 let session: ReturnType<typeof memoryKeyStore>;
@@ -75,5 +86,69 @@ describe('settings slice', () => {
     s().setBaseUrl('');
     await s().testConnection();
     expect(s().connectionTest).toEqual({ status: 'error', message: 'Enter the base URL of the server.' });
+  });
+
+  it('gives local presets no price and no dollar limit by default, a token limit instead', () => {
+    s().initSettings();
+    for (const id of ['ollama', 'lmstudio', 'llamacpp', 'vllm'] as const) {
+      expect(PROVIDER_PRESETS[id].local).toBe(true);
+      s().selectProvider(id);
+      expect(priceOf(s().connections[id].model, s().prices)).toBeUndefined();
+      expect(s().budget).toEqual(DEFAULT_LOCAL_BUDGET);
+      expect(runBudgetOf(s())).toEqual({ totalTokens: 200_000, perAgentTokens: 50_000 });
+    }
+    // A remote preset keeps its own budget, dollar limit included; each kind remembers its edits.
+    s().selectProvider('openai');
+    expect(runBudgetOf(s()).totalUsd).toBe(1);
+    s().setBudget({ totalUsd: 5 });
+    s().selectProvider('ollama');
+    s().setBudget({ totalTokens: 9000 });
+    expect(s().budget).toEqual({ ...DEFAULT_LOCAL_BUDGET, totalTokens: 9000 });
+    s().selectProvider('openai');
+    expect(s().budget).toEqual({ ...DEFAULT_BUDGET, totalUsd: 5 });
+    resetBaton();
+    s().initSettings();
+    expect(s().budgets.local.totalTokens).toBe(9000);
+    expect(s().budgets.remote.totalUsd).toBe(5);
+  });
+
+  it('reads settings saved before local presets had their own budget', () => {
+    local.setItem(
+      'baton.settings/1',
+      JSON.stringify({
+        provider: 'ollama',
+        connections: {},
+        budget: { totalTokens: 1000, totalUsd: 1, perAgentTokens: null },
+        concurrency: 2,
+      }),
+    );
+    s().initSettings();
+    expect(s().provider).toBe('ollama');
+    expect(s().budget).toEqual(DEFAULT_LOCAL_BUDGET);
+    expect(s().budgets.remote).toEqual({ totalTokens: 1000, totalUsd: 1, perAgentTokens: null });
+  });
+
+  it("runs an unpriced local model under the local preset's budget; the dollar limit would refuse it", async () => {
+    const server = await startOpenAIServer({ responder: () => 'Done. \\boxed{5}' });
+    try {
+      s().initSettings();
+      s().selectProvider('ollama');
+      const design = designOf([{ id: 'A' }]);
+      const run = (budget: ReturnType<typeof runBudgetOf>) =>
+        runDesign({
+          trace: traceFor('What is 2 + 3?'),
+          design,
+          backend: testBackend(server.baseUrl),
+          budget,
+        });
+      const local = await run(runBudgetOf(s()));
+      expect(eventsOf(local, 'agent.error')).toEqual([]);
+      expect(local.execution.status).toBe('completed');
+      s().selectProvider('openai');
+      const remote = await run(runBudgetOf(s()));
+      expect(eventsOf(remote, 'agent.error')[0]?.error).toMatch(/no price is known/);
+    } finally {
+      server.close();
+    }
   });
 });

@@ -32,6 +32,8 @@ export const PROVIDER_ORDER: readonly ProviderId[] = [
   'groq',
   'deepseek',
   'ollama',
+  'lmstudio',
+  'llamacpp',
   'vllm',
   'custom',
 ];
@@ -64,7 +66,13 @@ export interface SettingsSlice {
   connections: Record<ProviderId, Connection>;
   /** USD per million tokens, by model name (see executor/llm/pricing.ts). */
   prices: Record<string, ModelPrice>;
+  /**
+   * The run budget of the current provider: remote providers share one, local servers (Ollama,
+   * LM Studio, llama.cpp, vLLM: no price) another, so the local one has no dollar limit by default.
+   */
   budget: BudgetSettings;
+  /** Both budgets; `budget` is the current provider's. */
+  budgets: Record<BudgetKind, BudgetSettings>;
   /** Agents running at once. */
   concurrency: number;
   /** Where the current provider's key is saved; the key itself never enters the store. */
@@ -91,6 +99,19 @@ export interface SettingsSlice {
 }
 
 export const DEFAULT_BUDGET: BudgetSettings = { totalTokens: 200_000, totalUsd: 1, perAgentTokens: 50_000 };
+/** A local server's models have no price: a token limit, and no dollar limit (which would refuse every call). */
+export const DEFAULT_LOCAL_BUDGET: BudgetSettings = {
+  totalTokens: 200_000,
+  totalUsd: null,
+  perAgentTokens: 50_000,
+};
+
+export type BudgetKind = 'remote' | 'local';
+export const budgetKindOf = (id: ProviderId): BudgetKind => (PROVIDER_PRESETS[id].local ? 'local' : 'remote');
+const defaultBudgets = (): Record<BudgetKind, BudgetSettings> => ({
+  remote: { ...DEFAULT_BUDGET },
+  local: { ...DEFAULT_LOCAL_BUDGET },
+});
 export const DEFAULT_CONCURRENCY = 4;
 export const MAX_CONCURRENCY = 32;
 
@@ -106,10 +127,14 @@ const defaultConnections = (): Record<ProviderId, Connection> =>
   ) as Record<ProviderId, Connection>;
 
 const limit = z.number().finite().positive().nullable();
+const BudgetPrefSchema = z.object({ totalTokens: limit, totalUsd: limit, perAgentTokens: limit });
 const SettingsPrefSchema = z.object({
   provider: z.enum(PROVIDER_ORDER as [ProviderId, ...ProviderId[]]),
   connections: z.record(z.string(), z.object({ baseUrl: z.string().max(2_000), model: z.string().max(500) })),
-  budget: z.object({ totalTokens: limit, totalUsd: limit, perAgentTokens: limit }),
+  /** The remote providers' budget (settings saved before local presets had their own: the only one). */
+  budget: BudgetPrefSchema,
+  /** The local servers' budget; missing from older settings, which then get `DEFAULT_LOCAL_BUDGET`. */
+  localBudget: BudgetPrefSchema.optional(),
   concurrency: z.number().int().min(1).max(MAX_CONCURRENCY),
 });
 const PriceSchema = z.object({
@@ -171,7 +196,8 @@ export const createSettingsSlice: SliceCreator<SettingsSlice> = (set, get) => {
     savePref(SETTINGS_PREF, {
       provider: s.provider,
       connections: s.connections,
-      budget: s.budget,
+      budget: s.budgets.remote,
+      localBudget: s.budgets.local,
       concurrency: s.concurrency,
     });
   };
@@ -189,6 +215,7 @@ export const createSettingsSlice: SliceCreator<SettingsSlice> = (set, get) => {
     connections: defaultConnections(),
     prices: { ...DEFAULT_PRICES },
     budget: { ...DEFAULT_BUDGET },
+    budgets: defaultBudgets(),
     concurrency: DEFAULT_CONCURRENCY,
     keyLocation: 'none',
     connectionTest: { status: 'idle' },
@@ -205,19 +232,28 @@ export const createSettingsSlice: SliceCreator<SettingsSlice> = (set, get) => {
         }
       }
       const provider = saved.success ? saved.data.provider : get().provider;
+      const budgets = saved.success
+        ? { remote: saved.data.budget, local: saved.data.localBudget ?? { ...DEFAULT_LOCAL_BUDGET } }
+        : get().budgets;
       set({
         settingsReady: true,
         connections,
-        ...(saved.success
-          ? { provider, budget: saved.data.budget, concurrency: saved.data.concurrency }
-          : {}),
+        provider,
+        budgets,
+        budget: budgets[budgetKindOf(provider)],
+        ...(saved.success ? { concurrency: saved.data.concurrency } : {}),
         ...(prices.success ? { prices: prices.data } : {}),
         keyLocation: keyLocation(provider),
       });
     },
 
     selectProvider(id) {
-      set({ provider: id, keyLocation: keyLocation(id), connectionTest: { status: 'idle' } });
+      set({
+        provider: id,
+        budget: get().budgets[budgetKindOf(id)],
+        keyLocation: keyLocation(id),
+        connectionTest: { status: 'idle' },
+      });
       persist();
     },
 
@@ -289,13 +325,14 @@ export const createSettingsSlice: SliceCreator<SettingsSlice> = (set, get) => {
     setBudget(budget) {
       const clean = (v: number | null | undefined, old: number | null): number | null =>
         v === undefined ? old : v === null || !Number.isFinite(v) || v <= 0 ? null : v;
-      set((s) => ({
-        budget: {
+      set((s) => {
+        const next = {
           totalTokens: clean(budget.totalTokens, s.budget.totalTokens),
           totalUsd: clean(budget.totalUsd, s.budget.totalUsd),
           perAgentTokens: clean(budget.perAgentTokens, s.budget.perAgentTokens),
-        },
-      }));
+        };
+        return { budget: next, budgets: { ...s.budgets, [budgetKindOf(s.provider)]: next } };
+      });
       persist();
     },
 

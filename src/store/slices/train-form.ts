@@ -52,6 +52,12 @@ export const TRAIN_FIELDS: readonly FieldGroup[] = [
       { path: 'maxSteps', label: 'Max steps', kind: 'int', help: 'construction step budget' },
       { path: 'temperature', label: 'Temperature τ', kind: 'number', step: 0.1, help: 'rollout sampling' },
       { path: 'seed', label: 'Seed', kind: 'int', help: 'tasks, sampling, minibatch order' },
+      {
+        path: 'evalEvery',
+        label: 'Held-out eval every (iterations)',
+        kind: 'int',
+        help: 'a greedy held-out score of the current policy every N iterations, plotted as a point; 0 = off',
+      },
     ],
   },
   {
@@ -157,6 +163,27 @@ export const TRAIN_FIELDS: readonly FieldGroup[] = [
     ],
   },
 ];
+
+const HRPO_ONLY = new Set(['gamma', 'actionRewards', 'exemption', 'intermediate']);
+
+/**
+ * Why a field has no effect with the rest of the form as it is (the page greys it out and says
+ * so), or null when it counts: action-wise rewards and their settings are HRPO's only, the moving
+ * baseline REINFORCE's only, the group advantage the group methods' only.
+ */
+export function inactiveReason(form: TrainForm, path: string): string | null {
+  const algo = form.algo.toUpperCase();
+  if (path.startsWith('actionReward.') || HRPO_ONLY.has(path)) {
+    if (form.algo !== 'hrpo') return `only HRPO uses action-wise rewards; ${algo} ignores this setting`;
+    if (path !== 'actionRewards' && !form.actionRewards) return 'action-wise rewards are switched off';
+    if (path === 'actionReward.exemption' && !form.exemption) return 'the exemption time is switched off';
+  }
+  if (path === 'baselineDecay' && form.algo !== 'reinforce')
+    return `only REINFORCE uses a moving baseline; ${algo} ignores this setting`;
+  if (path === 'advantageNorm' && form.algo === 'reinforce')
+    return 'REINFORCE uses a moving baseline, not a group advantage';
+  return null;
+}
 
 /** A field's value in the form. */
 export function fieldValue(form: TrainForm, path: string): unknown {

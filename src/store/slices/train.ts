@@ -26,6 +26,7 @@ import { buildEnv } from './build-env.ts';
 import { DEFAULT_TRAIN_FORM, checkTrainForm, withField, type TrainForm } from './train-form.ts';
 import { createTrainShareSlice, type TrainShareSlice } from './train-share.ts';
 import { createRing, latest, pushRow, rowOf, setAt, type MetricRing } from './train-ring.ts';
+import { createProgressBatch } from './train-progress.ts';
 
 export type { Evaluation, StructureRow };
 
@@ -131,6 +132,7 @@ export const createTrainSlice: SliceCreator<TrainSlice> = (set, get) => {
   const bump = (): void => set({ trainRingVersion: get().trainRingVersion + 1 });
 
   const fillRing = (history: readonly IterationMetrics[]): void => {
+    dropPending();
     const ring = createRing(get().trainRing.capacity);
     for (const m of history) pushRow(ring, rowOf(m, NaN), m.roles);
     set({ trainRing: ring, trainLatest: history[history.length - 1] ?? null });
@@ -151,6 +153,13 @@ export const createTrainSlice: SliceCreator<TrainSlice> = (set, get) => {
     bump();
   };
 
+  /** A snapshot sent by the worker while it holds the run (stored unparsed; read back after a reload). */
+  const saveSnapshotText = async (iteration: number, text: string): Promise<void> => {
+    const r = await trainEnv().snapshots.saveText(text);
+    if (r.ok) set({ trainSavedAt: iteration });
+    else problems(r.errors);
+  };
+
   const saveSnapshot = async (s: TrainerSnapshot): Promise<void> => {
     stored = s;
     const r = await trainEnv().snapshots.save(s);
@@ -158,15 +167,22 @@ export const createTrainSlice: SliceCreator<TrainSlice> = (set, get) => {
     else problems(r.errors);
   };
 
+  const batch = createProgressBatch({
+    ring: () => get().trainRing,
+    version: () => get().trainRingVersion,
+    apply: (patch) => set(patch),
+    frame: (run) => trainEnv().frame(run),
+  });
+  const flush = batch.flush;
+  const dropPending = batch.drop;
+
   const onProgress = (p: TrainProgress): void => {
-    if (p.kind === 'iteration') {
-      const m = p.metrics as unknown as IterationMetrics;
-      pushRow(get().trainRing, rowOf(m, p.episodesPerSecond), m.roles);
-      set({ trainIteration: m.iteration, trainLatest: m });
-      bump();
-    } else if (p.kind === 'snapshot') {
-      void saveSnapshot(p.snapshot as unknown as TrainerSnapshot);
+    if (p.kind === 'iteration' || p.kind === 'heldout') batch.push(p);
+    else if (p.kind === 'snapshot') {
+      if (p.text === undefined) set({ trainSavedAt: p.iteration });
+      else void saveSnapshotText(p.iteration, p.text);
     } else {
+      flush();
       set({
         trainBackend: p.backend,
         trainNotices: [
@@ -190,6 +206,7 @@ export const createTrainSlice: SliceCreator<TrainSlice> = (set, get) => {
           { signal: controller.signal, onProgress },
         );
       if (running === controller) running = null;
+      flush(true);
       if (r.ok) {
         set({ trainBackend: r.value.backend, trainIteration: r.value.iteration });
         if (get().trainStatus === 'running') set({ trainStatus: 'paused' });

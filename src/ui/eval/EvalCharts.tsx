@@ -1,8 +1,9 @@
-import { useState, type JSX } from 'react';
+import { useLayoutEffect, useRef, useState, type JSX } from 'react';
 import type { EvalDocument } from '../../store/slices/eval.ts';
-import { METHOD_COLOURS, axisCurves, linearScale, scatterPoints } from './charts.ts';
+import { METHOD_COLOURS, axisCurves, linearScale, pointLabel, scatterPoints } from './charts.ts';
 
-const W = 520;
+/** The scatter's narrowest width; it grows to its container's. */
+const MIN_W = 480;
 const H = 320;
 const M = { left: 56, right: 16, top: 16, bottom: 44 };
 
@@ -24,18 +25,36 @@ export function ParetoScatter({
   const pts = scatterPoints(doc);
   const usd = doc.summary.costMetric === 'usd';
   const [hover, setHover] = useState<string | null>(null);
+  // The plot takes its container's full width (at least MIN_W), redrawn when that changes.
+  const box = useRef<HTMLElement>(null);
+  const [width, setWidth] = useState(MIN_W);
+  useLayoutEffect(() => {
+    const el = box.current;
+    if (!el) return;
+    const fit = (): void => setWidth(Math.max(MIN_W, Math.floor(el.clientWidth)));
+    fit();
+    const ro = new ResizeObserver(fit);
+    ro.observe(el);
+    return () => ro.disconnect();
+  }, []);
   const maxCost = Math.max(1e-9, ...pts.map((p) => p.cost)) * 1.1;
-  const x = linearScale(0, maxCost, M.left, W - M.right);
+  const x = linearScale(0, maxCost, M.left, width - M.right);
   const y = linearScale(0, 1, H - M.bottom, M.top);
   const front = pts.filter((p) => p.onFront).sort((a, b) => a.cost - b.cost);
   const shown = pts.find((p) => p.method === hover);
   return (
-    <figure className="eval-chart" data-testid="eval-scatter">
+    <figure className="eval-chart eval-chart-wide" data-testid="eval-scatter" ref={box}>
       <figcaption>Accuracy vs {usd ? 'cost per task (USD)' : 'tokens per task'} · Pareto front</figcaption>
-      <svg viewBox={`0 0 ${W} ${H}`} width={W} height={H} role="img" aria-label="accuracy against cost">
+      <svg
+        viewBox={`0 0 ${width} ${H}`}
+        width={width}
+        height={H}
+        role="img"
+        aria-label="accuracy against cost"
+      >
         {y.ticks.map((t) => (
           <g key={`y${t}`}>
-            <line x1={M.left} x2={W - M.right} y1={y(t)} y2={y(t)} className="grid" />
+            <line x1={M.left} x2={width - M.right} y1={y(t)} y2={y(t)} className="grid" />
             <text x={M.left - 6} y={y(t) + 4} textAnchor="end" className="tick">
               {t.toFixed(1)}
             </text>
@@ -46,7 +65,7 @@ export function ParetoScatter({
             {fmtCost(usd, t)}
           </text>
         ))}
-        <text x={(M.left + W - M.right) / 2} y={H - 6} textAnchor="middle" className="axis-label">
+        <text x={(M.left + width - M.right) / 2} y={H - 6} textAnchor="middle" className="axis-label">
           {usd ? 'mean cost per task (USD)' : 'mean tokens per task'}
         </text>
         <text
@@ -88,7 +107,7 @@ export function ParetoScatter({
               fill={colourOf(doc, p.method)}
               stroke={p.onFront ? '#111' : 'none'}
             />
-            <text x={x(p.cost) + 9} y={y(p.accuracy) - 6} className="point-label">
+            <text {...pointLabel(x(p.cost), y(p.accuracy), width - M.right, M.top)} className="point-label">
               {p.method}
             </text>
           </g>

@@ -1,4 +1,4 @@
-import { useState, type ChangeEvent, type JSX } from 'react';
+import { useEffect, useState, type ChangeEvent, type JSX } from 'react';
 import type { EvalRow } from '../../store/slices/eval.ts';
 import { evalCheckOf, evalRemoteOf } from '../../store/slices/eval.ts';
 import { PROVIDER_PRESETS } from '../../store/slices/settings.ts';
@@ -7,6 +7,7 @@ import { useShallow } from 'zustand/react/shallow';
 import { navigate, traceHash } from '../app/route.ts';
 import { ProblemAlert } from '../common/ProblemAlert.tsx';
 import { AxisCurves, ParetoScatter } from './EvalCharts.tsx';
+import { AxisPicker, MethodPicker } from './EvalPickers.tsx';
 import { EvalTable, PairsTable } from './EvalTable.tsx';
 import { ShareResults } from './ShareResults.tsx';
 import './eval.css';
@@ -43,28 +44,8 @@ function Settings(): JSX.Element {
   return (
     <fieldset className="eval-settings" disabled={running}>
       <legend>Evaluation</legend>
-      <label>
-        Methods
-        <input
-          className="input"
-          value={d.methods}
-          onChange={(e) => setDraft({ methods: e.target.value })}
-          data-testid="eval-methods"
-        />
-        <small>
-          cot, sc, debate, reflexion, ceo, policy:prior[:sampled], policy:random:S, orchestrator:&lt;model&gt;
-        </small>
-      </label>
-      <label>
-        MASBench axes and values
-        <input
-          className="input"
-          value={d.axes}
-          onChange={(e) => setDraft({ axes: e.target.value })}
-          data-testid="eval-axes"
-        />
-        <small>e.g. depth:2,6,12,robustness:4</small>
-      </label>
+      <MethodPicker disabled={running} />
+      <AxisPicker disabled={running} />
       <label>
         Tasks per value
         <input
@@ -274,6 +255,11 @@ function TraceList({
 }
 
 export function EvalPage(): JSX.Element {
+  useEffect(() => {
+    // The method picker lists the saved checkpoints and the manifest's orchestrator models.
+    void useBaton.getState().initBuildCheckpoints();
+    void useBaton.getState().initOrchestrate();
+  }, []);
   const run = useBaton((s) => s.evalRun);
   const doc = useBaton((s) => s.evalDoc);
   const startEval = useBaton((s) => s.startEval);

@@ -87,3 +87,21 @@ export const METHOD_COLOURS = [
   '#be185d',
   '#4d7c0f',
 ];
+
+/**
+ * Where a point's label goes so it stays inside the plot: right of the point, or left of it
+ * (anchored at its end) when the point is in the right third; never above the top margin.
+ */
+export function pointLabel(
+  px: number,
+  py: number,
+  right: number,
+  top: number,
+): { x: number; y: number; textAnchor: 'start' | 'end' } {
+  const leftSide = px > right - Math.max(140, right / 3);
+  return {
+    x: leftSide ? px - 9 : px + 9,
+    y: Math.max(top + 10, py - 6),
+    textAnchor: leftSide ? 'end' : 'start',
+  };
+}

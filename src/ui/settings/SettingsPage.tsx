@@ -157,6 +157,7 @@ function KeySection(): JSX.Element {
             type="button"
             className="btn btn-danger"
             disabled={location === 'none'}
+            title={location === 'none' ? 'No key is saved for this provider' : undefined}
             data-testid="settings-forget-key"
             onClick={() => {
               if (field.current) field.current.value = '';
@@ -250,6 +251,10 @@ function CorsHelp(): JSX.Element {
           <code>OLLAMA_ORIGINS="{window.location.origin}" ollama serve</code>.
         </li>
         <li>
+          <strong>LM Studio</strong>: start its server (Developer tab) and turn on “Enable CORS”.{' '}
+          <strong>llama.cpp</strong>’s <code>llama-server</code> answers any origin by default.
+        </li>
+        <li>
           <strong>vLLM</strong> allows every origin by default; to restrict it, start it with{' '}
           <code>vllm serve &lt;model&gt; --allowed-origins '["{window.location.origin}"]'</code>. Enter a key
           only if it was started with <code>--api-key</code>.
@@ -270,13 +275,24 @@ function BudgetSection(): JSX.Element {
   const concurrency = useBaton((s) => s.concurrency);
   const setBudget = useBaton((s) => s.setBudget);
   const setConcurrency = useBaton((s) => s.setConcurrency);
+  const provider = useBaton((s) => s.provider);
+  const local = PROVIDER_PRESETS[provider].local;
   const change = (patch: Partial<BudgetSettings>): void => setBudget(patch);
   return (
-    <section className="settings-card" aria-labelledby="settings-budget">
-      <h2 id="settings-budget">Default run budget</h2>
+    <section
+      className="settings-card"
+      aria-labelledby="settings-budget"
+      data-budget-kind={local ? 'local' : 'remote'}
+    >
+      <h2 id="settings-budget">Default run budget · {local ? 'local servers' : 'hosted providers'}</h2>
       <p className="muted">
         Each call reserves its worst case (estimated prompt + completion cap) before it is sent and is refused
         if that would cross a limit; a refused call fails its agent, and the run goes on. Empty = no limit.
+      </p>
+      <p className="settings-note" data-testid="settings-budget-kind">
+        {local
+          ? 'Local servers (Ollama, LM Studio, llama.cpp, vLLM) share this budget. Their models have no price, so it has no dollar limit by default: tokens limit a run instead.'
+          : 'Hosted providers share this budget; local servers have their own, without a dollar limit.'}
       </p>
       <div className="settings-grid">
         <LimitField

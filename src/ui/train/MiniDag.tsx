@@ -2,6 +2,7 @@ import { useMemo, type JSX } from 'react';
 import type { Design } from '../../core/trace.ts';
 import { NODE_SIZE, layoutLayered } from '../../view/layout.ts';
 import { typeColor } from '../graph/colors.ts';
+import { fitNodeLabel } from './node-label.ts';
 
 /**
  * A sampled design as a small static DAG: the same layered layout as the trace and Build views
@@ -65,8 +66,14 @@ export function MiniDag({ design, label }: { design: Design; label: string }): J
       })}
       {design.agents.map((a) => {
         const p = at(a.id);
+        const name = a.role ?? a.type;
+        const label = fitNodeLabel(name, NODE_SIZE.width);
+        const lineHeight = label.fontSize * 1.1;
+        const top =
+          NODE_SIZE.height / 2 - ((label.lines.length - 1) * lineHeight) / 2 + label.fontSize * 0.35;
         return (
           <g key={a.id} transform={`translate(${p.x},${p.y})`}>
+            <title>{name}</title>
             <rect
               width={NODE_SIZE.width}
               height={NODE_SIZE.height}
@@ -75,8 +82,18 @@ export function MiniDag({ design, label }: { design: Design; label: string }): J
               stroke={typeColor(a.type)}
               strokeWidth={8}
             />
-            <text x={NODE_SIZE.width / 2} y={NODE_SIZE.height / 2 + 14} textAnchor="middle" fontSize={40}>
-              {(a.role ?? a.type).slice(0, 12)}
+            <text
+              x={NODE_SIZE.width / 2}
+              y={top}
+              textAnchor="middle"
+              fontSize={label.fontSize}
+              data-testid="train-dag-label"
+            >
+              {label.lines.map((line, i) => (
+                <tspan key={i} x={NODE_SIZE.width / 2} dy={i === 0 ? 0 : lineHeight}>
+                  {line}
+                </tspan>
+              ))}
             </text>
           </g>
         );

@@ -2,21 +2,29 @@
  * The live training charts, drawn with uPlot (canvas; docs/train-page.md says why). The charts are
  * built once and never re-rendered by React: a store subscription notices each new ring-buffer row
  * and schedules one redraw on the next animation frame, however many rows arrived since, so the
- * page keeps up with any update rate. uPlot's legend shows every series' value under the cursor.
+ * page keeps up with any update rate; the ring's columns are read once per redraw for all charts.
+ * Each line is drawn raw (faint) and smoothed by the EMA of the smoothing slider (`smooth.ts`), as
+ * W&B does; held-out points are drawn as they are. uPlot's legend shows every series' value under
+ * the cursor.
  */
-import { useEffect, useRef, type JSX } from 'react';
+import { useEffect, useRef, useState, type JSX } from 'react';
 import uPlot, { type AlignedData, type Options } from 'uplot';
 import 'uplot/dist/uPlot.min.css';
-import { columns, roleColumns, type MetricRing } from '../../store/slices/train-ring.ts';
+import { columns, roleColumns, type MetricRing, type Series } from '../../store/slices/train-ring.ts';
 import { useBaton } from '../../store/store.ts';
 import { CHARTS, ITERATION_TICKS, roleColor, stack, type ChartSpec } from './charts.ts';
+import { ema } from './smooth.ts';
 
 const HEIGHT = 170;
+const DEFAULT_SMOOTHING = 0.6;
+const MIN_REDRAW_MS = 250;
+
+type Columns = Record<Series, (number | null)[]>;
 
 interface Drawn {
   el: HTMLDivElement;
   plot: uPlot;
-  update(ring: MetricRing): void;
+  update(ring: MetricRing, c: Columns, smoothing: number): void;
 }
 
 const fmt = (digits: number) => (_u: uPlot, v: number | null) =>
@@ -26,22 +34,34 @@ function lineChart(el: HTMLDivElement, spec: ChartSpec, width: number): Drawn {
   const series: Options['series'] = [{ label: 'iteration' }];
   const bands: NonNullable<Options['bands']> = [];
   for (const l of spec.lines)
-    series.push({
-      label: l.label,
-      stroke: l.color,
-      width: 1.5,
-      value: fmt(spec.digits),
-      ...(l.points
-        ? { paths: () => null, points: { show: true, size: 7, fill: l.color } }
-        : { points: { show: false } }),
-    });
+    if (l.points)
+      series.push({
+        label: l.label,
+        stroke: l.color,
+        width: 1.5,
+        value: fmt(spec.digits),
+        paths: () => null,
+        points: { show: true, size: 7, fill: l.color },
+      });
+    else
+      series.push(
+        {
+          label: `${l.label} (raw)`,
+          stroke: `${l.color}44`,
+          width: 1,
+          value: fmt(spec.digits),
+          points: { show: false },
+        },
+        { label: l.label, stroke: l.color, width: 1.5, value: fmt(spec.digits), points: { show: false } },
+      );
   if (spec.band) {
     const c = spec.lines[0]?.color ?? '#2563eb';
+    const lo = series.length;
     series.push(
-      { label: '− std', stroke: `${c}55`, width: 1, value: fmt(spec.digits), points: { show: false } },
-      { label: '+ std', stroke: `${c}55`, width: 1, value: fmt(spec.digits), points: { show: false } },
+      { label: '− std', stroke: `${c}33`, width: 1, value: fmt(spec.digits), points: { show: false } },
+      { label: '+ std', stroke: `${c}33`, width: 1, value: fmt(spec.digits), points: { show: false } },
     );
-    bands.push({ series: [3, 2], fill: `${c}22` });
+    bands.push({ series: [lo + 1, lo], fill: `${c}1a` });
   }
   const opts: Options = {
     width,
@@ -57,9 +77,24 @@ function lineChart(el: HTMLDivElement, spec: ChartSpec, width: number): Drawn {
   return {
     el,
     plot,
-    update(ring) {
-      const c = columns(ring);
-      const data: (number | null)[][] = [c.iteration, ...spec.lines.map((l) => c[l.series])];
+    update(ring, c, smoothing) {
+      const data: (number | null)[][] = [c.iteration];
+      let smoothedLast: number | null | undefined;
+      let rawLast: number | null | undefined;
+      for (const l of spec.lines) {
+        const raw = c[l.series];
+        if (l.points) {
+          data.push(raw);
+          el.dataset.heldout = String(raw.filter((v) => v !== null).length);
+          continue;
+        }
+        const smooth = ema(raw, smoothing);
+        data.push(raw, smooth);
+        if (rawLast === undefined) {
+          rawLast = raw[ring.length - 1];
+          smoothedLast = smooth[ring.length - 1];
+        }
+      }
       if (spec.band) {
         const mean = c[spec.lines[0]?.series ?? 'reward'];
         const sd = c[spec.band];
@@ -70,8 +105,9 @@ function lineChart(el: HTMLDivElement, spec: ChartSpec, width: number): Drawn {
       }
       plot.setData(data as unknown as AlignedData);
       el.dataset.points = String(ring.length);
-      const last = data[1]?.[ring.length - 1];
-      el.dataset.last = last === null || last === undefined ? '' : String(last);
+      el.dataset.last = rawLast === null || rawLast === undefined ? '' : String(rawLast);
+      el.dataset.smoothedLast =
+        smoothedLast === null || smoothedLast === undefined ? '' : String(smoothedLast);
     },
   };
 }
@@ -115,14 +151,14 @@ function roleChart(el: HTMLDivElement, width: number): Drawn {
     get plot() {
       return plot as uPlot;
     },
-    update(ring) {
+    update(ring, c) {
       const roles = roleColumns(ring);
       if (ring.roleNames.join('\n') !== names.join('\n')) {
         names = [...ring.roleNames];
         plot = build();
       }
       raw = names.map((n) => roles[n] ?? []);
-      const x = columns(ring).iteration;
+      const x = c.iteration;
       (plot as uPlot).setData([x, ...stack(raw)] as unknown as AlignedData);
       el.dataset.points = String(ring.length);
     },
@@ -132,6 +168,13 @@ function roleChart(el: HTMLDivElement, width: number): Drawn {
 /** The live run's charts, or with `ring` a fixed set of curves (a shared run, drawn once). */
 export function TrainCharts({ ring: fixed }: { ring?: MetricRing } = {}): JSX.Element {
   const host = useRef<HTMLDivElement>(null);
+  const [smoothing, setSmoothing] = useState(DEFAULT_SMOOTHING);
+  const weight = useRef(smoothing);
+  const redraw = useRef<() => void>(() => undefined);
+  useEffect(() => {
+    weight.current = smoothing;
+    redraw.current();
+  }, [smoothing]);
   useEffect(() => {
     const root = host.current;
     if (!root) return;
@@ -145,15 +188,53 @@ export function TrainCharts({ ring: fixed }: { ring?: MetricRing } = {}): JSX.El
     if (roleEl) drawn.push(roleChart(roleEl, width(roleEl)));
 
     let frame = 0;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    let drawnAt = -Infinity;
+    // Charts scrolled out of view are not redrawn (they are marked stale and drawn when they come
+    // back): canvases nobody sees would still be painted and composited on the main thread.
+    const visible = new Set<Element>();
+    const stale = new Set<Drawn>(drawn);
     const draw = (): void => {
       frame = 0;
+      drawnAt = performance.now();
       const ring = fixed ?? useBaton.getState().trainRing;
-      for (const d of drawn) d.update(ring);
+      let c: Columns | null = null;
+      for (const d of drawn) {
+        if (!visible.has(d.el)) {
+          stale.add(d);
+          continue;
+        }
+        c ??= columns(ring);
+        d.update(ring, c, weight.current);
+        stale.delete(d);
+      }
     };
+    // At most one redraw per frame, and while data streams in at most one per MIN_REDRAW_MS: ten
+    // canvases repainted on every frame would keep the main thread busy for nothing a reader sees.
     const schedule = (): void => {
-      if (frame === 0) frame = requestAnimationFrame(draw);
+      if (frame !== 0 || timer !== undefined) return;
+      const wait = drawnAt + MIN_REDRAW_MS - performance.now();
+      if (wait <= 0) frame = requestAnimationFrame(draw);
+      else
+        timer = setTimeout(() => {
+          timer = undefined;
+          if (frame === 0) frame = requestAnimationFrame(draw);
+        }, wait);
     };
-    schedule();
+    redraw.current = () => {
+      for (const d of drawn) stale.add(d);
+      schedule();
+    };
+    const seen = new IntersectionObserver((entries) => {
+      let back = false;
+      for (const e of entries) {
+        if (e.isIntersecting) visible.add(e.target);
+        else visible.delete(e.target);
+        if (e.isIntersecting && drawn.some((d) => d.el === e.target && stale.has(d))) back = true;
+      }
+      if (back) schedule();
+    });
+    for (const d of drawn) seen.observe(d.el);
     const unsubscribe = fixed
       ? () => undefined
       : useBaton.subscribe((s, prev) => {
@@ -164,15 +245,35 @@ export function TrainCharts({ ring: fixed }: { ring?: MetricRing } = {}): JSX.El
     });
     for (const d of drawn) resize.observe(d.el);
     return () => {
+      redraw.current = () => undefined;
       unsubscribe();
+      seen.disconnect();
       resize.disconnect();
       if (frame) cancelAnimationFrame(frame);
+      clearTimeout(timer);
       for (const d of drawn) d.plot.destroy();
     };
   }, [fixed]);
 
   return (
     <div className="train-charts" ref={host}>
+      <label className="train-smoothing">
+        Smoothing (EMA){' '}
+        <input
+          type="range"
+          min={0}
+          max={0.99}
+          step={0.01}
+          value={smoothing}
+          onChange={(e) => setSmoothing(Number(e.target.value))}
+          data-testid="train-smoothing"
+          aria-describedby="train-smoothing-note"
+        />{' '}
+        <output data-testid="train-smoothing-value">{smoothing.toFixed(2)}</output>{' '}
+        <span className="muted small" id="train-smoothing-note">
+          faint: raw values; solid: their debiased exponential moving average (0 = raw)
+        </span>
+      </label>
       {CHARTS.map((c) => (
         <figure key={c.id} className="train-chart">
           <figcaption>{c.title}</figcaption>

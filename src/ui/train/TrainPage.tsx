@@ -45,6 +45,7 @@ function Controls(): JSX.Element {
         type="button"
         className="btn"
         disabled={!running}
+        title={running ? undefined : 'Nothing is training'}
         onClick={() => void a.pauseTraining()}
         data-testid="train-pause"
       >
@@ -54,6 +55,7 @@ function Controls(): JSX.Element {
         type="button"
         className="btn"
         disabled={!canContinue}
+        title={canContinue ? undefined : 'Resume continues a paused or stopped run'}
         onClick={() => void a.resumeTraining()}
         data-testid="train-resume"
       >
@@ -62,7 +64,8 @@ function Controls(): JSX.Element {
       <button
         type="button"
         className="btn"
-        disabled={running || busy || (!canContinue && status !== 'idle') || status === 'idle'}
+        disabled={!canContinue}
+        title={canContinue ? undefined : 'Step runs one iteration of a paused or stopped run'}
         onClick={() => void a.stepTraining()}
         data-testid="train-step"
       >
@@ -72,6 +75,7 @@ function Controls(): JSX.Element {
         type="button"
         className="btn"
         disabled={!running && status !== 'paused'}
+        title={running || status === 'paused' ? undefined : 'Nothing is training'}
         onClick={() => void a.stopTraining()}
         data-testid="train-stop"
       >

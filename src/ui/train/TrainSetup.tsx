@@ -5,6 +5,7 @@ import {
   PRESET_LEARNS,
   TRAIN_FIELDS,
   fieldValue,
+  inactiveReason,
   type TrainField,
 } from '../../store/slices/train-form.ts';
 import type { TrainFromChoice } from '../../store/slices/train.ts';
@@ -19,11 +20,13 @@ import { useBaton } from '../../store/store.ts';
 const fromValue = (f: TrainFromChoice): string =>
   f.kind === 'checkpoint' ? `checkpoint:${f.name}` : f.kind === 'random' ? 'random' : 'prior';
 
-function Field({ field, disabled }: { field: TrainField; disabled: boolean }): JSX.Element {
+function Field({ field, locked }: { field: TrainField; locked: boolean }): JSX.Element {
   const form = useBaton((s) => s.trainForm);
   const problems = useBaton((s) => s.trainFormProblems[field.path]);
   const set = useBaton((s) => s.setTrainField);
   const value = fieldValue(form, field.path);
+  const inactive = inactiveReason(form, field.path);
+  const disabled = locked || inactive !== null;
   const id = `train-field-${field.path.replace('.', '-')}`;
   let input: JSX.Element;
   if (field.kind === 'bool')
@@ -69,8 +72,12 @@ function Field({ field, disabled }: { field: TrainField; disabled: boolean }): J
       />
     );
   return (
-    <div className={field.kind === 'bool' ? 'train-field train-field-bool' : 'train-field'}>
-      <label htmlFor={id} title={field.help}>
+    <div
+      className={`train-field${field.kind === 'bool' ? ' train-field-bool' : ''}${inactive ? ' train-field-inactive' : ''}`}
+      title={inactive ?? undefined}
+      data-inactive={inactive ?? undefined}
+    >
+      <label htmlFor={id} title={inactive ? `${field.help} — ${inactive}` : field.help}>
         {field.label}
       </label>
       {input}
@@ -163,14 +170,29 @@ export function TrainSetup({ locked }: { locked: boolean }): JSX.Element {
       <details className="train-config">
         <summary>All settings</summary>
         <div className="train-groups">
-          {TRAIN_FIELDS.map((g) => (
-            <fieldset key={g.title} className="train-group" disabled={locked}>
-              <legend>{g.title}</legend>
-              {g.fields.map((f) => (
-                <Field key={f.path} field={f} disabled={locked} />
-              ))}
-            </fieldset>
-          ))}
+          {TRAIN_FIELDS.map((g) => {
+            // A group none of whose fields counts says why once, under its title.
+            const reasons = g.fields.map((f) => inactiveReason(form, f.path));
+            const why = reasons.every((r) => r !== null && r === reasons[0]) ? reasons[0] : null;
+            return (
+              <fieldset
+                key={g.title}
+                className={why ? 'train-group train-group-inactive' : 'train-group'}
+                disabled={locked}
+                data-testid={`train-group-${g.title.split(' ')[0]?.toLowerCase()}`}
+              >
+                <legend>{g.title}</legend>
+                {why && (
+                  <p className="train-inactive-note" data-testid="train-inactive-note">
+                    Not used: {why}.
+                  </p>
+                )}
+                {g.fields.map((f) => (
+                  <Field key={f.path} field={f} locked={locked} />
+                ))}
+              </fieldset>
+            );
+          })}
         </div>
       </details>
     </div>

@@ -1,0 +1,128 @@
+/**
+ * What the Evaluate page's pickers offer and how a pick edits the draft's method and axis lists
+ * (the draft keeps the command line's words, `cot,sc,policy:prior` and `depth:2,6,robustness:4`,
+ * so results files, the journal and `baton eval` read the same). Pure.
+ *
+ * Methods on offer are the archive agents, the built-in policies (prior, random:0; greedy or
+ * sampled), every checkpoint saved in this browser (Build's, and the ones Train keeps, the last
+ * trained included), and the orchestrator models of the manifest, listed but not selectable: the
+ * evaluation harness has no in-tab orchestrator (`unavailableReason` of src/eval/methods.ts).
+ */
+import {
+  ARCHIVE_AGENTS,
+  ARCHIVE_METHODS,
+  parseAxes,
+  parseMethodWords,
+  unavailableReason,
+  type MethodWord,
+} from '../../eval/index.ts';
+import { AXES } from '../../masbench/index.ts';
+import type { BatonState } from '../store.ts';
+
+export interface MethodChoice {
+  /** The method's words as the draft holds them. */
+  id: string;
+  label: string;
+  /** Why it cannot be picked, or null. */
+  unavailable: string | null;
+}
+
+export interface MethodGroup {
+  title: string;
+  choices: MethodChoice[];
+}
+
+/** A method word's id (`policy:prior:greedy`, `orchestrator:<model>`, `cot`). */
+export function wordId(w: MethodWord): string {
+  switch (w.kind) {
+    case 'agent':
+      return w.agent;
+    case 'policy':
+      return `policy:${w.checkpoint}:${w.greedy ? 'greedy' : 'sampled'}`;
+    case 'design':
+      return `design:${w.file}`;
+    case 'orchestrator':
+      return `orchestrator:${w.model}`;
+  }
+}
+
+/** The ids of a method list, in its order; an unreadable list is empty. */
+export function methodIds(text: string): string[] {
+  const r = parseMethodWords(text);
+  return r.ok ? r.words.map(wordId) : [];
+}
+
+/** The list with `id` switched on or off (order kept, a new one appended). */
+export function toggleMethod(text: string, id: string, on: boolean): string {
+  const ids = methodIds(text).filter((x) => x !== id);
+  if (on) ids.push(id);
+  return ids.join(',');
+}
+
+export function methodGroups(s: Pick<BatonState, 'buildCheckpoints' | 'orchModels'>): MethodGroup[] {
+  const policy = (checkpoint: string, label: string): MethodChoice[] => [
+    { id: `policy:${checkpoint}:greedy`, label: `${label} (greedy)`, unavailable: null },
+    { id: `policy:${checkpoint}:sampled`, label: `${label} (sampled)`, unavailable: null },
+  ];
+  const orchestrators: MethodChoice[] =
+    s.orchModels.status === 'ready'
+      ? s.orchModels.entries.map((e) => ({
+          id: `orchestrator:${e.id}`,
+          label: e.label,
+          unavailable: unavailableReason({ kind: 'orchestrator', model: e.id }),
+        }))
+      : [];
+  return [
+    {
+      title: 'Archive agents',
+      choices: ARCHIVE_METHODS.map((m) => ({ id: m, label: ARCHIVE_AGENTS[m].label, unavailable: null })),
+    },
+    {
+      title: 'Construction policies',
+      choices: [...policy('prior', 'Prior (hand-set)'), ...policy('random:0', 'Random (untrained, seed 0)')],
+    },
+    {
+      title: 'Saved checkpoints',
+      choices: s.buildCheckpoints.flatMap((name) => policy(name, name)),
+    },
+    { title: 'Orchestrator models', choices: orchestrators },
+  ];
+}
+
+/** Saved-checkpoint names a method list asks for (not prior or random:S). */
+export function savedCheckpointsOf(text: string): string[] {
+  const r = parseMethodWords(text);
+  if (!r.ok) return [];
+  const names = r.words.flatMap((w) =>
+    w.kind === 'policy' && w.checkpoint !== 'prior' && !/^random(:\d+)?$/.test(w.checkpoint)
+      ? [w.checkpoint]
+      : [],
+  );
+  return [...new Set(names)];
+}
+
+export type AxisName = (typeof AXES)[number];
+/** The values a MASBench axis takes (2..12). */
+export const AXIS_VALUES: readonly number[] = Array.from({ length: 11 }, (_, i) => i + 2);
+export { AXES };
+
+/** The picked values per axis of an axes list; an unreadable list picks nothing. */
+export function axesPicked(text: string): Record<AxisName, number[]> {
+  const out = Object.fromEntries(AXES.map((a) => [a, [] as number[]])) as Record<AxisName, number[]>;
+  const r = parseAxes(text);
+  if (r.ok) for (const a of r.axes) out[a.axis] = [...a.values];
+  return out;
+}
+
+/** The axes list with one value switched on or off, axes and values in their canonical order. */
+export function toggleAxisValue(text: string, axis: AxisName, value: number, on: boolean): string {
+  const picked = axesPicked(text);
+  const set = new Set(picked[axis]);
+  if (on) set.add(value);
+  else set.delete(value);
+  picked[axis] = [...set];
+  return AXES.flatMap((a) => {
+    const vs = [...picked[a]].sort((x, y) => x - y);
+    return vs.length === 0 ? [] : [`${a}:${vs.join(',')}`];
+  }).join(',');
+}
