@@ -16,8 +16,10 @@
  *   constrained design for a MASBench depth-3 task on wasm, at 1440 × 1000.
  * Run `npx vite build` first, then `npx tsx scripts/page-screenshots.ts`.
  */
-import { resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { basename, resolve } from 'node:path';
 import type { Page } from 'playwright-core';
+import { importText } from '../src/importers/index.ts';
 import { launchChromium } from '../tests/support/chromium.ts';
 import { serveStatic } from '../tests/e2e/static-server.ts';
 
@@ -49,7 +51,15 @@ try {
   await dismissNotice(page);
   await shot(page, 'docs/trace-imported.png');
 
+  // A diagram-only case file: its first slide, whose design is recovered from the orchestrator's text.
+  await page.goto(`${url}#/`);
   await page.locator('[data-testid="file-input"]').setInputFiles(DIAGRAM_ONLY);
+  await page.locator('[data-testid="import-count"]').waitFor();
+  const firstSlide = importText(readFileSync(DIAGRAM_ONLY, 'utf8'), basename(DIAGRAM_ONLY));
+  const recoveredId =
+    firstSlide.ok && firstSlide.items[0]?.result.ok ? firstSlide.items[0].result.value.id : null;
+  if (recoveredId === null) throw new Error(`${DIAGRAM_ONLY} does not import`);
+  await page.goto(`${url}#/trace/${recoveredId}`);
   await page.locator('[data-testid="trace-recovered-badge"]').waitFor();
   await page.waitForFunction(() => document.querySelectorAll('[data-testid="agent-node"]').length === 3);
   await dismissNotice(page);

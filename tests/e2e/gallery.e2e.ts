@@ -75,7 +75,9 @@ describe('recent traces imported from a case page', () => {
       expect(b!.width).toBeLessThan(200);
       expect(b!.width).toBeLessThan(empty!.width / 2);
       await clear.click();
-      expect(await page.locator('[data-testid=recent-item]').count()).toBe(3);
+      // The list follows the search box through a deferred render: wait for it.
+      await page.waitForFunction(() => document.querySelectorAll('[data-testid=recent-item]').length === 3);
+      expect(await page.locator('[data-testid=gallery-search]').inputValue()).toBe('');
     });
   });
 });

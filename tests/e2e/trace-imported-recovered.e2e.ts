@@ -92,6 +92,19 @@ describe('a diagram-only MAS-Orchestra slide', () => {
       await page.waitForFunction(
         () => (document.querySelector('[data-testid=diagram-image]') as HTMLImageElement | null)?.complete,
       );
+      // At 1400 px the main area (between the task panel and the inspector) is narrow: the diagram
+      // goes under the graph, which keeps the full width (every node drawn, above). On a wider
+      // screen the two sit side by side.
+      const narrowFlow = await box(page, '.graph-flow');
+      const narrowViewer = await box(page, '[data-testid=diagram-viewer]');
+      expect(narrowViewer.y).toBeGreaterThanOrEqual(narrowFlow.y + narrowFlow.height - 2);
+      expect(narrowViewer.width).toBeGreaterThan(narrowFlow.width - 4);
+      await page.setViewportSize({ width: 1920, height: 1000 });
+      await page.waitForFunction(() => {
+        const f = document.querySelector('.graph-flow')?.getBoundingClientRect();
+        const v = document.querySelector('[data-testid=diagram-viewer]')?.getBoundingClientRect();
+        return f !== undefined && v !== undefined && v.x >= f.x + f.width - 2;
+      });
       const flow = await box(page, '.graph-flow');
       const viewer = await box(page, '[data-testid=diagram-viewer]');
       expect(viewer.x).toBeGreaterThanOrEqual(flow.x + flow.width - 2);
