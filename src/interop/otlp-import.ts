@@ -36,6 +36,7 @@ import {
   type OtlpEvent,
   type OtlpSpan,
 } from './otlp-schema.ts';
+import { DESIGNER_SPAN } from './otlp-designer.ts';
 
 /**
  * OTLP/JSON → Baton traces. Reads exports of agent frameworks instrumented with OpenTelemetry's
@@ -397,7 +398,9 @@ const shortStr = (s: string | undefined, max = 10_000): string | undefined =>
   s === undefined ? undefined : s.slice(0, max);
 
 /** Builds one Baton trace from the spans of one OTLP trace. */
-function traceOf(otlpTraceId: string, spans: SpanInfo[]): Result<Trace> {
+function traceOf(otlpTraceId: string, all: SpanInfo[]): Result<Trace> {
+  // The orchestrator's spans (otlp-designer.ts) repeat the root's designer record: left out.
+  const spans = all.filter((s) => !s.attrs.has(DESIGNER_SPAN));
   const byId = new Map<string, SpanInfo>();
   for (const s of spans) if (!byId.has(s.span.spanId.toLowerCase())) byId.set(s.span.spanId.toLowerCase(), s);
   const parentOf = (s: SpanInfo): SpanInfo | undefined => {
