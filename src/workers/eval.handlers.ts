@@ -15,6 +15,8 @@ import {
 } from '../executor/index.ts';
 import { chooseBackend } from '../gpu/index.ts';
 import { DEFAULT_POOL, PolicyNetwork, priorCheckpoint, randomCheckpoint } from '../policy/index.ts';
+import { Budget } from '../executor/llm/index.ts';
+import { providerOrchestratorFor } from './eval.orchestrator.ts';
 import type { evalMethods, EvalProvider } from './eval.methods.ts';
 import type { Handlers } from './rpc/server.ts';
 
@@ -71,7 +73,13 @@ export function evalHandlers(fetchImpl?: typeof fetch): Handlers<typeof evalMeth
       const remote = remoteOf(config, input.provider);
       const nets = await networks(config);
       try {
+        // One budget for the runs and the designs an `orchestrator:provider` method's model writes.
+        const budget = new Budget({
+          ...(config.budget.tokens !== undefined ? { maxTokens: config.budget.tokens } : {}),
+          ...(config.budget.usd !== undefined ? { maxUsd: config.budget.usd } : {}),
+        });
         const executor = evalExecutor({
+          sharedBudget: budget,
           backend: remote ? backendFromSpec(remote, fetchImpl) : 'simulated',
           budget: config.budget,
           ...(input.agentConcurrency !== undefined ? { agentConcurrency: input.agentConcurrency } : {}),
@@ -86,6 +94,7 @@ export function evalHandlers(fetchImpl?: typeof fetch): Handlers<typeof evalMeth
             if (!net) throw new Error(`no network for ${m.checkpoint}`);
             return { net, pool: DEFAULT_POOL };
           },
+          orchestratorFor: providerOrchestratorFor(remote, budget, input.repairTurns, fetchImpl),
           done: input.done,
           concurrency: input.concurrency,
           createdAt: input.createdAt,

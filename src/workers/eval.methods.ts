@@ -45,6 +45,8 @@ export const evalMethods = defineMethods({
       provider: EvalProviderSchema.optional(),
       /** Agents running at once within one job (default 4). */
       agentConcurrency: z.number().int().min(1).max(64).optional(),
+      /** Repair turns an `orchestrator:provider` method's design gets (default 2). */
+      repairTurns: z.number().int().min(0).max(10).optional(),
     }),
     progress: z.discriminatedUnion('kind', [
       z.object({ kind: z.literal('row'), row: EvalRowSchema, trace: TraceSchema }),

@@ -277,7 +277,9 @@ export const createEvalSlice: SliceCreator<EvalSlice> = (set, get) => {
           concurrency: draft.concurrency,
           createdAt: new Date().toISOString(),
           // The key goes in this call and nowhere else.
-          ...(prov ? { provider: prov.call, agentConcurrency: get().concurrency } : {}),
+          ...(prov
+            ? { provider: prov.call, agentConcurrency: get().concurrency, repairTurns: get().repairTurns }
+            : {}),
         },
         {
           signal: abort.signal,
