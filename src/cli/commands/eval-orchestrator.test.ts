@@ -77,14 +77,23 @@ describe('baton eval --methods cot,sc,orchestrator:tiny,orchestrator:provider --
     expect(r.code, r.err).toBe(0);
     const text = await readFile(join(dir, 'orch.json'), 'utf8');
     const doc = EvalDocumentSchema.parse(JSON.parse(text));
-    // One table: every method, the in-tab model reported as not run here.
+    // One table: every method.
     expect(doc.summary.methods.map((m) => m.method)).toEqual([
       'cot',
       'sc',
       'orchestrator:tiny',
       'orchestrator:provider',
     ]);
-    expect(r.out).toMatch(/orchestrator:tiny: not run/);
+    // The offline tiny model writes its designs in this process: no price, so no design cost.
+    const tiny = doc.rows.filter((x) => x.method === 'orchestrator:tiny');
+    expect(tiny).toHaveLength(3);
+    for (const row of tiny) {
+      const t = parseTraceJson(await readFile(join(dir, 'orch-traces', `${row.traceId}.json`), 'utf8'));
+      if (!t.ok) throw new Error('trace');
+      expect(t.value.designer).toMatchObject({ kind: 'orchestrator', model: 'baton-orchestrator-tiny' });
+      expect(row.orchestrator).toBeUndefined();
+      expect(row.status).toBe('completed');
+    }
     const orch = doc.rows.filter((x) => x.method === 'orchestrator:provider');
     expect(orch).toHaveLength(3);
     for (const row of orch) {

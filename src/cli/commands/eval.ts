@@ -41,6 +41,7 @@ import { AXES } from '../../masbench/index.ts';
 import { type CliIO, type Command, parseCommandArgs } from '../command.ts';
 import { computeBackend } from '../compute.ts';
 import { loadCheckpoint } from '../construct-inputs.ts';
+import { modelOrchestrators, type ModelOrchestrators } from '../model-orchestrator.ts';
 import { REPAIR_TURNS_USAGE, providerOrchestrator, repairTurnsFlag } from '../provider-orchestrator.ts';
 import { choiceFlag, isUsageError, positiveIntFlag, readFlags, seedFlag, type UsageError } from '../flags.ts';
 import {
@@ -69,7 +70,8 @@ Options:
                  policy:<prior|random:S|ckpt.json>[:greedy|:sampled], design:<d.xml|d.json|trace.json>,
                  orchestrator:provider[:<model>] (the provider's model, or the one named, writes each
                  task's design; its calls count in the method's cost and the budget),
-                 orchestrator:<model> (an in-tab model: accepted, reported unavailable here)
+                 orchestrator:<model> (tiny: the offline tiny model, a model in models/ or a model
+                 folder writes each design in this process, on the CPU; hub models: not run)
   --axes         MASBench cells, e.g. depth:2,6,robustness:3 (default: every axis at 2,6,10)
   --n            tasks per axis value (default 20)
   --seed         task seed: task i of a cell has seed taskSeed(S, i) (default 0)
@@ -315,6 +317,7 @@ async function run(args: string[], io0: CliIO): Promise<number> {
 
   // Methods: read design files; load checkpoints.
   const methods: Method[] = [];
+  let local: ModelOrchestrators | null = null;
   const nets = new Map<string, PolicyNetwork>();
   try {
     for (const w of a.words) {
@@ -411,6 +414,8 @@ async function run(args: string[], io0: CliIO): Promise<number> {
             repairTurns: a.repairTurns,
           })
         : null;
+    // `orchestrator:<model>`: the model writes the designs in this process (model-orchestrator.ts).
+    local = modelOrchestrators(io.cwd);
     const executor = evalExecutor({
       sharedBudget: shared,
       backend: provider ? provider.backend : 'simulated',
@@ -450,16 +455,18 @@ async function run(args: string[], io0: CliIO): Promise<number> {
           return { net, pool: DEFAULT_POOL };
         },
         orchestratorFor: (m) =>
-          designer && isProviderOrchestrator(m)
-            ? (task, seed, signal) => {
-                const model = providerOrchestratorModel(m);
-                return designer.design(task, {
-                  ...(model !== null ? { model } : {}),
-                  seed,
-                  ...(signal ? { signal } : {}),
-                });
-              }
-            : null,
+          !isProviderOrchestrator(m)
+            ? local?.orchestratorFor(m)
+            : designer
+              ? (task, seed, signal) => {
+                  const model = providerOrchestratorModel(m);
+                  return designer.design(task, {
+                    ...(model !== null ? { model } : {}),
+                    seed,
+                    ...(signal ? { signal } : {}),
+                  });
+                }
+              : null,
         done,
         concurrency: a.jobs,
         createdAt,
@@ -504,6 +511,7 @@ async function run(args: string[], io0: CliIO): Promise<number> {
     return fail(e instanceof Error ? e.message : String(e));
   } finally {
     for (const net of nets.values()) net.dispose();
+    await local?.dispose();
   }
 }
 
