@@ -1,8 +1,8 @@
 /**
  * The Orchestrate page's provider orchestrator: the Settings endpoint's model writes the design
  * (src/executor/provider-designer.ts, asked with the hub models' prompt from src/interop), through a
- * client charged to a budget made from the Settings limits. The same budget object is handed back
- * so the run that follows spends only what the design left.
+ * client charged to a budget made from the Settings limits; the run that follows gets what the
+ * design left (`budgetAfterDesign` in the orchestrate slice).
  */
 import type { ProviderAttempt } from '../../core/trace.ts';
 import type { RemoteSpec } from '../../executor/backend-spec.ts';
@@ -56,16 +56,4 @@ export async function designOnProvider(
     ...(o.onAttempt ? { onAttempt: o.onAttempt } : {}),
   });
   return { result, budget };
-}
-
-/** The run limits left after the design: the totals less what the design spent. */
-export function budgetLeft(limits: RunBudget, budget: Budget): RunBudget {
-  const spent = budget.spent;
-  return {
-    ...limits,
-    ...(limits.totalTokens !== undefined
-      ? { totalTokens: Math.max(0, limits.totalTokens - spent.tokens) }
-      : {}),
-    ...(limits.totalUsd !== undefined ? { totalUsd: Math.max(0, limits.totalUsd - spent.usd) } : {}),
-  };
 }
