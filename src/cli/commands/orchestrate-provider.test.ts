@@ -73,6 +73,9 @@ describe('baton orchestrate --orchestrator provider', () => {
   it('repairs five broken designs, runs the sixth, and the trace bills what the server billed', async () => {
     const r = await cli(['--repair-turns', '5', '--execute', 'remote', '--budget-usd', '1']);
     expect(r.code, r.err).toBe(0);
+    expect(r.out).toMatch(
+      /design budget: at most 6 calls, up to \d+ tokens \(\$\d+\.\d+\); limits shared with the run: no token limit, \$1\.0+/,
+    );
     expect(r.out).toMatch(/attempt 1: \d+ tokens, .* · \d+ problems?/);
     expect(r.out).toMatch(/attempt 6: .* · valid/);
     expect(`${r.out}\n${r.err}`).not.toContain(KEY);

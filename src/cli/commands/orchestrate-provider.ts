@@ -7,7 +7,10 @@
 import { minimalTrace, traceIdFrom } from '../../core/trace-builders.ts';
 import type { Task, Trace } from '../../core/trace.ts';
 import { backendFromSpec } from '../../executor/backend-spec.ts';
-import { Budget } from '../../executor/llm/index.ts';
+import { Budget, DEFAULT_PRICES } from '../../executor/llm/index.ts';
+import { designBudgetPreview } from '../../executor/provider-design-read.ts';
+import { DEFAULT_DESIGN_MAX_TOKENS } from '../../executor/provider-designer.ts';
+import { orchestratorMessages } from '../../interop/index.ts';
 import { runDesign, type RunBudget } from '../../executor/run.ts';
 import type { MasBenchTask } from '../../masbench/index.ts';
 import type { CliIO } from '../command.ts';
@@ -58,6 +61,17 @@ export async function orchestrateWithProvider(i: ProviderOrchestrateInput): Prom
   try {
     cli.out(
       `orchestrator: ${i.model} at ${endpoint.baseUrl} · up to ${plural(i.repairTurns, 'repair turn')}`,
+    );
+    // Before the first call: the most the design may spend, and the limits it shares with the run.
+    const most = designBudgetPreview({
+      messages: orchestratorMessages(i.task.query, i.dom === 'low' ? 'low' : 'high'),
+      maxTokens: DEFAULT_DESIGN_MAX_TOKENS,
+      repairTurns: i.repairTurns,
+      model: i.model,
+      prices: DEFAULT_PRICES,
+    });
+    cli.out(
+      `design budget: at most ${plural(most.calls, 'call')}, up to ${most.tokens} tokens${most.usd !== undefined ? ` (${usd(most.usd)})` : ' (no price known)'}; limits shared with the run: ${limits.totalTokens !== undefined ? `${limits.totalTokens} tokens` : 'no token limit'}, ${limits.totalUsd !== undefined ? usd(limits.totalUsd) : 'no dollar limit'}`,
     );
     const r = await orchestrator.design(i.task, {
       dom: i.dom,
