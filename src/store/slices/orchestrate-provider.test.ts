@@ -9,7 +9,7 @@ import {
 import { configureKeys, memoryKeyStore, type KeyStorages } from '../services/keys.ts';
 import { resetBaton, useBaton } from '../store.ts';
 import { orchestrateBlockers } from './orchestrate.ts';
-import { providerDesignPreview } from './orchestrate-provider.ts';
+import { budgetAfterDesign, providerDesignPreview } from './orchestrate-provider.ts';
 
 /**
  * The Orchestrate page's provider path below the UI: the Settings provider (the local OpenAI-wire
@@ -79,6 +79,18 @@ describe('the Settings provider as the orchestrator', () => {
     expect(d.usage!.promptTokens + d.usage!.completionTokens).toBe(bill.tokens);
     expect(d.usage!.costUsd).toBeCloseTo(bill.usd, 12);
     expect(JSON.stringify(g)).not.toContain(KEY);
+  });
+
+  it('the run after the design gets what the design left of the Settings limits', async () => {
+    s().setBudget({ totalTokens: 100_000, totalUsd: 1, perAgentTokens: 50_000 });
+    await s().startOrchestrate();
+    const left = budgetAfterDesign(
+      { totalTokens: 100_000, totalUsd: 1, perAgentTokens: 50_000 },
+      s().orchGen!,
+    );
+    expect(left.totalTokens).toBe(100_000 - bill.tokens);
+    expect(left.totalUsd).toBeCloseTo(1 - bill.usd, 12);
+    expect(left.perAgentTokens).toBe(50_000);
   });
 
   it('with fewer repair turns (Settings) stops with the problems shown and the query kept', async () => {

@@ -14,6 +14,7 @@ import {
   designBudgetPreview,
 } from '../../executor/provider-design-read.ts';
 import { orchestratorMessages } from '../../interop/index.ts';
+import type { RunBudget } from '../../executor/run.ts';
 import { errorText } from '../services/problems.ts';
 import { createThrottle } from '../services/runner.ts';
 import type { BatonState } from '../store.ts';
@@ -176,4 +177,18 @@ export async function startProviderDesign(
     abort = null;
   }
   if (mine()) set({ orchGen: gen });
+}
+
+/** The run's limits less what a provider spent writing the design: one budget for both. */
+export function budgetAfterDesign(limits: RunBudget, g: OrchGeneration): RunBudget {
+  const d = g.result?.designer;
+  const u = d && d.kind === 'orchestrator' ? d.usage : undefined;
+  if (!u) return limits;
+  return {
+    ...limits,
+    ...(limits.totalTokens !== undefined
+      ? { totalTokens: Math.max(0, limits.totalTokens - u.promptTokens - u.completionTokens) }
+      : {}),
+    ...(limits.totalUsd !== undefined ? { totalUsd: Math.max(0, limits.totalUsd - (u.costUsd ?? 0)) } : {}),
+  };
 }

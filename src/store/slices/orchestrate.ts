@@ -31,6 +31,7 @@ import { createThrottle, executeRun, runOnSimulator } from '../services/runner.t
 import type { BatonState, SliceCreator } from '../store.ts';
 import { generateBench, type BenchChoice } from './run.ts';
 import {
+  budgetAfterDesign,
   interruptProviderDesign,
   providerOrchestratorBlockers,
   startProviderDesign,
@@ -289,23 +290,6 @@ export function orchTraceOf(g: OrchGeneration, design: Design, createdAt: string
     designer,
   });
   return { ...base, task: mb ? taskOfMasbench(mb) : base.task, design };
-}
-
-/** The run's limits less what a provider spent writing the design: one budget for both. */
-export function budgetAfterDesign(
-  limits: ReturnType<typeof runBudgetOf>,
-  g: OrchGeneration,
-): ReturnType<typeof runBudgetOf> {
-  const d = g.result?.designer;
-  const u = d && d.kind === 'orchestrator' ? d.usage : undefined;
-  if (!u) return limits;
-  return {
-    ...limits,
-    ...(limits.totalTokens !== undefined
-      ? { totalTokens: Math.max(0, limits.totalTokens - u.promptTokens - u.completionTokens) }
-      : {}),
-    ...(limits.totalUsd !== undefined ? { totalUsd: Math.max(0, limits.totalUsd - (u.costUsd ?? 0)) } : {}),
-  };
 }
 
 const withFile = (files: FileProgress[], p: FileProgress): FileProgress[] => {
