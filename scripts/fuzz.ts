@@ -22,6 +22,7 @@ import {
 } from '../tests/support/fuzz.ts';
 import { otlpTarget, withOtlpSamples } from '../tests/support/otlp-fuzz.ts';
 import { recoverTarget, withThinkingSamples } from '../tests/support/recover-fuzz.ts';
+import { runProviderFuzz } from '../tests/support/provider-fuzz.ts';
 
 const SHARED = join(import.meta.dirname, '../../shared/data/mas-orchestra-cases');
 
@@ -36,7 +37,7 @@ function withSharedSamples(corpus: Corpus): Corpus {
   return { ...corpus, imports };
 }
 
-function main(): number {
+async function main(): Promise<number> {
   const { values } = parseArgs({
     options: { cases: { type: 'string' }, seed: { type: 'string' }, case: { type: 'string' } },
     strict: true,
@@ -74,7 +75,17 @@ function main(): number {
       `slowest call: ${s.slowest.ms.toFixed(0)} ms (${s.slowest.target}, case ${s.slowest.case}, ${s.slowest.generator})`,
     );
   }
-  if (s.findings.length === 0) {
+  // Provider replies through the client and the orchestrator's design loop (async, so run apart).
+  const p = await runProviderFuzz({ seed, cases });
+  console.log(
+    `  ${'provider reply'.padEnd(16)} designed ${String(p.designed).padStart(6)}  refused ${String(p.refused).padStart(6)}  (${Object.entries(
+      p.byKind,
+    )
+      .map(([k, n]) => `${k} ${n}`)
+      .join(', ')})`,
+  );
+  for (const f of p.findings.slice(0, 20)) console.log(`  provider case ${f.case} (${f.kind}): ${f.problem}`);
+  if (s.findings.length === 0 && p.findings.length === 0) {
     console.log('result: 0 uncaught exceptions; every refusal had a message');
     return 0;
   }
@@ -88,4 +99,4 @@ function main(): number {
   return 1;
 }
 
-process.exitCode = main();
+process.exitCode = await main();

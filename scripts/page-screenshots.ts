@@ -13,7 +13,10 @@
  *   at 1440 × 880;
  * - docs/train-page.png: the Train page paused after 8 iterations of the mixed preset, at 1440 × 1100;
  * - docs/orchestrate-page.png: the Orchestrate page after the shipped offline model wrote a
- *   constrained design for a MASBench depth-3 task on wasm, at 1440 × 1000.
+ *   constrained design for a MASBench depth-3 task on wasm, at 1440 × 1000;
+ * - docs/orchestrate-provider.png: the Orchestrate page with the Settings provider as the
+ *   orchestrator (the local OpenAI-wire test server, scripted: five broken designs, then a valid
+ *   one, five repair turns), its attempts listed, at 1440 × 1300.
  * Run `npx vite build` first, then `npx tsx scripts/page-screenshots.ts`.
  */
 import { readFileSync } from 'node:fs';
@@ -22,6 +25,8 @@ import type { Page } from 'playwright-core';
 import { importText } from '../src/importers/index.ts';
 import { launchChromium } from '../tests/support/chromium.ts';
 import { serveStatic } from '../tests/e2e/static-server.ts';
+import { designScriptResponder } from '../tests/server/design-script.ts';
+import { defaultResponder, startOpenAIServer } from '../tests/server/openai-server.ts';
 
 const CASE_PAGE = resolve('tests/fixtures/importers/case-page.html');
 const DIAGRAM_ONLY = resolve('tests/fixtures/importers/qwen2.5_7b_oss_20b_high_depth3.diagram-only.json');
@@ -169,6 +174,27 @@ try {
   );
   await orch.evaluate(() => window.scrollTo(0, 0));
   await shot(orch, 'docs/orchestrate-page.png');
+
+  // The Settings provider writes the design: the test server answers broken designs, then a good one.
+  const wire = await startOpenAIServer({ responder: designScriptResponder(defaultResponder) });
+  try {
+    const prov = await browser.newPage({ viewport: { width: 1440, height: 1300 } });
+    await prov.goto(`${url}#/settings`);
+    await prov.locator('[data-testid="settings-page"]').waitFor();
+    await prov.getByTestId('settings-provider').selectOption('custom');
+    await prov.getByTestId('settings-base-url').fill(wire.baseUrl);
+    await prov.getByTestId('settings-model').fill('gpt-4.1-mini');
+    await prov.getByTestId('settings-repair-turns').fill('5');
+    await prov.goto(`${url}#/orchestrate`);
+    await prov.locator('[data-testid="orchestrate-page"]').waitFor();
+    await prov.getByTestId('orch-orchestrator-provider').check();
+    await prov.getByTestId('orch-query').fill('Compare the GDP growth of France and Germany in 2023');
+    await prov.getByTestId('orch-start').click();
+    await prov.locator('[data-testid="orch-check"][data-valid="true"]').waitFor({ timeout: 30_000 });
+    await shot(prov, 'docs/orchestrate-provider.png');
+  } finally {
+    await wire.close();
+  }
 } finally {
   await browser.close();
   server.close();

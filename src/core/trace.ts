@@ -102,6 +102,23 @@ export const ImportNoteSchema = z.object({
   path: shortText.optional(),
 });
 
+/** One call of a provider orchestrator's design loop: what it wrote, what was wrong, what it cost. */
+export const ProviderAttemptSchema = z.object({
+  rawOutput: text,
+  /** The validator's problems, one per line (empty for a valid design or a failed call). */
+  problems: z.array(shortText).max(1000),
+  valid: z.boolean(),
+  promptTokens: nonNeg,
+  completionTokens: nonNeg,
+  /** USD from the price table; absent when the model has no price. */
+  costUsd: nonNeg.optional(),
+  latencyMs: nonNeg,
+  /** The provider's finish reason (`stop`, `length`, …). */
+  finishReason: shortText.optional(),
+  /** Why the call failed (kind: message), when it did. */
+  error: shortText.optional(),
+});
+
 export const DesignerSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('manual') }),
   z.object({
@@ -146,6 +163,22 @@ export const DesignerSchema = z.discriminatedUnion('kind', [
         tokens: nonNeg,
         tokensPerSecond: nonNeg,
       })
+      .optional(),
+    /** A provider wrote the design: the preset or host it was sent to (never a key). */
+    provider: shortText.optional(),
+    /** What the provider was asked to write: MAS-Orchestra XML, or the design's JSON schema. */
+    output: z.enum(['xml', 'json-schema']).optional(),
+    /** Repair turns allowed after the first attempt (an invalid design goes back with its problems). */
+    repairTurns: z.number().int().min(0).max(20).optional(),
+    /** Every call of the design and repair loop, in order. */
+    attempts: z.array(ProviderAttemptSchema).max(32).optional(),
+    /** The 0-based index of the attempt whose design was used; null when none was valid. */
+    usedAttempt: z.number().int().min(0).max(31).nullable().optional(),
+    /** Why no design was used (no valid attempt, a refused or failed call, an interrupt). */
+    failure: shortText.optional(),
+    /** The orchestrator's own calls, summed over the attempts (not in `totals`, which count the run). */
+    usage: z
+      .object({ promptTokens: nonNeg, completionTokens: nonNeg, costUsd: nonNeg.optional(), calls: nonNeg })
       .optional(),
   }),
   z.object({
@@ -366,6 +399,7 @@ export const TraceSchema = z.object({
 export type Task = z.infer<typeof TaskSchema>;
 export type TaskSource = z.infer<typeof TaskSourceSchema>;
 export type Designer = z.infer<typeof DesignerSchema>;
+export type ProviderAttempt = z.infer<typeof ProviderAttemptSchema>;
 export type Agent = z.infer<typeof AgentSchema>;
 export type AgentParams = z.infer<typeof AgentParamsSchema>;
 export type Edge = z.infer<typeof EdgeSchema>;

@@ -13,6 +13,12 @@ import { minimalTrace, traceIdFrom } from '../core/trace-builders.ts';
 import type { Design, Trace } from '../core/trace.ts';
 import { construct, type PolicyNetwork, type RolePool } from '../policy/index.ts';
 import { archiveDesign, methodId, methodLabel, unavailableReason } from './methods.ts';
+import {
+  orchestratedTrace,
+  orchestratorSpend,
+  withOrchestratorCost,
+  type OrchestratorFor,
+} from './orchestrated.ts';
 import { EVAL_FORMAT, type EvalConfig, type EvalDocument, type EvalRow, type Method } from './schema.ts';
 import { summarize, type MethodInfo } from './summary.ts';
 import type { EvalTask } from './tasks.ts';
@@ -90,7 +96,13 @@ export interface EvaluateOptions {
   signal?: AbortSignal;
   /** Whether an in-tab orchestrator exists (none does yet). */
   orchestratorAvailable?: boolean;
+  /** Who writes the design of an `orchestrator:` method (null: that model cannot run here). */
+  orchestratorFor?: OrchestratorFor;
 }
+
+/** Whether each orchestrator method can run: the flag, or a designer the caller gives for it. */
+const availability = (o: Pick<EvaluateOptions, 'orchestratorAvailable' | 'orchestratorFor'>) =>
+  o.orchestratorFor ? (m: Method) => o.orchestratorFor?.(m) != null : (o.orchestratorAvailable ?? false);
 
 function designOf(method: Method): Design | null {
   if (method.kind === 'agent') return archiveDesign(method.agent);
@@ -140,7 +152,7 @@ export function rowOf(job: Job, trace: Trace): EvalRow {
         ? 'cancelled'
         : 'failed';
   const t = trace.totals;
-  return {
+  return withOrchestratorCost(trace, {
     key: job.key,
     method: job.methodId,
     taskId: job.task.id,
@@ -157,19 +169,24 @@ export function rowOf(job: Job, trace: Trace): EvalRow {
     wallMs: t.wallMs,
     agents: trace.design.agents.length,
     llmCalls: t.llmCalls,
-  };
+  });
 }
 
-export function methodInfos(methods: readonly Method[], orchestratorAvailable = false): MethodInfo[] {
+export function methodInfos(
+  methods: readonly Method[],
+  orchestratorAvailable: boolean | ((m: Method) => boolean) = false,
+): MethodInfo[] {
   return methods.map((m) => {
-    const why = unavailableReason(m, orchestratorAvailable);
+    const available =
+      typeof orchestratorAvailable === 'function' ? orchestratorAvailable(m) : orchestratorAvailable;
+    const why = unavailableReason(m, available);
     return { id: methodId(m), label: methodLabel(m), ...(why !== null ? { unavailable: why } : {}) };
   });
 }
 
 /** The results document from the rows so far. */
 export function documentOf(
-  o: Pick<EvaluateOptions, 'config' | 'createdAt' | 'orchestratorAvailable'>,
+  o: Pick<EvaluateOptions, 'config' | 'createdAt' | 'orchestratorAvailable' | 'orchestratorFor'>,
   planned: number,
   rows: readonly EvalRow[],
   wasted: { tokens: number; usd: number },
@@ -194,13 +211,13 @@ export function documentOf(
       wastedUsd: wasted.usd,
     },
     ...(stopped !== undefined ? { stopped } : {}),
-    summary: summarize(methodInfos(o.config.methods, o.orchestratorAvailable), rows),
+    summary: summarize(methodInfos(o.config.methods, availability(o)), rows),
     rows: [...rows],
   };
 }
 
 export async function runEvaluation(o: EvaluateOptions): Promise<EvalDocument> {
-  const infos = methodInfos(o.config.methods, o.orchestratorAvailable);
+  const infos = methodInfos(o.config.methods, availability(o));
   const runnable = o.config.methods.filter((_, i) => infos[i]?.unavailable === undefined);
   const jobs = planJobs(runnable, o.tasks, o.config.seeds);
   const planned = new Set(jobs.map((j) => j.key));
@@ -257,11 +274,25 @@ export async function runEvaluation(o: EvaluateOptions): Promise<EvalDocument> {
       } finally {
         release();
       }
+    } else if (job.method.kind === 'orchestrator') {
+      const designed = await orchestratedTrace(job, o.createdAt, o.orchestratorFor, o.signal);
+      if (!designed.run) {
+        // No valid design: a failed row that still counts what the orchestrator spent.
+        const row = rowOf(job, designed.trace);
+        rows.set(job.key, row);
+        const pm = perMethod[job.methodId];
+        if (pm) pm.done += 1;
+        await o.onRow?.(row, designed.trace);
+        return;
+      }
+      trace = designed.trace;
     } else trace = await prepareTrace(job, o.createdAt, o.policyFor);
     const out = await o.executor.run(trace, job, o.signal);
     if (out.kind === 'stopped') {
-      wasted.tokens += out.tokens;
-      wasted.usd += out.usd;
+      // The orchestrator's calls were spent on it too.
+      const o = orchestratorSpend(trace);
+      wasted.tokens += out.tokens + (o?.tokens ?? 0);
+      wasted.usd += out.usd + (o?.costUsd ?? 0);
       stopped ??= out.reason;
       return;
     }

@@ -27,8 +27,18 @@ export {
   methodLabel,
   parseMethodWords,
   unavailableReason,
+  isProviderOrchestrator,
+  providerOrchestratorModel,
   type MethodWord,
 } from './methods.ts';
+export {
+  orchestratedTrace,
+  orchestratorSpend,
+  withOrchestratorCost,
+  type DesignTask,
+  type OrchestratorDesign,
+  type OrchestratorFor,
+} from './orchestrated.ts';
 export {
   CHECKERS,
   masbenchTasks,

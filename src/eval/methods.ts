@@ -1,6 +1,7 @@
 /**
  * Methods from their command-line words and back: `cot`, `sc`, `debate`, `reflexion`, `ceo`,
- * `policy:<checkpoint>[:greedy|:sampled]`, `design:<name>`, `orchestrator:<model>`. Each archive
+ * `policy:<checkpoint>[:greedy|:sampled]`, `design:<name>`, `orchestrator:<model>` and
+ * `orchestrator:provider[:<model>]` (the provider's model writes each design). Each archive
  * agent runs alone on the whole task at the archive's defaults, stated here so a results file
  * says what ran (the same settings as docs/simulator.md's table).
  */
@@ -54,7 +55,9 @@ export function methodLabel(m: Method): string {
     case 'policy':
       return `Policy ${m.checkpoint} (${m.greedy ? 'greedy' : 'sampled'})`;
     case 'orchestrator':
-      return `Orchestrator ${m.model}`;
+      return m.model === 'provider' || m.model.startsWith('provider:')
+        ? `Orchestrator: provider${m.model.length > 8 ? ` ${m.model.slice(9)}` : ''} (design + repair)`
+        : `Orchestrator ${m.model}`;
   }
 }
 
@@ -113,6 +116,17 @@ export function parseMethodWords(
 /** Why a method cannot run in this build, or null when it can. The code never assumes an orchestrator. */
 export function unavailableReason(m: Method, orchestratorAvailable = false): string | null {
   if (m.kind === 'orchestrator' && !orchestratorAvailable)
-    return `the in-tab orchestrator is not available in this build, so "${methodId(m)}" was not run`;
+    return isProviderOrchestrator(m)
+      ? `"${methodId(m)}" needs a provider (the provider backend's endpoint writes the designs), so it was not run`
+      : `the orchestrator model is not available here (baton eval runs tiny, the models this build ships and model folders; the page runs none), so "${methodId(m)}" was not run`;
   return null;
 }
+
+/** `orchestrator:provider[:<model>]`: the provider's model (or the one named) writes the design. */
+export function isProviderOrchestrator(m: Method): m is Extract<Method, { kind: 'orchestrator' }> {
+  return m.kind === 'orchestrator' && (m.model === 'provider' || m.model.startsWith('provider:'));
+}
+
+/** The model an `orchestrator:provider:<model>` names, or null for the endpoint's own model. */
+export const providerOrchestratorModel = (m: Extract<Method, { kind: 'orchestrator' }>): string | null =>
+  m.model.startsWith('provider:') && m.model.length > 9 ? m.model.slice(9) : null;

@@ -34,7 +34,10 @@ export const MethodSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('design'), name, design: DesignSchema }),
   /** The construction policy: a checkpoint (`prior`, `random:S` or a file's name), greedy or sampled. */
   z.object({ kind: z.literal('policy'), checkpoint: name, greedy: z.boolean() }),
-  /** The in-tab orchestrator LLM. Accepted here; reported unavailable until an orchestrator exists. */
+  /**
+   * An orchestrator LLM writes each task's design: `provider` or `provider:<model>` (the endpoint's
+   * model writes it), or an in-tab model name; unavailable where the caller cannot run that model.
+   */
   z.object({ kind: z.literal('orchestrator'), model: name }),
 ]);
 export type Method = z.infer<typeof MethodSchema>;
@@ -102,6 +105,8 @@ export const EvalRowSchema = z.object({
   wallMs: nonNeg,
   agents: nonNeg,
   llmCalls: nonNeg,
+  /** The orchestrator's own calls (an `orchestrator:` method), already counted in the fields above. */
+  orchestrator: z.object({ tokens: nonNeg, costUsd: nonNeg, calls: nonNeg }).optional(),
 });
 export type EvalRow = z.infer<typeof EvalRowSchema>;
 

@@ -40,6 +40,11 @@ export interface EvalExecutorOptions {
   secrets?: readonly string[];
   /** ISO start time written into every trace (default: the wall clock). */
   startedAt?: () => string;
+  /**
+   * The budget to charge instead of a new one from `budget`: pass the one an orchestrator's client
+   * charges, so designs and runs spend one hard limit.
+   */
+  sharedBudget?: Budget;
   /** Real time slept per simulated call, × its modelled latency (default 0). */
   simTimeScale?: number;
 }
@@ -109,10 +114,12 @@ export interface EvalExecutorHandle {
 }
 
 export function evalExecutor(o: EvalExecutorOptions): EvalExecutorHandle {
-  const budget = new Budget({
-    ...(o.budget?.tokens !== undefined ? { maxTokens: o.budget.tokens } : {}),
-    ...(o.budget?.usd !== undefined ? { maxUsd: o.budget.usd } : {}),
-  });
+  const budget =
+    o.sharedBudget ??
+    new Budget({
+      ...(o.budget?.tokens !== undefined ? { maxTokens: o.budget.tokens } : {}),
+      ...(o.budget?.usd !== undefined ? { maxUsd: o.budget.usd } : {}),
+    });
   const retries = Math.max(0, Math.floor(o.jobRetries ?? 2));
   const backendOf = (job: EvalJobRef): ChatBackend => {
     if (o.backend !== 'simulated') return o.backend;

@@ -2,6 +2,7 @@ import type { Trace, TraceEvent } from '../core/trace.ts';
 import { redactSecrets } from '../share/index.ts';
 import { BATON, BATON_EVENTS, DESIGN_EDGE, GENAI, OI, OPERATION, RESOURCE } from './attributes.ts';
 import { otlpSpanId, otlpTraceId } from './ids.ts';
+import { designerSpans } from './otlp-designer.ts';
 import type { AnyValue, ExportTraceServiceRequest, KeyValue, OtlpEvent, OtlpSpan } from './otlp-schema.ts';
 
 /**
@@ -239,6 +240,9 @@ function traceSpans(trace: Trace): OtlpSpan[] {
     status:
       trace.execution.status === 'failed' ? { code: STATUS_ERROR, message: 'the run failed' } : { code: 0 },
   });
+
+  // ---- the orchestrator's calls, when a provider wrote the design (otlp-designer.ts)
+  spans.push(...designerSpans(trace, { traceId, rootId }, at));
 
   // ---- agents and their calls
   for (const run of runs.values()) {

@@ -20,6 +20,7 @@ import {
   type TraceEvent,
 } from '../core/trace.ts';
 import { BATON, GENAI, OI, OPENLLMETRY, RESOURCE } from './attributes.ts';
+import { DESIGNER_SPAN } from './otlp-designer.ts';
 import { agentEvents, designEdges, llmCallEvents, spanEventNotes } from './otlp-events.ts';
 import { firstStr } from './otlp-messages.ts';
 import { spanGraph, type SpanInfo } from './otlp-spans.ts';
@@ -29,7 +30,9 @@ function isoOfMs(ms: number): string | null {
 }
 
 /** Builds one Baton trace from the spans of one OTLP trace. */
-export function traceOf(otlpTraceId: string, spans: SpanInfo[]): Result<Trace> {
+export function traceOf(otlpTraceId: string, all: SpanInfo[]): Result<Trace> {
+  // The orchestrator's spans (otlp-designer.ts) repeat the root's designer record: left out.
+  const spans = all.filter((s) => !s.attrs.has(DESIGNER_SPAN));
   const g = spanGraph(spans);
   if (!g) {
     return {

@@ -22,6 +22,8 @@ import {
   randomCheckpoint,
   type PolicyCheckpoint,
 } from '../policy/index.ts';
+import { Budget } from '../executor/llm/index.ts';
+import { providerOrchestratorFor } from './eval.orchestrator.ts';
 import type { evalMethods, EvalProvider } from './eval.methods.ts';
 import type { Handlers } from './rpc/server.ts';
 
@@ -89,7 +91,13 @@ export function evalHandlers(fetchImpl?: typeof fetch): Handlers<typeof evalMeth
         (input.checkpoints ?? {}) as unknown as Record<string, PolicyCheckpoint>,
       );
       try {
+        // One budget for the runs and the designs an `orchestrator:provider` method's model writes.
+        const budget = new Budget({
+          ...(config.budget.tokens !== undefined ? { maxTokens: config.budget.tokens } : {}),
+          ...(config.budget.usd !== undefined ? { maxUsd: config.budget.usd } : {}),
+        });
         const executor = evalExecutor({
+          sharedBudget: budget,
           backend: remote ? backendFromSpec(remote, fetchImpl) : 'simulated',
           budget: config.budget,
           ...(input.agentConcurrency !== undefined ? { agentConcurrency: input.agentConcurrency } : {}),
@@ -104,6 +112,7 @@ export function evalHandlers(fetchImpl?: typeof fetch): Handlers<typeof evalMeth
             if (!net) throw new Error(`no network for ${m.checkpoint}`);
             return { net, pool: DEFAULT_POOL };
           },
+          orchestratorFor: providerOrchestratorFor(remote, budget, input.repairTurns, fetchImpl),
           done: input.done,
           concurrency: input.concurrency,
           createdAt: input.createdAt,

@@ -16,6 +16,7 @@ import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse, IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { pathToFileURL } from 'node:url';
+import { designScriptResponder } from './design-script.ts';
 
 export interface WireMessage {
   role: string;
@@ -106,6 +107,8 @@ export interface OpenAIServerOptions {
   /** Code points per streamed content chunk. Default 8. */
   streamChunkChars?: number;
   faults?: ServerFaults;
+  /** Called with each reply's usage when its last byte is written: the server's own bill. */
+  onBilled?: (usage: { prompt_tokens: number; completion_tokens: number }, model: string) => void;
 }
 
 export interface OpenAIServer {
@@ -370,6 +373,7 @@ export async function startOpenAIServer(options: OpenAIServerOptions = {}): Prom
       }
       await writeFragmented(res, text, fault);
       res.end();
+      if (!fault?.malformed) options.onBilled?.(usage, model);
       return;
     }
 
@@ -428,6 +432,7 @@ export async function startOpenAIServer(options: OpenAIServerOptions = {}): Prom
     }
     await send(event('[DONE]'));
     res.end();
+    if (!fault?.malformed) options.onBilled?.(usage, model);
   };
 
   const server = createServer((req, res) => {
@@ -554,9 +559,12 @@ function parseArgs(argv: readonly string[]): OpenAIServerOptions {
       case '--api-key':
         opts.apiKey = value;
         break;
+      case '--design-script':
+        opts.responder = designScriptResponder(defaultResponder);
+        continue;
       default:
         throw new Error(
-          `Unknown flag ${flag ?? ''}. Usage: openai-server.ts [--port N] [--host H] [--latency MS] [--fault-rate P] [--seed N] [--api-key K]`,
+          `Unknown flag ${flag ?? ''}. Usage: openai-server.ts [--port N] [--host H] [--latency MS] [--fault-rate P] [--seed N] [--api-key K] [--design-script]`,
         );
     }
     i += 1;

@@ -13,11 +13,13 @@ import { formatReport, parseDesign } from '../../design/parse.ts';
 import {
   EvalConfigSchema,
   EvalRowSchema,
+  isProviderOrchestrator,
   masbenchTasks,
   methodId,
   parseAxes,
   parseMethodWords,
   parseTaskJsonl,
+  providerOrchestratorModel,
   rowsCsv,
   rowsJsonl,
   runEvaluation,
@@ -32,12 +34,15 @@ import {
   type MethodWord,
 } from '../../eval/index.ts';
 import { evalExecutor } from '../../executor/eval-exec.ts';
+import { Budget } from '../../executor/llm/index.ts';
 import { publicBaseUrl } from '../../executor/remote.ts';
 import { DEFAULT_POOL, PolicyNetwork } from '../../policy/index.ts';
 import { AXES } from '../../masbench/index.ts';
 import { type CliIO, type Command, parseCommandArgs } from '../command.ts';
 import { computeBackend } from '../compute.ts';
 import { loadCheckpoint } from '../construct-inputs.ts';
+import { modelOrchestrators, type ModelOrchestrators } from '../model-orchestrator.ts';
+import { REPAIR_TURNS_USAGE, providerOrchestrator, repairTurnsFlag } from '../provider-orchestrator.ts';
 import { choiceFlag, isUsageError, positiveIntFlag, readFlags, seedFlag, type UsageError } from '../flags.ts';
 import {
   PROVIDER_OPTIONS,
@@ -63,7 +68,10 @@ axis value; McNemar tests between methods; the accuracy–cost Pareto front.
 Options:
   --methods      comma-separated: cot, sc, debate, reflexion, ceo (each archive agent alone),
                  policy:<prior|random:S|ckpt.json>[:greedy|:sampled], design:<d.xml|d.json|trace.json>,
-                 orchestrator:<model> (accepted, reported unavailable: there is no orchestrator yet)
+                 orchestrator:provider[:<model>] (the provider's model, or the one named, writes each
+                 task's design; its calls count in the method's cost and the budget),
+                 orchestrator:<model> (tiny: the offline tiny model, a model in models/ or a model
+                 folder writes each design in this process, on the CPU; hub models: not run)
   --axes         MASBench cells, e.g. depth:2,6,robustness:3 (default: every axis at 2,6,10)
   --n            tasks per axis value (default 20)
   --seed         task seed: task i of a cell has seed taskSeed(S, i) (default 0)
@@ -72,8 +80,9 @@ Options:
   --repeats      run every task with run seeds R, R+1, …, R+repeats−1 (default 1)
   --tasks        a JSONL file of {"query", "answer", "checker"?} instead of MASBench (provider only)
   --from-traces  the tasks of the traces in a folder instead of MASBench
-  --backend      simulated (generated MASBench tasks only, offline) or openai
+  --backend      simulated (generated MASBench tasks only, offline) or openai (also: provider)
 ${providerUsage('--backend openai')}
+${REPAIR_TURNS_USAGE}
   --jobs         tasks running at once, across methods (default 4)
   --sim-time-scale  real time each simulated call takes, × its modelled latency (default 0)
   --out          the results JSON
@@ -102,6 +111,7 @@ interface Args {
   fromTraces: string | undefined;
   backend: 'simulated' | 'openai';
   provider: ProviderArgs;
+  repairTurns: number;
   jobs: number;
   simTimeScale: number;
   out: string;
@@ -132,6 +142,7 @@ function parse(args: string[]): { ok: true; a: Args } | UsageError {
     traces: { type: 'string' },
     journal: { type: 'string' },
     fresh: { type: 'boolean' },
+    'repair-turns': { type: 'string' },
     ...PROVIDER_OPTIONS,
   });
   if (!f.ok) return f;
@@ -154,8 +165,16 @@ function parse(args: string[]): { ok: true; a: Args } | UsageError {
   if (isUsageError(runSeed)) return runSeed;
   const repeats = intFlag(f.values.repeats, 'repeats', 1, 16, 1);
   if (typeof repeats === 'string') return { ok: false, message: repeats };
-  const backend = choiceFlag('backend', f.str('backend'), ['simulated', 'openai'] as const, 'simulated');
-  if (isUsageError(backend)) return backend;
+  const backendWord = choiceFlag(
+    'backend',
+    f.str('backend'),
+    ['simulated', 'openai', 'provider'] as const,
+    'simulated',
+  );
+  if (isUsageError(backendWord)) return backendWord;
+  const backend = backendWord === 'provider' ? 'openai' : backendWord;
+  const repairTurns = repairTurnsFlag(f.values['repair-turns']);
+  if (typeof repairTurns === 'string') return { ok: false, message: repairTurns };
   const provider = parseProviderArgs(f.values, backend === 'openai' ? '--backend openai' : null);
   if (!provider.ok) return provider;
   const jobs = intFlag(f.values.jobs, 'jobs', 1, 64, 4);
@@ -189,6 +208,7 @@ function parse(args: string[]): { ok: true; a: Args } | UsageError {
       fromTraces,
       backend,
       provider: provider.value,
+      repairTurns,
       jobs,
       simTimeScale,
       out,
@@ -297,6 +317,7 @@ async function run(args: string[], io0: CliIO): Promise<number> {
 
   // Methods: read design files; load checkpoints.
   const methods: Method[] = [];
+  let local: ModelOrchestrators | null = null;
   const nets = new Map<string, PolicyNetwork>();
   try {
     for (const w of a.words) {
@@ -378,7 +399,25 @@ async function run(args: string[], io0: CliIO): Promise<number> {
     const tracesDir = a.traces !== undefined ? resolve(io.cwd, a.traces) : null;
     if (tracesDir) await mkdir(tracesDir, { recursive: true });
 
+    // One budget for the designs the provider writes and the runs (the orchestrator's calls count).
+    const shared = new Budget({
+      ...(config.budget.tokens !== undefined ? { maxTokens: config.budget.tokens } : {}),
+      ...(config.budget.usd !== undefined ? { maxUsd: config.budget.usd } : {}),
+    });
+    const designer =
+      provider && a.provider.endpoint
+        ? providerOrchestrator({
+            baseUrl: a.provider.endpoint.baseUrl,
+            apiKey: provider.key,
+            model: a.provider.endpoint.model,
+            budget: shared,
+            repairTurns: a.repairTurns,
+          })
+        : null;
+    // `orchestrator:<model>`: the model writes the designs in this process (model-orchestrator.ts).
+    local = modelOrchestrators(io.cwd);
     const executor = evalExecutor({
+      sharedBudget: shared,
       backend: provider ? provider.backend : 'simulated',
       budget: config.budget,
       agentConcurrency: a.provider.concurrency,
@@ -415,6 +454,19 @@ async function run(args: string[], io0: CliIO): Promise<number> {
           if (!net) throw new Error(`no network for ${methodId(m)}`);
           return { net, pool: DEFAULT_POOL };
         },
+        orchestratorFor: (m) =>
+          !isProviderOrchestrator(m)
+            ? local?.orchestratorFor(m)
+            : designer
+              ? (task, seed, signal) => {
+                  const model = providerOrchestratorModel(m);
+                  return designer.design(task, {
+                    ...(model !== null ? { model } : {}),
+                    seed,
+                    ...(signal ? { signal } : {}),
+                  });
+                }
+              : null,
         done,
         concurrency: a.jobs,
         createdAt,
@@ -459,6 +511,7 @@ async function run(args: string[], io0: CliIO): Promise<number> {
     return fail(e instanceof Error ? e.message : String(e));
   } finally {
     for (const net of nets.values()) net.dispose();
+    await local?.dispose();
   }
 }
 

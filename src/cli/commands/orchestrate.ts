@@ -27,6 +27,8 @@ import {
 } from '../../orchestrator/index.ts';
 import { type CliIO, type Command, parseCommandArgs } from '../command.ts';
 import { loadTask } from '../construct-inputs.ts';
+import { repairTurnsFlag, REPAIR_TURNS_USAGE } from '../provider-orchestrator.ts';
+import { orchestrateWithProvider } from './orchestrate-provider.ts';
 import { plural, shortAnswer, usd } from '../construct-report.ts';
 import { choiceFlag, isUsageError, positiveIntFlag, readFlags, seedFlag } from '../flags.ts';
 import {
@@ -48,6 +50,7 @@ const usage = `Usage: baton orchestrate --task <text|task.json> --out <trace.jso
                          [--device auto|cpu|wasm|webgpu] [--dtype auto|fp32|q8|q4|...] [--unconstrained]
                          [--temperature T] [--seed S] [--max-new-tokens N] [--cache-dir DIR]
                          [--execute simulated|remote|none]
+                         [--orchestrator model|provider [--repair-turns N]]
                          [--base-url <url> --agent-model <name> [--api-key-env VAR] [--concurrency N]
                           [--budget-tokens N] [--budget-usd X]]      (with --execute remote)
 
@@ -77,6 +80,13 @@ Options:
                 the default for them); remote: on an OpenAI-compatible provider; none: not run
                 (the default for other tasks)
 
+  --orchestrator  model (default): the model above writes the design in this process; provider:
+                the OpenAI-compatible endpoint's --model writes it (--base-url, --api-key-env; the
+                agents then run on --agent-model, default the same), in MAS-Orchestra XML, an
+                invalid design sent back with its problems; --budget-tokens/--budget-usd hold the
+                design's calls and the run's together
+${REPAIR_TURNS_USAGE}
+
 With --execute remote:
 ${providerUsage('--execute remote').replace('--model  ', '--agent-model')}
 
@@ -98,6 +108,9 @@ interface Options {
   cacheDir: string;
   execute: 'simulated' | 'remote' | 'none' | undefined;
   provider: ProviderArgs;
+  /** Who writes the design: the model in this process, or the provider's model. */
+  orchestrator: 'model' | 'provider';
+  repairTurns: number;
 }
 
 const DTYPES = ['auto', 'fp32', 'fp16', 'q8', 'int8', 'uint8', 'q4', 'q4f16', 'bnb4'] as const;
@@ -118,6 +131,8 @@ function parse(args: string[]): { ok: true; o: Options } | { ok: false; message:
     'cache-dir': { type: 'string' },
     execute: { type: 'string' },
     'agent-model': { type: 'string' },
+    orchestrator: { type: 'string' },
+    'repair-turns': { type: 'string' },
     ...providerOptions,
   });
   if (!f.ok) return f;
@@ -144,16 +159,37 @@ function parse(args: string[]): { ok: true; o: Options } | { ok: false; message:
   const execute = str('execute');
   if (execute !== undefined && execute !== 'simulated' && execute !== 'remote' && execute !== 'none')
     return { ok: false, message: `--execute must be simulated, remote or none, got "${execute}"` };
+  const orchestrator = choiceFlag(
+    'orchestrator',
+    str('orchestrator'),
+    ['model', 'provider'] as const,
+    'model',
+  );
+  if (isUsageError(orchestrator)) return orchestrator;
+  const repairTurns = repairTurnsFlag(values['repair-turns']);
+  if (typeof repairTurns === 'string') return { ok: false, message: repairTurns };
+  const viaProvider = orchestrator === 'provider';
+  if (!viaProvider && values['repair-turns'] !== undefined)
+    return { ok: false, message: '--repair-turns only applies with --orchestrator provider' };
   const { 'agent-model': agentModel, ...rest } = values;
-  const providerValues = { ...rest, model: agentModel };
-  const stray = execute === 'remote' ? [] : providerFlagsIn(providerValues);
+  // With --orchestrator provider, --model is the endpoint's model that writes the design; the
+  // agents run on --agent-model (default: the same model).
+  const providerValues = { ...rest, model: viaProvider ? (agentModel ?? str('model')) : agentModel };
+  const stray = execute === 'remote' || viaProvider ? [] : providerFlagsIn(providerValues);
   if (stray.length > 0)
     return {
       ok: false,
       message: `${stray.map((s) => (s === '--model' ? '--agent-model' : s)).join(', ')} only apply with --execute remote`,
     };
-  const provider = parseProviderArgs(providerValues, execute === 'remote' ? '--execute remote' : null);
-  if (!provider.ok) return { ok: false, message: provider.message.replace('--model', '--agent-model') };
+  const provider = parseProviderArgs(
+    providerValues,
+    execute === 'remote' ? '--execute remote' : viaProvider ? '--orchestrator provider' : null,
+  );
+  if (!provider.ok)
+    return {
+      ok: false,
+      message: viaProvider ? provider.message : provider.message.replace('--model', '--agent-model'),
+    };
   const xdg = process.env['XDG_CACHE_HOME'];
   return {
     ok: true,
@@ -172,6 +208,8 @@ function parse(args: string[]): { ok: true; o: Options } | { ok: false; message:
         str('cache-dir') ?? join(xdg && xdg !== '' ? xdg : join(homedir(), '.cache'), 'baton', 'models'),
       execute: execute as Options['execute'],
       provider: provider.value,
+      orchestrator,
+      repairTurns,
     },
   };
 }
@@ -213,6 +251,21 @@ async function run(args: string[], io: CliIO): Promise<number> {
     );
     return 2;
   }
+  if (o.orchestrator === 'provider' && o.provider.endpoint)
+    return orchestrateWithProvider({
+      task,
+      masbench: mb,
+      execute,
+      dom: o.dom,
+      model: o.model ?? o.provider.endpoint.model,
+      provider: o.provider,
+      repairTurns: o.repairTurns,
+      temperature: o.temperature,
+      seed: o.seed,
+      now: io.now ?? (() => new Date()),
+      write: (trace, secrets, cli) => write(trace, o, secrets, cli),
+      redacting: (secrets) => redactingIO(io, secrets),
+    });
   const endpoint = execute === 'remote' ? o.provider.endpoint : null;
   const provider = endpoint ? openProvider(endpoint) : null;
   const secrets = provider?.secrets ?? [];

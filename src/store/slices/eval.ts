@@ -291,7 +291,9 @@ export const createEvalSlice: SliceCreator<EvalSlice> = (set, get) => {
           concurrency: draft.concurrency,
           createdAt: new Date().toISOString(),
           // The key goes in this call and nowhere else.
-          ...(prov ? { provider: prov.call, agentConcurrency: get().concurrency } : {}),
+          ...(prov
+            ? { provider: prov.call, agentConcurrency: get().concurrency, repairTurns: get().repairTurns }
+            : {}),
           ...(Object.keys(checkpoints).length > 0
             ? {
                 checkpoints: checkpoints as NonNullable<Parameters<EvalWorker['evaluate']>[0]['checkpoints']>,

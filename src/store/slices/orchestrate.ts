@@ -13,7 +13,7 @@
 import { problemOf } from '../../core/errors.ts';
 import { fail, type Problem, type Result } from '../../core/result.ts';
 import { minimalTrace, traceIdFrom } from '../../core/trace-builders.ts';
-import type { Design, Designer, Trace } from '../../core/trace.ts';
+import type { Design, Designer, ProviderAttempt, Trace } from '../../core/trace.ts';
 import { formatReport, parseDesign } from '../../design/parse.ts';
 import { taskOfMasbench, type MasBenchTask } from '../../masbench/index.ts';
 import type {
@@ -30,12 +30,20 @@ import { errorText } from '../services/problems.ts';
 import { createThrottle, executeRun, runOnSimulator } from '../services/runner.ts';
 import type { BatonState, SliceCreator } from '../store.ts';
 import { generateBench, type BenchChoice } from './run.ts';
+import {
+  budgetAfterDesign,
+  interruptProviderDesign,
+  providerOrchestratorBlockers,
+  startProviderDesign,
+} from './orchestrate-provider.ts';
 import { providerBlockers, remoteSpecOf, runBudgetOf } from './settings.ts';
 
 export type { DevicePref, DomPref, FileProgress, GenerationResult, LoadedModel, ModelEntryView };
 export { partialDesign, splitThinking, type PartialDesign } from './orchestrate-partial.ts';
 
 export interface OrchDraft {
+  /** Who writes the design: the model in the tab, or the Settings provider's model. */
+  orchestrator: 'model' | 'provider';
   taskMode: 'custom' | 'masbench';
   query: string;
   bench: BenchChoice;
@@ -69,7 +77,14 @@ export type OrchTask = { kind: 'custom'; query: string } | { kind: 'masbench'; t
 export interface OrchGeneration {
   status: 'running' | 'done' | 'interrupted' | 'error';
   task: OrchTask;
-  model: LoadedModel;
+  /** The in-tab model that writes; null when the provider does (`provider`). */
+  model: LoadedModel | null;
+  /** The Settings provider that writes, when it does. */
+  provider?: { model: string; where: string; repairTurns: number };
+  /** The provider's attempts so far, each with its problems, tokens and cost. */
+  attempts?: ProviderAttempt[];
+  /** The attempt streaming now (0-based). */
+  attempt?: number;
   settings: Pick<OrchDraft, 'dom' | 'temperature' | 'seed' | 'constrained'>;
   /** Everything written so far (kept on interrupt and on failure). */
   text: string;
@@ -121,6 +136,7 @@ export interface OrchestrateSlice {
 }
 
 export const DEFAULT_ORCH_DRAFT: OrchDraft = {
+  orchestrator: 'model',
   taskMode: 'custom',
   query: '',
   bench: { axis: 'depth', value: 3, seed: 1 },
@@ -193,7 +209,8 @@ export const orchQueryOf = (t: OrchTask): string => (t.kind === 'masbench' ? t.t
 /** What keeps Orchestrate disabled, in words; empty when it can start. */
 export function orchestrateBlockers(s: BatonState): string[] {
   const out: string[] = [];
-  if (s.orchLoad.status === 'loading') out.push('The model is loading.');
+  if (s.orchDraft.orchestrator === 'provider') out.push(...providerOrchestratorBlockers(s));
+  else if (s.orchLoad.status === 'loading') out.push('The model is loading.');
   else if (s.orchLoad.status !== 'ready') out.push('Load a model first.');
   if (s.orchGen?.status === 'running') out.push('The model is writing.');
   const t = orchTaskOf(s.orchDraft);
@@ -261,7 +278,7 @@ export function orchTraceOf(g: OrchGeneration, design: Design, createdAt: string
   const what = mb ? `${mb.axis} ${mb.value} (seed ${mb.seed})` : (query.split('\n')[0] ?? '').slice(0, 48);
   const designer: Designer = g.result?.designer ?? {
     kind: 'orchestrator',
-    model: g.model.id,
+    model: g.model?.id ?? g.provider?.model ?? 'unknown',
     rawOutput: g.text,
     parseErrors: [],
   };
@@ -269,7 +286,7 @@ export function orchTraceOf(g: OrchGeneration, design: Design, createdAt: string
     query,
     createdAt,
     id: traceIdFrom(query, g.text, createdAt),
-    title: ['Orchestrate', what, g.model.id, where].join(' · '),
+    title: ['Orchestrate', what, g.model?.id ?? g.provider?.model ?? '', where].join(' · '),
     designer,
   });
   return { ...base, task: mb ? taskOfMasbench(mb) : base.task, design };
@@ -370,11 +387,17 @@ export const createOrchestrateSlice: SliceCreator<OrchestrateSlice> = (set, get)
 
     async startOrchestrate() {
       const s = get();
-      if (orchestrateBlockers(s).length > 0 || s.orchLoad.status !== 'ready') return;
+      if (orchestrateBlockers(s).length > 0) return;
       const t = orchTaskOf(s.orchDraft);
       if (!t.ok) return;
       const d = s.orchDraft;
       const settings = { dom: d.dom, temperature: d.temperature, seed: d.seed, constrained: d.constrained };
+      if (d.orchestrator === 'provider')
+        return startProviderDesign(get, set, t.task, orchQueryOf(t.task), {
+          ...settings,
+          constrained: false,
+        });
+      if (s.orchLoad.status !== 'ready') return;
       const startedAt = Date.now();
       let gen: OrchGeneration = {
         status: 'running',
@@ -440,6 +463,7 @@ export const createOrchestrateSlice: SliceCreator<OrchestrateSlice> = (set, get)
     },
 
     interruptOrchestrate() {
+      if (get().orchGen?.status === 'running' && interruptProviderDesign()) return;
       if (get().orchGen?.status === 'running')
         void runtime()
           .then((rt) => rt.interrupt())
@@ -481,7 +505,7 @@ export const createOrchestrateSlice: SliceCreator<OrchestrateSlice> = (set, get)
         const final = await executeRun({
           trace: { ...trace, execution: { ...trace.execution, status: 'running', startedAt: createdAt } },
           backend: remote,
-          budget: runBudgetOf(s),
+          budget: budgetAfterDesign(runBudgetOf(s), g),
           concurrency: s.concurrency,
           signal: runAbort.signal,
           save,

@@ -78,6 +78,8 @@ export interface SettingsSlice {
   /** Where the current provider's key is saved; the key itself never enters the store. */
   keyLocation: KeyLocation;
   connectionTest: ConnectionTest;
+  /** Repair turns a provider orchestrator gets: an invalid design goes back with its problems (0–10). */
+  repairTurns: number;
 
   /** Reads saved settings from localStorage; idempotent. */
   initSettings(): void;
@@ -96,6 +98,7 @@ export interface SettingsSlice {
   resetPrices(): void;
   setBudget(budget: Partial<BudgetSettings>): void;
   setConcurrency(n: number): void;
+  setRepairTurns(n: number): void;
 }
 
 export const DEFAULT_BUDGET: BudgetSettings = { totalTokens: 200_000, totalUsd: 1, perAgentTokens: 50_000 };
@@ -116,6 +119,9 @@ export const DEFAULT_CONCURRENCY = 4;
 export const MAX_CONCURRENCY = 32;
 
 const SETTINGS_PREF = 'baton.settings/1';
+/** Kept apart from the provider settings: the orchestrator's own. */
+const ORCHESTRATOR_PREF = 'baton.orchestrator-settings/1';
+const OrchestratorPrefSchema = z.object({ repairTurns: z.number().int().min(0).max(10) });
 const PRICES_PREF = 'baton.prices/1';
 
 const defaultConnections = (): Record<ProviderId, Connection> =>
@@ -219,11 +225,14 @@ export const createSettingsSlice: SliceCreator<SettingsSlice> = (set, get) => {
     concurrency: DEFAULT_CONCURRENCY,
     keyLocation: 'none',
     connectionTest: { status: 'idle' },
+    repairTurns: 2,
 
     initSettings() {
       if (get().settingsReady) return;
       const saved = SettingsPrefSchema.safeParse(loadPref(SETTINGS_PREF));
       const prices = PricesPrefSchema.safeParse(loadPref(PRICES_PREF));
+      const orch = OrchestratorPrefSchema.safeParse(loadPref(ORCHESTRATOR_PREF));
+      if (orch.success) set({ repairTurns: orch.data.repairTurns });
       const connections = defaultConnections();
       if (saved.success) {
         for (const id of PROVIDER_ORDER) {
@@ -343,6 +352,12 @@ export const createSettingsSlice: SliceCreator<SettingsSlice> = (set, get) => {
       );
       set({ concurrency: c });
       persist();
+    },
+
+    setRepairTurns(n) {
+      const turns = Math.max(0, Math.min(10, Math.round(Number.isFinite(n) ? n : 2)));
+      set({ repairTurns: turns });
+      savePref(ORCHESTRATOR_PREF, { repairTurns: turns });
     },
   };
 };

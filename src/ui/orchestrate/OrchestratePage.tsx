@@ -5,6 +5,7 @@ import { useBaton } from '../../store/store.ts';
 import { ProblemAlert } from '../common/ProblemAlert.tsx';
 import { ModelPanel } from './ModelPanel.tsx';
 import { OutputPanel } from './OutputPanel.tsx';
+import { OrchestratorChoice, ProviderPanel } from './ProviderPanel.tsx';
 import { RunActions } from './RunActions.tsx';
 import { TaskPanel } from './TaskPanel.tsx';
 import './orchestrate.css';
@@ -71,6 +72,7 @@ export function OrchestratePage(): JSX.Element {
   const initSettings = useBaton((s) => s.initSettings);
   const start = useBaton((s) => s.startOrchestrate);
   const blockers = useBaton(useShallow(orchestrateBlockers));
+  const viaProvider = useBaton((s) => s.orchDraft.orchestrator === 'provider');
   useEffect(() => {
     initSettings();
     void init();
@@ -81,11 +83,13 @@ export function OrchestratePage(): JSX.Element {
       <p className="muted">
         A language model running in this tab reads the task and writes the whole multi-agent design: its
         thinking, the agents and the edges between them. Nothing leaves the browser while it writes. With
-        constrained decoding on, every finished design parses and passes the design rules.
+        constrained decoding on, every finished design parses and passes the design rules. Or the provider
+        from Settings writes it, an invalid design sent back with its problems.
       </p>
       <div className="orch-layout">
         <div className="orch-settings">
-          <ModelPanel />
+          <OrchestratorChoice />
+          {viaProvider ? <ProviderPanel /> : <ModelPanel />}
           <TaskPanel />
           <div className="orch-actions">
             <button

@@ -7,6 +7,7 @@ import {
 } from '../../store/slices/orchestrate.ts';
 import { useBaton } from '../../store/store.ts';
 import { LiveDag } from './LiveDag.tsx';
+import { AttemptsView } from './ProviderPanel.tsx';
 
 /**
  * The generation as it happens: the thinking and the design channels as text (model output is
@@ -53,8 +54,10 @@ function Stats({ g }: { g: OrchGeneration }): JSX.Element {
       {first !== null && <span> · first token after {(first / 1000).toFixed(2)} s</span>}
       <span>
         {' '}
-        · {g.model.id} ({g.model.dtype}, {g.model.device}) ·{' '}
-        {g.settings.constrained ? 'constrained' : 'unconstrained'}
+        ·{' '}
+        {g.model
+          ? `${g.model.id} (${g.model.dtype}, ${g.model.device}) · ${g.settings.constrained ? 'constrained' : 'unconstrained'}`
+          : `${g.provider?.model ?? ''} on ${g.provider?.where ?? ''} · attempt ${(g.attempt ?? 0) + 1}`}
         {g.settings.temperature > 0 ? ` · T=${g.settings.temperature}, seed ${g.settings.seed}` : ' · greedy'}
       </span>
       {stats && (
@@ -101,6 +104,7 @@ export function OutputView({ g, onInterrupt }: { g: OrchGeneration; onInterrupt:
         </div>
         <LiveDag design={partial.design} />
       </div>
+      <AttemptsView g={g} />
     </section>
   );
 }

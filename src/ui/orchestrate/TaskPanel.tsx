@@ -119,15 +119,18 @@ export function TaskPanel(): JSX.Element {
           />
         </label>
       </div>
-      <label className="orch-check">
-        <input
-          type="checkbox"
-          checked={d.constrained}
-          onChange={(e) => setDraft({ constrained: e.target.checked })}
-          data-testid="orch-constrained"
-        />
-        Constrained decoding: every finished design parses and passes the design rules
-      </label>
+      {/* A provider's output is not constrained: the repair loop checks it instead. */}
+      {d.orchestrator !== 'provider' && (
+        <label className="orch-check">
+          <input
+            type="checkbox"
+            checked={d.constrained}
+            onChange={(e) => setDraft({ constrained: e.target.checked })}
+            data-testid="orch-constrained"
+          />
+          Constrained decoding: every finished design parses and passes the design rules
+        </label>
+      )}
     </fieldset>
   );
 }

@@ -9,6 +9,7 @@ import {
 import { useBaton } from '../../store/store.ts';
 import { PriceTable } from './PriceTable.tsx';
 import './settings.css';
+import { OrchestratorSection } from './OrchestratorSection.tsx';
 
 const CORS_WORDS = {
   'reported-ok': 'browser calls widely reported to work',
@@ -349,6 +350,7 @@ export function SettingsPage(): JSX.Element {
       <KeySection key={provider} />
       <CorsHelp />
       <BudgetSection />
+      <OrchestratorSection />
       <PriceTable />
     </section>
   );

@@ -5,6 +5,7 @@ import { useBaton } from '../../store/store.ts';
 import { answerMarkdown, shownAnswer } from '../common/answer.ts';
 import { agentCount, formatCost, formatMs, formatTokens, ifRecorded } from '../common/format.ts';
 import { CollapsibleMarkdown, Markdown } from '../markdown/Markdown.tsx';
+import { DesignerAttempts } from './DesignerAttempts.tsx';
 import { Disclosure } from './Disclosure.tsx';
 import { ImportNotes } from './ImportNotes.tsx';
 import { designProvenance, DIAGRAM_ONLY_TEXT } from './provenance.ts';
@@ -243,6 +244,7 @@ export const TaskPanel = memo(function TaskPanel({ trace }: { trace: Trace }): J
       <section className="insp-section">
         <h4>Design</h4>
         <DesignerInfo designer={trace.designer} />
+        <DesignerAttempts designer={trace.designer} />
         {trace.designer.kind === 'orchestrator' && trace.designer.rawOutput && (
           <Disclosure className="raw-output" summary="Raw orchestrator output">
             <pre className="raw-text">{trace.designer.rawOutput}</pre>
