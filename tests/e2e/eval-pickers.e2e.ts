@@ -50,13 +50,18 @@ describe('Evaluate pickers', () => {
       await page.getByTestId('eval-page').waitFor();
       const trained = page.locator(`[data-testid=eval-method][data-method="policy:${name}:greedy"]`);
       await trained.waitFor();
-      // The manifest's orchestrator models: listed, not selectable, with the reason.
-      const orch = page.locator('[data-testid=eval-method][data-method^="orchestrator:"]').first();
-      await orch.waitFor();
-      expect(await orch.isDisabled()).toBe(true);
-      expect(await page.getByTestId('eval-methods').innerText()).toMatch(
-        /in-tab orchestrator is not available/,
+      // The manifest's orchestrator models: listed, not selectable, with the reason; the provider as
+      // the orchestrator is listed too, selectable on the provider backend only.
+      const orch = page.locator(
+        '[data-testid=eval-method][data-method^="orchestrator:"]:not([data-method="orchestrator:provider"])',
       );
+      await orch.first().waitFor();
+      expect(await orch.first().isDisabled()).toBe(true);
+      const words = await page.getByTestId('eval-methods').innerText();
+      expect(words).toMatch(/orchestrator model is not available here/);
+      const provider = page.locator('[data-testid=eval-method][data-method="orchestrator:provider"]');
+      expect(await provider.isDisabled()).toBe(true);
+      expect(words).toMatch(/needs the provider backend/);
 
       await pickEval(
         page,

@@ -4,6 +4,8 @@ import {
   axesPicked,
   methodGroups,
   methodIds,
+  PROVIDER_ORCHESTRATOR_NEEDS,
+  runsOnPage,
   savedCheckpointsOf,
   toggleAxisValue,
   toggleMethod,
@@ -13,6 +15,7 @@ describe('Evaluate pickers', () => {
   it('offer the archive agents, built-in policies, saved checkpoints and (not selectable) orchestrator models', () => {
     const groups = methodGroups({
       buildCheckpoints: ['trained:grpo:mixed:12'],
+      backend: 'simulator',
       orchModels: {
         status: 'ready',
         warnings: [],
@@ -27,12 +30,30 @@ describe('Evaluate pickers', () => {
       'policy:trained:grpo:mixed:12:greedy',
       'policy:trained:grpo:mixed:12:sampled',
     ]);
-    const orch = byTitle['Orchestrator models']?.[0];
+    const [provider, orch] = byTitle['Orchestrators'] ?? [];
     expect(orch?.id).toBe('orchestrator:baton-orchestrator-tiny');
     expect(orch?.unavailable).toMatch(/not available/);
+    // The provider as the orchestrator needs the provider backend, which writes its designs.
+    expect(provider?.id).toBe('orchestrator:provider');
+    expect(provider?.unavailable).toBe(PROVIDER_ORCHESTRATOR_NEEDS);
     // Every selectable choice is a method the evaluation accepts.
     for (const c of groups.flatMap((g) => g.choices).filter((c) => c.unavailable === null))
       expect(evalConfigOf({ ...DEFAULT_EVAL_DRAFT, methods: c.id }).ok).toBe(true);
+  });
+
+  it('offer the provider as the orchestrator on the provider backend', () => {
+    const groups = methodGroups({
+      buildCheckpoints: [],
+      backend: 'provider',
+      orchModels: { status: 'loading' } as never,
+    });
+    const orchestrators = groups.find((g) => g.title === 'Orchestrators')?.choices ?? [];
+    expect(orchestrators.map((c) => [c.id, c.unavailable])).toEqual([['orchestrator:provider', null]]);
+    expect(toggleMethod('cot,sc', 'orchestrator:provider', true)).toBe('cot,sc,orchestrator:provider');
+    // The page counts its jobs over the methods it runs: the provider orchestrator, not a model.
+    expect(runsOnPage({ kind: 'orchestrator', model: 'provider' })).toBe(true);
+    expect(runsOnPage({ kind: 'orchestrator', model: 'baton-orchestrator-tiny' })).toBe(false);
+    expect(runsOnPage({ kind: 'agent', agent: 'cot' })).toBe(true);
   });
 
   it('edit the method words: on, off, order kept, typed forms normalised', () => {

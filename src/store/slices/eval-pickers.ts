@@ -5,15 +5,19 @@
  *
  * Methods on offer are the archive agents, the built-in policies (prior, random:0; greedy or
  * sampled), every checkpoint saved in this browser (Build's, and the ones Train keeps, the last
- * trained included), and the orchestrator models of the manifest, listed but not selectable: the
- * evaluation harness has no in-tab orchestrator (`unavailableReason` of src/eval/methods.ts).
+ * trained included), the Settings provider as the orchestrator (`orchestrator:provider`, on the
+ * provider backend: its endpoint writes each task's design) and the orchestrator models of the
+ * manifest, listed but not selectable: the page runs no in-tab orchestrator (`unavailableReason` of
+ * src/eval/methods.ts).
  */
 import {
   ARCHIVE_AGENTS,
   ARCHIVE_METHODS,
   parseAxes,
   parseMethodWords,
+  isProviderOrchestrator,
   unavailableReason,
+  type Method,
   type MethodWord,
 } from '../../eval/index.ts';
 import { AXES } from '../../masbench/index.ts';
@@ -59,12 +63,26 @@ export function toggleMethod(text: string, id: string, on: boolean): string {
   return ids.join(',');
 }
 
-export function methodGroups(s: Pick<BatonState, 'buildCheckpoints' | 'orchModels'>): MethodGroup[] {
+/** Whether the page runs a method on its tasks (an in-tab orchestrator model it cannot run is skipped). */
+export const runsOnPage = (m: Method): boolean => m.kind !== 'orchestrator' || isProviderOrchestrator(m);
+
+/** Why `orchestrator:provider` cannot be picked on this backend, or null. */
+export const PROVIDER_ORCHESTRATOR_NEEDS =
+  "needs the provider backend: the endpoint set up in Settings writes each task's design";
+
+export function methodGroups(
+  s: Pick<BatonState, 'buildCheckpoints' | 'orchModels'> & { backend: 'simulator' | 'provider' },
+): MethodGroup[] {
   const policy = (checkpoint: string, label: string): MethodChoice[] => [
     { id: `policy:${checkpoint}:greedy`, label: `${label} (greedy)`, unavailable: null },
     { id: `policy:${checkpoint}:sampled`, label: `${label} (sampled)`, unavailable: null },
   ];
-  const orchestrators: MethodChoice[] =
+  const provider: MethodChoice = {
+    id: 'orchestrator:provider',
+    label: 'Provider from Settings (writes the design, repaired)',
+    unavailable: s.backend === 'provider' ? null : PROVIDER_ORCHESTRATOR_NEEDS,
+  };
+  const models: MethodChoice[] =
     s.orchModels.status === 'ready'
       ? s.orchModels.entries.map((e) => ({
           id: `orchestrator:${e.id}`,
@@ -85,7 +103,7 @@ export function methodGroups(s: Pick<BatonState, 'buildCheckpoints' | 'orchModel
       title: 'Saved checkpoints',
       choices: s.buildCheckpoints.flatMap((name) => policy(name, name)),
     },
-    { title: 'Orchestrator models', choices: orchestrators },
+    { title: 'Orchestrators', choices: [provider, ...models] },
   ];
 }
 

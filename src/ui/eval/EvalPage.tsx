@@ -1,6 +1,7 @@
 import { useEffect, useState, type ChangeEvent, type JSX } from 'react';
 import type { EvalRow } from '../../store/slices/eval.ts';
 import { evalCheckOf, evalRemoteOf } from '../../store/slices/eval.ts';
+import { runsOnPage } from '../../store/slices/eval-pickers.ts';
 import { PROVIDER_PRESETS } from '../../store/slices/settings.ts';
 import { useBaton } from '../../store/store.ts';
 import { useShallow } from 'zustand/react/shallow';
@@ -274,7 +275,7 @@ export function EvalPage(): JSX.Element {
   const set = check.ok ? check.config.taskSet : null;
   const jobs =
     check.ok && set?.kind === 'masbench'
-      ? check.config.methods.filter((m) => m.kind !== 'orchestrator').length *
+      ? check.config.methods.filter(runsOnPage).length *
         set.n *
         set.axes.reduce((s, a) => s + a.values.length, 0)
       : 0;

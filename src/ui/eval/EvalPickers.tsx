@@ -13,7 +13,8 @@ import { useBaton } from '../../store/store.ts';
 /**
  * The Evaluate page's method and axis pickers: checkbox lists of what the evaluation can run (the
  * archive agents, the built-in policies, the checkpoints saved in this browser, the last trained
- * one included) and, greyed out with the reason, the orchestrator models it cannot run here; and
+ * one included), the provider as the orchestrator (on the provider backend) and, greyed out with
+ * the reason, the orchestrator models it cannot run here; and
  * a grid of MASBench axes × values. Both edit the draft's word lists (what `baton eval` takes),
  * shown under them.
  */
@@ -22,9 +23,10 @@ export function MethodPicker({ disabled }: { disabled: boolean }): JSX.Element {
   const setDraft = useBaton((s) => s.setEvalDraft);
   const buildCheckpoints = useBaton((s) => s.buildCheckpoints);
   const orchModels = useBaton((s) => s.orchModels);
+  const backend = useBaton((s) => s.evalDraft.backend);
   const groups = useMemo(
-    () => methodGroups({ buildCheckpoints, orchModels }),
-    [buildCheckpoints, orchModels],
+    () => methodGroups({ buildCheckpoints, orchModels, backend }),
+    [buildCheckpoints, orchModels, backend],
   );
   const picked = new Set(methodIds(methods));
   return (
