@@ -3,6 +3,9 @@
  * message lives in this folder; each worker declares its methods once (`*.methods.ts`) and is served
  * and called through the typed RPC in `rpc/`.
  */
+import type { EvalWorkerClient } from './eval.client.ts';
+import type { TrainWorkerClient } from './train.client.ts';
+
 export { createLayoutWorkerClient, type LayoutWorkerClient } from './layout.client.ts';
 export { workersAvailable } from './rpc/endpoint.ts';
 export { heldLayoutWorker, type HeldLayoutWorker } from './layout.fake.ts';
@@ -19,7 +22,14 @@ export {
   type TrainFrom,
   type TrainProgress,
 } from './train.methods.ts';
-export { channelTrainWorker } from './train.local.ts';
+/**
+ * The training worker's handlers on a MessageChannel in this thread (store tests): loaded on first
+ * use, so the page's first load does not carry the trainer.
+ */
+export async function openChannelTrainWorker(): Promise<TrainWorkerClient & { close(): void }> {
+  const { channelTrainWorker } = await import('./train.local.ts');
+  return channelTrainWorker();
+}
 export {
   createEvalWorkerClient,
   type EvalWorkerClient,
@@ -27,7 +37,14 @@ export {
   type EvalWorkerOutput,
   type EvalWorkerProgress,
 } from './eval.client.ts';
-export { channelEvalWorker } from './eval.local.ts';
+/**
+ * The evaluation worker's handlers on a MessageChannel in this thread (store tests): loaded on first
+ * use, so the page's first load does not carry the evaluation worker's code.
+ */
+export async function openChannelEvalWorker(): Promise<EvalWorkerClient & { close(): void }> {
+  const { channelEvalWorker } = await import('./eval.local.ts');
+  return channelEvalWorker();
+}
 export { EvalProviderSchema, type EvalProvider } from './eval.methods.ts';
 // orchestrator: the in-tab orchestrator model's worker (orchestrator.*)
 export {
@@ -35,7 +52,6 @@ export {
   type ManifestListing,
   type OrchestratorWorkerClient,
 } from './orchestrator.client.ts';
-export { channelOrchestratorWorker } from './orchestrator.local.ts';
 export {
   DevicePreferenceSchema,
   DomChoiceSchema,

@@ -10,7 +10,7 @@ import {
   type RecordedRequest,
 } from '../../../tests/server/openai-server.ts';
 import { masbenchTasks, type EvalDocument } from '../../eval/index.ts';
-import { channelEvalWorker } from '../../workers/index.ts';
+import { openChannelEvalWorker } from '../../workers/index.ts';
 import { configureEvalWorker, idbEvalJournal, type EvalJournal } from '../services/eval.ts';
 import { configureKeys, memoryKeyStore, type KeyStorages } from '../services/keys.ts';
 import { resetBaton, useBaton } from '../store.ts';
@@ -29,14 +29,14 @@ const AXES = 'depth:2,robustness:2';
 const N = 3;
 
 let server: OpenAIServer;
-let worker: ReturnType<typeof channelEvalWorker>;
+let worker: Awaited<ReturnType<typeof openChannelEvalWorker>>;
 let keys: KeyStorages;
 let journal: EvalJournal;
 let previousJournal: EvalJournal;
 
 beforeAll(async () => {
   server = await startOpenAIServer({ apiKey: KEY });
-  worker = channelEvalWorker();
+  worker = await openChannelEvalWorker();
   configureEvalWorker(worker);
   keys = configureKeys({ session: memoryKeyStore(), local: memoryKeyStore() });
   journal = idbEvalJournal(`baton-eval-test-${Math.random().toString(36).slice(2)}`);

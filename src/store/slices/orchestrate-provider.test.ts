@@ -9,7 +9,8 @@ import {
 import { configureKeys, memoryKeyStore, type KeyStorages } from '../services/keys.ts';
 import { resetBaton, useBaton } from '../store.ts';
 import { orchestrateBlockers } from './orchestrate.ts';
-import { budgetAfterDesign, providerDesignPreview } from './orchestrate-provider.ts';
+import { budgetAfterDesign } from './orchestrate-provider.ts';
+import { providerDesignPreview } from './orchestrate-provider-preview.ts';
 
 /**
  * The Orchestrate page's provider path below the UI: the Settings provider (the local OpenAI-wire

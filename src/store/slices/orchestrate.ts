@@ -34,7 +34,6 @@ import {
   budgetAfterDesign,
   interruptProviderDesign,
   providerOrchestratorBlockers,
-  startProviderDesign,
 } from './orchestrate-provider.ts';
 import { providerBlockers, remoteSpecOf, runBudgetOf } from './settings.ts';
 
@@ -393,10 +392,12 @@ export const createOrchestrateSlice: SliceCreator<OrchestrateSlice> = (set, get)
       const d = s.orchDraft;
       const settings = { dom: d.dom, temperature: d.temperature, seed: d.seed, constrained: d.constrained };
       if (d.orchestrator === 'provider')
-        return startProviderDesign(get, set, t.task, orchQueryOf(t.task), {
-          ...settings,
-          constrained: false,
-        });
+        return import('./orchestrate-provider-run.ts').then(({ startProviderDesign }) =>
+          startProviderDesign(get, set, t.task, orchQueryOf(t.task), {
+            ...settings,
+            constrained: false,
+          }),
+        );
       if (s.orchLoad.status !== 'ready') return;
       const startedAt = Date.now();
       let gen: OrchGeneration = {

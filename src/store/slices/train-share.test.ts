@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { encodeJsonLink } from '../../share/index.ts';
 import type { TrainerSnapshot } from '../../train/index.ts';
-import { channelTrainWorker } from '../../workers/index.ts';
+import { openChannelTrainWorker } from '../../workers/index.ts';
 import { memoryCheckpoints } from '../services/policy-checkpoints.ts';
 import { configureTrain, type TrainEnv } from '../services/train.ts';
 import { memorySnapshots } from '../services/train-snapshots.ts';
@@ -17,7 +17,7 @@ import { columns } from './train-ring.ts';
  * without parameters when over the budget, bad links as clear errors, the CPU re-run reproducing
  * every recorded number, and a tampered record naming its first difference.
  */
-const client = channelTrainWorker();
+const client = await openChannelTrainWorker();
 const storage = memoryCheckpoints();
 let previousTrain: TrainEnv;
 let previousBuild: BuildEnv;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { create } from 'zustand';
 import { parseSnapshot } from '../../train/index.ts';
-import { channelTrainWorker } from '../../workers/index.ts';
+import { openChannelTrainWorker } from '../../workers/index.ts';
 import { memoryCheckpoints } from '../services/policy-checkpoints.ts';
 import { configureTrain, type TrainEnv } from '../services/train.ts';
 import { memorySnapshots } from '../services/train-snapshots.ts';
@@ -55,7 +55,7 @@ describe('settings form', () => {
 
 // ---------------------------------------------------------------- the slice with the real worker
 
-const client = channelTrainWorker();
+const client = await openChannelTrainWorker();
 let previousTrain: TrainEnv;
 let previousBuild: BuildEnv;
 const storage = memoryCheckpoints();

@@ -1,7 +1,7 @@
 import type { JSX } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import { orchQueryOf, orchTaskOf, type OrchGeneration } from '../../store/slices/orchestrate.ts';
-import { providerDesignPreview } from '../../store/slices/orchestrate-provider.ts';
+import { providerDesignPreview } from '../../store/slices/orchestrate-provider-preview.ts';
 import { useBaton } from '../../store/store.ts';
 
 /**
