@@ -254,9 +254,18 @@ export async function loadModel(o: LoadOptions): Promise<LoadResult> {
   const revision = s.kind === 'remote' ? s.revision : 'main';
   const sizes = new Map<string, number>();
   let current: string | undefined;
+  // transformers.js reads the ONNX file and generation_config.json at once, so the last file seen is
+  // not always the one that failed: a model-stage error names the last ONNX file, a JSON error the
+  // last JSON file (unless its message names the file itself).
+  let lastOnnx: string | undefined;
+  let lastJson: string | undefined;
+  const modelFile = (e: unknown): string | undefined =>
+    (e instanceof SyntaxError || /JSON/.test(text(e)) ? lastJson : lastOnnx) ?? current;
   const progress_callback = (p: { status: string; file?: string; loaded?: number; total?: number }) => {
     if (!p.file) return;
     current = p.file;
+    if (/\.json$/.test(p.file)) lastJson = p.file;
+    else if (/\.onnx(_data(_\d+)?)?$/.test(p.file)) lastOnnx = p.file;
     if (p.status === 'initiate') emit({ kind: 'file', file: p.file, status: 'start', loaded: 0, total: 0 });
     else if (p.status === 'progress') {
       const loaded = Number(p.loaded) || 0;
@@ -307,12 +316,13 @@ export async function loadModel(o: LoadOptions): Promise<LoadResult> {
       device: o.device,
     });
   } catch (e) {
-    return { ok: false, problem: classify(sessionFailures.shift() ?? e, 'model', current) };
+    const err = sessionFailures.shift() ?? e;
+    return { ok: false, problem: classify(err, 'model', modelFile(err)) };
   }
   const failed = sessionFailures.shift();
   if (failed !== undefined) {
     await model.dispose().catch(() => undefined);
-    return { ok: false, problem: classify(failed, 'model', current) };
+    return { ok: false, problem: classify(failed, 'model', modelFile(failed)) };
   }
   const loadMs = now() - t0;
 
