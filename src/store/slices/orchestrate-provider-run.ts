@@ -8,7 +8,12 @@ import type { ProviderAttempt } from '../../core/trace.ts';
 import { errorText } from '../services/problems.ts';
 import { createThrottle } from '../services/runner.ts';
 import type { BatonState } from '../store.ts';
-import type { GenerationResult, OrchGeneration, OrchTask } from './orchestrate.ts';
+import {
+  runningGeneration,
+  type GenerationResult,
+  type OrchGeneration,
+  type OrchTask,
+} from './orchestrate.ts';
 import { setProviderAbort } from './orchestrate-provider.ts';
 import { remoteSpecOf, runBudgetOf } from './settings.ts';
 
@@ -26,24 +31,13 @@ export async function startProviderDesign(
   const s = get();
   const spec = remoteSpecOf(s);
   if (!spec) return;
-  const startedAt = Date.now();
   let gen: OrchGeneration = {
-    status: 'running',
-    task,
-    model: null,
+    ...runningGeneration(task, null, settings),
     provider: { model: spec.model, where: spec.provider, repairTurns: s.repairTurns },
     attempts: [],
     attempt: 0,
-    settings,
-    text: '',
-    tokens: 0,
-    startedAt,
-    firstTokenAt: null,
-    endedAt: null,
-    result: null,
-    problems: [],
-    check: null,
   };
+  const startedAt = gen.startedAt;
   set({ orchGen: gen, orchRun: { status: 'idle', target: null, problems: [], progress: null } });
   const mine = (): boolean => get().orchGen?.startedAt === startedAt;
   const view = createThrottle(() => {

@@ -218,6 +218,28 @@ export function orchestrateBlockers(s: BatonState): string[] {
 }
 
 /** The finished generation's valid design, or null. */
+/** A generation that starts now: nothing written, no result yet. */
+export function runningGeneration(
+  task: OrchTask,
+  model: OrchGeneration['model'],
+  settings: OrchGeneration['settings'],
+): OrchGeneration {
+  return {
+    status: 'running',
+    task,
+    model,
+    settings,
+    text: '',
+    tokens: 0,
+    startedAt: Date.now(),
+    firstTokenAt: null,
+    endedAt: null,
+    result: null,
+    problems: [],
+    check: null,
+  };
+}
+
 export const orchDesignOf = (g: OrchGeneration | null): Design | null =>
   g && g.status !== 'running' ? (g.result?.design ?? null) : null;
 
@@ -399,21 +421,8 @@ export const createOrchestrateSlice: SliceCreator<OrchestrateSlice> = (set, get)
           }),
         );
       if (s.orchLoad.status !== 'ready') return;
-      const startedAt = Date.now();
-      let gen: OrchGeneration = {
-        status: 'running',
-        task: t.task,
-        model: s.orchLoad.model,
-        settings,
-        text: '',
-        tokens: 0,
-        startedAt,
-        firstTokenAt: null,
-        endedAt: null,
-        result: null,
-        problems: [],
-        check: null,
-      };
+      let gen = runningGeneration(t.task, s.orchLoad.model, settings);
+      const startedAt = gen.startedAt;
       set({ orchGen: gen, orchRun: { status: 'idle', target: null, problems: [], progress: null } });
       const mine = (): boolean => get().orchGen?.startedAt === startedAt;
       // The page redraws at most ~20 times a second however fast tokens come.
