@@ -4,15 +4,40 @@
  * run shares, and the design loop (src/executor/provider-designer.ts) asked with the hub models'
  * orchestrator prompt (src/interop `orchestratorMessages`).
  */
-import { DEFAULT_PRICES, createLlmClient, type Budget, type LlmClient } from '../executor/llm/index.ts';
+import {
+  DEFAULT_PRICES,
+  PROVIDER_PRESETS,
+  createLlmClient,
+  type Budget,
+  type LlmClient,
+} from '../executor/llm/index.ts';
 import { publicBaseUrl } from '../executor/remote.ts';
-import { DEFAULT_REPAIR_TURNS, MAX_REPAIR_TURNS } from '../executor/provider-design-read.ts';
+import {
+  DEFAULT_REPAIR_TURNS,
+  DESIGN_OUTPUTS,
+  MAX_REPAIR_TURNS,
+  type DesignOutputChoice,
+} from '../executor/provider-design-read.ts';
 import { designWithProvider, type ProviderDesignResult } from '../executor/provider-designer.ts';
 import type { Task } from '../core/trace.ts';
 import { orchestratorMessages } from '../interop/index.ts';
 import { intFlag } from './provider-args.ts';
 
 export const REPAIR_TURNS_USAGE = `  --repair-turns  calls that send an invalid design back with its numbered problems (default ${DEFAULT_REPAIR_TURNS}, 0–${MAX_REPAIR_TURNS})`;
+
+export const DESIGN_OUTPUT_USAGE = `  --design-output  xml (default), json-schema (the design's JSON schema as response_format; a server
+                   that refuses it is asked again for XML) or auto (json-schema for the base URL of a
+                   preset known to take it: OpenAI, OpenRouter, Ollama, LM Studio, llama.cpp, vLLM)`;
+
+export { DESIGN_OUTPUTS };
+
+/** The preset whose default base URL this is (localhost and 127.0.0.1 alike), if any. */
+export function presetOfBaseUrl(baseUrl: string): string | undefined {
+  const norm = (u: string): string =>
+    u.trim().replace(/\/+$/, '').replace('://127.0.0.1', '://localhost').toLowerCase();
+  const url = norm(baseUrl);
+  return Object.values(PROVIDER_PRESETS).find((p) => p.baseUrl !== '' && norm(p.baseUrl) === url)?.id;
+}
 
 /** `--repair-turns`, or the problem as a sentence. */
 export const repairTurnsFlag = (raw: string | boolean | undefined): number | string =>
@@ -40,6 +65,8 @@ export function providerOrchestrator(o: {
   budget: Budget;
   repairTurns: number;
   temperature?: number;
+  /** What the model is asked to write (default xml). */
+  output?: DesignOutputChoice;
 }): ProviderOrchestrator {
   const client = createLlmClient({
     baseUrl: o.baseUrl,
@@ -48,6 +75,7 @@ export function providerOrchestrator(o: {
     prices: DEFAULT_PRICES,
   });
   const where = publicBaseUrl(o.baseUrl);
+  const presetId = presetOfBaseUrl(o.baseUrl);
   return {
     client,
     design: (task, d) =>
@@ -59,6 +87,8 @@ export function providerOrchestrator(o: {
         dom: d.dom ?? 'auto',
         messages: orchestratorMessages,
         repairTurns: o.repairTurns,
+        output: o.output ?? 'xml',
+        ...(presetId !== undefined ? { presetId } : {}),
         temperature: o.temperature ?? 0,
         budget: o.budget,
         ...(d.seed !== undefined ? { seed: d.seed } : {}),

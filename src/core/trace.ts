@@ -168,6 +168,8 @@ export const DesignerSchema = z.discriminatedUnion('kind', [
     provider: shortText.optional(),
     /** What the provider was asked to write: MAS-Orchestra XML, or the design's JSON schema. */
     output: z.enum(['xml', 'json-schema']).optional(),
+    /** Set when the JSON schema was asked for and the server refused `response_format`: XML was used instead. */
+    outputFallback: shortText.optional(),
     /** Repair turns allowed after the first attempt (an invalid design goes back with its problems). */
     repairTurns: z.number().int().min(0).max(20).optional(),
     /** Every call of the design and repair loop, in order. */

@@ -4,6 +4,7 @@
  * designer record of the whole loop and the worst case it can spend. No network here.
  */
 import type { Design, Designer, ProviderAttempt } from '../core/trace.ts';
+import { readSchemaReply } from '../design/json-schema.ts';
 import { formatReport, parseDesign } from '../design/parse.ts';
 import {
   costOf,
@@ -15,6 +16,39 @@ import {
 } from './llm/index.ts';
 
 export type DomChoice = 'low' | 'high' | 'auto';
+
+/**
+ * What the provider is asked to write: MAS-Orchestra XML; the design's JSON schema
+ * (`response_format`); or `auto`, the JSON schema where the preset's server is known to take
+ * `response_format` with a schema (`SCHEMA_PRESETS`), XML elsewhere.
+ */
+export type DesignOutputChoice = 'xml' | 'json-schema' | 'auto';
+export const DESIGN_OUTPUTS = ['xml', 'json-schema', 'auto'] as const satisfies readonly DesignOutputChoice[];
+export type DesignOutput = 'xml' | 'json-schema';
+
+/**
+ * Presets whose servers document `response_format: { type: 'json_schema' }` on their
+ * OpenAI-compatible chat endpoint (see docs/orchestrator.md). Anything else gets XML under `auto`.
+ */
+export const SCHEMA_PRESETS: ReadonlySet<string> = new Set([
+  'openai',
+  'openrouter',
+  'ollama',
+  'lmstudio',
+  'llamacpp',
+  'vllm',
+]);
+
+/** The output `choice` means for an endpoint of preset `presetId` (unknown: not a preset). */
+export function resolveDesignOutput(choice: DesignOutputChoice, presetId?: string): DesignOutput {
+  if (choice === 'auto')
+    return presetId !== undefined && SCHEMA_PRESETS.has(presetId) ? 'json-schema' : 'xml';
+  return choice;
+}
+
+/** Whether a failed call is the server refusing `response_format` (a 400 or 422 to the request). */
+export const refusedSchema = (e: LlmError): boolean =>
+  e.kind === 'http' && (e.status === 400 || e.status === 422);
 
 /** Longest raw output kept per attempt in a trace (the whole reply is read; the record is bounded). */
 export const MAX_ATTEMPT_CHARS = 200_000;
@@ -31,9 +65,11 @@ export const MAX_REPAIR_TURNS = 10;
 export function readProviderReply(
   content: string,
   dom: DomChoice,
+  output: DesignOutput = 'xml',
 ): { design: Design | null; problems: string[] } {
   if (content.trim() === '') return { design: null, problems: ['parse error: the reply was empty.'] };
-  const report = parseDesign(content, dom === 'auto' ? undefined : dom);
+  const text = output === 'json-schema' ? readSchemaReply(content) : content;
+  const report = parseDesign(text, dom === 'auto' ? undefined : dom);
   const problems = formatReport(report)
     .slice(0, MAX_PROBLEMS)
     .map((l) => (l.length > MAX_LINE ? `${l.slice(0, MAX_LINE)}…` : l));
@@ -109,6 +145,10 @@ export interface LoopRecordInput {
   usedAttempt: number | null;
   failure?: string;
   interrupted: boolean;
+  /** What the used (else the last) attempt was asked to write. Default `xml`. */
+  output?: DesignOutput;
+  /** Why the JSON schema was dropped for XML (the server refused `response_format`). */
+  outputFallback?: string;
 }
 
 /** The designer record of a provider-written design (trace.ts `orchestrator` with provider fields). */
@@ -148,7 +188,8 @@ export function providerDesigner(o: LoopRecordInput): Extract<Designer, { kind: 
       tokensPerSecond: ms > 0 ? (completionTokens * 1000) / ms : 0,
     },
     provider: o.provider.slice(0, 10_000),
-    output: 'xml',
+    output: o.output ?? 'xml',
+    ...(o.outputFallback !== undefined ? { outputFallback: o.outputFallback.slice(0, 10_000) } : {}),
     repairTurns: o.repairTurns,
     attempts: o.attempts,
     usedAttempt: o.usedAttempt,

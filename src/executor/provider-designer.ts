@@ -2,7 +2,10 @@
  * A provider as the orchestrator: an OpenAI-compatible model writes the MAS design, in
  * MAS-Orchestra XML, asked with the orchestrator prompt the hub models get (the caller passes
  * `orchestratorMessages` from src/interop, which this floor does not read, exactly as
- * `chatFormat(orchestratorMessages)` gets it). An invalid design goes back to the model with the
+ * `chatFormat(orchestratorMessages)` gets it), or, where the provider holds output to a JSON schema,
+ * as the design's JSON form (`output`; the prompt then gains a note naming the JSON channels, and the
+ * request a `response_format`). A server that refuses `response_format` (HTTP 400/422) gets the
+ * same turn again asking for XML, and the record says so (`outputFallback`). An invalid design goes back to the model with the
  * validator's numbered problems for at most `repairTurns` more calls. Every call goes through
  * the caller's client, so it counts against the run's budget; every attempt is recorded
  * (provider-design-read.ts builds the record). Never throws: a failed, refused or interrupted call
@@ -10,6 +13,7 @@
  */
 import type { ChatMessage as PromptMessage, Design, ProviderAttempt } from '../core/trace.ts';
 import type { Budget, ChatMessage, LlmClient } from './llm/index.ts';
+import { SCHEMA_OUTPUT_NOTE, designResponseFormat } from '../design/json-schema.ts';
 import {
   DEFAULT_REPAIR_TURNS,
   MAX_REPAIR_TURNS,
@@ -18,7 +22,11 @@ import {
   describeLlmError,
   providerDesigner,
   readProviderReply,
+  refusedSchema,
   repairMessages,
+  resolveDesignOutput,
+  type DesignOutput,
+  type DesignOutputChoice,
   type DomChoice,
 } from './provider-design-read.ts';
 
@@ -31,6 +39,10 @@ export interface ProviderDesignOptions {
   dom: DomChoice;
   /** The orchestrator prompt (src/interop `orchestratorMessages`). `auto` asks with `high`. */
   messages: (query: string, dom: 'low' | 'high') => PromptMessage[];
+  /** XML, the design's JSON schema, or `auto` (the schema for presets known to take it). Default `xml`. */
+  output?: DesignOutputChoice;
+  /** The Settings preset the endpoint comes from (`ollama`, `openai`, …), for `output: 'auto'`. */
+  presetId?: string;
   /** Repair turns after the first call (default 2, at most 10). */
   repairTurns?: number;
   temperature?: number;
@@ -40,7 +52,7 @@ export interface ProviderDesignOptions {
   signal?: AbortSignal;
   /** The budget the client charges, for the spent/held note of a refused call. */
   budget?: Budget;
-  /** Each piece of text as it streams, with its 0-based attempt. */
+  /** Each piece of text as it streams, with its 0-based attempt (the index it gets in `attempts`). */
   onDelta?: (text: string, attempt: number) => void;
   /** Each finished attempt, as it finishes. */
   onAttempt?: (attempt: ProviderAttempt, index: number) => void;
@@ -67,12 +79,18 @@ export async function designWithProvider(o: ProviderDesignOptions): Promise<Prov
   const turns = Math.max(0, Math.min(MAX_REPAIR_TURNS, Math.floor(o.repairTurns ?? DEFAULT_REPAIR_TURNS)));
   const temperature = o.temperature ?? 0;
   const asked = o.dom === 'low' ? 'low' : 'high';
-  // The prompt has no tool messages; one would be sent as a user message.
-  const first: ChatMessage[] = o.messages(o.query, asked).map((m) => ({
-    role: m.role === 'tool' ? 'user' : m.role,
-    content: m.content,
-  }));
-  const conversation: ChatMessage[] = [...first];
+  let output: DesignOutput = resolveDesignOutput(o.output ?? 'xml', o.presetId);
+  let outputFallback: string | undefined;
+  // The prompt has no tool messages; one would be sent as a user message. Asked for JSON, the
+  // system message gains the note that names the JSON channels.
+  const firstMessages = (out: DesignOutput): ChatMessage[] =>
+    o.messages(o.query, asked).map((m) => ({
+      role: m.role === 'tool' ? 'user' : m.role,
+      content:
+        out === 'json-schema' && m.role === 'system' ? `${m.content}\n\n${SCHEMA_OUTPUT_NOTE}` : m.content,
+    }));
+  let first = firstMessages(output);
+  let conversation: ChatMessage[] = [...first];
   const attempts: ProviderAttempt[] = [];
   let design: Design | null = null;
   let usedAttempt: number | null = null;
@@ -93,8 +111,12 @@ export async function designWithProvider(o: ProviderDesignOptions): Promise<Prov
         temperature,
         maxTokens: o.maxTokens ?? DEFAULT_DESIGN_MAX_TOKENS,
         ...(o.seed !== undefined ? { seed: o.seed } : {}),
+        ...(output === 'json-schema' ? { extraBody: { response_format: designResponseFormat() } } : {}),
       },
-      { ...(o.signal ? { signal: o.signal } : {}), onDelta: (t) => o.onDelta?.(t, i) },
+      {
+        ...(o.signal ? { signal: o.signal } : {}),
+        onDelta: (t) => o.onDelta?.(t, attempts.length),
+      },
     );
     if (!reply.ok) {
       const e = reply.error;
@@ -115,6 +137,15 @@ export async function designWithProvider(o: ProviderDesignOptions): Promise<Prov
         attempts.push(attempt);
         o.onAttempt?.(attempt, attempts.length - 1);
       }
+      if (output === 'json-schema' && outputFallback === undefined && refusedSchema(e)) {
+        // The same turn again, asked for XML; the refused call stays in the attempts.
+        outputFallback = `the server refused response_format with the design's JSON schema (${error}); the design was asked for as XML`;
+        output = 'xml';
+        first = firstMessages(output);
+        conversation = [...first];
+        i -= 1;
+        continue;
+      }
       interrupted = e.kind === 'aborted';
       failure =
         e.kind === 'aborted'
@@ -125,7 +156,7 @@ export async function designWithProvider(o: ProviderDesignOptions): Promise<Prov
       break;
     }
     const c = reply.value;
-    const read = readProviderReply(c.content, o.dom);
+    const read = readProviderReply(c.content, o.dom, output);
     const attempt: ProviderAttempt = {
       rawOutput: clipOutput(c.content),
       problems: read.problems,
@@ -162,6 +193,8 @@ export async function designWithProvider(o: ProviderDesignOptions): Promise<Prov
     usedAttempt,
     ...(failure !== undefined ? { failure } : {}),
     interrupted,
+    output,
+    ...(outputFallback !== undefined ? { outputFallback } : {}),
   });
   return {
     design,

@@ -112,7 +112,13 @@ export function evalHandlers(fetchImpl?: typeof fetch): Handlers<typeof evalMeth
             if (!net) throw new Error(`no network for ${m.checkpoint}`);
             return { net, pool: DEFAULT_POOL };
           },
-          orchestratorFor: providerOrchestratorFor(remote, budget, input.repairTurns, fetchImpl),
+          orchestratorFor: providerOrchestratorFor(
+            remote,
+            budget,
+            input.repairTurns,
+            fetchImpl,
+            input.designOutput,
+          ),
           done: input.done,
           concurrency: input.concurrency,
           createdAt: input.createdAt,

@@ -53,6 +53,8 @@ export const evalMethods = defineMethods({
       checkpoints: z.record(z.string().min(1).max(200), PolicyCheckpointSchema).optional(),
       /** Repair turns an `orchestrator:provider` method's design gets (default 2). */
       repairTurns: z.number().int().min(0).max(10).optional(),
+      /** What an `orchestrator:provider` method's model is asked to write (default xml). */
+      designOutput: z.enum(['xml', 'json-schema', 'auto']).optional(),
     }),
     progress: z.discriminatedUnion('kind', [
       z.object({ kind: z.literal('row'), row: EvalRowSchema, trace: TraceSchema }),

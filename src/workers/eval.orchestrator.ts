@@ -7,7 +7,7 @@
 import { isProviderOrchestrator, providerOrchestratorModel, type OrchestratorFor } from '../eval/index.ts';
 import { publicBaseUrl, type RemoteSpec } from '../executor/index.ts';
 import { createLlmClient, type Budget } from '../executor/llm/index.ts';
-import { DEFAULT_REPAIR_TURNS } from '../executor/provider-design-read.ts';
+import { DEFAULT_REPAIR_TURNS, type DesignOutputChoice } from '../executor/provider-design-read.ts';
 import { designWithProvider } from '../executor/provider-designer.ts';
 import { orchestratorMessages } from '../interop/index.ts';
 
@@ -16,6 +16,7 @@ export function providerOrchestratorFor(
   budget: Budget,
   repairTurns = DEFAULT_REPAIR_TURNS,
   fetchImpl?: typeof fetch,
+  output: DesignOutputChoice = 'xml',
 ): OrchestratorFor {
   if (!remote) return () => null;
   const client = createLlmClient({
@@ -37,6 +38,8 @@ export function providerOrchestratorFor(
             dom: 'auto',
             messages: orchestratorMessages,
             repairTurns,
+            output,
+            presetId: remote.provider,
             seed,
             budget,
             ...(signal ? { signal } : {}),

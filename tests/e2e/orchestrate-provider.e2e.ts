@@ -83,3 +83,57 @@ describe('Orchestrate with the Settings provider', () => {
     await context.close();
   }, 90_000);
 });
+
+describe('the design in its JSON schema', () => {
+  it('asks for the schema when Settings say so, reads the JSON designs, and falls back to XML when the server refuses', async () => {
+    server.reset();
+    const { page, errors, context } = await openPage(browser, '#/settings');
+    await page.waitForSelector(byTest('settings-page'));
+    await page.selectOption(byTest('settings-provider'), 'custom');
+    await page.fill(byTest('settings-base-url'), server.baseUrl);
+    await page.fill(byTest('settings-model'), MODEL);
+    await page.fill(byTest('settings-api-key'), KEY);
+    await page.fill(byTest('settings-repair-turns'), '5');
+    await page.selectOption(byTest('settings-design-output'), 'json-schema');
+    await page.goto(page.url().replace(/#.*$/, '') + '#/orchestrate');
+    await page.waitForSelector(byTest('orchestrate-page'));
+    await page.click(byTest('orch-orchestrator-provider'));
+    await page.fill(byTest('orch-query'), QUERY);
+    expect(await page.textContent(byTest('orch-design-output'))).toMatch(/JSON schema/);
+
+    await page.click(byTest('orch-start'));
+    await page.waitForSelector(`${byTest('orch-check')}[data-valid="true"]`, { timeout: 30_000 });
+    expect(await page.getAttribute(byTest('orch-attempts-output'), 'data-output')).toBe('json-schema');
+    const valid = await page.$$eval(byTest('orch-attempt'), (els) =>
+      els.map((e) => e.getAttribute('data-valid')),
+    );
+    expect(valid).toEqual(['false', 'false', 'false', 'false', 'false', 'true']);
+    // The last design text is the JSON the server wrote under the schema.
+    expect((await page.textContent(byTest('orch-design-text')))?.trim().startsWith('{')).toBe(true);
+    const sent = server.requests.filter((r) => r.method === 'POST' && r.path === '/v1/chat/completions');
+    expect(sent).toHaveLength(6);
+    expect(
+      sent.every(
+        (r) => (r.body as { response_format?: { type: string } }).response_format?.type === 'json_schema',
+      ),
+    ).toBe(true);
+
+    // The same run against a server without structured output: one refused call, then XML.
+    server.reset();
+    server.setFaults({ refuseResponseFormat: true });
+    await page.click(byTest('orch-start'));
+    await page.waitForSelector(`${byTest('orch-attempts-output')}[data-output="xml"]`, { timeout: 30_000 });
+    await page.waitForSelector(`${byTest('orch-check')}[data-valid="true"]`, { timeout: 30_000 });
+    const note = await page.textContent(byTest('orch-attempts-output'));
+    expect(note).toMatch(/refused response_format/);
+    expect(note).toMatch(/HTTP 400/);
+    const after = await page.$$eval(byTest('orch-attempt'), (els) => els.map((e) => e.textContent ?? ''));
+    expect(after).toHaveLength(7);
+    expect(after[0]).toContain('call failed');
+    expect(after[6]).toContain('valid · used');
+    expect(await page.textContent(byTest('orch-design-text'))).toContain('<agent_id>france</agent_id>');
+    expect(await page.content()).not.toContain(KEY);
+    expect(errors).toEqual([]);
+    await context.close();
+  }, 90_000);
+});

@@ -4,10 +4,13 @@
  * assistant messages already in it, i.e. the repair turn), the n-th design of the script; every
  * other request gets the fallback responder. The default script is five broken designs, each
  * broken one way (a missing edge, a cycle, an unknown agent type, two sinks, an undeclared id),
- * then a good one. Deterministic: the reply is a function of the request.
+ * then a good one. A request with `response_format: { type: 'json_schema' }` gets the same design
+ * in the JSON form that schema describes (src/design/json-schema.ts). Deterministic: the reply is a
+ * function of the request.
  *
  *   tsx tests/server/openai-server.ts --port 8787 --design-script
  */
+import { parseDesignXml } from '../../src/design/xml.ts';
 import type { ChatRequestBody, Responder } from './openai-server.ts';
 
 export const ORCHESTRATOR_PROMPT_START = 'You design a multi-agent system';
@@ -111,6 +114,23 @@ export const DEFAULT_DESIGN_SCRIPT: readonly string[] = [...BROKEN_DESIGNS.map((
 export const isOrchestratorRequest = (body: ChatRequestBody): boolean =>
   (body.messages ?? []).some((m) => m.role === 'system' && m.content.startsWith(ORCHESTRATOR_PROMPT_START));
 
+/** A scripted XML design in the JSON schema's form (every field present, `debateRoles` [] when none). */
+export function schemaJson(xml: string): string {
+  const raw = parseDesignXml(xml).design;
+  if (!raw) return xml;
+  return JSON.stringify({
+    thinking: raw.thinking ?? '',
+    agents: raw.agents.map((a) => ({
+      id: a.id,
+      type: a.type,
+      description: a.description,
+      input: a.input,
+      debateRoles: a.debateRoles ?? [],
+    })),
+    edges: raw.edges,
+  });
+}
+
 /** The responder: the script for orchestrator conversations, `fallback` for everything else. */
 export function designScriptResponder(
   fallback: Responder,
@@ -119,6 +139,7 @@ export function designScriptResponder(
   return (body) => {
     if (!isOrchestratorRequest(body)) return fallback(body);
     const turn = (body.messages ?? []).filter((m) => m.role === 'assistant').length;
-    return script[Math.min(turn, script.length - 1)] ?? '';
+    const xml = script[Math.min(turn, script.length - 1)] ?? '';
+    return body.response_format?.type === 'json_schema' ? schemaJson(xml) : xml;
   };
 }

@@ -30,6 +30,8 @@ export interface ChatRequestBody {
   stream?: boolean;
   stream_options?: { include_usage?: boolean };
   max_tokens?: number;
+  /** OpenAI structured output, e.g. `{ type: 'json_schema', json_schema: { … } }`; responders read it. */
+  response_format?: { type?: string };
 }
 
 /** One fault. Fields combine: e.g. `{ latencyMs: 50, status: 503 }` waits 50 ms, then fails. */
@@ -76,6 +78,8 @@ export interface ServerFaults {
   rateFaults?: FaultSpec[];
   /** One-shot faults for the next requests, in order. Replaces the current queue. */
   once?: FaultSpec[];
+  /** Answer 400 to any request with `response_format`, as servers without structured output do. */
+  refuseResponseFormat?: boolean;
 }
 
 export interface RecordedRequest {
@@ -340,6 +344,12 @@ export async function startOpenAIServer(options: OpenAIServerOptions = {}): Prom
       return;
     }
 
+    if (body.response_format !== undefined && faults.refuseResponseFormat) {
+      res.writeHead(400, { ...cors, 'content-type': 'application/json' });
+      res.end(errorBody('response_format is not supported by this server.', 'invalid_request_error', null));
+      return;
+    }
+
     counter += 1;
     const id = `chatcmpl-test-${counter}`;
     const model = body.model ?? models[0] ?? 'baton-test-echo';
@@ -562,9 +572,12 @@ function parseArgs(argv: readonly string[]): OpenAIServerOptions {
       case '--design-script':
         opts.responder = designScriptResponder(defaultResponder);
         continue;
+      case '--refuse-response-format':
+        faults.refuseResponseFormat = true;
+        continue;
       default:
         throw new Error(
-          `Unknown flag ${flag ?? ''}. Usage: openai-server.ts [--port N] [--host H] [--latency MS] [--fault-rate P] [--seed N] [--api-key K] [--design-script]`,
+          `Unknown flag ${flag ?? ''}. Usage: openai-server.ts [--port N] [--host H] [--latency MS] [--fault-rate P] [--seed N] [--api-key K] [--design-script] [--refuse-response-format]`,
         );
     }
     i += 1;

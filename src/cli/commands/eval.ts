@@ -42,7 +42,14 @@ import { type CliIO, type Command, parseCommandArgs } from '../command.ts';
 import { computeBackend } from '../compute.ts';
 import { loadCheckpoint } from '../construct-inputs.ts';
 import { modelOrchestrators, type ModelOrchestrators } from '../model-orchestrator.ts';
-import { REPAIR_TURNS_USAGE, providerOrchestrator, repairTurnsFlag } from '../provider-orchestrator.ts';
+import {
+  DESIGN_OUTPUT_USAGE,
+  REPAIR_TURNS_USAGE,
+  DESIGN_OUTPUTS,
+  providerOrchestrator,
+  repairTurnsFlag,
+} from '../provider-orchestrator.ts';
+import type { DesignOutputChoice } from '../../executor/provider-design-read.ts';
 import { choiceFlag, isUsageError, positiveIntFlag, readFlags, seedFlag, type UsageError } from '../flags.ts';
 import {
   PROVIDER_OPTIONS,
@@ -83,6 +90,7 @@ Options:
   --backend      simulated (generated MASBench tasks only, offline) or openai (also: provider)
 ${providerUsage('--backend openai')}
 ${REPAIR_TURNS_USAGE}
+${DESIGN_OUTPUT_USAGE}
   --jobs         tasks running at once, across methods (default 4)
   --sim-time-scale  real time each simulated call takes, × its modelled latency (default 0)
   --out          the results JSON
@@ -112,6 +120,7 @@ interface Args {
   backend: 'simulated' | 'openai';
   provider: ProviderArgs;
   repairTurns: number;
+  designOutput: DesignOutputChoice;
   jobs: number;
   simTimeScale: number;
   out: string;
@@ -143,6 +152,7 @@ function parse(args: string[]): { ok: true; a: Args } | UsageError {
     journal: { type: 'string' },
     fresh: { type: 'boolean' },
     'repair-turns': { type: 'string' },
+    'design-output': { type: 'string' },
     ...PROVIDER_OPTIONS,
   });
   if (!f.ok) return f;
@@ -175,6 +185,8 @@ function parse(args: string[]): { ok: true; a: Args } | UsageError {
   const backend = backendWord === 'provider' ? 'openai' : backendWord;
   const repairTurns = repairTurnsFlag(f.values['repair-turns']);
   if (typeof repairTurns === 'string') return { ok: false, message: repairTurns };
+  const designOutput = choiceFlag('design-output', f.str('design-output'), DESIGN_OUTPUTS, 'xml');
+  if (isUsageError(designOutput)) return designOutput;
   const provider = parseProviderArgs(f.values, backend === 'openai' ? '--backend openai' : null);
   if (!provider.ok) return provider;
   const jobs = intFlag(f.values.jobs, 'jobs', 1, 64, 4);
@@ -209,6 +221,7 @@ function parse(args: string[]): { ok: true; a: Args } | UsageError {
       backend,
       provider: provider.value,
       repairTurns,
+      designOutput,
       jobs,
       simTimeScale,
       out,
@@ -412,6 +425,7 @@ async function run(args: string[], io0: CliIO): Promise<number> {
             model: a.provider.endpoint.model,
             budget: shared,
             repairTurns: a.repairTurns,
+            output: a.designOutput,
           })
         : null;
     // `orchestrator:<model>`: the model writes the designs in this process (model-orchestrator.ts).

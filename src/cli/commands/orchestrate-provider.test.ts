@@ -111,6 +111,36 @@ describe('baton orchestrate --orchestrator provider', () => {
     expect(bill.tokens).toBeLessThanOrEqual(6000);
   });
 
+  it('--design-output json-schema asks for the JSON schema and records it; a refusing server gets XML, said in the output and the trace', async () => {
+    const r = await cli(['--repair-turns', '5', '--design-output', 'json-schema']);
+    expect(r.code, r.err).toBe(0);
+    expect(r.out).toMatch(/output json-schema/);
+    expect(r.out).toMatch(/design output: the design's JSON schema \(response_format\)/);
+    const d = r.trace.designer;
+    if (d.kind !== 'orchestrator') throw new Error('designer');
+    expect(d.output).toBe('json-schema');
+    expect(d.attempts?.[0]?.rawOutput.startsWith('{')).toBe(true);
+    expect(
+      server.requests
+        .filter((q) => q.path === '/v1/chat/completions')
+        .every((q) => {
+          const b = q.body as { response_format?: { type: string } };
+          return b.response_format?.type === 'json_schema';
+        }),
+    ).toBe(true);
+
+    server.reset();
+    server.setFaults({ refuseResponseFormat: true });
+    const x = await cli(['--repair-turns', '5', '--design-output', 'json-schema']);
+    expect(x.code, x.err).toBe(0);
+    expect(x.out).toMatch(/design output: MAS-Orchestra XML \(the server refused response_format/);
+    const e = x.trace.designer;
+    if (e.kind !== 'orchestrator') throw new Error('designer');
+    expect(e.output).toBe('xml');
+    expect(e.outputFallback).toMatch(/HTTP 400/);
+    expect(e.attempts).toHaveLength(7);
+  });
+
   it('says which flags it needs', async () => {
     const out: string[] = [];
     const err: string[] = [];
@@ -122,5 +152,16 @@ describe('baton orchestrate --orchestrator provider', () => {
     expect(await orchestrateCommand.run(['--task', 'q', '--out', 'x.json', '--repair-turns', '3'], io)).toBe(
       2,
     );
+    expect(
+      await orchestrateCommand.run(['--task', 'q', '--out', 'x.json', '--design-output', 'json-schema'], io),
+    ).toBe(2);
+    expect(err.join('\n')).toMatch(/--design-output only applies with --orchestrator provider/);
+    expect(
+      await orchestrateCommand.run(
+        ['--task', 'q', '--out', 'x.json', '--orchestrator', 'provider', '--design-output', 'yaml'],
+        io,
+      ),
+    ).toBe(2);
+    expect(err.join('\n')).toMatch(/--design-output must be one of xml, json-schema, auto/);
   });
 });

@@ -8,7 +8,7 @@ import { minimalTrace, traceIdFrom } from '../../core/trace-builders.ts';
 import type { Task, Trace } from '../../core/trace.ts';
 import { backendFromSpec } from '../../executor/backend-spec.ts';
 import { Budget, DEFAULT_PRICES } from '../../executor/llm/index.ts';
-import { designBudgetPreview } from '../../executor/provider-design-read.ts';
+import { designBudgetPreview, type DesignOutputChoice } from '../../executor/provider-design-read.ts';
 import { DEFAULT_DESIGN_MAX_TOKENS } from '../../executor/provider-designer.ts';
 import { orchestratorMessages } from '../../interop/index.ts';
 import { runDesign, type RunBudget } from '../../executor/run.ts';
@@ -27,6 +27,7 @@ export interface ProviderOrchestrateInput {
   model: string;
   provider: ProviderArgs;
   repairTurns: number;
+  designOutput: DesignOutputChoice;
   temperature: number;
   seed: number;
   now: () => Date;
@@ -54,13 +55,14 @@ export async function orchestrateWithProvider(i: ProviderOrchestrateInput): Prom
     budget,
     repairTurns: i.repairTurns,
     temperature: i.temperature,
+    output: i.designOutput,
   });
   const controller = new AbortController();
   const onSigint = (): void => controller.abort();
   process.once('SIGINT', onSigint);
   try {
     cli.out(
-      `orchestrator: ${i.model} at ${endpoint.baseUrl} · up to ${plural(i.repairTurns, 'repair turn')}`,
+      `orchestrator: ${i.model} at ${endpoint.baseUrl} · up to ${plural(i.repairTurns, 'repair turn')} · output ${i.designOutput}`,
     );
     // Before the first call: the most the design may spend, and the limits it shares with the run.
     const most = designBudgetPreview({
@@ -79,6 +81,9 @@ export async function orchestrateWithProvider(i: ProviderOrchestrateInput): Prom
       signal: controller.signal,
     });
     const d = r.designer;
+    cli.out(
+      `design output: ${d.output === 'json-schema' ? "the design's JSON schema (response_format)" : 'MAS-Orchestra XML'}${d.outputFallback ? ` (${d.outputFallback})` : ''}`,
+    );
     (d.attempts ?? []).forEach((a, n) => {
       const state = a.error ?? (a.valid ? 'valid' : `${plural(a.problems.length, 'problem')}`);
       cli.out(

@@ -27,9 +27,15 @@ import {
 } from '../../orchestrator/index.ts';
 import { type CliIO, type Command, parseCommandArgs } from '../command.ts';
 import { loadTask } from '../construct-inputs.ts';
-import { repairTurnsFlag, REPAIR_TURNS_USAGE } from '../provider-orchestrator.ts';
+import {
+  DESIGN_OUTPUT_USAGE,
+  DESIGN_OUTPUTS,
+  repairTurnsFlag,
+  REPAIR_TURNS_USAGE,
+} from '../provider-orchestrator.ts';
 import { orchestrateWithProvider } from './orchestrate-provider.ts';
 import { plural, shortAnswer, usd } from '../construct-report.ts';
+import type { DesignOutputChoice } from '../../executor/provider-design-read.ts';
 import { choiceFlag, isUsageError, positiveIntFlag, readFlags, seedFlag } from '../flags.ts';
 import {
   PROVIDER_OPTIONS,
@@ -50,7 +56,7 @@ const usage = `Usage: baton orchestrate --task <text|task.json> --out <trace.jso
                          [--device auto|cpu|wasm|webgpu] [--dtype auto|fp32|q8|q4|...] [--unconstrained]
                          [--temperature T] [--seed S] [--max-new-tokens N] [--cache-dir DIR]
                          [--execute simulated|remote|none]
-                         [--orchestrator model|provider [--repair-turns N]]
+                         [--orchestrator model|provider [--repair-turns N] [--design-output xml|json-schema|auto]]
                          [--base-url <url> --agent-model <name> [--api-key-env VAR] [--concurrency N]
                           [--budget-tokens N] [--budget-usd X]]      (with --execute remote)
 
@@ -86,6 +92,7 @@ Options:
                 invalid design sent back with its problems; --budget-tokens/--budget-usd hold the
                 design's calls and the run's together
 ${REPAIR_TURNS_USAGE}
+${DESIGN_OUTPUT_USAGE}
 
 With --execute remote:
 ${providerUsage('--execute remote').replace('--model  ', '--agent-model')}
@@ -111,6 +118,7 @@ interface Options {
   /** Who writes the design: the model in this process, or the provider's model. */
   orchestrator: 'model' | 'provider';
   repairTurns: number;
+  designOutput: DesignOutputChoice;
 }
 
 const DTYPES = ['auto', 'fp32', 'fp16', 'q8', 'int8', 'uint8', 'q4', 'q4f16', 'bnb4'] as const;
@@ -133,6 +141,7 @@ function parse(args: string[]): { ok: true; o: Options } | { ok: false; message:
     'agent-model': { type: 'string' },
     orchestrator: { type: 'string' },
     'repair-turns': { type: 'string' },
+    'design-output': { type: 'string' },
     ...providerOptions,
   });
   if (!f.ok) return f;
@@ -171,6 +180,10 @@ function parse(args: string[]): { ok: true; o: Options } | { ok: false; message:
   const viaProvider = orchestrator === 'provider';
   if (!viaProvider && values['repair-turns'] !== undefined)
     return { ok: false, message: '--repair-turns only applies with --orchestrator provider' };
+  const designOutput = choiceFlag('design-output', str('design-output'), DESIGN_OUTPUTS, 'xml');
+  if (isUsageError(designOutput)) return designOutput;
+  if (!viaProvider && values['design-output'] !== undefined)
+    return { ok: false, message: '--design-output only applies with --orchestrator provider' };
   const { 'agent-model': agentModel, ...rest } = values;
   // With --orchestrator provider, --model is the endpoint's model that writes the design; the
   // agents run on --agent-model (default: the same model).
@@ -210,6 +223,7 @@ function parse(args: string[]): { ok: true; o: Options } | { ok: false; message:
       provider: provider.value,
       orchestrator,
       repairTurns,
+      designOutput,
     },
   };
 }
@@ -260,6 +274,7 @@ async function run(args: string[], io: CliIO): Promise<number> {
       model: o.model ?? o.provider.endpoint.model,
       provider: o.provider,
       repairTurns: o.repairTurns,
+      designOutput: o.designOutput,
       temperature: o.temperature,
       seed: o.seed,
       now: io.now ?? (() => new Date()),

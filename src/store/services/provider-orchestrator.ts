@@ -8,6 +8,7 @@ import type { ProviderAttempt } from '../../core/trace.ts';
 import type { RemoteSpec } from '../../executor/backend-spec.ts';
 import { Budget, createLlmClient } from '../../executor/llm/index.ts';
 import { publicBaseUrl } from '../../executor/remote.ts';
+import type { DesignOutputChoice } from '../../executor/provider-design-read.ts';
 import { designWithProvider, type ProviderDesignResult } from '../../executor/provider-designer.ts';
 import type { RunBudget } from '../../executor/run.ts';
 import { orchestratorMessages } from '../../interop/index.ts';
@@ -18,6 +19,8 @@ export interface ProviderDesignRequest {
   temperature: number;
   seed: number;
   repairTurns: number;
+  /** What the provider is asked to write (`auto`: the JSON schema for presets known to take it). */
+  output?: DesignOutputChoice;
 }
 
 export async function designOnProvider(
@@ -48,6 +51,8 @@ export async function designOnProvider(
     dom: req.dom,
     messages: orchestratorMessages,
     repairTurns: req.repairTurns,
+    output: req.output ?? 'xml',
+    presetId: spec.provider,
     temperature: req.temperature,
     seed: req.seed,
     budget,

@@ -292,7 +292,12 @@ export const createEvalSlice: SliceCreator<EvalSlice> = (set, get) => {
           createdAt: new Date().toISOString(),
           // The key goes in this call and nowhere else.
           ...(prov
-            ? { provider: prov.call, agentConcurrency: get().concurrency, repairTurns: get().repairTurns }
+            ? {
+                provider: prov.call,
+                agentConcurrency: get().concurrency,
+                repairTurns: get().repairTurns,
+                designOutput: get().designOutput,
+              }
             : {}),
           ...(Object.keys(checkpoints).length > 0
             ? {

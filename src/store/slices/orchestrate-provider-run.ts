@@ -56,6 +56,7 @@ export async function startProviderDesign(
         temperature: settings.temperature,
         seed: settings.seed,
         repairTurns: s.repairTurns,
+        output: s.designOutput,
       },
       {
         signal: abort.signal,

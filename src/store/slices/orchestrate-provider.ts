@@ -6,7 +6,12 @@
  * call and keeps what was written. The attempts, with their problems, tokens and cost, are kept on
  * the generation and in the designer record the trace gets.
  */
-import { DEFAULT_REPAIR_TURNS, MAX_REPAIR_TURNS } from '../../executor/provider-design-read.ts';
+import {
+  DEFAULT_REPAIR_TURNS,
+  MAX_REPAIR_TURNS,
+  resolveDesignOutput,
+  type DesignOutput,
+} from '../../executor/provider-design-read.ts';
 import type { RunBudget } from '../../executor/run.ts';
 import type { BatonState } from '../store.ts';
 import type { OrchGeneration } from './orchestrate.ts';
@@ -29,6 +34,10 @@ export function interruptProviderDesign(): boolean {
   abort.abort();
   return true;
 }
+
+/** What the Settings provider will be asked to write: XML, or the design's JSON schema. */
+export const designOutputOf = (s: Pick<BatonState, 'designOutput' | 'provider'>): DesignOutput =>
+  resolveDesignOutput(s.designOutput, s.provider);
 
 /** What keeps the provider from writing the design, in words. */
 export const providerOrchestratorBlockers = (s: BatonState): string[] => providerBlockers(s);

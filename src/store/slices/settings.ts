@@ -8,6 +8,7 @@ import {
   type ProviderId,
   type ProviderPreset,
 } from '../../executor/llm/index.ts';
+import type { DesignOutputChoice } from '../../executor/provider-design-read.ts';
 import type { RunBudget } from '../../executor/run.ts';
 import { testConnection, type BackendSpec } from '../services/runner.ts';
 import {
@@ -80,6 +81,8 @@ export interface SettingsSlice {
   connectionTest: ConnectionTest;
   /** Repair turns a provider orchestrator gets: an invalid design goes back with its problems (0–10). */
   repairTurns: number;
+  /** What a provider orchestrator is asked to write: XML, the design's JSON schema, or `auto`. */
+  designOutput: DesignOutputChoice;
 
   /** Reads saved settings from localStorage; idempotent. */
   initSettings(): void;
@@ -99,6 +102,7 @@ export interface SettingsSlice {
   setBudget(budget: Partial<BudgetSettings>): void;
   setConcurrency(n: number): void;
   setRepairTurns(n: number): void;
+  setDesignOutput(o: DesignOutputChoice): void;
 }
 
 export const DEFAULT_BUDGET: BudgetSettings = { totalTokens: 200_000, totalUsd: 1, perAgentTokens: 50_000 };
@@ -121,7 +125,10 @@ export const MAX_CONCURRENCY = 32;
 const SETTINGS_PREF = 'baton.settings/1';
 /** Kept apart from the provider settings: the orchestrator's own. */
 const ORCHESTRATOR_PREF = 'baton.orchestrator-settings/1';
-const OrchestratorPrefSchema = z.object({ repairTurns: z.number().int().min(0).max(10) });
+const OrchestratorPrefSchema = z.object({
+  repairTurns: z.number().int().min(0).max(10),
+  designOutput: z.enum(['xml', 'json-schema', 'auto']).default('xml'),
+});
 const PRICES_PREF = 'baton.prices/1';
 
 const defaultConnections = (): Record<ProviderId, Connection> =>
@@ -226,13 +233,14 @@ export const createSettingsSlice: SliceCreator<SettingsSlice> = (set, get) => {
     keyLocation: 'none',
     connectionTest: { status: 'idle' },
     repairTurns: 2,
+    designOutput: 'xml',
 
     initSettings() {
       if (get().settingsReady) return;
       const saved = SettingsPrefSchema.safeParse(loadPref(SETTINGS_PREF));
       const prices = PricesPrefSchema.safeParse(loadPref(PRICES_PREF));
       const orch = OrchestratorPrefSchema.safeParse(loadPref(ORCHESTRATOR_PREF));
-      if (orch.success) set({ repairTurns: orch.data.repairTurns });
+      if (orch.success) set({ repairTurns: orch.data.repairTurns, designOutput: orch.data.designOutput });
       const connections = defaultConnections();
       if (saved.success) {
         for (const id of PROVIDER_ORDER) {
@@ -357,7 +365,12 @@ export const createSettingsSlice: SliceCreator<SettingsSlice> = (set, get) => {
     setRepairTurns(n) {
       const turns = Math.max(0, Math.min(10, Math.round(Number.isFinite(n) ? n : 2)));
       set({ repairTurns: turns });
-      savePref(ORCHESTRATOR_PREF, { repairTurns: turns });
+      savePref(ORCHESTRATOR_PREF, { repairTurns: turns, designOutput: get().designOutput });
+    },
+
+    setDesignOutput(o) {
+      set({ designOutput: o });
+      savePref(ORCHESTRATOR_PREF, { repairTurns: get().repairTurns, designOutput: o });
     },
   };
 };

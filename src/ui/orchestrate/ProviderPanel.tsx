@@ -1,6 +1,7 @@
 import type { JSX } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import { orchQueryOf, orchTaskOf, type OrchGeneration } from '../../store/slices/orchestrate.ts';
+import { designOutputOf } from '../../store/slices/orchestrate-provider.ts';
 import { providerDesignPreview } from '../../store/slices/orchestrate-provider-preview.ts';
 import { useBaton } from '../../store/store.ts';
 
@@ -44,11 +45,12 @@ export function OrchestratorChoice(): JSX.Element {
 const money = (usd: number): string => `$${usd.toFixed(4)}`;
 
 export function ProviderPanel(): JSX.Element {
-  const { provider, model, repairTurns } = useBaton(
+  const { provider, model, repairTurns, output } = useBaton(
     useShallow((s) => ({
       provider: s.provider,
       model: s.connections[s.provider].model,
       repairTurns: s.repairTurns,
+      output: designOutputOf(s),
     })),
   );
   const preview = useBaton(
@@ -61,8 +63,14 @@ export function ProviderPanel(): JSX.Element {
     <section className="orch-box" data-testid="orch-provider">
       <p>
         <strong className="mono">{model || '(no model)'}</strong> on <span className="mono">{provider}</span>{' '}
-        writes the design in MAS-Orchestra XML; an invalid design goes back to it with the validator&apos;s
-        numbered problems, up to <span data-testid="orch-repair-turns">{repairTurns}</span> repair{' '}
+        writes the design{' '}
+        <span data-testid="orch-design-output">
+          {output === 'json-schema'
+            ? "in the design's JSON schema (structured output)"
+            : 'in MAS-Orchestra XML'}
+        </span>
+        ; an invalid design goes back to it with the validator&apos;s numbered problems, up to{' '}
+        <span data-testid="orch-repair-turns">{repairTurns}</span> repair{' '}
         {repairTurns === 1 ? 'turn' : 'turns'} (Settings). <a href="#/settings">Settings</a>
       </p>
       <p className="muted small" data-testid="orch-provider-budget">
@@ -93,8 +101,15 @@ export function AttemptsView({ g }: { g: OrchGeneration }): JSX.Element | null {
       data-tokens={usage ? usage.promptTokens + usage.completionTokens : ''}
     >
       <h3 className="orch-h">
-        Attempts ({attempts.length} of at most {g.provider.repairTurns + 1})
+        Attempts ({attempts.length} of at most{' '}
+        {g.provider.repairTurns + 1 + (d?.kind === 'orchestrator' && d.outputFallback ? 1 : 0)})
       </h3>
+      {d?.kind === 'orchestrator' && d.output && (
+        <p className="muted small" data-testid="orch-attempts-output" data-output={d.output}>
+          Written {d.output === 'json-schema' ? "in the design's JSON schema" : 'in MAS-Orchestra XML'}
+          {d.outputFallback ? `: ${d.outputFallback}` : ''}
+        </p>
+      )}
       <ol>
         {attempts.map((a, i) => (
           <li key={i} data-testid="orch-attempt" data-valid={a.valid ? 'true' : 'false'}>

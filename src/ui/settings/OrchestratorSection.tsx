@@ -2,10 +2,18 @@ import type { JSX } from 'react';
 import { MAX_REPAIR_TURNS } from '../../store/slices/orchestrate-provider.ts';
 import { useBaton } from '../../store/store.ts';
 
-/** The provider as the orchestrator: how many repair turns an invalid design gets. */
+const OUTPUTS = [
+  { value: 'xml', label: 'MAS-Orchestra XML' },
+  { value: 'json-schema', label: "The design's JSON schema (response_format)" },
+  { value: 'auto', label: 'Auto: the JSON schema where the preset takes it, else XML' },
+] as const;
+
+/** The provider as the orchestrator: how many repair turns an invalid design gets, and in what output. */
 export function OrchestratorSection(): JSX.Element {
   const turns = useBaton((s) => s.repairTurns);
   const setTurns = useBaton((s) => s.setRepairTurns);
+  const output = useBaton((s) => s.designOutput);
+  const setOutput = useBaton((s) => s.setDesignOutput);
   return (
     <section className="settings-card" aria-labelledby="settings-orchestrator">
       <h2 id="settings-orchestrator">Provider as orchestrator</h2>
@@ -27,7 +35,30 @@ export function OrchestratorSection(): JSX.Element {
             onChange={(e) => setTurns(Number(e.target.value))}
           />
         </label>
+        <label className="field">
+          <span>Design output</span>
+          <select
+            className="input"
+            value={output}
+            data-testid="settings-design-output"
+            onChange={(e) => {
+              const next = OUTPUTS.find((o) => o.value === e.target.value);
+              if (next) setOutput(next.value);
+            }}
+          >
+            {OUTPUTS.map((o) => (
+              <option key={o.value} value={o.value}>
+                {o.label}
+              </option>
+            ))}
+          </select>
+        </label>
       </div>
+      <p className="muted">
+        With the JSON schema the provider&apos;s structured output holds the reply to the design&apos;s
+        fields; a server that refuses <code>response_format</code> is asked again for XML, and the trace says
+        so.
+      </p>
     </section>
   );
 }

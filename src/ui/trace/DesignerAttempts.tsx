@@ -21,6 +21,15 @@ export function DesignerAttempts({ designer }: { designer: Designer }): JSX.Elem
           </div>
         )}
         <div className="kv-row">
+          <dt>Output</dt>
+          <dd data-testid="designer-output">
+            {designer.output === 'json-schema'
+              ? "the design's JSON schema (response_format)"
+              : 'MAS-Orchestra XML'}
+            {designer.outputFallback ? ` · ${designer.outputFallback}` : ''}
+          </dd>
+        </div>
+        <div className="kv-row">
           <dt>Attempts</dt>
           <dd data-testid="designer-attempts-summary">
             {designer.attempts.length}
