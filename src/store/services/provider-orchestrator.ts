@@ -21,6 +21,8 @@ export interface ProviderDesignRequest {
   repairTurns: number;
   /** What the provider is asked to write (`auto`: the JSON schema for presets known to take it). */
   output?: DesignOutputChoice;
+  /** Per-call timeout, ms (the client's default when absent). */
+  timeoutMs?: number;
 }
 
 export async function designOnProvider(
@@ -41,6 +43,7 @@ export async function designOnProvider(
     baseUrl: spec.baseUrl,
     apiKey: spec.apiKey,
     budget,
+    ...(req.timeoutMs !== undefined ? { timeoutMs: req.timeoutMs } : {}),
     ...(spec.prices ? { prices: spec.prices } : {}),
   });
   const result = await designWithProvider({

@@ -57,6 +57,7 @@ export async function startProviderDesign(
         seed: settings.seed,
         repairTurns: s.repairTurns,
         output: s.designOutput,
+        timeoutMs: s.designTimeoutS * 1000,
       },
       {
         signal: abort.signal,

@@ -83,6 +83,8 @@ export interface SettingsSlice {
   repairTurns: number;
   /** What a provider orchestrator is asked to write: XML, the design's JSON schema, or `auto`. */
   designOutput: DesignOutputChoice;
+  /** Seconds a provider orchestrator's design call may take before it fails as a timeout (1–600). */
+  designTimeoutS: number;
 
   /** Reads saved settings from localStorage; idempotent. */
   initSettings(): void;
@@ -103,6 +105,7 @@ export interface SettingsSlice {
   setConcurrency(n: number): void;
   setRepairTurns(n: number): void;
   setDesignOutput(o: DesignOutputChoice): void;
+  setDesignTimeout(seconds: number): void;
 }
 
 export const DEFAULT_BUDGET: BudgetSettings = { totalTokens: 200_000, totalUsd: 1, perAgentTokens: 50_000 };
@@ -122,12 +125,17 @@ const defaultBudgets = (): Record<BudgetKind, BudgetSettings> => ({
 export const DEFAULT_CONCURRENCY = 4;
 export const MAX_CONCURRENCY = 32;
 
+/** A design call's timeout, seconds: the client's default per-attempt timeout, and its cap here. */
+export const DEFAULT_DESIGN_TIMEOUT_S = 60;
+export const MAX_DESIGN_TIMEOUT_S = 600;
+
 const SETTINGS_PREF = 'baton.settings/1';
 /** Kept apart from the provider settings: the orchestrator's own. */
 const ORCHESTRATOR_PREF = 'baton.orchestrator-settings/1';
 const OrchestratorPrefSchema = z.object({
   repairTurns: z.number().int().min(0).max(10),
   designOutput: z.enum(['xml', 'json-schema', 'auto']).default('xml'),
+  designTimeoutS: z.number().int().min(1).max(MAX_DESIGN_TIMEOUT_S).default(DEFAULT_DESIGN_TIMEOUT_S),
 });
 const PRICES_PREF = 'baton.prices/1';
 
@@ -204,6 +212,10 @@ export function runBudgetOf(s: Pick<SettingsSlice, 'budget'>): RunBudget {
 }
 
 export const createSettingsSlice: SliceCreator<SettingsSlice> = (set, get) => {
+  const saveOrchestrator = (): void => {
+    const { repairTurns, designOutput, designTimeoutS } = get();
+    savePref(ORCHESTRATOR_PREF, { repairTurns, designOutput, designTimeoutS });
+  };
   const persist = (): void => {
     const s = get();
     savePref(SETTINGS_PREF, {
@@ -234,13 +246,14 @@ export const createSettingsSlice: SliceCreator<SettingsSlice> = (set, get) => {
     connectionTest: { status: 'idle' },
     repairTurns: 2,
     designOutput: 'xml',
+    designTimeoutS: DEFAULT_DESIGN_TIMEOUT_S,
 
     initSettings() {
       if (get().settingsReady) return;
       const saved = SettingsPrefSchema.safeParse(loadPref(SETTINGS_PREF));
       const prices = PricesPrefSchema.safeParse(loadPref(PRICES_PREF));
       const orch = OrchestratorPrefSchema.safeParse(loadPref(ORCHESTRATOR_PREF));
-      if (orch.success) set({ repairTurns: orch.data.repairTurns, designOutput: orch.data.designOutput });
+      if (orch.success) set({ ...orch.data });
       const connections = defaultConnections();
       if (saved.success) {
         for (const id of PROVIDER_ORDER) {
@@ -365,12 +378,18 @@ export const createSettingsSlice: SliceCreator<SettingsSlice> = (set, get) => {
     setRepairTurns(n) {
       const turns = Math.max(0, Math.min(10, Math.round(Number.isFinite(n) ? n : 2)));
       set({ repairTurns: turns });
-      savePref(ORCHESTRATOR_PREF, { repairTurns: turns, designOutput: get().designOutput });
+      saveOrchestrator();
     },
 
     setDesignOutput(o) {
       set({ designOutput: o });
-      savePref(ORCHESTRATOR_PREF, { repairTurns: get().repairTurns, designOutput: o });
+      saveOrchestrator();
+    },
+
+    setDesignTimeout(seconds) {
+      const t = Math.round(Number.isFinite(seconds) ? seconds : DEFAULT_DESIGN_TIMEOUT_S);
+      set({ designTimeoutS: Math.max(1, Math.min(MAX_DESIGN_TIMEOUT_S, t)) });
+      saveOrchestrator();
     },
   };
 };

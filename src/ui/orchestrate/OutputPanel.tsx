@@ -82,7 +82,7 @@ export function OutputPanel(): JSX.Element | null {
 export function OutputView({ g, onInterrupt }: { g: OrchGeneration; onInterrupt: () => void }): JSX.Element {
   const partial = useMemo(() => partialDesign(g.text), [g.text]);
   return (
-    <section className="orch-output" data-testid="orch-output">
+    <section className="orch-output" data-testid="orch-output" data-started={g.startedAt}>
       <div className="orch-output-head">
         <Stats g={g} />
         {g.status === 'running' && (

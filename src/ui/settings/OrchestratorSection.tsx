@@ -1,5 +1,6 @@
 import type { JSX } from 'react';
 import { MAX_REPAIR_TURNS } from '../../store/slices/orchestrate-provider.ts';
+import { MAX_DESIGN_TIMEOUT_S } from '../../store/slices/settings.ts';
 import { useBaton } from '../../store/store.ts';
 
 const OUTPUTS = [
@@ -14,6 +15,8 @@ export function OrchestratorSection(): JSX.Element {
   const setTurns = useBaton((s) => s.setRepairTurns);
   const output = useBaton((s) => s.designOutput);
   const setOutput = useBaton((s) => s.setDesignOutput);
+  const timeout = useBaton((s) => s.designTimeoutS);
+  const setTimeoutS = useBaton((s) => s.setDesignTimeout);
   return (
     <section className="settings-card" aria-labelledby="settings-orchestrator">
       <h2 id="settings-orchestrator">Provider as orchestrator</h2>
@@ -33,6 +36,18 @@ export function OrchestratorSection(): JSX.Element {
             value={turns}
             data-testid="settings-repair-turns"
             onChange={(e) => setTurns(Number(e.target.value))}
+          />
+        </label>
+        <label className="field">
+          <span>Call timeout (s)</span>
+          <input
+            className="input"
+            type="number"
+            min={1}
+            max={MAX_DESIGN_TIMEOUT_S}
+            value={timeout}
+            data-testid="settings-design-timeout"
+            onChange={(e) => setTimeoutS(Number(e.target.value))}
           />
         </label>
         <label className="field">
