@@ -5,15 +5,21 @@
  * decoding). One model is loaded at a time and designs are written one after another (the runtime
  * runs one generation at a time). Models that would need a download (hub presets, hub ids) are
  * reported not run: an evaluation does not fetch hundreds of megabytes; `baton orchestrate --model`
- * writes single designs with them. The model runs locally: it has no price, so its designs add no
- * cost, and the designer record keeps its tokens and timings.
+ * writes single designs with them. The model runs locally: it has no price, so its designs cost $0;
+ * their tokens (prompt and generated) are the designer's `usage`, counted in each row's tokens and
+ * calls as a provider's design calls are.
  */
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { isProviderOrchestrator, type OrchestratorDesign, type OrchestratorFor } from '../eval/index.ts';
+import {
+  isProviderOrchestrator,
+  withLocalUsage,
+  type OrchestratorDesign,
+  type OrchestratorFor,
+} from '../eval/index.ts';
 import { orchestratorMessages } from '../interop/index.ts';
 import {
   chatFormat,
@@ -95,8 +101,12 @@ export function modelOrchestrators(cwd: string): ModelOrchestrators {
             seed,
           });
           if (!g.ok) return failed(`${g.problem.code}: ${g.problem.message}`);
-          const { design, designer, problem } = g.result;
-          return { design, designer, ...(problem ? { failure: problem.message } : {}) };
+          const { design, designer, problem, generation } = g.result;
+          return {
+            design,
+            designer: withLocalUsage(designer, generation.promptTokens, generation.tokens),
+            ...(problem ? { failure: problem.message } : {}),
+          };
         });
         queue = run.catch(() => undefined);
         return run;

@@ -33,6 +33,7 @@ export {
 } from './methods.ts';
 export {
   orchestratedTrace,
+  withLocalUsage,
   orchestratorSpend,
   withOrchestratorCost,
   type DesignTask,

@@ -118,7 +118,7 @@ export function unavailableReason(m: Method, orchestratorAvailable = false): str
   if (m.kind === 'orchestrator' && !orchestratorAvailable)
     return isProviderOrchestrator(m)
       ? `"${methodId(m)}" needs a provider (the provider backend's endpoint writes the designs), so it was not run`
-      : `the orchestrator model is not available here (baton eval runs tiny, the models this build ships and model folders; the page runs none), so "${methodId(m)}" was not run`;
+      : `the orchestrator model is not available here (baton eval runs tiny, the models this build ships and model folders; the page runs tiny and the models this build ships), so "${methodId(m)}" was not run`;
   return null;
 }
 

@@ -22,6 +22,16 @@ export type DesignTask = (task: Task, seed: number, signal?: AbortSignal) => Pro
 /** The designer of an orchestrator method, or null when that model cannot run here. */
 export type OrchestratorFor = (method: Method) => DesignTask | null | undefined;
 
+/**
+ * A model in this tab or process wrote the design: its prompt and generated tokens become the
+ * designer's `usage` (one call, $0: a local model has no price), so the row counts them as it
+ * counts a provider's design calls.
+ */
+export function withLocalUsage(designer: Designer, promptTokens: number, tokens: number): Designer {
+  if (designer.kind !== 'orchestrator') return designer;
+  return { ...designer, usage: { promptTokens, completionTokens: tokens, costUsd: 0, calls: 1 } };
+}
+
 /** Tokens, USD and calls of the orchestrator's own calls recorded in a trace's designer. */
 export function orchestratorSpend(trace: Trace): { tokens: number; costUsd: number; calls: number } | null {
   const d = trace.designer;

@@ -5,7 +5,14 @@
  * `random:S` run on the CPU compute backend. One budget for the whole run (`evalExecutor`): every
  * call reserves its worst case first, so jobs running at once never overspend it together.
  */
-import { runEvaluation, masbenchTasks, type EvalConfig, type EvalProgress } from '../eval/index.ts';
+import {
+  isProviderOrchestrator,
+  runEvaluation,
+  masbenchTasks,
+  type EvalConfig,
+  type EvalProgress,
+  type OrchestratorFor,
+} from '../eval/index.ts';
 import {
   backendFromSpec,
   evalExecutor,
@@ -79,6 +86,12 @@ export function remoteOf(config: EvalConfig, provider: EvalProvider | undefined)
   };
 }
 
+/** The provider's designer for a method, else the in-tab model's. */
+const either =
+  (a: OrchestratorFor, b: OrchestratorFor | undefined): OrchestratorFor =>
+  (m) =>
+    a(m) ?? b?.(m) ?? null;
+
 export function evalHandlers(fetchImpl?: typeof fetch): Handlers<typeof evalMethods> {
   return {
     async evaluate(input, { signal, progress }) {
@@ -90,6 +103,13 @@ export function evalHandlers(fetchImpl?: typeof fetch): Handlers<typeof evalMeth
         config,
         (input.checkpoints ?? {}) as unknown as Record<string, PolicyCheckpoint>,
       );
+      // In-tab orchestrator models (`orchestrator:tiny`): loaded, like the Orchestrate page's, only
+      // when the evaluation has one.
+      const inTab =
+        input.modelsBaseUrl !== undefined &&
+        config.methods.some((m) => m.kind === 'orchestrator' && !isProviderOrchestrator(m))
+          ? await (await import('./eval.models.ts')).inTabOrchestrators(input.modelsBaseUrl)
+          : null;
       try {
         // One budget for the runs and the designs an `orchestrator:provider` method's model writes.
         const budget = new Budget({
@@ -112,12 +132,9 @@ export function evalHandlers(fetchImpl?: typeof fetch): Handlers<typeof evalMeth
             if (!net) throw new Error(`no network for ${m.checkpoint}`);
             return { net, pool: DEFAULT_POOL };
           },
-          orchestratorFor: providerOrchestratorFor(
-            remote,
-            budget,
-            input.repairTurns,
-            fetchImpl,
-            input.designOutput,
+          orchestratorFor: either(
+            providerOrchestratorFor(remote, budget, input.repairTurns, fetchImpl, input.designOutput),
+            inTab?.orchestratorFor,
           ),
           done: input.done,
           concurrency: input.concurrency,
@@ -133,6 +150,7 @@ export function evalHandlers(fetchImpl?: typeof fetch): Handlers<typeof evalMeth
         return doc;
       } finally {
         for (const n of nets.values()) n.dispose();
+        await inTab?.dispose();
       }
     },
   };

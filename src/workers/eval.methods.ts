@@ -53,6 +53,14 @@ export const evalMethods = defineMethods({
       checkpoints: z.record(z.string().min(1).max(200), PolicyCheckpointSchema).optional(),
       /** Repair turns an `orchestrator:provider` method's design gets (default 2). */
       repairTurns: z.number().int().min(0).max(10).optional(),
+      /**
+       * The page's base URL, where this build serves `models/` and onnxruntime-web's files: an
+       * in-tab orchestrator method (`orchestrator:tiny`) loads its model from there.
+       */
+      modelsBaseUrl: z
+        .url({ protocol: /^https?$/ })
+        .max(2000)
+        .optional(),
       /** What an `orchestrator:provider` method's model is asked to write (default xml). */
       designOutput: z.enum(['xml', 'json-schema', 'auto']).optional(),
     }),

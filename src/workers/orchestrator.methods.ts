@@ -147,6 +147,8 @@ export const GeneratedSchema = z.object({
   problem: ModelProblemSchema.optional(),
   stopReason: z.enum(['eos', 'max-tokens', 'interrupted']),
   timings: GenerateTimingsSchema,
+  /** Tokens of the prompt as the model read it. */
+  promptTokens: z.number().int().nonnegative().optional(),
   /** The trace's designer record (kind `orchestrator`). */
   designer: DesignerSchema,
 });

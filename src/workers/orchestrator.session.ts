@@ -152,6 +152,7 @@ export function orchestratorHandlers(deps: OrchestratorSessionDeps): Handlers<Or
           tokens: g.tokens,
           tokensPerSecond: g.tokensPerSecond,
         },
+        promptTokens: g.promptTokens,
         designer,
       };
     },

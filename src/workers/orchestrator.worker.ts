@@ -1,8 +1,7 @@
 /// <reference lib="webworker" />
-import { chooseBackend, describeAdapter } from '../gpu/index.ts';
 import { orchestratorMessages } from '../interop/index.ts';
-import type { DeviceProbe } from '../orchestrator/index.ts';
 import { serveRpc } from './rpc/server.ts';
+import { probeDevice, yieldEach } from './orchestrator.env.ts';
 import { orchestratorMethods } from './orchestrator.methods.ts';
 import { orchestratorHandlers } from './orchestrator.session.ts';
 
@@ -13,40 +12,9 @@ import { orchestratorHandlers } from './orchestrator.session.ts';
  */
 const scope = self as unknown as DedicatedWorkerGlobalScope;
 
-/** Is there a WebGPU adapter, a software one, with 16-bit floats? The device is released at once. */
-async function probe(): Promise<DeviceProbe> {
-  try {
-    const choice = await chooseBackend('auto');
-    choice.ctx?.dispose();
-    if (!choice.adapter) return { runtime: 'browser', webgpu: null };
-    return {
-      runtime: 'browser',
-      webgpu: {
-        fallback: choice.adapter.software,
-        f16: choice.adapter.features.includes('shader-f16'),
-        name: describeAdapter(choice.adapter),
-      },
-    };
-  } catch {
-    return { runtime: 'browser', webgpu: null };
-  }
-}
-
-/** A macrotask: lets `interrupt` and `cancel` messages in between two forward passes. */
-function yieldEach(): Promise<void> {
-  return new Promise((resolve) => {
-    const channel = new MessageChannel();
-    channel.port1.onmessage = () => {
-      channel.port1.close();
-      resolve();
-    };
-    channel.port2.postMessage(null);
-  });
-}
-
 serveRpc(
   scope,
   orchestratorMethods,
-  orchestratorHandlers({ probe, chatMessages: orchestratorMessages, yieldEach }),
+  orchestratorHandlers({ probe: probeDevice, chatMessages: orchestratorMessages, yieldEach }),
   'orchestrator',
 );

@@ -17,7 +17,7 @@ beforeAll(async () => {
 afterAll(() => browser.close());
 
 describe('Evaluate pickers', () => {
-  it('offers the checkpoint just trained and runs it; orchestrators are greyed out; the scatter is full width', async () => {
+  it('offers the checkpoint just trained and runs it; hub orchestrators are greyed out; the scatter is full width', async () => {
     const { page, errors, context } = await openPage(browser, '#/train');
     try {
       // Train one small step and keep the policy (as "Use in Build" does).
@@ -50,15 +50,18 @@ describe('Evaluate pickers', () => {
       await page.getByTestId('eval-page').waitFor();
       const trained = page.locator(`[data-testid=eval-method][data-method="policy:${name}:greedy"]`);
       await trained.waitFor();
-      // The manifest's orchestrator models: listed, not selectable, with the reason; the provider as
+      // The manifest's orchestrator models: the one this build ships is selectable (it runs in the
+      // evaluation worker), hub models are listed, not selectable, with the reason; the provider as
       // the orchestrator is listed too, selectable on the provider backend only.
-      const orch = page.locator(
-        '[data-testid=eval-method][data-method^="orchestrator:"]:not([data-method="orchestrator:provider"])',
+      const tiny = page.locator(
+        '[data-testid=eval-method][data-method="orchestrator:baton-orchestrator-tiny"]',
       );
-      await orch.first().waitFor();
-      expect(await orch.first().isDisabled()).toBe(true);
+      await tiny.waitFor();
+      expect(await tiny.isDisabled()).toBe(false);
+      const hub = page.locator('[data-testid=eval-method][data-method="orchestrator:qwen2.5-0.5b-instruct"]');
+      expect(await hub.isDisabled()).toBe(true);
       const words = await page.getByTestId('eval-methods').innerText();
-      expect(words).toMatch(/orchestrator model is not available here/);
+      expect(words).toMatch(/downloads from the Hugging Face hub/);
       const provider = page.locator('[data-testid=eval-method][data-method="orchestrator:provider"]');
       expect(await provider.isDisabled()).toBe(true);
       expect(words).toMatch(/needs the provider backend/);

@@ -84,14 +84,19 @@ describe('baton eval --methods cot,sc,orchestrator:tiny,orchestrator:provider --
       'orchestrator:tiny',
       'orchestrator:provider',
     ]);
-    // The offline tiny model writes its designs in this process: no price, so no design cost.
+    // The offline tiny model writes its designs in this process: no price, so its designs cost $0,
+    // and their tokens are counted in the rows (one local call each).
     const tiny = doc.rows.filter((x) => x.method === 'orchestrator:tiny');
     expect(tiny).toHaveLength(3);
     for (const row of tiny) {
       const t = parseTraceJson(await readFile(join(dir, 'orch-traces', `${row.traceId}.json`), 'utf8'));
       if (!t.ok) throw new Error('trace');
       expect(t.value.designer).toMatchObject({ kind: 'orchestrator', model: 'baton-orchestrator-tiny' });
-      expect(row.orchestrator).toBeUndefined();
+      expect(row.orchestrator).toMatchObject({ calls: 1, costUsd: 0 });
+      expect(row.orchestrator!.tokens).toBeGreaterThan(0);
+      expect(row.tokens).toBe(
+        t.value.totals.promptTokens + t.value.totals.completionTokens + row.orchestrator!.tokens,
+      );
       expect(row.status).toBe('completed');
     }
     const orch = doc.rows.filter((x) => x.method === 'orchestrator:provider');
@@ -119,8 +124,10 @@ describe('baton eval --methods cot,sc,orchestrator:tiny,orchestrator:provider --
       12,
     );
     expect(doc.summary.pareto.length).toBeGreaterThan(0);
-    // The document's spend is the server's own bill: every call, designs and runs.
-    expect(doc.spend.tokens).toBe(bill.tokens);
+    // The document's spend is the server's own bill (every call, designs and runs) plus the tokens
+    // the tiny model read and wrote in this process.
+    const local = tiny.reduce((a, x) => a + x.orchestrator!.tokens, 0);
+    expect(doc.spend.tokens).toBe(bill.tokens + local);
     expect(doc.spend.usd).toBeCloseTo(bill.usd, 10);
     // The key is nowhere in the output, the document, the journal or the traces.
     const files = [text, await readFile(join(dir, 'orch.json.journal.jsonl'), 'utf8'), r.out, r.err];

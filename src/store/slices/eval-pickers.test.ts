@@ -4,6 +4,7 @@ import {
   axesPicked,
   methodGroups,
   methodIds,
+  HUB_MODEL_NEEDS,
   PROVIDER_ORCHESTRATOR_NEEDS,
   runsOnPage,
   savedCheckpointsOf,
@@ -12,7 +13,7 @@ import {
 } from './eval-pickers.ts';
 
 describe('Evaluate pickers', () => {
-  it('offer the archive agents, built-in policies, saved checkpoints and (not selectable) orchestrator models', () => {
+  it('offer the archive agents, built-in policies, saved checkpoints, the shipped orchestrator models and (not selectable) hub ones', () => {
     const groups = methodGroups({
       buildCheckpoints: ['trained:grpo:mixed:12'],
       backend: 'simulator',
@@ -21,6 +22,7 @@ describe('Evaluate pickers', () => {
         warnings: [],
         entries: [
           { id: 'baton-orchestrator-tiny', label: 'tiny', source: 'offline', sizeMB: {}, dtypes: ['q8'] },
+          { id: 'qwen2.5-0.5b-instruct', label: 'Qwen', source: 'hub', sizeMB: {}, dtypes: ['q4'] },
         ] as never,
       },
     });
@@ -30,9 +32,11 @@ describe('Evaluate pickers', () => {
       'policy:trained:grpo:mixed:12:greedy',
       'policy:trained:grpo:mixed:12:sampled',
     ]);
-    const [provider, orch] = byTitle['Orchestrators'] ?? [];
+    const [provider, orch, hub] = byTitle['Orchestrators'] ?? [];
     expect(orch?.id).toBe('orchestrator:baton-orchestrator-tiny');
-    expect(orch?.unavailable).toMatch(/not available/);
+    expect(orch?.unavailable).toBeNull();
+    expect(hub?.id).toBe('orchestrator:qwen2.5-0.5b-instruct');
+    expect(hub?.unavailable).toBe(HUB_MODEL_NEEDS);
     // The provider as the orchestrator needs the provider backend, which writes its designs.
     expect(provider?.id).toBe('orchestrator:provider');
     expect(provider?.unavailable).toBe(PROVIDER_ORCHESTRATOR_NEEDS);
@@ -50,9 +54,16 @@ describe('Evaluate pickers', () => {
     const orchestrators = groups.find((g) => g.title === 'Orchestrators')?.choices ?? [];
     expect(orchestrators.map((c) => [c.id, c.unavailable])).toEqual([['orchestrator:provider', null]]);
     expect(toggleMethod('cot,sc', 'orchestrator:provider', true)).toBe('cot,sc,orchestrator:provider');
-    // The page counts its jobs over the methods it runs: the provider orchestrator, not a model.
+    // The page counts its jobs over the methods it runs: the provider orchestrator, tiny and the
+    // models this build ships, not a hub model.
     expect(runsOnPage({ kind: 'orchestrator', model: 'provider' })).toBe(true);
-    expect(runsOnPage({ kind: 'orchestrator', model: 'baton-orchestrator-tiny' })).toBe(false);
+    expect(runsOnPage({ kind: 'orchestrator', model: 'tiny' })).toBe(true);
+    expect(
+      runsOnPage({ kind: 'orchestrator', model: 'baton-orchestrator-tiny' }, ['baton-orchestrator-tiny']),
+    ).toBe(true);
+    expect(
+      runsOnPage({ kind: 'orchestrator', model: 'qwen2.5-0.5b-instruct' }, ['baton-orchestrator-tiny']),
+    ).toBe(false);
     expect(runsOnPage({ kind: 'agent', agent: 'cot' })).toBe(true);
   });
 

@@ -7,8 +7,8 @@
  * sampled), every checkpoint saved in this browser (Build's, and the ones Train keeps, the last
  * trained included), the Settings provider as the orchestrator (`orchestrator:provider`, on the
  * provider backend: its endpoint writes each task's design) and the orchestrator models of the
- * manifest, listed but not selectable: the page runs no in-tab orchestrator (`unavailableReason` of
- * src/eval/methods.ts).
+ * manifest: those this build ships run in the evaluation worker (src/workers/eval.models.ts); hub
+ * models are listed but not selectable (an evaluation does not download them).
  */
 import {
   ARCHIVE_AGENTS,
@@ -16,7 +16,6 @@ import {
   parseAxes,
   parseMethodWords,
   isProviderOrchestrator,
-  unavailableReason,
   type Method,
   type MethodWord,
 } from '../../eval/index.ts';
@@ -63,8 +62,25 @@ export function toggleMethod(text: string, id: string, on: boolean): string {
   return ids.join(',');
 }
 
-/** Whether the page runs a method on its tasks (an in-tab orchestrator model it cannot run is skipped). */
-export const runsOnPage = (m: Method): boolean => m.kind !== 'orchestrator' || isProviderOrchestrator(m);
+/**
+ * Whether the page runs a method on its tasks: an in-tab orchestrator runs when it is `tiny` or one
+ * of `shipped` (the manifest's models served with this build); a hub model is skipped.
+ */
+export function runsOnPage(m: Method, shipped: readonly string[] = []): boolean {
+  if (m.kind !== 'orchestrator') return true;
+  const model = m.model;
+  return isProviderOrchestrator(m) || model === 'tiny' || shipped.includes(model);
+}
+
+/** The manifest's models this build serves (the ones the page's evaluation can run). */
+export const shippedModels = (s: Pick<BatonState, 'orchModels'>): string[] =>
+  s.orchModels.status === 'ready'
+    ? s.orchModels.entries.filter((e) => e.source === 'offline').map((e) => e.id)
+    : [];
+
+/** Why a hub model cannot be picked on the page. */
+export const HUB_MODEL_NEEDS =
+  'downloads from the Hugging Face hub: the page evaluates the models this build ships (baton eval runs hub models, or load it on the Orchestrate page)';
 
 /** Why `orchestrator:provider` cannot be picked on this backend, or null. */
 export const PROVIDER_ORCHESTRATOR_NEEDS =
@@ -87,7 +103,7 @@ export function methodGroups(
       ? s.orchModels.entries.map((e) => ({
           id: `orchestrator:${e.id}`,
           label: e.label,
-          unavailable: unavailableReason({ kind: 'orchestrator', model: e.id }),
+          unavailable: e.source === 'offline' ? null : HUB_MODEL_NEEDS,
         }))
       : [];
   return [

@@ -290,6 +290,10 @@ export const createEvalSlice: SliceCreator<EvalSlice> = (set, get) => {
           done,
           concurrency: draft.concurrency,
           createdAt: new Date().toISOString(),
+          // Where an in-tab orchestrator method loads its model: this page's own models/ folder.
+          ...(typeof location !== 'undefined' && /^https?:$/.test(location.protocol)
+            ? { modelsBaseUrl: new URL('.', location.href).href }
+            : {}),
           // The key goes in this call and nowhere else.
           ...(prov
             ? {

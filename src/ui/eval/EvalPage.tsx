@@ -1,7 +1,7 @@
 import { useEffect, useState, type ChangeEvent, type JSX } from 'react';
 import type { EvalRow } from '../../store/slices/eval.ts';
 import { evalCheckOf, evalRemoteOf } from '../../store/slices/eval.ts';
-import { runsOnPage } from '../../store/slices/eval-pickers.ts';
+import { runsOnPage, shippedModels } from '../../store/slices/eval-pickers.ts';
 import { PROVIDER_PRESETS } from '../../store/slices/settings.ts';
 import { useBaton } from '../../store/store.ts';
 import { useShallow } from 'zustand/react/shallow';
@@ -270,12 +270,12 @@ export function EvalPage(): JSX.Element {
   const [pick, setPick] = useState<Pick | null>(null);
   const [fileProblems, setFileProblems] = useState<{ code: string; message: string }[]>([]);
   // What the check reads: the draft and the provider's settings (no key is read).
-  useBaton(useShallow((s) => [s.evalDraft, s.provider, s.connections, s.keyLocation]));
+  useBaton(useShallow((s) => [s.evalDraft, s.provider, s.connections, s.keyLocation, s.orchModels]));
   const check = evalCheckOf(useBaton.getState());
   const set = check.ok ? check.config.taskSet : null;
   const jobs =
     check.ok && set?.kind === 'masbench'
-      ? check.config.methods.filter(runsOnPage).length *
+      ? check.config.methods.filter((m) => runsOnPage(m, shippedModels(useBaton.getState()))).length *
         set.n *
         set.axes.reduce((s, a) => s + a.values.length, 0)
       : 0;

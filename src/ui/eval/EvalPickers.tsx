@@ -13,8 +13,9 @@ import { useBaton } from '../../store/store.ts';
 /**
  * The Evaluate page's method and axis pickers: checkbox lists of what the evaluation can run (the
  * archive agents, the built-in policies, the checkpoints saved in this browser, the last trained
- * one included), the provider as the orchestrator (on the provider backend) and, greyed out with
- * the reason, the orchestrator models it cannot run here; and
+ * one included), the provider as the orchestrator (on the provider backend), the orchestrator
+ * models this build ships (run in the evaluation worker) and, greyed out with the reason, hub
+ * models it does not download; and
  * a grid of MASBench axes × values. Both edit the draft's word lists (what `baton eval` takes),
  * shown under them.
  */
