@@ -8,7 +8,12 @@ import { minimalTrace, traceIdFrom } from '../../core/trace-builders.ts';
 import type { Task, Trace } from '../../core/trace.ts';
 import { backendFromSpec } from '../../executor/backend-spec.ts';
 import { Budget, DEFAULT_PRICES } from '../../executor/llm/index.ts';
-import { designBudgetPreview, type DesignOutputChoice } from '../../executor/provider-design-read.ts';
+import { SCHEMA_OUTPUT_NOTE } from '../../design/json-schema.ts';
+import {
+  designBudgetPreview,
+  resolveDesignOutput,
+  type DesignOutputChoice,
+} from '../../executor/provider-design-read.ts';
 import { DEFAULT_DESIGN_MAX_TOKENS } from '../../executor/provider-designer.ts';
 import { orchestratorMessages } from '../../interop/index.ts';
 import { runDesign, type RunBudget } from '../../executor/run.ts';
@@ -16,7 +21,7 @@ import type { MasBenchTask } from '../../masbench/index.ts';
 import type { CliIO } from '../command.ts';
 import { plural, shortAnswer, usd } from '../construct-report.ts';
 import { openProvider, type ProviderArgs } from '../provider-args.ts';
-import { providerOrchestrator } from '../provider-orchestrator.ts';
+import { presetOfBaseUrl, providerOrchestrator } from '../provider-orchestrator.ts';
 
 export interface ProviderOrchestrateInput {
   task: Task;
@@ -65,8 +70,12 @@ export async function orchestrateWithProvider(i: ProviderOrchestrateInput): Prom
       `orchestrator: ${i.model} at ${endpoint.baseUrl} · up to ${plural(i.repairTurns, 'repair turn')} · output ${i.designOutput}`,
     );
     // Before the first call: the most the design may spend, and the limits it shares with the run.
+    const schema = resolveDesignOutput(i.designOutput, presetOfBaseUrl(endpoint.baseUrl)) === 'json-schema';
     const most = designBudgetPreview({
-      messages: orchestratorMessages(i.task.query, i.dom === 'low' ? 'low' : 'high'),
+      messages: [
+        ...orchestratorMessages(i.task.query, i.dom === 'low' ? 'low' : 'high'),
+        ...(schema ? [{ role: 'system' as const, content: SCHEMA_OUTPUT_NOTE }] : []),
+      ],
       maxTokens: DEFAULT_DESIGN_MAX_TOKENS,
       repairTurns: i.repairTurns,
       model: i.model,

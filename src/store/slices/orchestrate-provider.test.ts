@@ -118,6 +118,23 @@ describe('the Settings provider as the orchestrator', () => {
     expect(bill.tokens).toBe(0);
   });
 
+  it('the JSON schema from Settings: the preview counts its note, the design is asked for and recorded as json-schema', async () => {
+    const xml = providerDesignPreview(s(), QUERY, 'auto');
+    s().setDesignOutput('json-schema');
+    const schema = providerDesignPreview(s(), QUERY, 'auto');
+    expect(schema.tokens).toBeGreaterThan(xml.tokens);
+    await s().startOrchestrate();
+    const g = s().orchGen!;
+    expect(g.check?.valid).toBe(true);
+    const d = g.result!.designer;
+    expect(d.kind === 'orchestrator' && d.output).toBe('json-schema');
+    // The worst case shown before the run holds what was spent.
+    expect(
+      d.kind === 'orchestrator' && d.usage!.promptTokens + d.usage!.completionTokens,
+    ).toBeLessThanOrEqual(schema.tokens);
+    expect(g.text.trim().startsWith('{')).toBe(true);
+  });
+
   it('a local server without a price works under a token limit and no dollar limit', async () => {
     s().setModel('llama3.2');
     s().setBudget({ totalTokens: 50_000, totalUsd: 1 });
