@@ -3,14 +3,17 @@
  * truncated and mutated XML, huge outputs, HTML error pages, wrong JSON, broken event streams —
  * served by a fake `fetch` to the real client and design loop. Each must end in a valid design or a
  * failure with a message (an attempt's problems or its call error), with a designer record the trace
- * schema accepts; anything thrown is a finding. Seeded: the same seed gives the same replies.
+ * schema accepts; anything thrown is a finding. Every other case asks for the design's JSON schema
+ * (`output: 'json-schema'`), and a third of the designs are served in that schema's JSON form, so
+ * truncated, mutated and wrong JSON designs go through the schema reader too. Seeded: the same seed
+ * gives the same replies.
  */
 import { TraceSchema } from '../../src/core/trace.ts';
 import { minimalTrace } from '../../src/core/trace-builders.ts';
 import { createLlmClient } from '../../src/executor/llm/index.ts';
 import { designWithProvider } from '../../src/executor/provider-designer.ts';
 import { orchestratorMessages } from '../../src/interop/index.ts';
-import { DEFAULT_DESIGN_SCRIPT } from '../server/design-script.ts';
+import { DEFAULT_DESIGN_SCRIPT, schemaJson } from '../server/design-script.ts';
 
 export type ReplyKind =
   'truncated-xml' | 'mutated-xml' | 'huge' | 'html' | 'wrong-json' | 'broken-sse' | 'good';
@@ -84,7 +87,8 @@ const NOISE = [
 
 export function fuzzReply(rng: () => number): Reply {
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rng() * xs.length)]!;
-  const design = pick(DEFAULT_DESIGN_SCRIPT);
+  const xml = pick(DEFAULT_DESIGN_SCRIPT);
+  const design = rng() < 1 / 3 ? schemaJson(xml) : xml;
   const r = rng();
   if (r < 0.25) {
     const cut = design.slice(0, Math.floor(rng() * design.length));
@@ -197,6 +201,7 @@ export async function runProviderFuzz(o: { seed: number; cases: number }): Promi
         dom: 'auto',
         messages: orchestratorMessages,
         repairTurns: 0,
+        output: i % 2 === 0 ? 'xml' : 'json-schema',
       });
       const trace = {
         ...minimalTrace({ query: 'q', designer: r.designer }),
