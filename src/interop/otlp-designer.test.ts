@@ -72,6 +72,7 @@ describe("the orchestrator's calls in OTLP and links", () => {
     expect(a1!.parentSpanId).toBe(agent!.spanId);
     expect(attr(agent!, 'gen_ai.provider.name')).toEqual({ stringValue: 'https://api.example.com/v1' });
     expect(attr(agent!, 'baton.designer.attempts')).toEqual({ intValue: '2' });
+    expect(attr(agent!, 'baton.designer.output')).toEqual({ stringValue: 'xml' });
     expect(attr(a1!, 'gen_ai.operation.name')).toEqual({ stringValue: 'chat' });
     expect(attr(a1!, 'gen_ai.usage.input_tokens')).toEqual({ intValue: '900' });
     expect(attr(a2!, 'gen_ai.usage.output_tokens')).toEqual({ intValue: '280' });

@@ -71,6 +71,8 @@ export function designerSpans(
         ['baton.designer.attempts', d.attempts.length],
         ['baton.designer.used_attempt', d.usedAttempt ?? null],
         ['baton.designer.repair_turns', d.repairTurns],
+        ['baton.designer.output', d.output],
+        ['baton.designer.output_fallback', d.outputFallback],
         ['baton.designer.failure', d.failure],
         ['baton.cost_usd', d.usage?.costUsd],
         [DESIGNER_SPAN, true],
