@@ -1,7 +1,7 @@
 /// <reference lib="webworker" />
 import { chooseBackend, describeAdapter } from '../gpu/index.ts';
 import { orchestratorMessages } from '../interop/index.ts';
-import type { DeviceProbe } from '../orchestrator/index.ts';
+import { trainedModelsFetch, type DeviceProbe } from '../orchestrator/index.ts';
 import { serveRpc } from './rpc/server.ts';
 import { orchestratorMethods } from './orchestrator.methods.ts';
 import { orchestratorHandlers } from './orchestrator.session.ts';
@@ -47,6 +47,7 @@ function yieldEach(): Promise<void> {
 serveRpc(
   scope,
   orchestratorMethods,
-  orchestratorHandlers({ probe, chatMessages: orchestratorMessages, yieldEach }),
+  // Folders the Train page exported (`trained-models/…`) are read from Cache Storage.
+  orchestratorHandlers({ probe, chatMessages: orchestratorMessages, yieldEach, fetch: trainedModelsFetch() }),
   'orchestrator',
 );
