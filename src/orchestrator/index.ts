@@ -57,6 +57,8 @@ export {
   type PromptFormatAdapter,
 } from './formats.ts';
 export { MODEL_CACHE_KEY, cachedModelFiles, clearModelCache, type CacheSummary } from './cache.ts';
+// design-sampling: a format's prompt, constraint and reading in one object (the GRPO trainer's sampler)
+export { tinyDesignSampling, type DesignSampling, type TinyTokenizer } from './design-sampling.ts';
 export {
   createOrchestratorRuntime,
   type Constraint,
