@@ -66,6 +66,8 @@ export {
   putTrainedFolder,
   trainedModelsFetch,
 } from './trained-models.ts';
+// design-sampling: a format's prompt, constraint and reading in one object (the GRPO trainer's sampler)
+export { tinyDesignSampling, type DesignSampling, type TinyTokenizer } from './design-sampling.ts';
 export {
   createOrchestratorRuntime,
   type Constraint,
