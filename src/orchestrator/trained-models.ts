@@ -53,7 +53,8 @@ export function trainedModelsFetch(base?: typeof fetch): typeof fetch {
     const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
     if (typeof caches === 'undefined' || !isTrainedModelUrl(url)) return base(input, init);
     const cache = await caches.open(TRAINED_MODELS_CACHE);
-    const hit = await cache.match(url);
+    // transformers.js joins a folder URL and a file name with one more `/` (`…/id//config.json`).
+    const hit = await cache.match(url.replace(/([^:/])\/{2,}/g, '$1/'));
     if (!hit) return new Response('not found', { status: 404, statusText: 'Not Found' });
     if ((init?.method ?? 'GET').toUpperCase() === 'HEAD')
       return new Response(null, { status: 200, headers: hit.headers });
@@ -64,17 +65,18 @@ export function trainedModelsFetch(base?: typeof fetch): typeof fetch {
 /** The files of a model folder the trainer reads: config and tokenizer as text, the fp32 ONNX file as bytes. */
 export async function fetchModelFolder(
   folderUrl: string,
-): Promise<{ config: string; tokenizer: string; onnx: Uint8Array }> {
+): Promise<{ config: string; tokenizer: string; tokenizerConfig: string; onnx: Uint8Array }> {
   const get = async (file: string): Promise<Response> => {
     const r = await trainedModelsFetch()(new URL(file, folderUrl).href);
     if (!r.ok)
       throw new Error(`not a usable orchestrator model folder: ${file}: HTTP ${r.status} at ${folderUrl}`);
     return r;
   };
-  const [config, tokenizer, onnx] = await Promise.all([
+  const [config, tokenizer, tokenizerConfig, onnx] = await Promise.all([
     get('config.json').then((r) => r.text()),
     get('tokenizer.json').then((r) => r.text()),
+    get('tokenizer_config.json').then((r) => r.text()),
     get('onnx/model.onnx').then(async (r) => new Uint8Array(await r.arrayBuffer())),
   ]);
-  return { config, tokenizer, onnx };
+  return { config, tokenizer, tokenizerConfig, onnx };
 }

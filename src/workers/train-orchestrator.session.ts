@@ -32,7 +32,7 @@ import type { ChooseBackend } from './train.session.ts';
 export interface OrchFolderFiles {
   config: string;
   tokenizer: string;
-  tokenizerConfig?: string;
+  tokenizerConfig: string;
   onnx: Uint8Array;
 }
 
