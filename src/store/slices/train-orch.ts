@@ -49,7 +49,7 @@ export const DEFAULT_ORCH_FORM: OrchForm = {
   tasksPerIteration: 2,
   groupSize: 4,
   temperature: 1,
-  lambda: 0.1,
+  lambda: 0.5,
   klCoef: 0.02,
   entropyCoef: 0.001,
   lr: 2e-4,
