@@ -13,6 +13,7 @@
  * `OrchestratorTrainer.create({ resume })` continues from it, bit for bit on the CPU backend.
  */
 import { createRng, mix32 } from '../core/rng.ts';
+import type { Design } from '../core/trace.ts';
 import type { BackendChoice } from '../gpu/index.ts';
 import type { TinyGptWeights } from '../lm/index.ts';
 import { advantages } from './advantages.ts';
@@ -56,7 +57,9 @@ export interface OrchestratorTrainerOptions {
 export interface SampledOrchestration {
   taskId: string;
   dom: 'low' | 'high';
+  /** The design text as the model wrote it, and the design it reads as (null: did not read). */
   text: string;
+  design: Design | null;
   reward: number;
   correct: boolean;
 }
@@ -240,6 +243,7 @@ export class OrchestratorTrainer {
       taskId: s.query.task.id,
       dom: s.query.dom,
       text: s.text,
+      design: s.design,
       reward,
       correct,
     }));
