@@ -179,8 +179,10 @@ export class OrchestratorTrainer {
     let windowTokens = 0;
     for (let e = 0; e < c.epochs; e++) {
       const order = rng.shuffle(samples.map((_, i) => i));
-      for (let start = 0; start < order.length; start += c.minibatch) {
-        const pick = order.slice(start, start + c.minibatch);
+      const ordered = order.map((i) => samples[i] as Sample);
+      for (let start = 0; start < order.length;) {
+        const pick = order.slice(start, start + this.learner.fit(ordered, start, c.minibatch));
+        start += pick.length;
         stats.push(
           await this.learner.update(
             pick.map((i) => samples[i] as Sample),
