@@ -27,8 +27,16 @@ export const OrchestratorTrainConfigSchema = z
     clipEps: shared.clipEps,
     /** K: passes over an iteration's designs. */
     epochs: z.number().int().min(1).max(32).default(1),
-    /** Designs per minibatch update (the fixed batch of the training graph). */
+    /** Designs per minibatch update, at most (see packRows). */
     minibatch: z.number().int().min(1).max(256).default(8),
+    /**
+     * Rows of nPositions positions in the training window, into which a minibatch's designs are
+     * packed (each its own attention segment), so the update computes about the live tokens
+     * rather than every design padded to the model's positions. A minibatch holds at most
+     * `minibatch` designs, fewer when the next one does not fit. 0: one design per row
+     * (`minibatch` rows, the rest of each row padding).
+     */
+    packRows: z.number().int().min(0).max(256).default(4),
     /** Adam learning rate. */
     lr: z.number().gt(0).max(1).default(2e-4),
     /** Global L2 norm the gradients are clipped to; 0 = no clipping. */

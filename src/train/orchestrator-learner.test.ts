@@ -7,7 +7,7 @@ import { drawTeacherTasks, tinyDesignSampling } from '../orchestrator/index.ts';
 import { DEFAULT_POOL } from '../policy/index.ts';
 import { orchestratorTrainConfig } from './orchestrator-config.ts';
 import { CpuExactDecoder } from './orchestrator-decode.ts';
-import { OrchestratorLearner } from './orchestrator-learner.ts';
+import { OrchestratorLearner, windowFor } from './orchestrator-learner.ts';
 import { readOrchestratorModel } from './orchestrator-model.ts';
 import { sampleDesigns, type Sample } from './orchestrator-sampler.ts';
 
@@ -73,6 +73,52 @@ describe('OrchestratorLearner', () => {
     expect(Array.from(lp1[0]!)).not.toEqual(Array.from(samples[0]!.logp));
     learner.dispose();
     other.dispose();
+  }, 60_000);
+
+  it('packs several designs into a row, each its own segment: the same log-probs and gradient as one design per row', async () => {
+    const samples = await samplesAt(1);
+    const seq = model.weights.config.nPositions;
+    const packedWindow = windowFor(samples, 2, seq, model.weights.config.vocabSize, true);
+    expect(packedWindow.rowsUsed).toBeLessThan(samples.length);
+    expect(Math.max(...packedWindow.segments)).toBeGreaterThan(1);
+    const base = { minibatch: 4, klCoef: 0.1, entropyCoef: 0.05 };
+    const packed = await OrchestratorLearner.create(
+      model.weights,
+      model.weights,
+      orchestratorTrainConfig({ ...base, packRows: 2 }),
+      CPU,
+    );
+    const plain = await OrchestratorLearner.create(
+      model.weights,
+      model.weights,
+      orchestratorTrainConfig({ ...base, packRows: 0 }),
+      CPU,
+    );
+    expect(packed.fit(samples, 0)).toBe(samples.length);
+    const [a, b] = [await packed.logProbs(samples), await plain.logProbs(samples)];
+    samples.forEach((s, i) => {
+      expect(Array.from(a[i]!)).toEqual(Array.from(b[i]!));
+      expect(Array.from(a[i]!)).toEqual(Array.from(s.logp));
+    });
+    const old = samples.map((s) => s.logp.map((x) => x - 0.1));
+    const adv = [1, -1, 0.5, -0.5];
+    const sp = await packed.update(samples, old, old, adv, false);
+    const su = await plain.update(samples, old, old, adv, false);
+    expect(sp.tokens).toBe(su.tokens);
+    expect(sp.loss).toBeCloseTo(su.loss, 6);
+    for (const name of ['wte', 'h.0.attn.q.w', 'ln_f.g']) {
+      const gp = await packed.model.readGrad(param(packed, name));
+      const gu = await plain.model.readGrad(param(plain, name));
+      const scale = Math.max(...Array.from(gu, Math.abs));
+      expect(scale).toBeGreaterThan(0);
+      for (let j = 0; j < gu.length; j++) expect(Math.abs(gp[j]! - gu[j]!)).toBeLessThan(1e-5 * scale);
+    }
+    // a window too small for the designs is refused with a clear error
+    expect(() => windowFor(samples, 1, 8, model.weights.config.vocabSize, true)).toThrow(
+      /exceeds the window/,
+    );
+    packed.dispose();
+    plain.dispose();
   }, 60_000);
 
   it('gives forced tokens no gradient', async () => {

@@ -1,8 +1,9 @@
 /**
  * PPO-clip updates of the orchestrator LM on the compute core (docs/train.md, "Training the
  * orchestrator LM"). The training graph is the LM's own (src/lm/graph.ts) over a fixed window of
- * `minibatch` sequences × nPositions, extended with the masked next-token log-probability of each
- * position:
+ * `packRows` rows × nPositions into which the designs are packed, several per row, each its own
+ * attention segment (or, with packRows 0, one design per row, `minibatch` rows), extended with the
+ * masked next-token log-probability of each position:
  *   lp_t = log softmax(logits_t/τ, mask_t)[target_t]
  * where mask_t is the allowed-token mask constrained decoding used when the token was sampled
  * (sampler.ts), so the learner scores exactly the distribution that was sampled from. With the
@@ -46,39 +47,87 @@ interface Compiled {
   logp: Tensor;
 }
 
-/** The window's inputs for sequences `rows` (padded to `batch` rows). */
+/** Positions a sequence occupies in a window: it reads every token but the last. */
+const spanOf = (s: ScoredSequence): number => s.prompt.length + s.tokens.length - 1;
+
+/**
+ * Rows of a packed window of `batch` rows × `seq` positions for `seqs`, first fit in their order
+ * (row of sequence b, and the position it starts at), or null when they do not all fit.
+ */
+export function packSequences(
+  seqs: readonly ScoredSequence[],
+  batch: number,
+  seq: number,
+): { row: number; at: number }[] | null {
+  const used = new Array<number>(batch).fill(0);
+  const out: { row: number; at: number }[] = [];
+  for (const s of seqs) {
+    const need = spanOf(s);
+    const row = used.findIndex((u) => u + need <= seq);
+    if (row < 0) return null;
+    out.push({ row, at: used[row] as number });
+    used[row] = (used[row] as number) + need;
+  }
+  return out;
+}
+
+/**
+ * The window's inputs for `seqs`. Unpacked (`packed` false): sequence b fills row b from position
+ * 0, at most `batch` sequences. Packed: sequences are laid first fit into the rows, each its own
+ * attention segment (id k + 1 for the k-th of a row, padding 0) whose positions restart at 0, so a
+ * sequence's every row computes what it computes alone from position 0 (graph.ts, `packed`).
+ */
 export function windowFor(
   seqs: readonly ScoredSequence[],
   batch: number,
   seq: number,
   vocab: number,
+  packed = false,
 ): {
   ids: Uint32Array;
   positions: Uint32Array;
   targets: Uint32Array;
   mask: Float32Array;
+  /** Attention segment of every position (packed windows; zeros otherwise). */
+  segments: Uint32Array;
   /** 1 at a generated token with a choice. */
   trained: Float32Array;
-  /** Row index of generated token k of sequence b: index[b][k]. */
+  /** Window row (flat position) of generated token k of sequence b: index[b][k]. */
   index: number[][];
+  /** Rows holding at least one sequence. */
+  rowsUsed: number;
 } {
   const n = batch * seq;
   const ids = new Uint32Array(n);
   const positions = new Uint32Array(n);
   const targets = new Uint32Array(n);
+  const segments = new Uint32Array(n);
   const mask = new Float32Array(n * vocab).fill(1);
   const trained = new Float32Array(n);
-  for (let r = 0; r < n; r++) positions[r] = r % seq;
+  for (const s of seqs)
+    if (spanOf(s) > seq)
+      throw new Error(`a sequence of ${spanOf(s) + 1} tokens exceeds the window of ${seq}`);
+  let place: { row: number; at: number }[] | null;
+  if (packed) place = packSequences(seqs, batch, seq);
+  else place = seqs.length <= batch ? seqs.map((_, b) => ({ row: b, at: 0 })) : null;
+  if (!place) throw new Error(`${seqs.length} sequences do not fit a window of ${batch} × ${seq}`);
+  const fill = new Array<number>(batch).fill(0);
+  const count = new Array<number>(batch).fill(0);
   const index = seqs.map((s, b) => {
+    const { row, at } = place[b] as { row: number; at: number };
+    const base = row * seq + at;
     const all = [...s.prompt, ...s.tokens];
-    if (all.length - 1 > seq)
-      throw new Error(`a sequence of ${all.length} tokens exceeds the window of ${seq}`);
-    for (let t = 0; t < all.length - 1 && t < seq; t++) {
-      ids[b * seq + t] = all[t] as number;
-      targets[b * seq + t] = all[t + 1] as number;
+    const seg = (count[row] as number) + 1;
+    count[row] = seg;
+    for (let t = 0; t < all.length - 1; t++) {
+      ids[base + t] = all[t] as number;
+      targets[base + t] = all[t + 1] as number;
+      positions[base + t] = t;
+      segments[base + t] = seg;
     }
+    fill[row] = at + spanOf(s);
     return s.tokens.map((_, k) => {
-      const r = b * seq + s.prompt.length - 1 + k;
+      const r = base + s.prompt.length - 1 + k;
       const m = s.masks[k] as Int32Array;
       for (let v = 0; v < vocab; v++)
         mask[r * vocab + v] = (((m[v >>> 5] as number) >>> (v & 31)) & 1) === 1 ? 1 : 0;
@@ -86,7 +135,12 @@ export function windowFor(
       return r;
     });
   });
-  return { ids, positions, targets, mask, trained, index };
+  // Padding: positions count on from the last sequence of the row (segment 0, token 0).
+  for (let row = 0; row < batch; row++)
+    for (let t = fill[row] as number; t < seq; t++)
+      positions[row * seq + t] = packed ? t - (fill[row] as number) : t;
+  const rowsUsed = count.filter((c) => c > 0).length;
+  return { ids, positions, targets, mask, segments, trained, index, rowsUsed };
 }
 
 const inputOf = (tg: TinyGptGraph, name: string): Tensor => {
@@ -100,9 +154,10 @@ function scoredGraph(
   w: TinyGptWeights,
   batch: number,
   temperature: number,
+  packed: boolean,
 ): { tg: TinyGptGraph; lp: Tensor; logp: Tensor } {
   const seq = w.config.nPositions;
-  const tg = buildTinyGptGraph(w.config, { batch, seq, weights: w });
+  const tg = buildTinyGptGraph(w.config, { batch, seq, weights: w, packed });
   const g = tg.graph;
   const mask = g.input('mask', [batch * seq, w.config.vocabSize]);
   const lp = g.logSoftmax(g.scale(tg.logits, 1 / temperature), mask);
@@ -125,9 +180,10 @@ export class OrchestratorLearner {
   ): Promise<OrchestratorLearner> {
     if (JSON.stringify(current.config) !== JSON.stringify(reference.config))
       throw new Error('the reference model has another configuration than the trained one');
-    const batch = config.minibatch;
+    const packed = config.packRows > 0;
+    const batch = packed ? config.packRows : config.minibatch;
     const n = batch * current.config.nPositions;
-    const t = scoredGraph(current, batch, config.temperature);
+    const t = scoredGraph(current, batch, config.temperature, packed);
     const g = t.tg.graph;
     const coef = g.input('coef', [n]);
     const valid = g.input('valid', [n]);
@@ -141,7 +197,7 @@ export class OrchestratorLearner {
     });
     let ref: Compiled | null = null;
     if (config.klCoef > 0) {
-      const r = scoredGraph(reference, batch, config.temperature);
+      const r = scoredGraph(reference, batch, config.temperature, packed);
       ref = { tg: r.tg, model: await compile(choice, r.tg.graph), logp: r.logp };
     }
     return new OrchestratorLearner(
@@ -152,10 +208,33 @@ export class OrchestratorLearner {
     );
   }
 
+  /** Rows of the training window (`packRows`, or one per design of a minibatch unpacked). */
+  get rows(): number {
+    return this.config.packRows > 0 ? this.config.packRows : this.config.minibatch;
+  }
+
+  get packed(): boolean {
+    return this.config.packRows > 0;
+  }
+
+  /**
+   * How many of `seqs[from..]` (at least 1, at most `max`) one window takes: unpacked, `max`
+   * capped by the rows; packed, as many as fit first fit in order.
+   */
+  fit(seqs: readonly ScoredSequence[], from: number, max = Infinity): number {
+    const left = Math.min(max, seqs.length - from);
+    if (!this.packed) return Math.max(1, Math.min(left, this.rows));
+    let k = 1;
+    while (k < left && packSequences(seqs.slice(from, from + k + 1), this.rows, this.modelConfig.nPositions))
+      k++;
+    return k;
+  }
+
   private feed(c: Compiled, seqs: readonly ScoredSequence[]): ReturnType<typeof windowFor> {
     const seq = this.modelConfig.nPositions;
-    const w = windowFor(seqs, this.config.minibatch, seq, this.modelConfig.vocabSize);
-    // All rows are fed (attention cannot take padding rows); a short minibatch's extra rows are zeros.
+    const w = windowFor(seqs, this.rows, seq, this.modelConfig.vocabSize, this.packed);
+    // All rows are fed (attention cannot take padding rows); unused rows hold padding.
+    if (this.packed) c.model.setInput('segments', w.segments);
     c.model.setInput('ids', w.ids);
     c.model.setInput('positions', w.positions);
     c.model.setInput('targets', w.targets);
@@ -165,7 +244,7 @@ export class OrchestratorLearner {
   }
 
   private zeroLoss(): void {
-    const n = this.config.minibatch * this.modelConfig.nPositions;
+    const n = this.rows * this.modelConfig.nPositions;
     this.train.model.setInput('coef', new Float32Array(n));
     this.train.model.setInput('valid', new Float32Array(n));
   }
@@ -180,10 +259,10 @@ export class OrchestratorLearner {
   ): Promise<Float32Array[]> {
     const c = which === 'current' ? this.train : this.ref;
     if (!c) throw new Error('no reference model (klCoef is 0)');
-    const M = this.config.minibatch;
     const out: Float32Array[] = [];
-    for (let start = 0; start < seqs.length; start += M) {
-      const part = seqs.slice(start, start + M);
+    for (let start = 0; start < seqs.length;) {
+      const part = seqs.slice(start, start + this.fit(seqs, start));
+      start += part.length;
       const w = this.feed(c, part);
       if (c === this.train) this.zeroLoss();
       await c.model.step({ backward: false, update: false });
@@ -194,7 +273,7 @@ export class OrchestratorLearner {
   }
 
   /**
-   * One PPO minibatch update over `seqs` (at most `minibatch`): forward, the clipped objective
+   * One PPO minibatch update over `seqs` (what one window takes: `fit`): forward, the clipped objective
    * and its per-token gradient in TypeScript, then backward and Adam through the graph. `oldLogp`
    * (the sampler's), `refLogp` and `advantages` are per sequence; the advantage is the sequence's.
    */

@@ -54,6 +54,7 @@ describe('OrchestratorTrainer', () => {
     }
     expect(moved).toBe(true);
     expect(a.sampledDesigns()).toHaveLength(4);
+    expect(a.sampledDesigns().every((d) => d.design !== null && d.text.includes('<agent>'))).toBe(true);
     const cp = await a.checkpoint();
     const m2 = await a.iterate();
 

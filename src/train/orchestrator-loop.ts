@@ -13,6 +13,7 @@
  * `OrchestratorTrainer.create({ resume })` continues from it, bit for bit on the CPU backend.
  */
 import { createRng, mix32 } from '../core/rng.ts';
+import type { Design } from '../core/trace.ts';
 import type { BackendChoice } from '../gpu/index.ts';
 import type { TinyGptWeights } from '../lm/index.ts';
 import { advantages } from './advantages.ts';
@@ -56,7 +57,9 @@ export interface OrchestratorTrainerOptions {
 export interface SampledOrchestration {
   taskId: string;
   dom: 'low' | 'high';
+  /** The design text as the model wrote it, and the design it reads as (null: did not read). */
   text: string;
+  design: Design | null;
   reward: number;
   correct: boolean;
 }
@@ -176,8 +179,10 @@ export class OrchestratorTrainer {
     let windowTokens = 0;
     for (let e = 0; e < c.epochs; e++) {
       const order = rng.shuffle(samples.map((_, i) => i));
-      for (let start = 0; start < order.length; start += c.minibatch) {
-        const pick = order.slice(start, start + c.minibatch);
+      const ordered = order.map((i) => samples[i] as Sample);
+      for (let start = 0; start < order.length;) {
+        const pick = order.slice(start, start + this.learner.fit(ordered, start, c.minibatch));
+        start += pick.length;
         stats.push(
           await this.learner.update(
             pick.map((i) => samples[i] as Sample),
@@ -240,6 +245,7 @@ export class OrchestratorTrainer {
       taskId: s.query.task.id,
       dom: s.query.dom,
       text: s.text,
+      design: s.design,
       reward,
       correct,
     }));

@@ -66,13 +66,12 @@ function port(trainer: OrchestratorTrainer, h: Handle): OrchTrainerPort {
     iterate: () => trainer.iterate() as Promise<OrchMetrics>,
     sampled: (): OrchSampled[] =>
       trainer.sampledDesigns().map((s) => {
-        const { design } = h.format.read(s.text, s.dom);
         return {
           taskId: s.taskId,
           ...axisOf(s.taskId),
           dom: s.dom,
           text: s.text.slice(0, 20_000),
-          design,
+          design: s.design,
           reward: s.reward,
           correct: s.correct,
         };
