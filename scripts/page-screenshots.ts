@@ -12,6 +12,8 @@
  * - docs/screenshot.png (README): the parallel example on the trace page with an agent selected,
  *   at 1440 × 880;
  * - docs/train-page.png: the Train page paused after 8 iterations of the mixed preset, at 1440 × 1100;
+ * - docs/train-orchestrator.png: the Train page's Orchestrator LM mode paused after 4 GRPO
+ *   iterations of the shipped offline model (B 2 × G 4), with a held-out before/after, at 1440 × 1600;
  * - docs/orchestrate-page.png: the Orchestrate page after the shipped offline model wrote a
  *   constrained design for a MASBench depth-3 task on wasm, at 1440 × 1000;
  * - docs/orchestrate-provider.png: the Orchestrate page with the Settings provider as the
@@ -146,6 +148,23 @@ try {
   );
   await train.locator('[data-testid="train-start"]').scrollIntoViewIfNeeded();
   await shot(train, 'docs/train-page.png');
+
+  // The Orchestrator LM mode: a few GRPO iterations of the shipped model, then before/after.
+  const grpo = await browser.newPage({ viewport: { width: 1440, height: 1600 } });
+  await grpo.goto(`${url}#/train`);
+  await grpo.click('[data-testid="train-mode-orchestrator"]');
+  await grpo.locator('[data-testid="orch-setup"]').waitFor();
+  await grpo.fill('[data-testid="orch-field-iterations"]', '4');
+  await grpo.fill('[data-testid="orch-field-evalTasks"]', '4');
+  await grpo.click('[data-testid="orch-start"]');
+  await grpo.waitForFunction(
+    () => document.querySelector('[data-testid="orch-status"]')?.getAttribute('data-status') === 'paused',
+    undefined,
+    { timeout: 300_000 },
+  );
+  await grpo.click('[data-testid="orch-evaluate"]');
+  await grpo.locator('[data-testid="orch-eval-table"]').waitFor({ timeout: 300_000 });
+  await shot(grpo, 'docs/train-orchestrator.png');
 
   // The Orchestrate page with the shipped offline model (the default entry) on wasm, after a
   // constrained design for a generated MASBench task.

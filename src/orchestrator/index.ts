@@ -57,6 +57,17 @@ export {
   type PromptFormatAdapter,
 } from './formats.ts';
 export { MODEL_CACHE_KEY, cachedModelFiles, clearModelCache, type CacheSummary } from './cache.ts';
+// trained-models: folders the Train page exports, kept in Cache Storage and served to the loader
+export {
+  TRAINED_MODELS_CACHE,
+  TRAINED_MODELS_PATH,
+  fetchModelFolder,
+  isTrainedModelUrl,
+  putTrainedFolder,
+  trainedModelsFetch,
+} from './trained-models.ts';
+// design-sampling: a format's prompt, constraint and reading in one object (the GRPO trainer's sampler)
+export { tinyDesignSampling, type DesignSampling, type TinyTokenizer } from './design-sampling.ts';
 export {
   createOrchestratorRuntime,
   type Constraint,

@@ -11,6 +11,7 @@ import { createRolesSlice, type RolesSlice } from './slices/roles.ts';
 import { createRunSlice, type RunSlice } from './slices/run.ts';
 import { createSettingsSlice, type SettingsSlice } from './slices/settings.ts';
 import { createTrainSlice, type TrainSlice } from './slices/train.ts';
+import { createTrainOrchSlice, type TrainOrchSlice } from './slices/train-orch.ts';
 import { createViewerSlice, type ViewerSlice } from './slices/viewer.ts';
 
 /**
@@ -27,6 +28,7 @@ export type BatonState = LibrarySlice &
   SettingsSlice &
   RunSlice &
   TrainSlice &
+  TrainOrchSlice &
   EvalSlice &
   EvalShareSlice &
   OrchestrateSlice;
@@ -45,6 +47,7 @@ export const createBatonState: StateCreator<BatonState> = (...a) => ({
   ...createSettingsSlice(...a),
   ...createRunSlice(...a),
   ...createTrainSlice(...a),
+  ...createTrainOrchSlice(...a),
   ...createEvalSlice(...a),
   ...createEvalShareSlice(...a),
   ...createOrchestrateSlice(...a),

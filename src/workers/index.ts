@@ -65,3 +65,20 @@ export {
   type ModelErrorCode,
   type ModelProblem,
 } from './orchestrator.methods.ts';
+// train-orchestrator: GRPO of the orchestrator LM in the training worker (train-orchestrator.*)
+import type { OrchTrainClient } from './train-orchestrator.client.ts';
+export type { OrchTrainClient };
+export type {
+  ExportedModel,
+  OrchConfigInput,
+  OrchEvaluation,
+  OrchMetrics,
+  OrchProgress,
+  OrchRunInfo,
+  OrchSampled,
+} from './train-orchestrator.methods.ts';
+/** The orchestrator mode's worker client, loaded on first use (its schemas stay out of the first page). */
+export async function openOrchTrainClient(): Promise<OrchTrainClient> {
+  const { createOrchTrainClient } = await import('./train-orchestrator.client.ts');
+  return createOrchTrainClient();
+}

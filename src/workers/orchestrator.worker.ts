@@ -1,5 +1,6 @@
 /// <reference lib="webworker" />
 import { orchestratorMessages } from '../interop/index.ts';
+import { trainedModelsFetch } from '../orchestrator/index.ts';
 import { serveRpc } from './rpc/server.ts';
 import { probeDevice, yieldEach } from './orchestrator.env.ts';
 import { orchestratorMethods } from './orchestrator.methods.ts';
@@ -15,6 +16,12 @@ const scope = self as unknown as DedicatedWorkerGlobalScope;
 serveRpc(
   scope,
   orchestratorMethods,
-  orchestratorHandlers({ probe: probeDevice, chatMessages: orchestratorMessages, yieldEach }),
+  // Folders the Train page exported (`trained-models/…`) are read from Cache Storage.
+  orchestratorHandlers({
+    probe: probeDevice,
+    chatMessages: orchestratorMessages,
+    yieldEach,
+    fetch: trainedModelsFetch(),
+  }),
   'orchestrator',
 );

@@ -1,33 +1,63 @@
 /// <reference lib="webworker" />
-import { createStore, set } from 'idb-keyval';
+import { createStore, del, get, set } from 'idb-keyval';
 import { chooseBackend } from '../gpu/index.ts';
 import { SNAPSHOT_IDB } from '../train/index.ts';
 import { serveRpc } from './rpc/server.ts';
+import { orchTrainLib } from './train-orchestrator.lib.ts';
+import { orchTrainMethods } from './train-orchestrator.methods.ts';
+import { fetchModelFolder, putTrainedFolder } from '../orchestrator/index.ts';
+import { ORCH_CHECKPOINT_IDB, orchTrainHandlers } from './train-orchestrator.session.ts';
 import { trainMethods } from './train.methods.ts';
-import { trainHandlers } from './train.session.ts';
+import { trainHandlers, type ChooseBackend } from './train.session.ts';
 
 /**
- * Trains the construction policy off the main thread (src/train `Trainer`, simulated sub-agents),
- * on the compute backend the page asks for: an iteration takes far longer than a frame. The page
- * drives it through `train.client.ts`; what each method does is in `train.session.ts`.
+ * Trains off the main thread, on the compute backend the page asks for: the construction policy
+ * (src/train `Trainer`, simulated sub-agents; `train.session.ts`) and, with the `orch*` methods, the
+ * orchestrator LM by GRPO (`train-orchestrator.session.ts`). An iteration takes far longer than a
+ * frame. The page drives it through `train.client.ts` and `train-orchestrator.client.ts`.
  */
 const scope = self as unknown as DedicatedWorkerGlobalScope;
-const snapshots = typeof indexedDB === 'undefined' ? null : createStore(SNAPSHOT_IDB.db, SNAPSHOT_IDB.store);
+const idb = typeof indexedDB !== 'undefined';
+const snapshots = idb ? createStore(SNAPSHOT_IDB.db, SNAPSHOT_IDB.store) : null;
+const orchStore = idb ? createStore(ORCH_CHECKPOINT_IDB.db, ORCH_CHECKPOINT_IDB.store) : null;
+const choose: ChooseBackend = (prefer, onLost) =>
+  chooseBackend(prefer, { onLost: (reason, message) => onLost(message || reason) });
 
 serveRpc(
   scope,
-  trainMethods,
-  trainHandlers({
-    choose: (prefer, onLost) =>
-      chooseBackend(prefer, { onLost: (reason, message) => onLost(message || reason) }),
-    // The run's snapshot goes straight to IndexedDB (as the page's snapshot storage keeps it), not
-    // through the page's main thread.
-    ...(snapshots
-      ? {
-          storeSnapshot: (text: string) =>
-            set(SNAPSHOT_IDB.key, new Blob([text], { type: 'application/json' }), snapshots),
-        }
-      : {}),
-  }),
+  { ...trainMethods, ...orchTrainMethods },
+  {
+    ...trainHandlers({
+      choose,
+      // The run's snapshot goes straight to IndexedDB (as the page's snapshot storage keeps it), not
+      // through the page's main thread.
+      ...(snapshots
+        ? {
+            storeSnapshot: (text: string) =>
+              set(SNAPSHOT_IDB.key, new Blob([text], { type: 'application/json' }), snapshots),
+          }
+        : {}),
+    }),
+    ...orchTrainHandlers({
+      lib: orchTrainLib,
+      choose,
+      readFolder: fetchModelFolder,
+      ...(orchStore
+        ? {
+            store: {
+              load: async () => {
+                const raw: unknown = await get(ORCH_CHECKPOINT_IDB.key, orchStore);
+                if (raw === undefined || raw === null) return null;
+                return raw instanceof Blob ? raw.text() : String(raw);
+              },
+              save: (text: string) =>
+                set(ORCH_CHECKPOINT_IDB.key, new Blob([text], { type: 'application/json' }), orchStore),
+              clear: () => del(ORCH_CHECKPOINT_IDB.key, orchStore),
+            },
+          }
+        : {}),
+      ...(typeof caches !== 'undefined' ? { putFolder: putTrainedFolder } : {}),
+    }),
+  },
   'train',
 );

@@ -23,6 +23,7 @@ import {
   type UpdateMetrics,
 } from '../../train/index.ts';
 import { type CliIO, type Command, parseCommandArgs } from '../command.ts';
+import { runTrainOrchestrator } from './train-orchestrator.ts';
 import { loadCheckpoint, loadConfigFile } from '../construct-inputs.ts';
 import { computeBackend } from '../compute.ts';
 import {
@@ -44,7 +45,8 @@ import {
   type ProviderArgs,
 } from '../provider-args.ts';
 
-const usage = `Usage: baton train [--preset depth|parallel|robustness|mixed] [--algo hrpo|grpo|reinforce]
+const usage = `Usage: baton train --target orchestrator ... (GRPO of the orchestrator LM: baton train --target orchestrator --help)
+       baton train [--target policy] [--preset depth|parallel|robustness|mixed] [--algo hrpo|grpo|reinforce]
                    [--from random|prior|<ckpt.json>] [--iterations N] [--seed S]
                    [--backend auto|cpu|webgpu] [--config <settings.json>] --out <ckpt.json>
                    [--log <metrics.jsonl>]
@@ -156,7 +158,23 @@ function parse(args: string[]): { ok: true; o: Options } | UsageError {
   };
 }
 
-async function run(args: string[], io: CliIO): Promise<number> {
+/** `--target policy|orchestrator` (policy by default), and the other arguments. */
+function targetOf(args: string[]): { target: string; rest: string[] } {
+  const i = args.findIndex((a) => a === '--target' || a.startsWith('--target='));
+  if (i < 0) return { target: 'policy', rest: args };
+  const a = args[i] as string;
+  const inline = a.startsWith('--target=');
+  const target = inline ? a.slice('--target='.length) : (args[i + 1] ?? '');
+  return { target, rest: [...args.slice(0, i), ...args.slice(i + (inline ? 1 : 2))] };
+}
+
+async function run(all: string[], io: CliIO): Promise<number> {
+  const { target, rest: args } = targetOf(all);
+  if (target === 'orchestrator') return runTrainOrchestrator(args, io);
+  if (target !== 'policy') {
+    io.err(`baton train: --target must be policy or orchestrator, got "${target}"`);
+    return 2;
+  }
   const p = parseCommandArgs('train', args, usage, parse, io);
   if (typeof p === 'number') return p;
   const o = p.o;

@@ -21,16 +21,22 @@ const MIN_REDRAW_MS = 250;
 
 type Columns = Record<Series, (number | null)[]>;
 
-interface Drawn {
+export interface Drawn<C = Columns, R = MetricRing> {
   el: HTMLDivElement;
   plot: uPlot;
-  update(ring: MetricRing, c: Columns, smoothing: number): void;
+  /** Redraws from the columns (`ring.length` rows). */
+  update(ring: R, c: C, smoothing: number): void;
 }
 
 const fmt = (digits: number) => (_u: uPlot, v: number | null) =>
   v === null || v === undefined ? '–' : v.toFixed(digits);
 
-function lineChart(el: HTMLDivElement, spec: ChartSpec, width: number): Drawn {
+/** A line chart of `spec` (also drawn by the orchestrator mode's charts, with its own series). */
+export function lineChart<S extends string = Series>(
+  el: HTMLDivElement,
+  spec: ChartSpec<S>,
+  width: number,
+): Drawn<Record<S | 'iteration', (number | null)[]>, { length: number }> {
   const series: Options['series'] = [{ label: 'iteration' }];
   const bands: NonNullable<Options['bands']> = [];
   for (const l of spec.lines)
@@ -96,7 +102,8 @@ function lineChart(el: HTMLDivElement, spec: ChartSpec, width: number): Drawn {
         }
       }
       if (spec.band) {
-        const mean = c[spec.lines[0]?.series ?? 'reward'];
+        const first = spec.lines[0];
+        const mean = first ? c[first.series] : [];
         const sd = c[spec.band];
         data.push(
           mean.map((m, i) => (m === null ? null : m - (sd[i] ?? 0))),

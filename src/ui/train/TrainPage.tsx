@@ -1,4 +1,4 @@
-import { useEffect, useRef, type JSX } from 'react';
+import { Suspense, lazy, useEffect, useRef, type JSX } from 'react';
 import { navigate } from '../app/route.ts';
 import { ProblemAlert } from '../common/ProblemAlert.tsx';
 import { downloadText } from '../share/download.ts';
@@ -11,6 +11,35 @@ import { TrainCharts } from './TrainCharts.tsx';
 import { ShareRun } from './ShareRun.tsx';
 import { TrainSetup } from './TrainSetup.tsx';
 import './train.css';
+
+/** The "Orchestrator LM" mode, loaded when it is first chosen. */
+const OrchTrainPanel = lazy(() => import('./OrchTrainPanel.tsx'));
+
+function ModeSwitch(): JSX.Element {
+  const mode = useBaton((s) => s.trainMode);
+  const setMode = useBaton((s) => s.setTrainMode);
+  return (
+    <div className="train-mode" role="radiogroup" aria-label="What to train" data-testid="train-mode">
+      {(
+        [
+          ['policy', 'Construction policy'],
+          ['orchestrator', 'Orchestrator LM'],
+        ] as const
+      ).map(([m, label]) => (
+        <label key={m} className={mode === m ? 'train-mode-on' : undefined}>
+          <input
+            type="radio"
+            name="train-mode"
+            checked={mode === m}
+            onChange={() => setMode(m)}
+            data-testid={`train-mode-${m}`}
+          />{' '}
+          {label}
+        </label>
+      ))}
+    </div>
+  );
+}
 
 /**
  * The Train page: fine-tune the construction policy in the tab. Settings and controls on top, the
@@ -258,6 +287,23 @@ function Evaluation(): JSX.Element {
 }
 
 export function TrainPage(): JSX.Element {
+  const mode = useBaton((s) => s.trainMode);
+  return mode === 'orchestrator' ? (
+    <section className="page train-page" data-testid="train-page">
+      <header className="train-head">
+        <h1>Train</h1>
+        <ModeSwitch />
+      </header>
+      <Suspense fallback={<p className="muted">Loading the orchestrator trainer…</p>}>
+        <OrchTrainPanel />
+      </Suspense>
+    </section>
+  ) : (
+    <PolicyTrainPage />
+  );
+}
+
+function PolicyTrainPage(): JSX.Element {
   const problems = useBaton((s) => s.trainProblems);
   const notices = useBaton((s) => s.trainNotices);
   const resumable = useBaton((s) => s.trainResumable);
@@ -272,6 +318,7 @@ export function TrainPage(): JSX.Element {
     <section className="page train-page" data-testid="train-page">
       <header className="train-head">
         <h1>Train</h1>
+        <ModeSwitch />
         <p className="muted">
           Fine-tune the MasHost construction policy with policy gradients, in this tab. Tasks are generated
           MASBench tasks executed by <strong>simulated sub-agents</strong> (a simulation, not LLM calls).

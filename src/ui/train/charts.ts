@@ -4,20 +4,20 @@
  */
 import type { Series } from '../../store/slices/train-ring.ts';
 
-export interface LineSpec {
-  series: Series;
+export interface LineSpec<S extends string = Series> {
+  series: S;
   label: string;
   color: string;
   /** Points only (values that arrive rarely, e.g. held-out accuracy). */
   points?: boolean;
 }
 
-export interface ChartSpec {
+export interface ChartSpec<S extends string = Series> {
   id: string;
   title: string;
-  lines: LineSpec[];
+  lines: LineSpec<S>[];
   /** Draws mean ± std of the first line as a band (series name of the std). */
-  band?: Series;
+  band?: S;
   digits: number;
   /** Fixed y range (shares and fractions); otherwise uPlot fits the data. */
   yRange?: [number, number];

@@ -1,0 +1,149 @@
+/**
+ * The update phase of a GRPO iteration of the orchestrator LM on the compute core's CPU backend,
+ * with the designs packed into the training window (`packRows` rows, several designs per row, each
+ * its own attention segment) against one design per row padded to the model's positions
+ * (`packRows: 0`, the earlier layout), on the same sampled designs, alternating within one run.
+ * The update phase is what `OrchestratorTrainer.iterate` times as such: the reference model's
+ * log-probs of every design, then the PPO minibatch updates. Live tokens are prompt + design
+ * tokens of the designs.
+ *
+ *   npm run bench:orchestrator-update [-- --rounds 2 --pack-rows 4 --seed 1]
+ */
+import { parseArgs } from 'node:util';
+import {
+  DEFAULT_ORCHESTRATOR_FOLDER,
+  loadOrchestratorFolder,
+} from '../src/cli/commands/train-orchestrator.ts';
+import { createRng } from '../src/core/rng.ts';
+import { tinyDesignSampling } from '../src/orchestrator/index.ts';
+import { drawSplitTasks } from '../src/train/orchestrator-eval.ts';
+import { DEFAULT_POOL } from '../src/policy/index.ts';
+import { CpuExactDecoder } from '../src/train/orchestrator-decode.ts';
+import { OrchestratorLearner, windowFor } from '../src/train/orchestrator-learner.ts';
+import { sampleDesigns, type Sample } from '../src/train/orchestrator-sampler.ts';
+import { orchestratorTrainConfig } from '../src/train/index.ts';
+import { loadAverage, machine, writeResults } from './report.ts';
+
+const { values } = parseArgs({
+  options: {
+    rounds: { type: 'string', default: '2' },
+    'pack-rows': { type: 'string', default: '4' },
+    seed: { type: 'string', default: '1' },
+  },
+});
+const rounds = Number(values.rounds);
+const packRows = Number(values['pack-rows']);
+const seed = Number(values.seed);
+const CPU = { backend: 'cpu', reason: 'benchmark: CPU backend', adapter: null, ctx: null } as const;
+
+const model = await loadOrchestratorFolder(DEFAULT_ORCHESTRATOR_FOLDER);
+const format = tinyDesignSampling({
+  tokenizer: model.tokenizer,
+  vocabSize: model.weights.config.vocabSize,
+  maxQueryTokens: model.maxQueryTokens,
+  pool: DEFAULT_POOL,
+});
+// One iteration's rollouts at the default B 4 × G 4, τ 1.
+const tasks = drawSplitTasks({ count: 4, baseSeed: seed, split: 'train', values: [2, 3, 4, 5, 6] });
+const samples: Sample[] = await sampleDesigns({
+  decoder: new CpuExactDecoder(model.weights),
+  format,
+  queries: tasks.map((task, i) => ({ task, dom: i % 2 === 0 ? 'low' : 'high' })),
+  group: 4,
+  temperature: 1,
+  greedy: false,
+  rng: createRng(seed),
+  maxNewTokens: 256,
+});
+const live = samples.reduce((a, s) => a + s.prompt.length + s.tokens.length, 0);
+const seq = model.weights.config.nPositions;
+const adv = samples.map((_, i) => (i % 2 === 0 ? 0.5 : -0.5));
+
+interface Layout {
+  name: string;
+  packRows: number;
+  learner: OrchestratorLearner;
+  ms: number[];
+  updates: number;
+  windowPositions: number;
+}
+const layouts: Layout[] = [];
+for (const [name, rows] of [
+  ['one design per row (packRows 0)', 0],
+  [`packed (packRows ${packRows})`, packRows],
+] as const) {
+  const config = orchestratorTrainConfig({ packRows: rows });
+  const learner = await OrchestratorLearner.create(model.weights, model.weights, config, CPU);
+  layouts.push({ name, packRows: rows, learner, ms: [], updates: 0, windowPositions: 0 });
+}
+
+async function updatePhase(l: Layout): Promise<void> {
+  const t0 = performance.now();
+  const ref = await l.learner.logProbs(samples, 'reference');
+  let updates = 0;
+  for (let start = 0; start < samples.length;) {
+    const k = l.learner.fit(samples, start, 8);
+    const part = samples.slice(start, start + k);
+    await l.learner.update(
+      part,
+      part.map((s) => s.logp),
+      ref.slice(start, start + k),
+      adv.slice(start, start + k),
+    );
+    start += k;
+    updates++;
+  }
+  l.ms.push(performance.now() - t0);
+  l.updates = updates;
+  l.windowPositions = updates * l.learner.rows * seq;
+}
+
+for (let r = 0; r < rounds; r++)
+  for (const l of r % 2 === 0 ? layouts : [...layouts].reverse()) {
+    await updatePhase(l);
+    console.log(`round ${r + 1}: ${l.name}: ${(l.ms.at(-1)! / 1000).toFixed(1)} s`);
+  }
+
+const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 === 1 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+};
+const rowsPacked = windowFor(
+  samples.slice(0, layouts[1]!.learner.fit(samples, 0, 8)),
+  packRows,
+  seq,
+  model.weights.config.vocabSize,
+  true,
+).rowsUsed;
+const out = layouts.map((l) => ({
+  layout: l.name,
+  packRows: l.packRows,
+  updates: l.updates,
+  windowPositions: l.windowPositions,
+  medianSeconds: Math.round(median(l.ms)) / 1000,
+  liveTokensPerSec: Math.round((10 * 1000 * live) / median(l.ms)) / 10,
+}));
+const ratio = out[0]!.medianSeconds / out[1]!.medianSeconds;
+const load = loadAverage();
+const mach = machine();
+writeResults('orchestrator-update', {
+  machine: mach,
+  load,
+  rounds,
+  designs: samples.length,
+  live,
+  out,
+  ratio,
+});
+console.log(
+  `${samples.length} designs, ${live} live tokens (mean ${(live / samples.length).toFixed(0)} per design); first packed minibatch in ${rowsPacked} rows`,
+);
+for (const o of out)
+  console.log(
+    `| ${o.layout} | ${o.updates} | ${o.windowPositions} | ${o.medianSeconds.toFixed(1)} | ${o.liveTokensPerSec} |`,
+  );
+console.log(`speed-up (median update phase, unpacked ÷ packed): ${ratio.toFixed(2)}×`);
+console.log(
+  `machine: ${mach.cores} × ${mach.cpu}, Node ${mach.node}; load average at the end ${load.join(' / ')}`,
+);
+for (const l of layouts) l.learner.dispose();

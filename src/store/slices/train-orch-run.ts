@@ -1,0 +1,271 @@
+/**
+ * What the Train page's orchestrator mode does (the actions of train-orch.ts, loaded with the mode).
+ * The run lives in the training worker (src/workers/train-orchestrator.session.ts), which stores its
+ * checkpoint in IndexedDB itself; this module calls it and records what it reports:
+ *
+ * - Start builds a trainer from the SFT model (the manifest's offline model, read from this build's
+ *   models/ folder as the Orchestrate page reads it) and runs to the form's iteration count.
+ * - Pause cancels the run call (the iteration in flight finishes in the worker) and stores the
+ *   checkpoint; after a reload the saved run is shown paused, and Resume rebuilds the trainer from it.
+ * - A lost WebGPU device is reported by the worker, which continues on the CPU from the last
+ *   finished iteration.
+ * - "Use in Orchestrate" exports the current weights as a model folder (fp32, q8, q4) kept in Cache
+ *   Storage, and points the Orchestrate page's model at it.
+ */
+import { problemOf } from '../../core/errors.ts';
+import type { Problem } from '../../core/result.ts';
+import { orchTrainEnv, type OrchProgress, type OrchRunInfo } from '../services/train-orchestrator.ts';
+import type { BatonState } from '../store.ts';
+import { buildEnv } from './build-env.ts';
+import { IDLE_ORCH_TRAIN, type OrchTrainState } from './train-orch.ts';
+
+type Set = (partial: Partial<BatonState>) => void;
+type Get = () => BatonState;
+
+/** The model folder under models/ the runs start from (the manifest's offline model). */
+export const SFT_FOLDER = 'baton-orchestrator-tiny';
+/** Most iterations the charts keep (the oldest are dropped). */
+const MAX_HISTORY = 5000;
+
+/** Aborting it pauses the run in flight. */
+let running: AbortController | null = null;
+let loop: Promise<void> | null = null;
+/** The worker holds the run shown. */
+let live = false;
+
+const patch = (set: Set, get: Get, p: Partial<OrchTrainState>): void =>
+  set({ orchTrain: { ...get().orchTrain, ...p } });
+
+const workerProblems = (errors: readonly Problem[]): Problem[] =>
+  errors.map((e) => problemOf('E_TRAIN_WORKER', e.message));
+
+const fail = (set: Set, get: Get, errors: readonly Problem[], status?: OrchTrainState['status']): void =>
+  patch(set, get, { problems: workerProblems(errors), ...(status ? { status } : {}) });
+
+const shown = (info: OrchRunInfo): Partial<OrchTrainState> => ({
+  iteration: info.iteration,
+  history: info.history.slice(-MAX_HISTORY),
+});
+
+function onProgress(set: Set, get: Get): (p: OrchProgress) => void {
+  return (p) => {
+    const s = get().orchTrain;
+    if (p.kind === 'iteration') {
+      const history = [...s.history, p.metrics];
+      patch(set, get, {
+        iteration: p.metrics.iteration,
+        history: history.length > MAX_HISTORY ? history.slice(-MAX_HISTORY) : history,
+        sampled: p.sampled,
+      });
+    } else if (p.kind === 'snapshot') {
+      if (p.stored) patch(set, get, { savedAt: p.iteration });
+      else
+        patch(set, get, {
+          problems: [problemOf('E_TRAIN_STORAGE', p.error ?? 'the checkpoint could not be stored')],
+        });
+    } else
+      patch(set, get, {
+        backend: p.backend,
+        iteration: p.iteration,
+        notices: [
+          ...s.notices,
+          `The WebGPU device was lost during iteration ${p.iteration + 1} (${p.message}). Training resumed on the CPU backend from iteration ${p.iteration}; that iteration is being run again.`,
+        ],
+      });
+  };
+}
+
+/** Runs until the form's iteration count (at least one more); resolves when done or paused. */
+function runTo(set: Set, get: Get, iterations: number): Promise<void> {
+  const controller = new AbortController();
+  running = controller;
+  patch(set, get, { status: 'running', problems: [] });
+  const env = orchTrainEnv();
+  loop = (async () => {
+    const client = await env.client();
+    const r = await client.call(
+      'orchRun',
+      { iterations, snapshotEvery: env.snapshotEvery },
+      { signal: controller.signal, onProgress: onProgress(set, get) },
+    );
+    if (running === controller) running = null;
+    if (r.ok) {
+      patch(set, get, { backend: r.value.backend, iteration: r.value.iteration });
+      if (get().orchTrain.status === 'running') patch(set, get, { status: 'paused' });
+    } else if (!controller.signal.aborted) fail(set, get, r.errors, 'error');
+  })();
+  return loop;
+}
+
+const remaining = (get: Get): number => Math.max(1, get().orchForm.iterations - get().orchTrain.iteration);
+
+async function halt(set: Set, get: Get): Promise<void> {
+  const wasRunning = running !== null;
+  if (running) {
+    patch(set, get, { status: 'pausing' });
+    running.abort();
+    running = null;
+  }
+  await loop;
+  if (live && (wasRunning || get().orchTrain.savedAt !== get().orchTrain.iteration)) {
+    const r = await (await orchTrainEnv().client()).call('orchSave', {});
+    if (r.ok) patch(set, get, { ...shown(r.value), savedAt: r.value.iteration });
+    else fail(set, get, r.errors);
+  }
+  patch(set, get, { status: 'paused' });
+}
+
+async function start(set: Set, get: Get, resume: boolean): Promise<boolean> {
+  const f = get().orchForm;
+  patch(set, get, { status: 'starting', problems: [] });
+  const r = await (
+    await orchTrainEnv().client()
+  ).call('orchStart', {
+    baseUrl: orchTrainEnv().baseUrl(),
+    folder: SFT_FOLDER,
+    config: {
+      tasksPerIteration: f.tasksPerIteration,
+      groupSize: f.groupSize,
+      temperature: f.temperature,
+      lambda: f.lambda,
+      klCoef: f.klCoef,
+      entropyCoef: f.entropyCoef,
+      lr: f.lr,
+      dom: f.dom,
+      maxNewTokens: f.maxNewTokens,
+      seed: f.seed,
+      evalTasks: f.evalTasks,
+    },
+    resume,
+    backend: buildEnv().prefer ?? get().trainCompute,
+  });
+  if (!r.ok) {
+    live = false;
+    fail(set, get, r.errors, resume ? 'paused' : 'error');
+    return false;
+  }
+  live = true;
+  patch(set, get, {
+    ...shown(r.value.run),
+    backend: { backend: r.value.backend, reason: r.value.reason },
+    model: r.value.model,
+    resumable: null,
+  });
+  return true;
+}
+
+export async function initOrchTrain(set: Set, get: Get): Promise<void> {
+  if (live || get().orchTrain.status !== 'idle') return;
+  const r = await (await orchTrainEnv().client()).call('orchSaved', {});
+  if (!r.ok) {
+    fail(set, get, r.errors);
+    return;
+  }
+  if (!r.value || get().orchTrain.status !== 'idle') return;
+  const c = r.value.config;
+  const num = (k: string, d: number): number => (typeof c[k] === 'number' ? c[k] : d);
+  const f = get().orchForm;
+  set({
+    orchForm: {
+      ...f,
+      tasksPerIteration: num('tasksPerIteration', f.tasksPerIteration),
+      groupSize: num('groupSize', f.groupSize),
+      temperature: num('temperature', f.temperature),
+      lambda: num('lambda', f.lambda),
+      klCoef: num('klCoef', f.klCoef),
+      entropyCoef: num('entropyCoef', f.entropyCoef),
+      lr: num('lr', f.lr),
+      seed: num('seed', f.seed),
+      iterations: Math.max(f.iterations, r.value.iteration + 1),
+    },
+  });
+  patch(set, get, {
+    ...shown(r.value),
+    status: 'paused',
+    savedAt: r.value.iteration,
+    resumable: { iteration: r.value.iteration, model: r.value.model },
+  });
+}
+
+export async function startOrchTrain(set: Set, get: Get): Promise<void> {
+  await halt(set, get);
+  set({ orchTrain: { ...IDLE_ORCH_TRAIN, status: 'starting' } });
+  await (await orchTrainEnv().client()).call('orchForget', {});
+  if (await start(set, get, false)) void runTo(set, get, get().orchForm.iterations);
+}
+
+export const pauseOrchTrain = (set: Set, get: Get): Promise<void> => halt(set, get);
+
+export async function resumeOrchTrain(set: Set, get: Get): Promise<void> {
+  if (running) return;
+  if (!live && !(await start(set, get, true))) return;
+  void runTo(set, get, remaining(get));
+}
+
+export async function stepOrchTrain(set: Set, get: Get): Promise<void> {
+  if (running) return;
+  if (!live && !(await start(set, get, true))) return;
+  await runTo(set, get, 1);
+  await halt(set, get);
+}
+
+export async function resetOrchTrain(set: Set, _get: Get): Promise<void> {
+  if (running) running.abort();
+  running = null;
+  await loop;
+  const r = await (await orchTrainEnv().client()).call('orchReset', {});
+  live = false;
+  set({ orchTrain: { ...IDLE_ORCH_TRAIN, problems: r.ok ? [] : workerProblems(r.errors) } });
+}
+
+/** The worker holds the run (rebuilt from the saved checkpoint when it does not). */
+async function ensureLive(set: Set, get: Get): Promise<boolean> {
+  if (running) await halt(set, get);
+  if (live) return true;
+  if (get().orchTrain.savedAt === null) {
+    patch(set, get, { problems: [problemOf('E_TRAIN_NOTHING', 'train the orchestrator first')] });
+    return false;
+  }
+  return start(set, get, true);
+}
+
+export async function evaluateOrchTrain(set: Set, get: Get): Promise<void> {
+  if (!(await ensureLive(set, get))) return;
+  const before = get().orchTrain.status;
+  patch(set, get, { status: 'evaluating' });
+  const r = await (
+    await orchTrainEnv().client()
+  ).call('orchEvaluate', { tasks: Math.max(1, get().orchForm.evalTasks) });
+  patch(set, get, { status: before === 'evaluating' ? 'paused' : before });
+  if (r.ok) patch(set, get, { evaluation: r.value });
+  else fail(set, get, r.errors);
+}
+
+export async function useOrchInOrchestrate(set: Set, get: Get): Promise<string | null> {
+  if (!(await ensureLive(set, get))) return null;
+  const before = get().orchTrain.status;
+  patch(set, get, { status: 'exporting' });
+  const r = await (await orchTrainEnv().client()).call('orchExport', { baseUrl: orchTrainEnv().baseUrl() });
+  patch(set, get, { status: before === 'exporting' ? 'paused' : before });
+  if (!r.ok) {
+    fail(set, get, r.errors);
+    return null;
+  }
+  patch(set, get, { exported: r.value });
+  // The folder's files are read back in fp32: the trained weights as they are.
+  get().setOrchDraft({
+    orchestrator: 'model',
+    modelKind: 'custom',
+    customModel: r.value.url,
+    dtype: 'fp32',
+  });
+  void get().loadOrchModel();
+  return r.value.url;
+}
+
+export async function loseOrchDevice(set: Set, get: Get, afterIterations: number): Promise<boolean> {
+  if (!live) return false;
+  const r = await (await orchTrainEnv().client()).call('orchLoseDevice', { afterIterations });
+  if (!r.ok) fail(set, get, r.errors);
+  return r.ok && r.value.armed;
+}
