@@ -8,14 +8,16 @@
  *
  *   npx tsx scripts/fixed-designs.ts [--n 60] [--seed 7]
  *
- * Prints a markdown table: accuracy with its 95% Wilson interval, and mean tokens per task.
+ * Prints a markdown table: accuracy with its 95% Wilson interval, and mean tokens per task. The
+ * designs are `FIXED_PROGRAMS` (src/orchestrator/teacher2.ts), which the v2 teacher also weighs.
  */
 import { mix32 } from '../src/core/rng.ts';
 import { minimalTrace } from '../src/core/trace-builders.ts';
 import { wilson } from '../src/core/stats.ts';
 import { simulatedRunners } from '../src/executor/train-runners.ts';
 import { generateTask, splitForSeed, taskSeed, taskOfMasbench, type Axis } from '../src/masbench/index.ts';
-import { DEFAULT_POOL, applyAction, initialState, toValidDesign } from '../src/policy/index.ts';
+import { FIXED_PROGRAMS, programDesign, type Program } from '../src/orchestrator/index.ts';
+import { DEFAULT_POOL } from '../src/policy/index.ts';
 
 const argv = process.argv.slice(2);
 const arg = (name: string, fallback: number): number => {
@@ -25,62 +27,9 @@ const arg = (name: string, fallback: number): number => {
 const N = arg('n', 60);
 const SEED = arg('seed', 7);
 
-/** A design as construction steps: a role and the earlier steps it reads. */
-type Program = readonly (readonly [role: string, links: readonly number[]])[];
-
-const DESIGNS: Record<string, Program> = {
-  Solver: [['Solver', []]],
-  Calculator: [['Calculator', []]],
-  'Consensus Solver': [['Consensus Solver', []]],
-  'Debate Panel': [['Debate Panel', []]],
-  'Solver → Verifier': [
-    ['Solver', []],
-    ['Verifier', [0]],
-  ],
-  'Solver → Verifier → Verifier': [
-    ['Solver', []],
-    ['Verifier', [0]],
-    ['Verifier', [1]],
-  ],
-  'Decomposer → Solver': [
-    ['Decomposer', []],
-    ['Solver', [0]],
-  ],
-  'Decomposer → Solver → Verifier': [
-    ['Decomposer', []],
-    ['Solver', [0]],
-    ['Verifier', [1]],
-  ],
-  'Planner → 2 Solvers': [
-    ['Planner', []],
-    ['Solver', [0]],
-    ['Solver', [0]],
-  ],
-  'Consensus Solver → Verifier': [
-    ['Consensus Solver', []],
-    ['Verifier', [0]],
-  ],
-  'Debate Panel → Verifier': [
-    ['Debate Panel', []],
-    ['Verifier', [0]],
-  ],
-};
-
+const DESIGNS = FIXED_PROGRAMS;
 const AXES: readonly Axis[] = ['depth', 'parallel', 'robustness', 'breadth'];
-
-function designOf(program: Program) {
-  let s = initialState(DEFAULT_POOL);
-  const ids: string[] = [];
-  for (const [name, links] of program) {
-    const role = DEFAULT_POOL.roles.findIndex((r) => r.name === name);
-    if (role < 0) throw new Error(`no role ${name} in the default pool`);
-    s = applyAction(s, { kind: 'add', role, links: links.map((j) => ids[j] as string) }).state;
-    ids.push((s.agents[s.agents.length - 1] as { id: string }).id);
-  }
-  const design = toValidDesign(applyAction(s, { kind: 'exit' }).state);
-  if (!design) throw new Error('the program does not build a valid design');
-  return design;
-}
+const designOf = (program: Program) => programDesign(program, DEFAULT_POOL);
 
 const lines = [`| design | ${AXES.join(' | ')} |`, `|---|${AXES.map(() => '---').join('|')}|`];
 const tasks = new Map(

@@ -1,133 +1,101 @@
 import { AutoModelForCausalLM, AutoTokenizer, Tensor, env } from '@huggingface/transformers';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseDesignXml } from '../src/design/xml.ts';
+import { ARCHIVE_AGENTS } from '../src/eval/methods.ts';
 import { tokenizerFromJson } from '../src/lm/index.ts';
-import { taskOfMasbench } from '../src/masbench/index.ts';
 import {
-  canonicalDesign,
+  ARCHIVE_ROLES,
   drawTeacherTasks,
-  expandTinyDesign,
+  planNotes,
+  readTiny2,
   scoreSeed,
-  teacherExamples,
-  tinyDesignText,
-  tinyPromptIds,
+  staticCandidates,
+  teacher2Examples,
+  tiny2PlanText,
+  tinyQueryText,
 } from '../src/orchestrator/index.ts';
-import {
-  BatchedPolicy,
-  DEFAULT_POOL,
-  constructMany,
-  priorCheckpoint,
-  groupReward,
-} from '../src/policy/index.ts';
+import { BatchedPolicy, DEFAULT_POOL, groupReward, priorCheckpoint } from '../src/policy/index.ts';
+import { simulatorRun } from './orchestrator-quality.ts';
+import { cachedSimulator, longestTestQuery } from './orchestrator-v2-data.ts';
 import {
   QUICK,
   endId,
   makeOrchestratorModel,
+  promptOf,
   referenceDecoder,
   writeFolder,
   type RunResult,
 } from './train-orchestrator.ts';
-import { simulatorRun } from './orchestrator-quality.ts';
 
 const pool = DEFAULT_POOL;
 const CPU = { backend: 'cpu', reason: 'test', adapter: null, ctx: null } as const;
+const REWARD = { lambda: 0.1, costScale: 20_000 };
 
-describe('tiny designs on the simulator', () => {
-  it('a teacher design written as tiny text, parsed and expanded scores exactly as the design itself', async () => {
-    const tasks = drawTeacherTasks({ count: 10, baseSeed: 21, split: 'train', values: [2, 4, 6] });
-    const policy = BatchedPolicy.create(priorCheckpoint(pool), CPU, { maxBatch: 10 });
-    const built = await constructMany({
-      policy,
-      pool,
-      episodes: tasks.map((t, i) => ({ task: taskOfMasbench(t), seed: 5 + i })),
-    });
-    policy.dispose();
-    let right = 0;
-    for (const [i, task] of tasks.entries()) {
-      const design = canonicalDesign(
-        (built[i] as { design: Parameters<typeof canonicalDesign>[0] }).design,
-        pool,
-      );
-      const parsed = parseDesignXml(tinyDesignText(design, pool), 'high');
-      const back = expandTinyDesign(parsed.design as NonNullable<typeof parsed.design>, pool);
-      if (!back.ok) throw new Error(back.problems.join('; '));
-      for (const k of [0, 1, 2]) {
-        const a = await simulatorRun(design, task, scoreSeed(task, k));
-        const b = await simulatorRun(back.design, task, scoreSeed(task, k));
-        expect(b).toEqual(a);
-        expect(a.tokens).toBeGreaterThan(0);
-        if (a.correct) right++;
-      }
+describe('the v2 teacher on the simulator', () => {
+  it('the archive roles run at the archive defaults of `baton eval`', () => {
+    for (const r of ARCHIVE_ROLES) {
+      const a = Object.values(ARCHIVE_AGENTS).find((x) => x.type === r.agentType);
+      expect({ name: r.name, params: r.params }).toEqual({ name: r.name, params: a?.params });
     }
-    // The simulator's outcomes vary (some right, some wrong), so equal outcomes say something.
-    expect(right).toBeGreaterThan(0);
-    expect(right).toBeLessThan(30);
   });
 
-  it('the teacher keeps the candidate with the best mean simulator reward', async () => {
-    const tasks = drawTeacherTasks({ count: 4, baseSeed: 8, split: 'train', values: [3, 5] });
-    const policy = BatchedPolicy.create(priorCheckpoint(pool), CPU, { maxBatch: 16 });
-    const [ex] = await teacherExamples(tasks.slice(0, 1), {
+  it('keeps, per DoM, the candidate with the best mean reward; texts read back run the same', async () => {
+    const tasks = drawTeacherTasks({ count: 3, baseSeed: 8, split: 'train', values: [3, 9] });
+    const policy = BatchedPolicy.create(priorCheckpoint(pool), CPU, { maxBatch: 12 });
+    const ex = await teacher2Examples(tasks, {
       pool,
       policy,
-      run: simulatorRun,
+      run: cachedSimulator(),
       samples: 4,
       seeds: 2,
+      maxSteps: 5,
     });
     policy.dispose();
-    if (!ex) throw new Error('no example');
-    let reward = 0;
-    for (const k of [0, 1]) {
-      const r = await simulatorRun(ex.high.design, ex.task, scoreSeed(ex.task, k));
-      reward += groupReward(r.correct === true, r.tokens, { lambda: 0.1, costScale: 20_000 }) / 2;
-    }
-    expect(ex.high.reward).toBeCloseTo(reward, 12);
-    // Low DoM: no single-agent design of the pool does better.
-    for (const role of pool.roles) {
-      const parsed = parseDesignXml(
-        tinyDesignText(
-          {
-            dom: 'low',
-            agents: [
-              { id: 'x', type: role.agentType, description: '', input: '', role: role.name, params: {} },
-            ],
-            edges: [],
-          },
-          pool,
-        ),
-        'low',
-      );
-      const one = expandTinyDesign(parsed.design as NonNullable<typeof parsed.design>, pool);
-      if (!one.ok) throw new Error(one.problems.join('; '));
+    const mean = async (plan: Parameters<typeof tiny2PlanText>[0], task: (typeof tasks)[number]) => {
+      const text = tiny2PlanText(plan, planNotes(plan, pool, task), pool);
+      const read = readTiny2(text, plan.dom, pool);
+      if (!read.ok) throw new Error(read.problems.join('; '));
       let r = 0;
       for (const k of [0, 1]) {
-        const x = await simulatorRun(one.design, ex.task, scoreSeed(ex.task, k));
-        r += groupReward(x.correct === true, x.tokens, { lambda: 0.1, costScale: 20_000 }) / 2;
+        // A fresh simulator per run: the teacher's cached runner must agree with it.
+        const x = await simulatorRun(read.design, task, scoreSeed(task, k));
+        r += groupReward(x.correct === true, x.tokens, REWARD) / 2;
       }
-      expect(r).toBeLessThanOrEqual(ex.low.reward + 1e-12);
+      return r;
+    };
+    for (const e of ex) {
+      expect(e.candidates).toBeGreaterThan(staticCandidates(pool).length);
+      expect(await mean(e.high.plan, e.task)).toBeCloseTo(e.high.reward, 12);
+      expect(await mean(e.low.plan, e.task)).toBeCloseTo(e.low.reward, 12);
+      expect(e.high.reward).toBeGreaterThanOrEqual(e.low.reward);
+      expect(e.low.plan.agents.length).toBeLessThanOrEqual(1);
+      expect(e.high.plan.agents.length).toBeGreaterThanOrEqual(1);
+      // No static candidate beats the chosen high design.
+      for (const c of staticCandidates(pool).slice(0, 6)) {
+        expect(await mean({ ...c.plan, dom: 'high' }, e.task)).toBeLessThanOrEqual(e.high.reward + 1e-12);
+      }
     }
-  });
+  }, 120_000);
 });
 
-describe('train-orchestrator --quick', () => {
+describe('train-orchestrator --quick (v2)', () => {
   let run: RunResult;
   let dir = '';
   beforeAll(async () => {
-    run = await makeOrchestratorModel({ ...QUICK, seed: 3 }, { quality: false, log: () => {} });
+    run = await makeOrchestratorModel({ ...QUICK, seed: 3 }, { log: () => {} });
     dir = mkdtempSync(join(tmpdir(), 'baton-orchestrator-'));
     writeFolder(join(dir, 'tiny'), run.files);
     env.allowRemoteModels = false;
     env.allowLocalModels = true;
     env.localModelPath = dir;
-  }, 120_000);
+  }, 180_000);
   afterAll(() => {
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  it('writes the transformers.js folder and a training report', () => {
+  it('writes the folder; positions hold the longest held-out query plus the longest design; nothing dropped', () => {
     expect([...run.files.keys()].sort()).toEqual(
       [
         'config.json',
@@ -142,71 +110,92 @@ describe('train-orchestrator --quick', () => {
     );
     const report = JSON.parse(run.files.get('training-report.json') as string) as {
       seed: number;
-      training: { loss: number[]; steps: number };
-      data: { examplesUsed: number; pairs: number };
+      promptFormat: string;
+      training: { loss: number[] };
+      data: {
+        pairs: number;
+        examplesUsed: number;
+        examplesTooLong: number;
+        positions: { longestHeldOutQuery: { tokens: number }; longestDesign: number; nPositions: number };
+      };
     };
-    expect(report.seed).toBe(3);
+    expect(report.promptFormat).toBe('tiny2');
     expect(report.training.loss).toHaveLength(QUICK.steps);
-    expect(report.training.loss.every(Number.isFinite)).toBe(true);
     expect(report.data.pairs).toBe(2 * QUICK.trainTasks);
-    expect(report.data.examplesUsed).toBeGreaterThan(0);
+    expect(report.data.examplesUsed).toBe(report.data.pairs);
+    expect(report.data.examplesTooLong).toBe(0);
+    const p = report.data.positions;
+    expect(p.nPositions).toBe(run.weights.config.nPositions);
+    expect(p.nPositions).toBeGreaterThanOrEqual(p.longestHeldOutQuery.tokens + 2 + p.longestDesign);
+    // The measurement is real: recomputing it gives the same longest query.
+    const again = longestTestQuery(run.tokenizer, QUICK.values, QUICK.measurePerCell, 3 + 1000);
+    expect(again.tokens).toBe(p.longestHeldOutQuery.tokens);
+    const config = JSON.parse(run.files.get('config.json') as string) as {
+      baton: { provenance: { training: { format: string } } };
+    };
+    expect(config.baton.provenance.training.format).toBe('tiny2');
+  });
+
+  it('the prompt holds the whole query', () => {
+    const task = drawTeacherTasks({ count: 1, baseSeed: 4, split: 'test', values: [12] })[0];
+    if (!task) throw new Error('no task');
+    const ids = promptOf(run.tokenizer, task.question, 'high');
+    expect(ids.slice(1, -1)).toEqual(run.tokenizer.encode(tinyQueryText(task.question)));
   });
 
   it('is deterministic under its seed', async () => {
-    const again = await makeOrchestratorModel({ ...QUICK, seed: 3 }, { quality: false, log: () => {} });
+    const again = await makeOrchestratorModel({ ...QUICK, seed: 3 }, { log: () => {} });
     expect(again.files.get('onnx/model.onnx')).toEqual(run.files.get('onnx/model.onnx'));
     expect(again.files.get('tokenizer.json')).toEqual(run.files.get('tokenizer.json'));
     const strip = (t: string) => ({ ...(JSON.parse(t) as object), wallSeconds: null });
     expect(strip(again.files.get('training-report.json') as string)).toEqual(
       strip(run.files.get('training-report.json') as string),
     );
-  }, 120_000);
+  }, 180_000);
 
-  it('loads in transformers.js and generates what the reference decoder writes', async () => {
+  it('transformers.js tokenizes as ours (phrase tokens included), generates what the reference decoder writes; constrained output reads', async () => {
     const parsed = tokenizerFromJson(run.files.get('tokenizer.json') as string);
     if (!parsed.ok) throw new Error(parsed.message);
     const tok = parsed.tokenizer;
     const hfTok = await AutoTokenizer.from_pretrained('tiny');
+    for (const t of drawTeacherTasks({ count: 10, baseSeed: 5, split: 'test', values: [2, 7, 12] })) {
+      const q = tinyQueryText(t.question);
+      expect(hfTok.encode(q, { add_special_tokens: false })).toEqual(tok.encode(q));
+    }
     const model = await AutoModelForCausalLM.from_pretrained('tiny', { dtype: 'fp32', device: 'cpu' });
     try {
-      const weightsConfig = JSON.parse(run.files.get('config.json') as string) as { n_positions: number };
+      const n = run.weights.config.nPositions;
       const task = drawTeacherTasks({ count: 1, baseSeed: 2, split: 'test', values: [3] })[0];
       if (!task) throw new Error('no task');
-      const prompt = tinyPromptIds(task.question, 'high', (s) => tok.encode(s), QUICK.maxQueryTokens);
+      const prompt = promptOf(tok, task.question, 'high');
       const input_ids = new Tensor('int64', BigInt64Array.from(prompt.map(BigInt)), [1, prompt.length]);
       const out = (await model.generate({
         input_ids,
-        max_new_tokens: weightsConfig.n_positions - prompt.length,
+        max_new_tokens: n - prompt.length,
         do_sample: false,
       })) as Tensor;
       const ids = Array.from(out.data as BigInt64Array, Number).slice(prompt.length);
       const end = endId(tok);
       const cut = ids.includes(end) ? ids.slice(0, ids.indexOf(end)) : ids;
-      const text = cut.length > 0 ? hfTok.decode(cut) : '';
       expect(cut.length).toBeGreaterThan(0);
+      const text = hfTok.decode(cut);
       expect(text).toBe(tok.decode(cut));
-      // The exported ONNX model writes what the reference forward pass on the trained weights writes.
-      const reference = await referenceDecoder(
-        run.weights,
-        run.tokenizer,
-        QUICK.maxQueryTokens,
-      )(task, 'high');
-      expect(text).toBe(reference);
-      // Constrained (free text fields capped to fit its 128 positions), even this barely trained
-      // model writes a design that expands and validates.
-      const low = await referenceDecoder(
-        run.weights,
-        run.tokenizer,
-        QUICK.maxQueryTokens,
-        true,
-        8,
-      )(task, 'low');
-      const read = parseDesignXml(low, 'low');
-      expect(read.problems).toEqual([]);
-      const expanded = expandTinyDesign(read.design as NonNullable<typeof read.design>, pool);
-      expect(expanded.ok).toBe(true);
+      expect(text).toBe(await referenceDecoder(run.weights, run.tokenizer)(task, 'high'));
+      for (const dom of ['low', 'high'] as const) {
+        const written = await referenceDecoder(run.weights, run.tokenizer, true, 8)(task, dom);
+        const read = readTiny2(written, dom, pool);
+        expect(read.ok ? [] : read.problems).toEqual([]);
+      }
     } finally {
       await model.dispose();
     }
-  }, 120_000);
+  }, 180_000);
+});
+
+describe('the committed teacher policy', () => {
+  it('is the checkpoint the training script names, with its command recorded', () => {
+    const text = readFileSync('scripts/orchestrator-data/teacher-policy.json', 'utf8');
+    expect(text.length).toBeGreaterThan(1000);
+    expect(readFileSync('scripts/orchestrator-data/teacher-policy.log', 'utf8')).toMatch(/iteration 40\/40/);
+  });
 });

@@ -1,16 +1,20 @@
 /**
- * Makes the offline orchestrator model, models/baton-orchestrator-tiny/: teacher designs for
- * generated MASBench tasks (train-split seeds; src/orchestrator/teacher.ts, scored on the simulator),
- * a byte-level BPE tokenizer trained on them (src/lm/tokenizer.ts), a GPT-2-style model of a few
- * hundred thousand parameters trained on (prompt, design) pairs in the tiny format on the compute
- * core (src/lm/train.ts), its quality on held-out tasks (scripts/orchestrator-quality.ts), and the
- * transformers.js folder with ONNX files (src/lm/hf-files.ts) plus `training-report.json`.
+ * Makes the offline orchestrator model, version 2 (models/baton-orchestrator-tiny-v2/, format
+ * `tiny2`: src/orchestrator/tiny2-format.ts): teacher designs for generated MASBench tasks
+ * (train-split seeds, all five axes, values 2–12; src/orchestrator/teacher2.ts, the best of a
+ * trained construction policy's samples, the fixed designs and the archive agents on the
+ * simulator), the v2 texts written from them (the plan stated in the thinking), a byte-level BPE
+ * tokenizer with the generated questions' fixed phrases as whole tokens, a GPT-2-style model whose
+ * positions hold the longest held-out question plus the longest design (measured, nothing cut or
+ * dropped), trained on the compute core's CPU backend (src/lm/train.ts), and the transformers.js
+ * folder with ONNX files (src/lm/hf-files.ts) plus `training-report.json`.
  *
- *   npx tsx scripts/train-orchestrator.ts [--seed 1] [--quick] [--out DIR] [--steps N] [--no-quality]
+ *   npx tsx scripts/train-orchestrator.ts [--seed 1] [--quick] [--out DIR] [--steps N] [--tasks N]
  *
  * Deterministic under --seed (tasks, teacher, tokenizer, initial weights, example order and the CPU
  * backend's arithmetic); the report's wall times are the only fields that change between runs.
- * `--quick` makes a toy run in seconds for tests (never commit its output).
+ * `--quick` makes a toy run in seconds for tests (never commit its output). Held-out quality:
+ * `npm run bench:orchestrator-quality` (scripts/orchestrator-quality.ts).
  */
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -25,7 +29,6 @@ import {
   paramCount,
   step,
   trainTinyGpt,
-  trainTokenizer,
   type LmCurvePoint,
   type LmExample,
   type TinyGptConfig,
@@ -33,106 +36,99 @@ import {
 } from '../src/lm/index.ts';
 import type { MasBenchTask } from '../src/masbench/index.ts';
 import {
+  TINY2_FORMAT,
   TINY_SPECIAL_TOKENS,
-  TINY_TAG_TOKENS,
   TINY_TOKENS,
   createDesignConstraint,
   drawTeacherTasks,
-  teacherExamples,
-  tinyDesignText,
+  structureOf,
+  teacher2Examples,
+  tiny2Roles,
   tinyPromptIds,
   tinyQueryText,
-  tinyRoles,
-  type TeacherExample,
+  type Teacher2Example,
 } from '../src/orchestrator/index.ts';
-import { BatchedPolicy, DEFAULT_POOL, priorCheckpoint } from '../src/policy/index.ts';
+import { BatchedPolicy, DEFAULT_POOL } from '../src/policy/index.ts';
 import {
-  qualityMarkdown,
-  qualityRows,
-  qualitySummary,
-  simulatorRun,
-  type DesignDecoder,
-} from './orchestrator-quality.ts';
+  MASBENCH_PHRASES,
+  cachedSimulator,
+  longestTestQuery,
+  pairs2Of,
+  readCheckpoint,
+  tokenizer2Of,
+  type Pair2,
+} from './orchestrator-v2-data.ts';
 
-export const MODEL_NAME = 'baton-orchestrator-tiny';
+export const MODEL_NAME = 'baton-orchestrator-tiny-v2';
+
+/** The construction policy whose samples the teacher weighs, and how it was made. */
+export const TEACHER_POLICY = {
+  file: 'scripts/orchestrator-data/teacher-policy.json',
+  command:
+    'node bin/baton.mjs train --preset mixed --iterations 40 --seed 3 --out scripts/orchestrator-data/teacher-policy.json',
+  log: 'scripts/orchestrator-data/teacher-policy.log',
+};
 
 export interface Settings {
   seed: number;
   trainTasks: number;
-  testTasks: number;
-  /** G: prior constructions sampled per task for the high-DoM teacher. */
+  /** G: constructions sampled per task from the teacher policy. */
   samples: number;
   /** Simulator seeds each teacher candidate is scored under. */
   scoreSeeds: number;
-  /** Step budget of the prior's constructions (at most maxSteps − 1 agents plus the summariser). */
+  /** Step budget of the sampled constructions. */
   maxSteps: number;
   values: readonly number[];
   vocabSize: number;
-  /** Query tokens kept in the prompt (its end). */
-  maxQueryTokens: number;
-  /** Longest prompt + design the training window holds; longer examples are left out (counted). */
-  maxSequence: number;
-  model: Omit<TinyGptConfig, 'vocabSize'>;
+  /** Held-out (test-split) questions measured per axis and value for the position count. */
+  measurePerCell: number;
+  /** Positions are a multiple of this. */
+  positionStep: number;
+  model: Omit<TinyGptConfig, 'vocabSize' | 'nPositions'>;
   batch: number;
   steps: number;
   lr: number;
   warmup: number;
+  policyFile: string | null;
 }
 
+const VALUES = [2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12] as const;
+
 export const FULL: Omit<Settings, 'seed'> = {
-  trainTasks: 600,
-  testTasks: 100,
+  trainTasks: 2000,
   samples: 8,
   scoreSeeds: 3,
   maxSteps: 6,
-  values: [2, 3, 4, 5, 6],
-  vocabSize: 2048,
-  maxQueryTokens: 64,
-  maxSequence: 224,
-  model: { nPositions: 256, nEmbd: 64, nHead: 4, nLayer: 2, layerNormEps: 1e-5 },
-  batch: 8,
-  steps: 160,
+  values: VALUES,
+  vocabSize: 4096,
+  measurePerCell: 40,
+  positionStep: 64,
+  model: { nEmbd: 64, nHead: 4, nLayer: 2, layerNormEps: 1e-5 },
+  batch: 4,
+  steps: 220,
   lr: 3e-3,
   warmup: 20,
+  policyFile: TEACHER_POLICY.file,
 };
 
 export const QUICK: Omit<Settings, 'seed'> = {
   ...FULL,
-  trainTasks: 10,
-  testTasks: 5,
+  trainTasks: 6,
   samples: 2,
   scoreSeeds: 1,
   maxSteps: 4,
+  values: [2, 3],
   vocabSize: 400,
-  maxQueryTokens: 24,
-  maxSequence: 128,
-  model: { nPositions: 128, nEmbd: 16, nHead: 2, nLayer: 1, layerNormEps: 1e-5 },
-  batch: 4,
+  measurePerCell: 2,
+  positionStep: 16,
+  model: { nEmbd: 16, nHead: 2, nLayer: 1, layerNormEps: 1e-5 },
+  batch: 2,
   steps: 3,
   warmup: 0,
+  policyFile: null,
 };
 
 const CPU = { backend: 'cpu', reason: 'training script', adapter: null, ctx: null } as const;
-
-/** One training text: a task, a DoM and the teacher's design in the tiny format. */
-export interface Pair {
-  task: MasBenchTask;
-  dom: 'low' | 'high';
-  design: string;
-}
-
-export const pairsOf = (examples: readonly TeacherExample[]): Pair[] =>
-  examples.flatMap((e) => [
-    { task: e.task, dom: 'low' as const, design: tinyDesignText(e.low.design, DEFAULT_POOL) },
-    { task: e.task, dom: 'high' as const, design: tinyDesignText(e.high.design, DEFAULT_POOL) },
-  ]);
-
-export function tokenizerOf(pairs: readonly Pair[], vocabSize: number): BpeTokenizer {
-  return trainTokenizer(
-    pairs.flatMap((p) => [tinyQueryText(p.task.question), p.design]),
-    { vocabSize, specialTokens: TINY_SPECIAL_TOKENS, addedTokens: TINY_TAG_TOKENS },
-  );
-}
 
 export function endId(tok: BpeTokenizer): number {
   const id = tok.idOf(TINY_TOKENS.end);
@@ -140,42 +136,46 @@ export function endId(tok: BpeTokenizer): number {
   return id;
 }
 
-export function lmExample(tok: BpeTokenizer, p: Pair, maxQueryTokens: number): LmExample {
-  return {
-    prompt: tinyPromptIds(p.task.question, p.dom, (s) => tok.encode(s), maxQueryTokens),
-    target: [...tok.encode(p.design), endId(tok)],
-  };
-}
+/** The whole query, never cut. */
+export const promptOf = (tok: BpeTokenizer, question: string, dom: 'low' | 'high'): number[] =>
+  tinyPromptIds(question, dom, (s) => tok.encode(s), Number.POSITIVE_INFINITY);
+
+export const lmExample = (tok: BpeTokenizer, p: Pair2): LmExample => ({
+  prompt: promptOf(tok, p.task.question, p.dom),
+  target: [...tok.encode(p.text), endId(tok)],
+});
+
+/** Writes a design for a task in one DoM: the text after the prompt (end token excluded). */
+export type DesignDecoder = (task: MasBenchTask, dom: 'low' | 'high') => Promise<string>;
 
 /**
  * Greedy decoding with the reference forward pass and its KV cache; stops at the end token or at
- * the model's last position. `constrained`: every step's logits go through the `tiny` format's
+ * the model's last position. `constrained`: every step's logits go through the `tiny2`
  * constraint (src/orchestrator/constrain), so the output is a valid design.
  */
 export function referenceDecoder(
   w: TinyGptWeights,
   tok: BpeTokenizer,
-  maxQueryTokens: number,
   constrained = false,
-  /** Most tokens of a free text field under the constraint (default: the engine's). */
-  textFieldTokens?: number,
+  fieldTokens?: number,
 ): DesignDecoder {
   const end = endId(tok);
   const specialIds = TINY_SPECIAL_TOKENS.map((t) => tok.idOf(t) as number);
   return async (task, dom) => {
+    const prompt = promptOf(tok, task.question, dom);
     const constraint = constrained
       ? await createDesignConstraint({
           vocab: tok.tokens,
           vocabType: 'byte_level',
           eosIds: [end],
           specialIds,
-          format: 'tiny',
+          format: 'tiny2',
           dom,
-          roles: tinyRoles(DEFAULT_POOL),
-          ...(textFieldTokens !== undefined ? { fieldTokens: { text: textFieldTokens } } : {}),
+          roles: tiny2Roles(DEFAULT_POOL),
+          maxTokens: w.config.nPositions - prompt.length,
+          ...(fieldTokens !== undefined ? { fieldTokens: { text: fieldTokens } } : {}),
         })
       : null;
-    const prompt = tinyPromptIds(task.question, dom, (s) => tok.encode(s), maxQueryTokens);
     const cache = emptyCache(w.config);
     const V = w.config.vocabSize;
     let logits = step(w, prompt, cache);
@@ -209,79 +209,88 @@ export interface RunResult {
   weights: TinyGptWeights;
   tokenizer: BpeTokenizer;
   report: Record<string, unknown>;
-  qualityTable: string | null;
+  teacher: Teacher2Example[];
+}
+
+function teacherStats(teacher: readonly Teacher2Example[], dom: 'low' | 'high'): Record<string, unknown> {
+  const n = Math.max(1, teacher.length);
+  const count = (f: (e: Teacher2Example) => string): Record<string, number> => {
+    const m: Record<string, number> = {};
+    for (const e of teacher) m[f(e)] = (m[f(e)] ?? 0) + 1;
+    return m;
+  };
+  return {
+    accuracy: round(teacher.reduce((a, e) => a + e[dom].accuracy, 0) / n),
+    tokens: Math.round(teacher.reduce((a, e) => a + e[dom].tokens, 0) / n),
+    agents: round(teacher.reduce((a, e) => a + e[dom].plan.agents.length, 0) / n, 2),
+    depth: round(teacher.reduce((a, e) => a + structureOf(e[dom].plan).depth, 0) / n, 2),
+    width: round(teacher.reduce((a, e) => a + structureOf(e[dom].plan).width, 0) / n, 2),
+    source: count((e) => e[dom].source),
+    chosen: count((e) => e[dom].name ?? (e[dom].source === 'policy' ? 'policy sample' : e[dom].source)),
+  };
 }
 
 /** The whole pipeline; returns the folder's files (the caller writes them). */
 export async function makeOrchestratorModel(
   s: Settings,
-  o: { quality: boolean; log: (line: string) => void },
+  o: { log: (line: string) => void; deadlineMs?: number },
 ): Promise<RunResult> {
   const t0 = performance.now();
   const pool = DEFAULT_POOL;
-  const policy = BatchedPolicy.create(priorCheckpoint(pool), CPU, { maxBatch: 128 });
+  const cp = s.policyFile ? readCheckpoint(s.policyFile) : null;
+  const policy = cp ? BatchedPolicy.create(cp.checkpoint, CPU, { maxBatch: 128 }) : null;
   const tasks = drawTeacherTasks({ count: s.trainTasks, baseSeed: s.seed, split: 'train', values: s.values });
-  const teacher = await teacherExamples(tasks, {
-    pool,
-    policy,
-    run: simulatorRun,
-    samples: s.samples,
-    seeds: s.scoreSeeds,
-    maxSteps: s.maxSteps,
-  });
+  const teacher = await teacher2Examples(
+    tasks,
+    { pool, policy, run: cachedSimulator(), samples: s.samples, seeds: s.scoreSeeds, maxSteps: s.maxSteps },
+    (d) => {
+      if (d % 200 === 0) o.log(`teacher: ${d}/${tasks.length} tasks`);
+    },
+  );
+  policy?.dispose();
   const tTeacher = performance.now();
   o.log(`teacher: ${teacher.length} tasks in ${((tTeacher - t0) / 1000).toFixed(1)} s`);
 
-  const pairs = pairsOf(teacher);
-  const tok = tokenizerOf(pairs, s.vocabSize);
-  const all = pairs.map((p) => lmExample(tok, p, s.maxQueryTokens));
-  const fits = all.filter((e) => e.prompt.length + e.target.length - 1 <= s.maxSequence);
-  const seq = Math.max(...fits.map((e) => e.prompt.length + e.target.length - 1));
-  const config: TinyGptConfig = { vocabSize: tok.vocabSize, ...s.model };
-  if (seq > config.nPositions) throw new Error(`window ${seq} exceeds nPositions ${config.nPositions}`);
-  const queryTokens = pairs.map((p) => tok.encode(tinyQueryText(p.task.question)).length);
+  const pairs = pairs2Of(teacher, pool);
+  const tok = tokenizer2Of(pairs, s.vocabSize);
+  const examples = pairs.map((p) => lmExample(tok, p));
+  const longestQuery = longestTestQuery(tok, s.values, s.measurePerCell, s.seed + 1000);
+  const trainQuery = Math.max(...pairs.map((p) => tok.encode(tinyQueryText(p.task.question)).length));
+  const longestDesign = Math.max(...examples.map((e) => e.target.length));
+  // Prompt = DoM marker + query + design marker; the model reads the last target token's position.
+  const need = Math.max(longestQuery.tokens, trainQuery) + 2 + longestDesign;
+  const nPositions = Math.ceil(need / s.positionStep) * s.positionStep;
+  const config: TinyGptConfig = { vocabSize: tok.vocabSize, nPositions, ...s.model };
+  const seq = nPositions;
   o.log(
-    `tokenizer: ${tok.vocabSize} tokens; ${fits.length}/${all.length} examples fit ${s.maxSequence} positions; window ${seq}; ${paramCount(config)} parameters`,
+    `tokenizer: ${tok.vocabSize} tokens; longest held-out query ${longestQuery.tokens} (${longestQuery.id}, of ${longestQuery.measured}), longest train query ${trainQuery}, longest design ${longestDesign} → ${nPositions} positions; ${examples.length} examples, none dropped; ${paramCount(config)} parameters`,
   );
 
   const curve: LmCurvePoint[] = [];
+  const abort = new AbortController();
   const trained = await trainTinyGpt({
     weights: initWeights(config, s.seed),
-    examples: fits,
-    config: { batch: s.batch, seq, steps: s.steps, lr: s.lr, warmup: s.warmup, seed: s.seed },
+    examples,
+    config: {
+      batch: s.batch,
+      seq,
+      steps: s.steps,
+      lr: s.lr,
+      warmup: Math.min(s.warmup, s.steps - 1),
+      seed: s.seed,
+    },
     choice: CPU,
+    signal: abort.signal,
     onStep: (p) => {
       curve.push(p);
       if (p.step === 1 || p.step % 10 === 0 || p.step === s.steps)
-        o.log(`step ${p.step}/${s.steps} loss ${p.loss.toFixed(4)} lr ${p.lr.toExponential(2)}`);
+        o.log(
+          `step ${p.step}/${s.steps} loss ${p.loss.toFixed(4)} lr ${p.lr.toExponential(2)} (${((performance.now() - t0) / 1000).toFixed(0)} s)`,
+        );
+      if (o.deadlineMs !== undefined && performance.now() - t0 > o.deadlineMs) abort.abort();
     },
   });
   const tTrain = performance.now();
-
-  let quality: Record<string, unknown> | null = null;
-  let qualityTable: string | null = null;
-  if (o.quality) {
-    const test = drawTeacherTasks({ count: s.testTasks, baseSeed: s.seed, split: 'test', values: s.values });
-    const { rows } = await qualityRows({
-      tasks: test,
-      pool,
-      run: simulatorRun,
-      policy,
-      teacher: { samples: s.samples, seeds: s.scoreSeeds, maxSteps: s.maxSteps },
-      decoders: {
-        'tiny model, constrained': referenceDecoder(trained.weights, tok, s.maxQueryTokens, true),
-        'tiny model, unconstrained': referenceDecoder(trained.weights, tok, s.maxQueryTokens),
-      },
-      onProgress: (d, n) => {
-        if (d % 20 === 0 || d === n) o.log(`quality: ${d}/${n} held-out tasks`);
-      },
-    });
-    const summary = qualitySummary(rows);
-    quality = { tasks: test.length, simulatorSeedIndex: 'EVAL_SEED_INDEX', summary };
-    qualityTable = qualityMarkdown(summary);
-  }
-  const tQuality = performance.now();
-  policy.dispose();
 
   const end = endId(tok);
   const pad = tok.idOf(TINY_TOKENS.pad) as number;
@@ -291,73 +300,77 @@ export async function makeOrchestratorModel(
     tokenizerConfig: tok.tokenizerConfigJson({
       eos: TINY_TOKENS.end,
       pad: TINY_TOKENS.pad,
-      maxLength: config.nPositions,
+      maxLength: nPositions,
     }),
     specialTokens: { bos: end, eos: end, pad },
     meta: {
       name: MODEL_NAME,
       description:
-        'Writes a MAS design in the tiny format (src/orchestrator/tiny-format.ts) for a query after <|dom_low|> or <|dom_high|>. Trained on teacher designs chosen on the simulator for generated MASBench tasks.',
+        'Writes a MAS design in the tiny2 format (src/orchestrator/tiny2-format.ts): the plan in words, then the agents, or in low DoM a direct answer, for a whole query after <|dom_low|> or <|dom_high|>. Trained on teacher designs chosen on the simulator for generated MASBench tasks.',
       source: 'scripts/train-orchestrator.ts',
       seed: s.seed,
       training: {
-        examples: fits.length,
-        steps: s.steps,
+        examples: examples.length,
+        steps: curve.length,
         batch: s.batch,
         window: seq,
         finalLoss: last ? round(last.loss) : 0,
-        format: 'tiny',
-        maxQueryTokens: s.maxQueryTokens,
+        format: TINY2_FORMAT,
+        maxQueryTokens: nPositions,
       },
     },
   });
+  const byAxis = (xs: readonly MasBenchTask[]): Record<string, number> => {
+    const m: Record<string, number> = {};
+    for (const t of xs) m[`${t.axis}`] = (m[`${t.axis}`] ?? 0) + 1;
+    return m;
+  };
   const report = {
-    format: 'baton.orchestrator-training/1',
+    format: 'baton.orchestrator-training/2',
     model: MODEL_NAME,
+    promptFormat: TINY2_FORMAT,
     seed: s.seed,
     settings: s,
+    teacherPolicy: cp
+      ? { ...TEACHER_POLICY, sha256: cp.sha256, name: cp.checkpoint.name }
+      : { file: null, note: 'no policy samples (quick run)' },
     data: {
       trainTasks: tasks.length,
-      byAxis: Object.fromEntries(
-        [...new Set(tasks.map((t) => t.axis))].map((a) => [a, tasks.filter((t) => t.axis === a).length]),
-      ),
+      byAxis: byAxis(tasks),
+      byValue: Object.fromEntries(s.values.map((v) => [v, tasks.filter((t) => t.value === v).length])),
       pairs: pairs.length,
-      examplesUsed: fits.length,
-      examplesTooLong: all.length - fits.length,
-      targetTokens: fits.reduce((n, e) => n + e.target.length, 0),
-      queryTokens: quantiles(queryTokens),
-      promptTokens: quantiles(all.map((e) => e.prompt.length)),
+      examplesUsed: examples.length,
+      examplesTooLong: 0,
+      targetTokens: examples.reduce((n, e) => n + e.target.length, 0),
+      promptTokens: quantiles(examples.map((e) => e.prompt.length)),
       designTokens: {
-        low: quantiles(all.filter((_, i) => pairs[i]?.dom === 'low').map((e) => e.target.length)),
-        high: quantiles(all.filter((_, i) => pairs[i]?.dom === 'high').map((e) => e.target.length)),
+        low: quantiles(examples.filter((_, i) => pairs[i]?.dom === 'low').map((e) => e.target.length)),
+        high: quantiles(examples.filter((_, i) => pairs[i]?.dom === 'high').map((e) => e.target.length)),
       },
-      teacherOnTrain: {
-        high: {
-          accuracy: round(teacher.reduce((a, e) => a + e.high.accuracy, 0) / teacher.length),
-          tokens: Math.round(teacher.reduce((a, e) => a + e.high.tokens, 0) / teacher.length),
-          agents: round(teacher.reduce((a, e) => a + e.high.design.agents.length, 0) / teacher.length, 2),
-        },
-        low: {
-          accuracy: round(teacher.reduce((a, e) => a + e.low.accuracy, 0) / teacher.length),
-          tokens: Math.round(teacher.reduce((a, e) => a + e.low.tokens, 0) / teacher.length),
-          roles: Object.fromEntries(
-            [...new Set(teacher.map((e) => e.low.plan.agents[0]?.role ?? ''))].map((r) => [
-              r,
-              teacher.filter((e) => e.low.plan.agents[0]?.role === r).length,
-            ]),
-          ),
-        },
+      positions: {
+        longestHeldOutQuery: longestQuery,
+        longestTrainQuery: trainQuery,
+        longestDesign,
+        nPositions,
       },
+      candidatesPerTask: round(
+        teacher.reduce((a, e) => a + e.candidates, 0) / Math.max(1, teacher.length),
+        1,
+      ),
+      teacherOnTrain: { high: teacherStats(teacher, 'high'), low: teacherStats(teacher, 'low') },
     },
     tokenizer: {
       vocabSize: tok.vocabSize,
       merges: tok.data.merges.length,
       special: TINY_SPECIAL_TOKENS,
-      added: TINY_TAG_TOKENS.length,
+      added: tok.data.addedTokens?.length ?? 0,
+      phrases: MASBENCH_PHRASES.length,
     },
     architecture: { config, parameters: paramCount(config) },
     training: {
-      steps: s.steps,
+      steps: curve.length,
+      plannedSteps: s.steps,
+      stoppedAtDeadline: curve.length < s.steps,
       batch: s.batch,
       window: seq,
       backend: 'cpu',
@@ -365,16 +378,14 @@ export async function makeOrchestratorModel(
       firstLoss: curve[0] ? round(curve[0].loss) : null,
       lastLoss: last ? round(last.loss) : null,
     },
-    quality,
     wallSeconds: {
       teacher: round((tTeacher - t0) / 1000, 1),
       training: round((tTrain - tTeacher) / 1000, 1),
-      quality: round((tQuality - tTrain) / 1000, 1),
       total: round((performance.now() - t0) / 1000, 1),
     },
   };
   files.set('training-report.json', `${JSON.stringify(report, null, 2)}\n`);
-  return { files, report, qualityTable, weights: trained.weights, tokenizer: tok };
+  return { files, report, weights: trained.weights, tokenizer: tok, teacher };
 }
 
 /** Writes the folder (replacing what was there). */
@@ -394,25 +405,34 @@ async function main(): Promise<void> {
       quick: { type: 'boolean', default: false },
       out: { type: 'string' },
       steps: { type: 'string' },
-      'no-quality': { type: 'boolean', default: false },
+      tasks: { type: 'string' },
+      'deadline-min': { type: 'string' },
     },
   });
   const seed = Number(values.seed);
   if (!Number.isInteger(seed) || seed < 0 || seed > 0xffffffff)
     throw new Error('--seed must be an integer ≥ 0');
   const base = values.quick ? QUICK : FULL;
-  const steps = values.steps !== undefined ? Number(values.steps) : base.steps;
-  if (!Number.isInteger(steps) || steps < 1) throw new Error('--steps must be a positive integer');
+  const int = (v: string | undefined, fallback: number, name: string): number => {
+    const n = v !== undefined ? Number(v) : fallback;
+    if (!Number.isInteger(n) || n < 1) throw new Error(`--${name} must be a positive integer`);
+    return n;
+  };
+  const steps = int(values.steps, base.steps, 'steps');
+  const trainTasks = int(values.tasks, base.trainTasks, 'tasks');
+  const deadline = values['deadline-min'] !== undefined ? Number(values['deadline-min']) * 60_000 : undefined;
   const out = resolve(
     values.out ??
       (values.quick ? join('node_modules', '.cache', 'orchestrator-quick') : join('models', MODEL_NAME)),
   );
   const r = await makeOrchestratorModel(
-    { ...base, seed, steps },
-    { quality: !values['no-quality'], log: (l) => process.stdout.write(`${l}\n`) },
+    { ...base, seed, steps, trainTasks },
+    {
+      log: (l) => process.stdout.write(`${l}\n`),
+      ...(deadline !== undefined ? { deadlineMs: deadline } : {}),
+    },
   );
   writeFolder(out, r.files);
-  if (r.qualityTable) process.stdout.write(`\n${r.qualityTable}\n`);
   process.stdout.write(`wrote ${[...r.files.keys()].join(', ')} to ${out}\n`);
 }
 

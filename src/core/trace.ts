@@ -150,6 +150,12 @@ export const DesignerSchema = z.discriminatedUnion('kind', [
     temperature: z.number().min(0).max(4).optional(),
     /** Whether the raw output parsed and passed every design rule. */
     valid: z.boolean().optional(),
+    /**
+     * Which branch the design took (MAS-Orchestra): `direct` answered with no agent (low DoM),
+     * `delegate` handed the query to one agent (low DoM), `mas` wrote a multi-agent design (high
+     * DoM). Absent in traces written before it was recorded, and when there is no valid design.
+     */
+    branch: z.enum(['direct', 'delegate', 'mas']).optional(),
     /** Why generation stopped. */
     stopReason: z.enum(['eos', 'max-tokens', 'interrupted']).optional(),
     /** Constrained decoding's counts (`maskedSteps`, `forcedTokens`, …), by name. */

@@ -62,6 +62,9 @@ export function designOutcome(g: Generation, read: DesignRead, o: DesignerInput)
     seed: o.seed,
     temperature: o.temperature,
     valid: design !== null,
+    ...(design
+      ? { branch: design.agents.length === 0 ? 'direct' : design.dom === 'low' ? 'delegate' : 'mas' }
+      : {}),
     stopReason: g.stopReason,
     ...(o.constraint ? { constraint: o.constraint } : {}),
     timings: {

@@ -4,20 +4,21 @@
  *
  * - `chat` (the hub presets, anything typed in): Baton's orchestrator chat messages through the
  *   model's chat template; MAS-Orchestra XML read by `parseDesign`; the `hub` grammar.
- * - `tiny` (the project's model): the DoM marker, the query and the design marker as token ids
- *   (`tinyPromptIds`); the compact design read by `parseDesignXml` and made runnable from the role
- *   pool by `expandTinyDesign` (tiny-format.ts); the `tiny` grammar over the pool's roles.
+ * - `tiny` (the project's models): the DoM marker, the query and the design marker as token ids
+ *   (`tinyPromptIds`); the compact design read and made runnable from the role list by `readTiny2`
+ *   (tiny2-format.ts; it reads version-1 designs as tiny-format.ts's `expandTinyDesign` does); the
+ *   `tiny` grammar (version 1) or `tiny2` grammar (version 2, told by the folder's config.json).
  */
 import type { ChatMessage } from '../core/trace.ts';
 import { formatReport, parseDesign } from '../design/parse.ts';
-import { parseDesignXml } from '../design/xml.ts';
 import { DEFAULT_POOL, type RolePool } from '../policy/index.ts';
 import { createDesignConstraint } from './constrain/engine.ts';
 import type { DesignRead, DomChoice } from './designer.ts';
 import type { Prompt } from './generate.ts';
 import type { LoadedLm } from './load.ts';
 import type { Constraint, ConstraintContext } from './runtime.ts';
-import { expandTinyDesign, tinyPromptIds, tinyRoles, trainedQueryTokens } from './tiny-format.ts';
+import { tinyPromptIds, tinyRoles, trainedQueryTokens } from './tiny-format.ts';
+import { readTiny2, tiny2Roles, tinyVersionOf } from './tiny2-format.ts';
 
 export interface PromptFormatAdapter {
   /** `maxNewTokens`: what the answer may take, so a model with few positions keeps room for it. */
@@ -48,11 +49,29 @@ export function positionsOf(lm: LoadedLm): number | null {
   return Number.isInteger(n) && n > 0 ? n : null;
 }
 
+const configOf = (lm: LoadedLm): unknown => (lm.model as unknown as { config?: unknown }).config;
+
+/** The tiny format version the loaded model speaks (tiny2-format.ts `tinyVersionOf`). */
+export const tinyVersionOfLm = (lm: LoadedLm): 1 | 2 => tinyVersionOf(configOf(lm));
+
+/**
+ * The project's own models. Version 1 (`tiny`) reads the query's end and writes the role plan;
+ * version 2 (`tiny2`, told by the folder's config.json) reads the whole query (its positions hold
+ * the longest generated question; a longer free-text query keeps its end, leaving a quarter of the
+ * positions for the design), states its plan in words and may answer directly in low DoM.
+ */
 export function tinyFormat(pool: RolePool = DEFAULT_POOL): PromptFormatAdapter {
   return {
     prompt(query, dom, lm, maxNewTokens) {
       const positions = positionsOf(lm) ?? 4096;
       const encode = (t: string): number[] => lm.tokenizer.encode(t, { add_special_tokens: false });
+      if (tinyVersionOfLm(lm) === 2) {
+        const keep = Math.min(maxNewTokens, Math.floor(positions / 4));
+        return {
+          kind: 'ids',
+          ids: tinyPromptIds(query, asked(dom), encode, Math.max(8, positions - 2 - keep)),
+        };
+      }
       // The query keeps at least a quarter of the positions; the answer gets what is left. A model
       // whose config states the query length it was trained on gets no more than that.
       const fit = Math.max(8, positions - maxNewTokens - 2, Math.floor(positions / 4));
@@ -60,14 +79,11 @@ export function tinyFormat(pool: RolePool = DEFAULT_POOL): PromptFormatAdapter {
       const budget = trained === null ? fit : Math.min(fit, trained);
       return { kind: 'ids', ids: tinyPromptIds(query, asked(dom), encode, budget) };
     },
+    // Version 2's reader reads every version-1 design as version 1 does (the same roles, runnable
+    // design and thinking; tested), and v2's direct answers and archive roles besides.
     read(rawOutput, dom) {
-      const { design: raw, problems } = parseDesignXml(rawOutput, dom === 'auto' ? undefined : dom);
-      if (!raw || problems.length > 0)
-        return { design: null, errors: problems.map((p) => `parse error: ${p}`) };
-      const expanded = expandTinyDesign(raw, pool);
-      return expanded.ok
-        ? { design: expanded.design, errors: [] }
-        : { design: null, errors: expanded.problems };
+      const r = readTiny2(rawOutput, dom === 'auto' ? undefined : dom, pool);
+      return r.ok ? { design: r.design, errors: [] } : { design: null, errors: r.problems };
     },
   };
 }
@@ -85,12 +101,19 @@ export function tinyFormat(pool: RolePool = DEFAULT_POOL): PromptFormatAdapter {
  */
 export function designBudget(
   maxNewTokens: number,
-  format: 'tiny' | 'hub' = 'hub',
+  format: 'tiny' | 'tiny2' | 'hub' = 'hub',
 ): {
   fieldTokens: { text: number };
   maxAgents: number;
   maxTokens: number;
 } {
+  if (format === 'tiny2') {
+    // The thinking states one line per agent (about 15 tokens each); an agent and its edge cost
+    // about 27 more.
+    const text = Math.max(16, Math.min(256, Math.floor(maxNewTokens / 2)));
+    const maxAgents = Math.max(1, Math.min(8, Math.floor((maxNewTokens - 8) / 42)));
+    return { fieldTokens: { text }, maxAgents, maxTokens: maxNewTokens };
+  }
   const text = Math.max(8, Math.min(256, Math.floor(maxNewTokens / 16)));
   const perAgent = format === 'tiny' ? 27 : 50 + text + 12;
   const fixed = format === 'tiny' ? 8 : text + 16;
@@ -109,14 +132,15 @@ export async function designConstraint(
   pool: RolePool = DEFAULT_POOL,
 ): Promise<Constraint> {
   const tiny = ctx.promptFormat === 'tiny';
+  const format = !tiny ? 'hub' : tinyVersionOfLm(ctx.lm) === 2 ? 'tiny2' : 'tiny';
   const constraint = await createDesignConstraint({
     vocab: ctx.lm.tokenizer as never,
     vocabSize: ctx.lm.vocabSize,
     eosIds: ctx.lm.eosIds,
-    format: tiny ? 'tiny' : 'hub',
+    format,
     dom: asked(ctx.dom),
-    ...(tiny ? { roles: tinyRoles(pool) } : {}),
-    ...designBudget(ctx.maxNewTokens, tiny ? 'tiny' : 'hub'),
+    ...(format === 'tiny2' ? { roles: tiny2Roles(pool) } : tiny ? { roles: tinyRoles(pool) } : {}),
+    ...designBudget(ctx.maxNewTokens, format),
   });
   const { DesignLogitsProcessor } = await import('./constrain/processor.ts');
   return {

@@ -51,9 +51,11 @@ export { generate, promptText, type GenerateOptions, type Generation, type Promp
 export { designOutcome, type DesignRead, type DesignerInput, type DomChoice } from './designer.ts';
 export {
   chatFormat,
+  designBudget,
   designConstraint,
   positionsOf,
   tinyFormat,
+  tinyVersionOfLm,
   type PromptFormatAdapter,
 } from './formats.ts';
 export { MODEL_CACHE_KEY, cachedModelFiles, clearModelCache, type CacheSummary } from './cache.ts';
@@ -133,3 +135,39 @@ export {
   type TeacherExample,
   type TeacherOptions,
 } from './teacher.ts';
+// tiny2-format: version 2 of the tiny format (whole query, a stated plan, the direct answer)
+export {
+  ARCHIVE_ROLES,
+  TINY2_FORMAT,
+  TINY2_TAG_TOKENS,
+  branchOf,
+  designOfPlan2,
+  planNotes,
+  planShape,
+  readTiny2,
+  tiny2PlanOf,
+  tiny2PlanText,
+  tiny2Roles,
+  tinyVersionOf,
+  type ArchiveRole,
+  type DesignBranch,
+  type Expand2Result,
+  type TaskShape,
+  type Tiny2Plan,
+} from './tiny2-format.ts';
+// teacher2: the v2 teacher, the best of policy samples, fixed designs and archive agents
+export {
+  DIRECT_CANDIDATE,
+  FIXED_PROGRAMS,
+  programDesign,
+  staticCandidates,
+  structureOf,
+  teacher2Examples,
+  type Candidate2,
+  type CandidateSource,
+  type Program,
+  type Scored2,
+  type SeededRunner,
+  type Teacher2Example,
+  type Teacher2Options,
+} from './teacher2.ts';

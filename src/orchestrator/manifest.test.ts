@@ -27,27 +27,28 @@ describe('parseManifest', () => {
     expect(r.value.models.filter((m) => m.source.kind === 'hub').length).toBeGreaterThanOrEqual(3);
   });
 
-  it("states the offline model's real sizes and parameter count, so the picker shows what loads", () => {
-    const r = parseManifest(shipped);
-    if (!r.ok) throw new Error('the shipped manifest does not parse');
-    const tiny = r.value.models.find((m) => m.id === 'baton-orchestrator-tiny');
-    if (!tiny) throw new Error('no offline model in the manifest');
-    const file = { fp32: 'model.onnx', q8: 'model_quantized.onnx', q4: 'model_q4.onnx' } as const;
-    for (const d of tiny.dtypes) {
-      const path = new URL(
-        `../../models/baton-orchestrator-tiny/onnx/${file[d as keyof typeof file]}`,
-        import.meta.url,
-      );
-      expect(tiny.sizeMB[d]).toBeCloseTo(statSync(path).size / 1024 / 1024, 2);
-    }
-    const config = JSON.parse(
-      readFileSync(new URL('../../models/baton-orchestrator-tiny/config.json', import.meta.url), 'utf8'),
-    ) as { n_embd: number; n_layer: number; vocab_size: number; n_positions: number };
-    const d = config.n_embd;
-    const params =
-      (config.vocab_size + config.n_positions) * d + config.n_layer * (12 * d * d + 13 * d) + 2 * d;
-    expect(tiny.paramsM).toBeCloseTo(params / 1e6, 3);
-  });
+  it.each(['baton-orchestrator-tiny', 'baton-orchestrator-tiny-v2'])(
+    "states the offline model's real sizes and parameter count, so the picker shows what loads (%s)",
+    (id) => {
+      const r = parseManifest(shipped);
+      if (!r.ok) throw new Error('the shipped manifest does not parse');
+      const tiny = r.value.models.find((m) => m.id === id);
+      if (!tiny) throw new Error('no offline model in the manifest');
+      expect(tiny.source).toEqual({ kind: 'local', folder: id });
+      const file = { fp32: 'model.onnx', q8: 'model_quantized.onnx', q4: 'model_q4.onnx' } as const;
+      for (const d of tiny.dtypes) {
+        const path = new URL(`../../models/${id}/onnx/${file[d as keyof typeof file]}`, import.meta.url);
+        expect(tiny.sizeMB[d]).toBeCloseTo(statSync(path).size / 1024 / 1024, 2);
+      }
+      const config = JSON.parse(
+        readFileSync(new URL(`../../models/${id}/config.json`, import.meta.url), 'utf8'),
+      ) as { n_embd: number; n_layer: number; vocab_size: number; n_positions: number };
+      const d = config.n_embd;
+      const params =
+        (config.vocab_size + config.n_positions) * d + config.n_layer * (12 * d * d + 13 * d) + 2 * d;
+      expect(tiny.paramsM).toBeCloseTo(params / 1e6, 3);
+    },
+  );
 
   it('leaves out a bad entry and says which and why; keeps the others', () => {
     const r = parseManifest({

@@ -176,7 +176,7 @@ export async function createDesignConstraint(opts: DesignConstraintOptions): Pro
   const prep = await p;
 
   const roles: TinyRole[] = (opts.roles ?? []).map((r) => ({ ...r, slug: roleSlug(r.name) }));
-  if (opts.format === 'tiny' && roles.length === 0) throw new Error('The tiny format needs a role list.');
+  if (opts.format !== 'hub' && roles.length === 0) throw new Error('The tiny format needs a role list.');
   const names =
     opts.agentNames ?? AGENT_TYPES.filter((t) => t !== 'SummarizerAgent' || opts.format === 'hub');
   const ebnf = designGrammar({ format: opts.format, dom: opts.dom, names, roles });
@@ -200,7 +200,7 @@ export async function createDesignConstraint(opts: DesignConstraintOptions): Pro
   const budget = opts.maxTokens ?? Infinity;
   // One free token can raise the completion's cost by at most this (hub: an id token recurs in the
   // references and edges of the completion); choices are checked one token ahead instead.
-  const margin = opts.format === 'tiny' ? 1 : 4 + 2 * maxAgents;
+  const margin = opts.format === 'hub' ? 4 + 2 * maxAgents : 1;
   return new Engine(prep, matcher, writer, opts.eosIds, budget, margin);
 }
 

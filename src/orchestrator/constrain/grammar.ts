@@ -6,7 +6,7 @@
  * (which ids exist, which are referenced, how many agents) is the writer's (writer.ts).
  */
 
-export type DesignFormat = 'hub' | 'tiny';
+export type DesignFormat = 'hub' | 'tiny' | 'tiny2';
 
 /** An EBNF string literal. */
 export function lit(s: string): string {
@@ -23,7 +23,7 @@ export interface GrammarInput {
 }
 
 export function designGrammar(g: GrammarInput): string {
-  return g.format === 'hub' ? hubGrammar(g) : tinyGrammar(g);
+  return g.format === 'hub' ? hubGrammar(g) : g.format === 'tiny2' ? tiny2Grammar(g) : tinyGrammar(g);
 }
 
 function hubGrammar(g: GrammarInput): string {
@@ -80,5 +80,27 @@ function tinyGrammar(g: GrammarInput): string {
     `agent ::= "<agent><agent_id>" id "</agent_id><agent_name>" (${header}) "</agent_description><required_arguments><agent_input>" ${low ? '' : 'refs '}"</agent_input></required_arguments></agent>"`,
     ...(low ? [] : ['refs ::= ("${" id "}")*']),
     low ? 'edge ::= "<edge></edge>"' : 'edge ::= "<edge>" ("<from>" id "</from><to>" id "</to>")* "</edge>"',
+  ].join('\n');
+}
+
+/**
+ * tiny2: free thinking text (the plan in words), then agents whose role is chosen per agent (ids
+ * `<slug>-K`, the writer checks K), inputs of `${id}` references only, the edge block; in low DoM
+ * one agent without references, or a direct answer (tiny2-format.ts describes the format).
+ */
+function tiny2Grammar(g: GrammarInput): string {
+  const low = g.dom === 'low';
+  const header = g.roles
+    .map((r) => lit(`${r.agentType}</agent_name><agent_description>${r.name}`))
+    .join(' | ');
+  return [
+    'root ::= "<thinking>" text "</thinking>" body',
+    'text ::= [^<]*',
+    low
+      ? 'body ::= agent "<edge></edge>" | "<answer>" text "</answer>"'
+      : 'body ::= agent+ "<edge>" ("<from>" id "</from><to>" id "</to>")* "</edge>"',
+    'id ::= [a-z0-9\\-]+',
+    `agent ::= "<agent><agent_id>" id "</agent_id><agent_name>" (${header}) "</agent_description><required_arguments><agent_input>" ${low ? '' : 'refs '}"</agent_input></required_arguments></agent>"`,
+    ...(low ? [] : ['refs ::= ("${" id "}")*']),
   ].join('\n');
 }

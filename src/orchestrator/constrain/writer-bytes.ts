@@ -31,6 +31,7 @@ export class WriterBytes extends WriterProgram {
       case 'after':
       case 'plan':
       case 'refs':
+      case 'tinyagent':
         return this.cands.some((c) => c.charCodeAt(this.pos) === b);
       default:
         return true;
@@ -73,6 +74,7 @@ export class WriterBytes extends WriterProgram {
       case 'after':
       case 'plan':
       case 'refs':
+      case 'tinyagent':
         return this.choiceByte(i, b);
       case 'roles':
         return this.roleByte(b);
@@ -129,7 +131,10 @@ export class WriterBytes extends WriterProgram {
     return true;
   }
 
-  protected choiceByte(i: Extract<Instr, { k: 'names' | 'after' | 'plan' | 'refs' }>, b: number): boolean {
+  protected choiceByte(
+    i: Extract<Instr, { k: 'names' | 'after' | 'plan' | 'refs' | 'tinyagent' }>,
+    b: number,
+  ): boolean {
     const left = this.cands.filter((c) => c.charCodeAt(this.pos) === b);
     if (left.length === 0) return false;
     this.cands = left;
@@ -159,6 +164,12 @@ export class WriterBytes extends WriterProgram {
         this.pos = 0;
         return true;
       }
+    } else if (i.k === 'tinyagent') {
+      this.pushTinyAgent(whole);
+    } else if (this.cfg.format === 'tiny2' && whole === '<agent>') {
+      this.prog.push({ k: 'tinyagent' });
+    } else if (whole === '<answer>') {
+      this.prog.push({ k: 'text', field: 'answer', close: '</answer>' }, { k: 'lit', s: '</answer>' });
     } else if (whole === '<agent>') {
       // The `<agent>` literal is already matched: continue with what follows it.
       this.pushAgentStart();

@@ -27,7 +27,7 @@ export interface WriterConfig {
   fieldTokens: { text: number; id: number; ws: number; role: number };
 }
 
-export type Field = 'thinking' | 'description' | 'input';
+export type Field = 'thinking' | 'description' | 'input' | 'answer';
 
 export type Instr =
   | { k: 'lit'; s: string }
@@ -39,6 +39,7 @@ export type Instr =
   | { k: 'after' }
   | { k: 'plan' }
   | { k: 'refs' }
+  | { k: 'tinyagent' }
   | { k: 'agentrec'; id: string; type: string }
   | { k: 'edges' }
   | { k: 'end' };
@@ -97,6 +98,15 @@ export class WriterProgram {
     this.prog = [];
     if (cfg.format === 'tiny') {
       this.prog.push({ k: 'lit', s: '<thinking>' }, { k: 'plan' });
+      return;
+    }
+    if (cfg.format === 'tiny2') {
+      this.prog.push(
+        { k: 'lit', s: '<thinking>' },
+        { k: 'text', field: 'thinking', close: '</thinking>' },
+        { k: 'lit', s: '</thinking>' },
+        { k: 'after' },
+      );
       return;
     }
     this.prog.push(
@@ -206,11 +216,47 @@ export class WriterProgram {
 
   /** Options after `</agent>`: another agent, or the edge block once the graph has one sink. */
   protected afterOptions(): string[] {
+    if (this.cfg.format === 'tiny2') return this.tiny2AfterOptions();
     const out: string[] = [];
     const more = this.cfg.dom === 'high' && this.agents.length < this.cfg.maxAgents;
     if (more) out.push('<agent>');
     if (this.cfg.dom === 'low' || this.unreferenced().length === 0) out.push(this.edgeBlock());
     return out;
+  }
+
+  /**
+   * tiny2, after the thinking or an agent: another agent (up to the limit: one in low DoM), the
+   * direct answer (low DoM, no agent yet), or the edge block once there is an agent and one sink.
+   */
+  protected tiny2AfterOptions(): string[] {
+    const n = this.agents.length;
+    const low = this.cfg.dom === 'low';
+    const out: string[] = [];
+    if (n < (low ? 1 : this.cfg.maxAgents)) out.push('<agent>');
+    if (low && n === 0) out.push('<answer>');
+    if (n > 0 && (low || this.unreferenced().length === 0)) out.push(this.edgeBlock());
+    return out;
+  }
+
+  /** tiny2: the next agent's id, type and role, one option per role (ids `<slug>-K`). */
+  protected tinyAgentOptions(): string[] {
+    const k = this.agents.length + 1;
+    return this.cfg.roles.map(
+      (r) =>
+        `<agent_id>${r.slug}-${k}</agent_id><agent_name>${r.agentType}</agent_name><agent_description>${r.name}</agent_description><required_arguments><agent_input>`,
+    );
+  }
+
+  /** tiny2: an agent's header is chosen; its references (high DoM) and closing tags follow. */
+  protected pushTinyAgent(option: string): void {
+    const k = this.agents.length + 1;
+    const role = this.cfg.roles.find((r) => option.startsWith(`<agent_id>${r.slug}-${k}</agent_id>`));
+    if (!role) throw new Error('unknown tiny2 agent header');
+    this.agents.push({ id: `${role.slug}-${k}`, type: role.agentType, refs: [] });
+    if (this.cfg.dom === 'high')
+      this.prog.push({ k: 'refs' }, { k: 'lit', s: '</required_arguments></agent>' });
+    else this.prog.push({ k: 'lit', s: '</agent_input></required_arguments></agent>' });
+    this.prog.push({ k: 'after' });
   }
 
   /** tiny: the thinking's next role name, followed by `, ` (room for another) or the closing tag. */
@@ -246,7 +292,10 @@ export class WriterProgram {
   protected refOptions(): string[] {
     const cur = this.current as AgentRec;
     const out = this.agents.filter((a) => a !== cur && !cur.refs.includes(a.id)).map((a) => `\${${a.id}}`);
-    const last = this.agents.length === this.plan.length;
+    const last =
+      this.cfg.format === 'tiny2'
+        ? this.agents.length >= this.cfg.maxAgents
+        : this.agents.length === this.plan.length;
     if (!last || this.cfg.dom === 'low' || this.unreferenced().length === 0) out.push('</agent_input>');
     return out;
   }
@@ -276,6 +325,7 @@ export class WriterProgram {
     else if (i.k === 'plan') this.cands = this.planOptions();
     else if (i.k === 'refs') this.cands = this.refOptions();
     else if (i.k === 'after') this.cands = this.afterOptions();
+    else if (i.k === 'tinyagent') this.cands = this.tinyAgentOptions();
     else if (i.k === 'roles') {
       this.rolePhase = 0;
       this.roleKeys = [];

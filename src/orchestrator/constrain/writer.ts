@@ -78,6 +78,7 @@ export class DesignWriter extends WriterBytes {
       case 'after':
       case 'plan':
       case 'refs':
+      case 'tinyagent':
         // A choice is forced only once one option is left: with two or more, every token that
         // spells a prefix of any option is allowed (a whole `<agent>` or `<edge>` tag, not just `<`).
         return this.cands.length === 1 ? (this.cands[0] as string).slice(this.pos) : '';
@@ -177,13 +178,18 @@ export class DesignWriter extends WriterBytes {
         for (let k = 1; k < rest.length; k++) if (score(k) < score(best)) best = k;
         return rest[best] as string;
       }
-      case 'after':
-        return rest[
-          Math.max(
-            0,
-            this.cands.findIndex((c) => c.startsWith('<edge>')),
-          )
-        ] as string;
+      case 'after': {
+        // The edge block where it may come; else the direct answer (low DoM, tiny2), else an agent.
+        const edge = this.cands.findIndex((c) => c.startsWith('<edge>'));
+        const answer = this.cands.indexOf('<answer>');
+        return rest[edge >= 0 ? edge : Math.max(0, answer)] as string;
+      }
+      case 'tinyagent': {
+        let best = 0;
+        for (let k = 1; k < rest.length; k++)
+          if (cost(rest[k] as string) < cost(rest[best] as string)) best = k;
+        return rest[best] as string;
+      }
       case 'refs': {
         const close = this.cands.indexOf('</agent_input>');
         if (close >= 0) return rest[close] as string;
