@@ -151,7 +151,7 @@ const body = [
   '|---:|---:|---:|---:|---:|---:|',
   `| ${throughput.rolloutTokensPerSec} | ${throughput.updateTokensPerSec} | ${pct(throughput.rolloutShare)} | ${pct(throughput.runShare)} | ${pct(throughput.updateShare)} | ${throughput.iterationSeconds} |`,
   '',
-  "Rollout tokens are the tokens the model wrote (forced ones included); update tokens are prompt + design tokens of the designs the updates trained on (the reference pass for the KL term included in the update phase); each training row spans the model's 256 positions, so padding is computed too.",
+  "Rollout tokens are the tokens the model wrote (forced ones included); update tokens are prompt + design tokens of the designs the updates trained on (the reference pass for the KL term included in the update phase); the designs are packed into the training window, `packRows` rows of the model's 256 positions (the rest of a row is padding, computed too).",
 ].join('\n');
 if (!values['no-doc']) writeDocSection('Orchestrator LM: GRPO training', body);
 console.log(body);

@@ -7,7 +7,7 @@
  * log-probs of every design, then the PPO minibatch updates. Live tokens are prompt + design
  * tokens of the designs.
  *
- *   npm run bench:orchestrator-update [-- --rounds 2 --pack-rows 4 --seed 1]
+ *   npm run bench:orchestrator-update [-- --rounds 2 --pack-rows 5 --seed 1]
  */
 import { parseArgs } from 'node:util';
 import {
@@ -27,7 +27,7 @@ import { loadAverage, machine, writeResults } from './report.ts';
 const { values } = parseArgs({
   options: {
     rounds: { type: 'string', default: '2' },
-    'pack-rows': { type: 'string', default: '4' },
+    'pack-rows': { type: 'string', default: '5' },
     seed: { type: 'string', default: '1' },
   },
 });

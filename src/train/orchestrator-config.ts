@@ -36,7 +36,7 @@ export const OrchestratorTrainConfigSchema = z
      * `minibatch` designs, fewer when the next one does not fit. 0: one design per row
      * (`minibatch` rows, the rest of each row padding).
      */
-    packRows: z.number().int().min(0).max(256).default(4),
+    packRows: z.number().int().min(0).max(256).default(5),
     /** Adam learning rate. */
     lr: z.number().gt(0).max(1).default(2e-4),
     /** Global L2 norm the gradients are clipped to; 0 = no clipping. */
