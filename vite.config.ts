@@ -71,17 +71,6 @@ export default defineConfig({
     // Vite's default (500 kB minified) would warn about the entry (about 570 kB, React DOM and zod are
     // most of it); the budget that matters is enforced by the size check, which `npm test` runs.
     chunkSizeWarningLimit: 600,
-    // The ONNX protobuf schema (onnx-proto, protobufjs) registers itself at import, which keeps it in
-    // any chunk that re-exports a module using it (src/train's front door does) even where nothing
-    // of it is called; it is dropped there and kept, whole, wherever its exports are used.
-    rollupOptions: {
-      treeshake: {
-        moduleSideEffects: (id: string) =>
-          !/node_modules\/(onnx-proto|protobufjs|@protobufjs)\/|\/src\/lm\/|\/src\/train\/orchestrator-/.test(
-            id,
-          ),
-      },
-    },
   },
   server: { host: '127.0.0.1' },
 });

@@ -33,48 +33,7 @@ export {
   type OrchestratorTrainConfig,
   type OrchestratorTrainConfigInput,
 } from './orchestrator-config.ts';
-export {
-  MAX_ONNX_BYTES,
-  orchestratorFolderFiles,
-  readOrchestratorModel,
-  weightsFromOnnx,
-  type ModelFolderInput,
-  type OrchestratorModel,
-} from './orchestrator-model.ts';
-export { CpuExactDecoder, maskedLogSoftmax, type SequenceCache } from './orchestrator-decode.ts';
-export {
-  sampleDesigns,
-  type Dom,
-  type Query,
-  type Sample,
-  type SampleOptions,
-  type SamplingConstraint,
-  type SamplingFormat,
-} from './orchestrator-sampler.ts';
-export {
-  OrchestratorLearner,
-  type OrchestratorUpdateStats,
-  type ScoredSequence,
-} from './orchestrator-learner.ts';
-export {
-  OrchestratorTrainer,
-  iterationMetricsOf,
-  type OrchestratorTrainerOptions,
-  type SampledOrchestration,
-} from './orchestrator-loop.ts';
-export {
-  HELD_OUT_SEED,
-  beforeAfter,
-  drawSplitTasks,
-  evaluateOrchestrator,
-  heldOutQueries,
-  summarizeHeldOut,
-  type BeforeAfter,
-  type DesignRunner,
-  type HeldOutDesign,
-  type HeldOutOptions,
-  type HeldOutSummary,
-} from './orchestrator-eval.ts';
+// The trainer itself (the LM, ONNX reading, the sampler) is behind src/train/orchestrator.ts.
 export {
   MAX_CHECKPOINT_TEXT,
   ORCHESTRATOR_CHECKPOINT_FORMAT,

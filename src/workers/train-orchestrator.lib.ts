@@ -12,15 +12,17 @@ import { taskOfMasbench } from '../masbench/index.ts';
 import { tinyDesignSampling, type DesignRunner } from '../orchestrator/index.ts';
 import { DEFAULT_POOL } from '../policy/index.ts';
 import {
+  orchestratorTrainConfig,
+  parseOrchestratorCheckpoint,
+  type OrchestratorCheckpoint,
+} from '../train/index.ts';
+import {
   OrchestratorTrainer,
   beforeAfter,
   orchestratorFolderFiles,
-  orchestratorTrainConfig,
-  parseOrchestratorCheckpoint,
   readOrchestratorModel,
-  type OrchestratorCheckpoint,
   type OrchestratorModel,
-} from '../train/index.ts';
+} from '../train/orchestrator.ts';
 import type {
   OrchFolderFiles,
   OrchModelHandle,

@@ -17,16 +17,18 @@ import { taskOfMasbench, type MasBenchTask } from '../../masbench/index.ts';
 import { tinyDesignSampling } from '../../orchestrator/index.ts';
 import { DEFAULT_POOL } from '../../policy/index.ts';
 import {
+  orchestratorTrainConfig,
+  parseOrchestratorCheckpoint,
+  type OrchestratorIterationMetrics,
+} from '../../train/index.ts';
+import {
   OrchestratorTrainer,
   beforeAfter,
   orchestratorFolderFiles,
-  orchestratorTrainConfig,
-  parseOrchestratorCheckpoint,
   readOrchestratorModel,
   type BeforeAfter,
-  type OrchestratorIterationMetrics,
   type OrchestratorModel,
-} from '../../train/index.ts';
+} from '../../train/orchestrator.ts';
 import type { CliIO } from '../command.ts';
 import { loadConfigFile } from '../construct-inputs.ts';
 import { computeBackend } from '../compute.ts';
