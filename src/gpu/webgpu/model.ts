@@ -11,7 +11,8 @@
  * - uniform arena: one 256-byte slot per kernel call (minUniformBufferOffsetAlignment), the first
  *   64 bytes bound; words are u32, f32 fields stored as their bit patterns (plan.ts f32Bits).
  * - norm: f32[2] = [‖g‖₂ before clipping, clip scale].
- * - readback: f32[2] = [loss, ‖g‖₂].
+ * - readback: f32[2] = [loss, ‖g‖₂]; with RunOptions.read, a larger one per byte size: [loss, ‖g‖₂,
+ *   then each read tensor's floats in the order asked].
  *
  * Long because the buffer layouts, the bind groups and the one-submission step must agree line for
  * line; they stay together so a layout change is seen in one place.
