@@ -22,6 +22,8 @@ export interface StepResult {
   loss: number;
   /** Global L2 norm of the parameter gradients before clipping (NaN without backward). */
   gradNorm: number;
+  /** The values of `RunOptions.read`, in its order (absent when none were asked for). */
+  values?: Float32Array[];
 }
 
 export interface RunOptions {
@@ -31,6 +33,12 @@ export interface RunOptions {
   update?: boolean;
   /** Learning rate of this update (a schedule's value); default: the optimizer's `lr`. */
   lr?: number;
+  /**
+   * Tensors to read back with the step's result, as they are after the forward pass (small ones:
+   * per-row log-probabilities, scalars). On WebGPU they share the step's one read-back; a backend
+   * that leaves `StepResult.values` unset is read with read() instead.
+   */
+  read?: readonly Tensor[];
 }
 
 /**

@@ -198,6 +198,28 @@ BUILDS['tied table: gatherRows and matmul transB of one parameter'] = (g, rng, p
     inputs: { ids: randIdx(rng, 4, 6), t: randIdx(rng, 4, 6), w: Float32Array.from([1, 1, 0.5, 1]) },
   };
 };
+// PPO clip: ratios exp(logp − old) in about [e^−1, e]; with ε = 0.2 some rows are clipped on
+// either side, some weights are 0, advantages of both signs.
+const ppoData = (g: Graph, rng: Rng, n: number, ref: boolean) => {
+  const v = (name: string): Tensor => g.input(name, [n]);
+  const data = { old: v('old'), advantages: v('adv'), weights: v('w'), ...(ref ? { ref: v('ref') } : {}) };
+  const inputs: Record<string, Float32Array> = {
+    old: uniform(rng, n, 0.5),
+    adv: uniform(rng, n, 2),
+    w: Float32Array.from({ length: n }, (_, i) => (i % 4 === 3 ? 0 : 0.25 + rng.next())),
+  };
+  if (ref) inputs.ref = uniform(rng, n, 0.5);
+  return { data, inputs };
+};
+BUILDS['ppoClip 13 rows, clipped both ways, zero weights'] = (g, rng, p) => {
+  const { data, inputs } = ppoData(g, rng, 13, false);
+  // The clip is a kink: a finite-difference step across 1 ± ε sees half the slope.
+  return { out: g.ppoClip(p([13], 0.5), data, 0.2), inputs, smooth: false };
+};
+BUILDS['ppoClip 70 rows with a KL term to a reference'] = (g, rng, p) => {
+  const { data, inputs } = ppoData(g, rng, 70, true);
+  return { out: g.ppoClip(p([70], 0.5), data, 0.2, 0.3), inputs, smooth: false };
+};
 
 export const CASE_NAMES = Object.keys(BUILDS);
 

@@ -19,6 +19,8 @@ import layerNormGrad from '../kernels/layer_norm_grad.wgsl?raw';
 import matmul from '../kernels/matmul.wgsl?raw';
 import pick from '../kernels/pick.wgsl?raw';
 import pickGrad from '../kernels/pick_grad.wgsl?raw';
+import ppoClip from '../kernels/ppo_clip.wgsl?raw';
+import ppoClipGrad from '../kernels/ppo_clip_grad.wgsl?raw';
 import reduce from '../kernels/reduce.wgsl?raw';
 import reduceGrad from '../kernels/reduce_grad.wgsl?raw';
 import scatterAddRows from '../kernels/scatter_add_rows.wgsl?raw';
@@ -48,6 +50,8 @@ export const KERNELS = {
   matmul: matmul,
   pick: pick,
   pick_grad: pickGrad,
+  ppo_clip: ppoClip,
+  ppo_clip_grad: ppoClipGrad,
   reduce: reduce,
   reduce_grad: reduceGrad,
   scatter_add_rows: scatterAddRows,

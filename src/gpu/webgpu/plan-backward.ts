@@ -280,6 +280,19 @@ export function backwardCalls(graph: Graph, n: Node): Call[] {
         },
       ];
     }
+    case 'ppoClip': {
+      if (!needs(op.logp)) return [];
+      const r = size(graph.node(op.logp).shape);
+      return [
+        {
+          kernel: 'ppo_clip_grad',
+          constants: {},
+          uniform: [r],
+          refs: [{ t: 'temp', id: n.id, slot: 'coef', floats: r }, gy, grad(op.logp)],
+          wg: grid(r, 256),
+        },
+      ];
+    }
     case 'reduce': {
       if (!needs(op.x)) return [];
       const xs = graph.node(op.x).shape;

@@ -13,12 +13,12 @@ export type Ref =
   | { t: 'grad'; id: number }
   /**
    * Per-node scratch that is fully rewritten before it is read (dz, gy·x̂, layer-norm stats or
-   * cross-entropy lse, attention probabilities and score gradients, cross-entropy row losses).
+   * cross-entropy lse, attention probabilities and score gradients, cross-entropy and PPO row losses, PPO per-row gradients).
    */
   | {
       t: 'temp';
       id: number;
-      slot: 'dz' | 'gxh' | 'stats' | 'probs' | 'dscores' | 'rowLoss';
+      slot: 'dz' | 'gxh' | 'stats' | 'probs' | 'dscores' | 'rowLoss' | 'coef';
       floats: number;
     }
   /**

@@ -183,6 +183,29 @@ export function forwardCalls(graph: Graph, n: Node): Call[] {
         { kernel: 'reduce', constants: { OP: RED.sum }, uniform: [1, r], refs: [rowLoss, y], wg: [1, 1, 1] },
       ];
     }
+    case 'ppoClip': {
+      const r = size(graph.node(op.logp).shape);
+      const rowLoss: Ref = { t: 'temp', id: n.id, slot: 'rowLoss', floats: r };
+      return [
+        {
+          kernel: 'ppo_clip',
+          constants: { KL: op.ref === null ? 0 : 1 },
+          uniform: [r, f32Bits(op.clipEps), f32Bits(op.klCoef)],
+          // Without a reference the kernel never reads binding 5; any buffer serves.
+          refs: [
+            val(op.logp),
+            val(op.old),
+            val(op.advantages),
+            val(op.weights),
+            op.ref === null ? { t: 'zeros', floats: 1 } : val(op.ref),
+            rowLoss,
+            { t: 'temp', id: n.id, slot: 'coef', floats: r },
+          ],
+          wg: grid(r, 64),
+        },
+        { kernel: 'reduce', constants: { OP: RED.sum }, uniform: [1, r], refs: [rowLoss, y], wg: [1, 1, 1] },
+      ];
+    }
     case 'reduce': {
       const xs = graph.node(op.x).shape;
       return [
