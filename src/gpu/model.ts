@@ -51,9 +51,10 @@ export interface Model {
   /**
    * Writes an input by name; f32 inputs take Float32Array, u32 inputs Uint32Array. With `rows`,
    * only the first `rows` entries of its first dimension are live: the rest are padding that no
-   * live result depends on (zero weights, indices that no live row reads). The CPU backend then
-   * skips the padding rows of every tensor computed row by row from it (src/gpu/cpu/model.ts);
-   * the WebGPU backend computes them, which gives the same live results.
+   * live result depends on (zero weights, indices that no live row reads). Both backends then
+   * skip the padding rows of every tensor computed row by row from it (src/gpu/cpu/model.ts; on
+   * WebGPU each call's sizes and workgroup counts follow the live rows, src/gpu/webgpu/live.ts);
+   * padding rows of results are left as they were.
    */
   setInput(name: string, data: Float32Array | Uint32Array, rows?: number): void;
   /** forward + loss + backward + optimizer update; on WebGPU one queue submission. */

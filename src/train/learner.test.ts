@@ -1,6 +1,6 @@
 /**
  * The learner feeds packed minibatches (each step's agents, links and edge rows only, the rest
- * padding: src/policy/pack.ts). The CPU backend skips the padding; WebGPU computes it, and must
+ * padding: src/policy/pack.ts). Both backends skip the padding (WebGPU: src/gpu/webgpu/live.ts), and must
  * get the same log-probabilities and the same update.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

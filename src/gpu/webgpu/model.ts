@@ -29,8 +29,10 @@ import type { GpuContext } from './device.ts';
 import { BufferPool } from './pool.ts';
 import { PipelineCache } from './pipelines.ts';
 import { adamCall, buildPlan, f32Bits } from './plan.ts';
-import type { Call, Plan, Ref } from './plan.ts';
-import { csrOf, type Csr } from './csr.ts';
+import type { Call, Plan } from './plan.ts';
+import { csrOf } from './csr.ts';
+import { liveCall, liveRows } from './live.ts';
+import { UNIFORM_BIND, UNIFORM_SLOT, bindingOf, type DeviceState } from './state.ts';
 import { changedSpan, profileDispatches, type DispatchTime, type Encoded } from './profile.ts';
 
 export type { DispatchTime } from './profile.ts';
@@ -49,38 +51,6 @@ export function deviceCaches(device: GPUDevice): { pool: BufferPool; pipelines: 
     perDevice.set(device, c);
   }
   return c;
-}
-
-const UNIFORM_SLOT = 256;
-const UNIFORM_BIND = 64;
-
-/** Everything that lives on one device; rebuilt from the plan and the host copy after a loss. */
-interface DeviceState {
-  generation: number;
-  pool: BufferPool;
-  pipelines: PipelineCache;
-  /** Every buffer this model took from the pool; released back to it by dispose(). */
-  owned: GPUBuffer[];
-  take: (bytes: number, usage: GPUBufferUsageFlags, label: string) => GPUBuffer;
-  values: (GPUBuffer | null)[];
-  grads: (GPUBuffer | null)[];
-  temps: Map<string, GPUBuffer>;
-  /** Per-row lists of each index input used by a scatter, by `idx:rows` (see csr.ts). */
-  csr: Map<string, { offsets: GPUBuffer; sources: GPUBuffer; host: Csr | null }>;
-  arenas: Record<'params' | 'grads' | 'm' | 'v', GPUBuffer>;
-  norm: GPUBuffer;
-  ones: GPUBuffer;
-  zeros: GPUBuffer;
-  sink: GPUBuffer;
-  uniforms: GPUBuffer;
-  readback: GPUBuffer;
-  /** Read-back buffers of steps that also read tensors (RunOptions.read), by byte size. */
-  readbacks: Map<number, GPUBuffer>;
-  forward: Encoded[];
-  backward: Encoded[];
-  update: Encoded[];
-  /** Gradient buffers zeroed at the start of every backward pass (the loss seed is not among them). */
-  clear: GPUBuffer[];
 }
 
 export interface GpuModelOptions extends CompileOptions {
@@ -110,6 +80,9 @@ export class GpuModel implements Model {
   private readonly csrKeys: { idx: number; rows: number }[];
   /** Number of times this model rebuilt itself on a new device. */
   recoveries = 0;
+  /** Live rows of the inputs set with `rows` (see live.ts). */
+  private readonly inputLive = new Map<number, number>();
+  private liveChanged = true;
 
   constructor(
     readonly ctx: GpuContext,
@@ -215,6 +188,7 @@ export class GpuModel implements Model {
             offsets: take((rows + 1) * 4, S, `csr offsets ${idx}:${rows}`),
             sources: take(Math.max(1, size(this.graph.node(idx).shape)) * 4, S, `csr sources ${idx}:${rows}`),
             host: null,
+            count: size(this.graph.node(idx).shape),
           },
         ]),
       ),
@@ -226,6 +200,8 @@ export class GpuModel implements Model {
       uniforms,
       readback,
       readbacks: new Map(),
+      words,
+      live: null,
       forward: [],
       backward: [],
       update: [],
@@ -262,7 +238,8 @@ export class GpuModel implements Model {
       if (idx !== id) continue;
       const bufs = s.csr.get(`${idx}:${rows}`);
       if (!bufs) continue;
-      const next = csrOf(data, rows);
+      // Only the live positions of the index: its padding must not reach a destination row.
+      const next = csrOf(data.subarray(0, bufs.count), rows);
       this.writeChanged(bufs.offsets, bufs.host?.offsets ?? null, next.offsets);
       this.writeChanged(bufs.sources, bufs.host?.sources ?? null, next.sources);
       bufs.host = next;
@@ -287,58 +264,11 @@ export class GpuModel implements Model {
     if (lo < hi) this.write(buf, next.subarray(lo, hi), lo);
   }
 
-  private binding(s: DeviceState, r: Ref): GPUBufferBinding {
-    const paramSlice = (buf: GPUBuffer, id: number): GPUBufferBinding => ({
-      buffer: buf,
-      offset: (this.layout.offsets.get(id) ?? 0) * 4,
-      size: size(this.graph.node(id).shape) * 4,
-    });
-    switch (r.t) {
-      case 'value': {
-        if (this.graph.node(r.id).op.kind === 'param') return paramSlice(s.arenas.params, r.id);
-        return { buffer: s.values[r.id] as GPUBuffer, size: size(this.graph.node(r.id).shape) * 4 };
-      }
-      case 'grad': {
-        if (this.graph.node(r.id).op.kind === 'param') return paramSlice(s.arenas.grads, r.id);
-        const g = s.grads[r.id];
-        if (!g) throw new Error(`node ${r.id} has no gradient buffer`);
-        return { buffer: g, size: size(this.graph.node(r.id).shape) * 4 };
-      }
-      case 'temp': {
-        const key = `${r.id}:${r.slot}`;
-        let buf = s.temps.get(key);
-        if (!buf) {
-          const S = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC;
-          buf = s.take(r.floats * 4, S, `temp ${key}`);
-          s.temps.set(key, buf);
-        }
-        return { buffer: buf, size: r.floats * 4 };
-      }
-      case 'csr': {
-        const bufs = s.csr.get(`${r.idx}:${r.rows}`);
-        if (!bufs) throw new Error(`no CSR lists for index ${r.idx}`);
-        return r.part === 'offsets'
-          ? { buffer: bufs.offsets, size: (r.rows + 1) * 4 }
-          : { buffer: bufs.sources, size: Math.max(1, size(this.graph.node(r.idx).shape)) * 4 };
-      }
-      case 'arena':
-        return { buffer: s.arenas[r.which], size: this.layout.total * 4 };
-      case 'norm':
-        return { buffer: s.norm, size: 8 };
-      case 'ones':
-        return { buffer: s.ones, size: r.floats * 4 };
-      case 'zeros':
-        return { buffer: s.zeros, size: r.floats * 4 };
-      case 'sink':
-        return { buffer: s.sink };
-    }
-  }
-
   private encodeCall(s: DeviceState, c: Call, slot: number): Encoded {
     const pipeline = s.pipelines.get(c.kernel, c.constants);
     const entries: GPUBindGroupEntry[] = [
       { binding: 0, resource: { buffer: s.uniforms, offset: slot * UNIFORM_SLOT, size: UNIFORM_BIND } },
-      ...c.refs.map((r, i) => ({ binding: i + 1, resource: this.binding(s, r) })),
+      ...c.refs.map((r, i) => ({ binding: i + 1, resource: bindingOf(this.graph, this.layout, s, r) })),
     ];
     const bindGroup = this.device.createBindGroup({ layout: pipeline.getBindGroupLayout(0), entries });
     return { pipeline, bindGroup, wg: c.wg };
@@ -358,11 +288,19 @@ export class GpuModel implements Model {
    * Keeps a host copy of every input and uploads only the span of words that differ from it (an
    * unchanged input costs a comparison, no upload); an index input's CSR lists likewise.
    */
-  setInput(name: string, data: Float32Array | Uint32Array): void {
+  setInput(name: string, data: Float32Array | Uint32Array, rows?: number): void {
     const n = this.graph.inputs().find((x) => x.op.kind === 'input' && x.op.name === name);
     if (!n) throw new Error(`no input named "${name}"`);
     if (data.length !== size(n.shape))
       throw new Error(`input ${name}: ${data.length} values for shape [${n.shape.join(', ')}]`);
+    const full = n.shape.length === 0 ? 1 : (n.shape[0] as number);
+    const liveRows = rows ?? full;
+    if (!Number.isInteger(liveRows) || liveRows < 0 || liveRows > full)
+      throw new Error(`input ${name}: ${rows} live rows of ${full}`);
+    if ((this.inputLive.get(n.id) ?? full) !== liveRows) {
+      this.inputLive.set(n.id, liveRows);
+      this.liveChanged = true;
+    }
     const typed =
       n.dtype === 'u32'
         ? data instanceof Uint32Array
@@ -405,8 +343,45 @@ export class GpuModel implements Model {
     }
   }
 
+  /**
+   * Sizes every call for the current live rows (live.ts): rewrites the uniform words that changed,
+   * the workgroup counts, and the CSR lists whose live count changed.
+   */
+  private applyLive(s: DeviceState): void {
+    if (!this.liveChanged && s.live) return;
+    const live = liveRows(this.graph, this.inputLive);
+    const calls = [...this.plan.forward, ...this.plan.backward];
+    const encoded = [...s.forward, ...s.backward];
+    const next = s.words.slice();
+    calls.forEach((c, i) => {
+      const sized = liveCall(this.graph, c, live);
+      (encoded[i] as Encoded).wg = sized.wg;
+      next.set(sized.uniform, (i * UNIFORM_SLOT) / 4);
+    });
+    // One upload of the span of uniform words that changed.
+    const [lo, hi] = changedSpan(s.words, next);
+    if (lo < hi) {
+      s.words.set(next.subarray(lo, hi), lo);
+      this.write(s.uniforms, s.words.subarray(lo, hi), lo);
+    }
+    for (const c of calls) {
+      const op = c.node === undefined ? null : this.graph.node(c.node).op;
+      if (op?.kind === 'scatterAddRows' && (live[op.src] as number) < (live[op.idx] as number))
+        throw new Error(`scatterAddRows: fewer live source rows than live indices (node ${op.src})`);
+    }
+    for (const { idx, rows } of this.csrKeys) {
+      const bufs = s.csr.get(`${idx}:${rows}`);
+      if (!bufs || bufs.count === live[idx]) continue;
+      bufs.count = live[idx] as number;
+      this.writeCsr(s, idx);
+    }
+    s.live = live;
+    this.liveChanged = false;
+  }
+
   private async stepOnce(opts: RunOptions): Promise<StepResult> {
     const s = await this.ready();
+    this.applyLive(s);
     const device = this.device;
     const backward = this.lossId !== null && (opts.backward ?? true);
     const update = backward && this.adam !== null && (opts.update ?? true);
@@ -445,7 +420,7 @@ export class GpuModel implements Model {
     let at = 8;
     for (const n of reads) {
       const b = size(n.shape) * 4;
-      const src = this.binding(s, { t: 'value', id: n.id });
+      const src = bindingOf(this.graph, this.layout, s, { t: 'value', id: n.id });
       enc.copyBufferToBuffer(src.buffer, src.offset ?? 0, rb, at, b);
       at += b;
     }
@@ -483,6 +458,7 @@ export class GpuModel implements Model {
    */
   async profileStep(repeat = 1, opts: RunOptions = {}): Promise<DispatchTime[]> {
     const s = await this.ready();
+    this.applyLive(s);
     const update = this.lossId !== null && this.adam !== null && (opts.update ?? true);
     if (update) this.writeAdamUniform(s, opts.lr);
     const out = await profileDispatches(this.device, s.clear, repeat, [

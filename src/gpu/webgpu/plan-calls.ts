@@ -41,6 +41,8 @@ export interface Call {
   uniform: number[];
   refs: Ref[];
   wg: [number, number, number];
+  /** The graph node whose forward or backward this call is (live.ts sizes it by its live rows). */
+  node?: number;
 }
 
 const F = new Float32Array(1);
