@@ -150,6 +150,14 @@ BUILDS['one index read by a scatter into 5 rows and a gather from 8 rows'] = (g,
   const x = g.add(g.gatherRows(p([8, 3]), idx), p([13, 3]));
   return { out: g.scatterAddRows(x, idx, 5), inputs: { idx: randIdx(rng, 13, 5) } };
 };
+// More rows than one 64-row block of the two-level column sum (WebGPU): γ, β and bias gradients
+// sum 3 blocks, then the block sums.
+BUILDS['layerNorm 150x5 (column sums over 3 blocks)'] = (g, _r, p) => ({
+  out: g.layerNorm(p([150, 5], 2), p([5]), p([5])),
+});
+BUILDS['biasAct gelu 193x3 (bias gradient over 4 blocks)'] = (g, _r, p) => ({
+  out: g.biasAct(p([193, 3]), p([3]), 'gelu'),
+});
 BUILDS['layerNorm 7x67'] = (g, _r, p) => ({ out: g.layerNorm(p([7, 67], 2), p([67]), p([67])) });
 for (const op of ['sum', 'mean', 'max'] as const) {
   BUILDS[`reduce ${op} 5x11`] = (g, _r, p) => ({ out: g.reduce(op, p([5, 11])), smooth: op !== 'max' });

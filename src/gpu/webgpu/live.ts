@@ -9,7 +9,8 @@
  */
 import type { Graph } from '../graph.ts';
 import { cols, size } from '../graph.ts';
-import { grid, type Call } from './plan-calls.ts';
+import { maxChunks } from './csr.ts';
+import { COL_BLOCK, grid, type Call } from './plan-calls.ts';
 
 /** Live rows of every node from the live rows of the inputs (absent: all rows). */
 export function liveRows(graph: Graph, inputLive: ReadonlyMap<number, number>): Int32Array {
@@ -113,6 +114,13 @@ export function liveCall(
         flat(Math.min(L[op.src] as number, L[op.idx] as number) * cols(n.shape), 256);
       else flat(live * cols(n.shape), 256);
       break;
+    case 'scatter_partial': {
+      // Chunks of the live positions of the index over the live destination rows.
+      if (op.kind !== 'gatherRows' && op.kind !== 'scatterAddRows') break;
+      const dest = op.kind === 'gatherRows' ? rowsOf(op.table) : op.rows;
+      flat(maxChunks(L[op.idx] as number, dest) * cols(n.shape), 256);
+      break;
+    }
     case 'scatter_add_rows':
       // The table gradient of a gather: its live table rows (a scatter's own output keeps all rows).
       if (op.kind === 'gatherRows') flat(rowsOf(op.table) * cols(n.shape), 256);
@@ -131,6 +139,10 @@ export function liveCall(
       break;
     case 'col_sum':
       u[0] = rowsOf(n.id);
+      break;
+    case 'col_partial':
+      u[0] = rowsOf(n.id);
+      wg = grid(Math.max(1, Math.ceil(u[0] / COL_BLOCK)) * (u[1] as number), 256);
       break;
     case 'reduce':
       if (op.kind !== 'reduce') break;

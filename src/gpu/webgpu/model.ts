@@ -30,7 +30,7 @@ import { BufferPool } from './pool.ts';
 import { PipelineCache } from './pipelines.ts';
 import { adamCall, buildPlan, f32Bits } from './plan.ts';
 import type { Call, Plan } from './plan.ts';
-import { csrOf } from './csr.ts';
+import { csrOf, maxChunks } from './csr.ts';
 import { liveCall, liveRows } from './live.ts';
 import { UNIFORM_BIND, UNIFORM_SLOT, bindingOf, type DeviceState } from './state.ts';
 import { changedSpan, profileDispatches, type DispatchTime, type Encoded } from './profile.ts';
@@ -187,6 +187,12 @@ export class GpuModel implements Model {
           {
             offsets: take((rows + 1) * 4, S, `csr offsets ${idx}:${rows}`),
             sources: take(Math.max(1, size(this.graph.node(idx).shape)) * 4, S, `csr sources ${idx}:${rows}`),
+            chunks: take((rows + 1) * 4, S, `csr chunks ${idx}:${rows}`),
+            chunkRow: take(
+              maxChunks(size(this.graph.node(idx).shape), rows) * 4,
+              S,
+              `csr chunk rows ${idx}:${rows}`,
+            ),
             host: null,
             count: size(this.graph.node(idx).shape),
           },
@@ -242,6 +248,8 @@ export class GpuModel implements Model {
       const next = csrOf(data.subarray(0, bufs.count), rows);
       this.writeChanged(bufs.offsets, bufs.host?.offsets ?? null, next.offsets);
       this.writeChanged(bufs.sources, bufs.host?.sources ?? null, next.sources);
+      this.writeChanged(bufs.chunks, bufs.host?.chunks ?? null, next.chunks);
+      this.writeChanged(bufs.chunkRow, bufs.host?.chunkRow ?? null, next.chunkRow);
       bufs.host = next;
     }
   }

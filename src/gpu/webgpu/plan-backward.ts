@@ -12,7 +12,8 @@ import {
   grid,
   maskRows,
   RED,
-  scatterCall,
+  colSumCalls,
+  scatterCalls,
   UN,
   val,
   grad,
@@ -80,13 +81,7 @@ export function backwardCalls(graph: Graph, n: Node): Call[] {
         },
       ];
       if (op.bias !== null && needs(op.bias)) {
-        out.push({
-          kernel: 'col_sum',
-          constants: { ACCUMULATE: 1 },
-          uniform: [len / c, c],
-          refs: [dz, grad(op.bias)],
-          wg: grid(c, 64),
-        });
+        out.push(...colSumCalls(dz, grad(op.bias), len / c, c, n.id, 0));
       }
       return out;
     }
@@ -167,7 +162,18 @@ export function backwardCalls(graph: Graph, n: Node): Call[] {
       // the index's per-row lists, O((tableRows + count)·cols), no index scans.
       if (!needs(op.table)) return [];
       const t = graph.node(op.table).shape;
-      return [scatterCall(gy, op.idx, t[0] as number, grad(op.table), size(t), cols(n.shape), true)];
+      const count = size(graph.node(op.idx).shape);
+      return scatterCalls(
+        gy,
+        op.idx,
+        count,
+        t[0] as number,
+        grad(op.table),
+        size(t),
+        cols(n.shape),
+        true,
+        n.id,
+      );
     }
     case 'scatterAddRows': {
       if (!needs(op.src)) return [];
@@ -204,22 +210,10 @@ export function backwardCalls(graph: Graph, n: Node): Call[] {
         },
       ];
       if (needs(op.gamma)) {
-        out.push({
-          kernel: 'col_sum',
-          constants: { ACCUMULATE: 1 },
-          uniform: [r, c],
-          refs: [gxh, grad(op.gamma)],
-          wg: grid(c, 64),
-        });
+        out.push(...colSumCalls(gxh, grad(op.gamma), r, c, n.id, 0));
       }
       if (needs(op.beta)) {
-        out.push({
-          kernel: 'col_sum',
-          constants: { ACCUMULATE: 1 },
-          uniform: [r, c],
-          refs: [gy, grad(op.beta)],
-          wg: grid(c, 64),
-        });
+        out.push(...colSumCalls(gy, grad(op.beta), r, c, n.id, 1));
       }
       return out;
     }

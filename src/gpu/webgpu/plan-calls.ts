@@ -6,6 +6,7 @@
 import type { Graph } from '../graph.ts';
 import { size } from '../graph.ts';
 import type { KernelName } from './kernels.ts';
+import { maxChunks } from './csr.ts';
 
 /** Where a kernel binding points. Byte layouts are documented in model.ts where the buffers are made. */
 export type Ref =
@@ -18,14 +19,25 @@ export type Ref =
   | {
       t: 'temp';
       id: number;
-      slot: 'dz' | 'gxh' | 'stats' | 'probs' | 'dscores' | 'rowLoss' | 'coef';
+      slot:
+        | 'dz'
+        | 'gxh'
+        | 'stats'
+        | 'probs'
+        | 'dscores'
+        | 'rowLoss'
+        | 'coef'
+        | 'partial'
+        | 'colPartial0'
+        | 'colPartial1';
       floats: number;
     }
   /**
    * The rows of the u32 input `idx` grouped by value, for `rows` destination rows (CSR, built on
-   * the host whenever the input is set): `offsets` u32[rows + 1], `sources` u32[max(1, count)].
+   * the host whenever the input is set): `offsets` u32[rows + 1], `sources` u32[max(1, count)],
+   * `chunks` u32[rows + 1] and `chunkRow` u32[maxChunks(count, rows)] (csr.ts).
    */
-  | { t: 'csr'; idx: number; rows: number; part: 'offsets' | 'sources' }
+  | { t: 'csr'; idx: number; rows: number; part: 'offsets' | 'sources' | 'chunks' | 'chunkRow' }
   | { t: 'arena'; which: 'params' | 'grads' | 'm' | 'v' }
   /** [‖g‖₂, clip scale], written by grad_norm.wgsl. */
   | { t: 'norm' }
@@ -74,27 +86,70 @@ export function maskRows(graph: Graph, maskId: number | null, c: number): number
 
 /**
  * out (+)= the rows of `src` summed per destination row of the u32 input `idx`, through its CSR
- * lists (see scatter_add_rows.wgsl); `len` = outRows·cols.
+ * lists, in two passes (scatter_partial.wgsl per chunk of at most CHUNK sources, then
+ * scatter_add_rows.wgsl per output float); `len` = outRows·cols, `id` the node whose scratch holds
+ * the partial sums.
  */
-export function scatterCall(
+export function scatterCalls(
   src: Ref,
   idx: number,
+  count: number,
   outRows: number,
   out: Ref,
   len: number,
   c: number,
   accumulate: boolean,
-): Call {
-  return {
-    kernel: 'scatter_add_rows',
-    constants: { ACCUMULATE: accumulate ? 1 : 0 },
-    uniform: [len, c],
-    refs: [
-      src,
-      { t: 'csr', idx, rows: outRows, part: 'offsets' },
-      { t: 'csr', idx, rows: outRows, part: 'sources' },
-      out,
-    ],
-    wg: grid(len, 256),
+  id: number,
+): Call[] {
+  const csr = (part: 'offsets' | 'sources' | 'chunks' | 'chunkRow'): Ref => ({
+    t: 'csr',
+    idx,
+    rows: outRows,
+    part,
+  });
+  const chunks = maxChunks(count, outRows);
+  const partial: Ref = { t: 'temp', id, slot: 'partial', floats: chunks * c };
+  return [
+    {
+      kernel: 'scatter_partial',
+      constants: {},
+      uniform: [chunks * c, c, outRows],
+      refs: [src, csr('offsets'), csr('sources'), csr('chunks'), csr('chunkRow'), partial],
+      wg: grid(chunks * c, 256),
+    },
+    {
+      kernel: 'scatter_add_rows',
+      constants: { ACCUMULATE: accumulate ? 1 : 0 },
+      uniform: [len, c],
+      refs: [partial, csr('chunks'), out],
+      wg: grid(len, 256),
+    },
+  ];
+}
+
+/** Rows per block of the two-level column sum (col_partial.wgsl and col_sum.wgsl hard-code it). */
+export const COL_BLOCK = 64;
+
+/**
+ * out[c] += Σ_r x[r, c] over `r` rows of `c` columns in two levels (col_partial.wgsl per block of
+ * COL_BLOCK rows, then col_sum.wgsl per column); `slot` tells a node's two column sums apart.
+ */
+export function colSumCalls(x: Ref, out: Ref, r: number, c: number, id: number, slot: 0 | 1): Call[] {
+  const blocks = Math.max(1, Math.ceil(r / COL_BLOCK));
+  const partial: Ref = {
+    t: 'temp',
+    id,
+    slot: slot === 0 ? 'colPartial0' : 'colPartial1',
+    floats: blocks * c,
   };
+  return [
+    { kernel: 'col_partial', constants: {}, uniform: [r, c], refs: [x, partial], wg: grid(blocks * c, 256) },
+    {
+      kernel: 'col_sum',
+      constants: { ACCUMULATE: 1 },
+      uniform: [r, c],
+      refs: [partial, out],
+      wg: grid(c, 64),
+    },
+  ];
 }

@@ -8,7 +8,7 @@ import {
   grid,
   maskRows,
   RED,
-  scatterCall,
+  scatterCalls,
   UN,
   val,
   type Call,
@@ -111,7 +111,17 @@ export function forwardCalls(graph: Graph, n: Node): Call[] {
         },
       ];
     case 'scatterAddRows':
-      return [scatterCall(val(op.src), op.idx, op.rows, y, len, cols(n.shape), false)];
+      return scatterCalls(
+        val(op.src),
+        op.idx,
+        size(graph.node(op.idx).shape),
+        op.rows,
+        y,
+        len,
+        cols(n.shape),
+        false,
+        n.id,
+      );
     case 'layerNorm': {
       const r = rows(n.shape);
       return [

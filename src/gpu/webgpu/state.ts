@@ -5,7 +5,7 @@
 import type { Graph } from '../graph.ts';
 import { size } from '../graph.ts';
 import type { ParamLayout } from '../layout.ts';
-import type { Csr } from './csr.ts';
+import { maxChunks, type Csr } from './csr.ts';
 import type { PipelineCache } from './pipelines.ts';
 import type { Ref } from './plan.ts';
 import type { BufferPool } from './pool.ts';
@@ -27,7 +27,17 @@ export interface DeviceState {
   grads: (GPUBuffer | null)[];
   temps: Map<string, GPUBuffer>;
   /** Per-row lists of each index input used by a scatter, by `idx:rows` (see csr.ts). */
-  csr: Map<string, { offsets: GPUBuffer; sources: GPUBuffer; host: Csr | null; count: number }>;
+  csr: Map<
+    string,
+    {
+      offsets: GPUBuffer;
+      sources: GPUBuffer;
+      chunks: GPUBuffer;
+      chunkRow: GPUBuffer;
+      host: Csr | null;
+      count: number;
+    }
+  >;
   /** The uniform arena's words as last written (live.ts rewrites a call's sizes when live rows change). */
   words: Uint32Array;
   /** Live rows of every node as the encoded calls are sized (null: not applied yet). */
@@ -79,9 +89,11 @@ export function bindingOf(graph: Graph, layout: ParamLayout, s: DeviceState, r: 
     case 'csr': {
       const bufs = s.csr.get(`${r.idx}:${r.rows}`);
       if (!bufs) throw new Error(`no CSR lists for index ${r.idx}`);
-      return r.part === 'offsets'
-        ? { buffer: bufs.offsets, size: (r.rows + 1) * 4 }
-        : { buffer: bufs.sources, size: Math.max(1, size(graph.node(r.idx).shape)) * 4 };
+      const count = size(graph.node(r.idx).shape);
+      if (r.part === 'offsets') return { buffer: bufs.offsets, size: (r.rows + 1) * 4 };
+      if (r.part === 'chunks') return { buffer: bufs.chunks, size: (r.rows + 1) * 4 };
+      if (r.part === 'chunkRow') return { buffer: bufs.chunkRow, size: maxChunks(count, r.rows) * 4 };
+      return { buffer: bufs.sources, size: Math.max(1, count) * 4 };
     }
     case 'arena':
       return { buffer: s.arenas[r.which], size: layout.total * 4 };

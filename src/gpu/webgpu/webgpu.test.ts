@@ -267,6 +267,52 @@ describe('MLP policy training on both backends', () => {
   });
 });
 
+describe('scatter of rows with thousands of sources (two passes, chunks of 64)', () => {
+  // Rows of more than 64 sources are summed per chunk, then the chunks in order: another order of
+  // the same f32 terms than the CPU's one pass, so these compare within |Δ| ≤ 1e-4 + 1e-4·|ref|
+  // (about 5,000 terms of size ≤ 1); rows of ≤ 64 sources stay bit for bit (the test above).
+  const TOL = { abs: 1e-4, rel: 1e-4 };
+  it('sums crowded, sparse and empty rows like the CPU, forward and as a gather gradient', async () => {
+    const [R, C, D] = [5003, 7, 13];
+    const rng = createRng(8);
+    const g = new Graph();
+    const idx = g.input('idx', [R], 'u32');
+    const src = g.param('src', [R, C], uniform(rng, R * C, 1));
+    const out = g.scatterAddRows(src, idx, D);
+    const table = g.param('table', [D, C], uniform(rng, D * C, 1));
+    const read = g.gatherRows(table, idx);
+    const loss = g.add(
+      g.sum(g.sum(g.mul(out, g.input('w', [D, C])))),
+      g.sum(g.sum(g.mul(read, g.input('w2', [R, C])))),
+    );
+    // Row 1 takes ~4,000 sources, row 3 ~1,000, row 7 exactly 64, row 8 65, rows 0, 2 and 12 none.
+    const ids = Uint32Array.from({ length: R }, (_, i) =>
+      i < 64 ? 7 : i < 129 ? 8 : i % 5 === 0 ? 3 : i % 97 === 0 ? 4 + (i % 3) : 1,
+    );
+    const cpu = new CpuModel(g, { loss });
+    const gpu = new GpuModel(ctx, g, { loss });
+    for (const m of [cpu, gpu]) {
+      m.setInput('idx', ids);
+      m.setInput('w', uniform(createRng(1), D * C, 1));
+      m.setInput('w2', uniform(createRng(2), R * C, 1));
+    }
+    await cpu.step();
+    await gpu.step();
+    const [a, b] = [await gpu.read(out), await cpu.read(out)];
+    expect(worstError(a, b, TOL.abs, TOL.rel)).toBeLessThanOrEqual(1);
+    for (const r of [0, 2, 12]) expect(a.subarray(r * C, (r + 1) * C).every((x) => x === 0)).toBe(true);
+    // A row of exactly 64 sources is one chunk: the CPU's sum, bit for bit.
+    expect(a.subarray(7 * C, 8 * C)).toEqual(b.subarray(7 * C, 8 * C));
+    expect(
+      worstError(await gpu.readGrad(table), await cpu.readGrad(table), TOL.abs, TOL.rel),
+    ).toBeLessThanOrEqual(1);
+    expect(
+      worstError(await gpu.readGrad(src), await cpu.readGrad(src), TOL.abs, TOL.rel),
+    ).toBeLessThanOrEqual(1);
+    gpu.dispose();
+  });
+});
+
 describe('scatter and gather gradients through per-row source lists', () => {
   // out = scatterAddRows(src, idx, D) and a table read by gatherRows(table, idx): both sum rows in
   // increasing source position from zero on both backends, so forward sums and a singly-read
