@@ -18,6 +18,7 @@ import gradNorm from '../kernels/grad_norm.wgsl?raw';
 import layerNorm from '../kernels/layer_norm.wgsl?raw';
 import layerNormGrad from '../kernels/layer_norm_grad.wgsl?raw';
 import matmul from '../kernels/matmul.wgsl?raw';
+import matmulTiled from '../kernels/matmul_tiled.wgsl?raw';
 import pick from '../kernels/pick.wgsl?raw';
 import pickGrad from '../kernels/pick_grad.wgsl?raw';
 import ppoClip from '../kernels/ppo_clip.wgsl?raw';
@@ -51,6 +52,7 @@ export const KERNELS = {
   layer_norm: layerNorm,
   layer_norm_grad: layerNormGrad,
   matmul: matmul,
+  matmul_tiled: matmulTiled,
   pick: pick,
   pick_grad: pickGrad,
   ppo_clip: ppoClip,

@@ -11,6 +11,7 @@ import {
   f32Bits,
   grid,
   maskRows,
+  matmulCall,
   RED,
   colSumCalls,
   scatterCalls,
@@ -34,22 +35,8 @@ export function backwardCalls(graph: Graph, n: Node): Call[] {
       // Same identities as the CPU backend: dA = dC·op(B)ᵀ, dB = op(A)ᵀ·dC, each written in the
       // stored (possibly transposed) layout of the operand, accumulated into its gradient.
       const out: Call[] = [];
-      const mm = (
-        a: Ref,
-        b: Ref,
-        c: Ref,
-        m: number,
-        nn: number,
-        k: number,
-        ta: boolean,
-        tb: boolean,
-      ): Call => ({
-        kernel: 'matmul',
-        constants: { TRANS_A: ta ? 1 : 0, TRANS_B: tb ? 1 : 0, ACCUMULATE: 1 },
-        uniform: [m, nn, k, op.batch],
-        refs: [a, b, c],
-        wg: [Math.ceil(nn / 32), Math.ceil(m / 32), op.batch],
-      });
+      const mm = (a: Ref, b: Ref, c: Ref, m: number, nn: number, k: number, ta: boolean, tb: boolean): Call =>
+        matmulCall([a, b, c], m, nn, k, op.batch, ta, tb, true);
       if (needs(op.a)) {
         out.push(
           op.transA

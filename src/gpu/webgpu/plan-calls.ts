@@ -127,6 +127,37 @@ export function scatterCalls(
   ];
 }
 
+/**
+ * A matrix product C[b] (+)= op(A[b])·op(B[b]) of op(A) [m, k] and op(B) [k, n] (matmul.wgsl's
+ * layouts). The rule: matmul_tiled.wgsl (64x64 tiles through workgroup memory) when the output
+ * fills at least one whole tile (m ≥ 64 and n ≥ 64); otherwise matmul.wgsl (32x32 per workgroup,
+ * no workgroup memory), which wastes fewer invocations on thin products such as a policy
+ * network's 32-column layers. Both sum in the same order and give the same bits.
+ */
+export function matmulCall(
+  refs: [Ref, Ref, Ref],
+  m: number,
+  n: number,
+  k: number,
+  batch: number,
+  transA: boolean,
+  transB: boolean,
+  accumulate: boolean,
+): Call {
+  const tiled = m >= MATMUL_TILE && n >= MATMUL_TILE;
+  const tile = tiled ? MATMUL_TILE : 32;
+  return {
+    kernel: tiled ? 'matmul_tiled' : 'matmul',
+    constants: { TRANS_A: transA ? 1 : 0, TRANS_B: transB ? 1 : 0, ACCUMULATE: accumulate ? 1 : 0 },
+    uniform: [m, n, k, batch],
+    refs,
+    wg: [Math.ceil(n / tile), Math.ceil(m / tile), batch],
+  };
+}
+
+/** Output rows and columns per workgroup of matmul_tiled.wgsl (it hard-codes them); matmul.wgsl: 32. */
+export const MATMUL_TILE = 64;
+
 /** Rows per block of the two-level column sum (col_partial.wgsl and col_sum.wgsl hard-code it). */
 export const COL_BLOCK = 64;
 

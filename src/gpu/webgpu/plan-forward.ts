@@ -7,6 +7,7 @@ import {
   f32Bits,
   grid,
   maskRows,
+  matmulCall,
   RED,
   scatterCalls,
   UN,
@@ -24,15 +25,7 @@ export function forwardCalls(graph: Graph, n: Node): Call[] {
     case 'param':
       return [];
     case 'matmul':
-      return [
-        {
-          kernel: 'matmul',
-          constants: { TRANS_A: op.transA ? 1 : 0, TRANS_B: op.transB ? 1 : 0, ACCUMULATE: 0 },
-          uniform: [op.m, op.n, op.k, op.batch],
-          refs: [val(op.a), val(op.b), y],
-          wg: [Math.ceil(op.n / 32), Math.ceil(op.m / 32), op.batch],
-        },
-      ];
+      return [matmulCall([val(op.a), val(op.b), y], op.m, op.n, op.k, op.batch, op.transA, op.transB, false)];
     case 'biasAct': {
       const c = cols(n.shape);
       const bias: Ref = op.bias === null ? { t: 'zeros', floats: c } : val(op.bias);
