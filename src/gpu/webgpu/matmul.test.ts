@@ -204,4 +204,42 @@ describe('tiled matmul in the plan', () => {
       gpu.dispose();
     }
   });
+
+  it('a model of tiled products recovers from device.destroy() and continues like a model that kept its device', async () => {
+    const gpuObj = await nodeGpu();
+    const lost = await GpuContext.create({ gpu: gpuObj });
+    const ref = await GpuContext.create({ gpu: gpuObj });
+    if (!lost || !ref) throw new Error('no adapter');
+    const rng = createRng(8);
+    const g = new Graph();
+    const x = g.input('x', [96, 80]);
+    const w = g.param('w', [80, 72], uniform(rng, 80 * 72, 0.3));
+    const y = g.matmul(x, w);
+    const loss = g.sum(g.sum(g.unary('tanh', y)));
+    expect(forwardCalls(g, g.node(y.id)).map((c) => c.kernel)).toEqual(['matmul_tiled']);
+    const opt = { lr: 0.01, weightDecay: 0.01, clipNorm: 0.5 };
+    const [a, b] = [lost, ref].map((c) => new GpuModel(c, g, { loss, optimizer: opt, hostSyncEvery: 2 })) as [
+      GpuModel,
+      GpuModel,
+    ];
+    const steps = async (m: GpuModel, from: number, count: number): Promise<number[]> => {
+      const out: number[] = [];
+      for (let s = from; s < from + count; s++) {
+        m.setInput('x', uniform(createRng(100 + s), 96 * 80, 1));
+        out.push((await m.step()).loss);
+      }
+      return out;
+    };
+    expect(await steps(a, 0, 2)).toEqual(await steps(b, 0, 2));
+    const gone = lost.device.lost;
+    lost.device.destroy();
+    await gone;
+    const [la, lb] = [await steps(a, 2, 3), await steps(b, 2, 3)];
+    expect(a.recoveries).toBe(1);
+    expect(la).toEqual(lb);
+    a.dispose();
+    b.dispose();
+    lost.dispose();
+    ref.dispose();
+  });
 });
