@@ -6,13 +6,16 @@
  * including one queue round trip per dispatch), keeping each dispatch's minimum over the repetitions
  * (other processes share the cores). Each dispatch runs `--repeat` times in its submission, which
  * amortises the round trip; the profiled model is thrown away afterwards (repeats garble its
- * values). Prints the kernels by total time; writes nothing.
+ * values). First it prints what one minibatch update and one log-probability pass ask of the device
+ * (submissions, read-backs, dispatches, workgroups, uploads: `GpuContext.counters`, hardware-
+ * independent), then the kernels by total time; writes nothing.
  *
  *   npm run bench:gpu-profile [-- --minibatch 64 --reps 3 --repeat 8]
  */
 import { allowWgslImports } from '../src/cli/wgsl-loader.ts';
 import { nodeGpu, releaseNodeGpu } from '../src/gpu/node-gpu.ts';
 import { chooseBackend } from '../src/gpu/index.ts';
+import type { GpuContext, GpuCounters } from '../src/gpu/webgpu/device.ts';
 import type { DispatchTime, GpuModel } from '../src/gpu/webgpu/model.ts';
 import { DEFAULT_POOL, priorCheckpoint } from '../src/policy/index.ts';
 import { Learner, trainConfig } from '../src/train/index.ts';
@@ -37,10 +40,26 @@ console.log(`adapter: ${choice.reason}`);
 const data = await sampleBatch(checkpoint, pool, config, M, 17);
 const learner = await Learner.create(checkpoint, checkpoint, pool, config, choice);
 const pick = Array.from({ length: M }, (_, i) => i);
+const ctx = choice.ctx as GpuContext;
+ctx.resetCounters();
 const logp = await learner.logProbs(data.full);
+const passes = Math.ceil(data.full.batch / M);
+const lpCounts = ctx.resetCounters();
 const refLogp = await learner.logProbs(data.full, 'reference');
+ctx.resetCounters();
 // One real update feeds the minibatch; the profiled steps then run on those inputs.
 await learner.update(data.full, pick, logp, refLogp, data.advantages);
+const upCounts = ctx.resetCounters();
+// The same minibatch again: setInput finds the inputs unchanged and uploads only what differs.
+await learner.update(data.full, pick, logp, refLogp, data.advantages);
+const again = ctx.resetCounters();
+const fmtCounts = (c: GpuCounters, per = 1): string =>
+  `${+(c.submissions / per).toFixed(1)} submissions, ${+(c.readbacks / per).toFixed(1)} read-backs, ` +
+  `${+(c.dispatches / per).toFixed(1)} dispatches, ` +
+  `${+(c.workgroups / per).toFixed(0)} workgroups, ${+(c.writes / per).toFixed(1)} uploads of ${(c.writeBytes / per / 1024).toFixed(1)} KiB`;
+console.log(`per minibatch update:        ${fmtCounts(upCounts)}`);
+console.log(`same minibatch again:        ${fmtCounts(again)}`);
+console.log(`per log-probability pass:    ${fmtCounts(lpCounts, passes)} (${passes} passes)`);
 const model = learner.model as GpuModel;
 const stepMs: number[] = [];
 for (let r = 0; r < REPS; r++) {

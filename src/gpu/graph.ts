@@ -77,7 +77,26 @@ export type OpSpec =
    * Weighted cross-entropy, a scalar: Σ_i weights[i]·(−log softmax(logits[i, :])[targets[i]]) over
    * the rows of logits [N, V]; targets u32 [N], weights f32 [N] (data, not differentiated).
    */
-  | { kind: 'crossEntropy'; logits: number; targets: number; weights: number };
+  | { kind: 'crossEntropy'; logits: number; targets: number; weights: number }
+  /**
+   * The PPO-clipped surrogate over per-row log-probabilities, a scalar: Σ_i w_i·L_i with
+   *   r_i = exp(logp_i − old_i), clipped_i = (A_i > 0 ∧ r_i > 1 + ε) ∨ (A_i < 0 ∧ r_i < 1 − ε),
+   *   L_i = −(clipped_i ? clip(r_i, 1 − ε, 1 + ε) : r_i)·A_i + β·k3_i,
+   *   k3_i = exp(ref_i − logp_i) − (ref_i − logp_i) − 1 (0 without `ref`),
+   * and ∂/∂logp_i = w_i·(−[¬clipped_i]·r_i·A_i + β·(1 − exp(ref_i − logp_i))). Every operand but
+   * logp is data (old, ref, advantages, weights: f32 [N]); only logp is differentiated. Lets a
+   * trainer compute the per-row weights of its policy gradient on the device, in the same step.
+   */
+  | {
+      kind: 'ppoClip';
+      logp: number;
+      old: number;
+      ref: number | null;
+      advantages: number;
+      weights: number;
+      clipEps: number;
+      klCoef: number;
+    };
 
 export interface Node extends Tensor {
   readonly op: OpSpec;
@@ -339,6 +358,41 @@ export class Graph {
     );
   }
 
+  /** The PPO-clipped surrogate Σ_i w_i·L_i of per-row log-probabilities `logp` [N] (see OpSpec). */
+  ppoClip(
+    logp: Tensor,
+    data: { old: Tensor; ref?: Tensor | null; advantages: Tensor; weights: Tensor },
+    clipEps: number,
+    klCoef = 0,
+  ): Tensor {
+    this.f32(logp, 'ppoClip logp');
+    if (logp.shape.length !== 1) throw new Error(`ppoClip logp must be [N], got ${fmt(logp.shape)}`);
+    const ref = data.ref ?? null;
+    const operands = [data.old, data.advantages, data.weights, ...(ref ? [ref] : [])];
+    for (const t of operands) {
+      this.f32(t, 'ppoClip data');
+      if (!sameShape(t.shape, logp.shape))
+        throw new Error(`ppoClip data ${fmt(t.shape)} is not ${fmt(logp.shape)}`);
+      if (this.node(t).requiresGrad) throw new Error('ppoClip data must not depend on parameters');
+    }
+    if (!(clipEps >= 0) || !Number.isFinite(klCoef)) throw new Error('ppoClip: bad clipEps or klCoef');
+    return this.push(
+      {
+        kind: 'ppoClip',
+        logp: logp.id,
+        old: data.old.id,
+        ref: ref?.id ?? null,
+        advantages: data.advantages.id,
+        weights: data.weights.id,
+        clipEps,
+        klCoef,
+      },
+      [],
+      'f32',
+      [logp.id, ...operands.map((t) => t.id)],
+    );
+  }
+
   node(t: Tensor | number): Node {
     const n = this.nodes[typeof t === 'number' ? t : t.id];
     if (!n) throw new Error('tensor does not belong to this graph');
@@ -389,5 +443,9 @@ export function opInputs(op: OpSpec): number[] {
       return op.segments === null ? [op.q, op.k, op.v] : [op.q, op.k, op.v, op.segments];
     case 'crossEntropy':
       return [op.logits, op.targets, op.weights];
+    case 'ppoClip':
+      return op.ref === null
+        ? [op.logp, op.old, op.advantages, op.weights]
+        : [op.logp, op.old, op.advantages, op.weights, op.ref];
   }
 }

@@ -22,6 +22,8 @@ export interface StepResult {
   loss: number;
   /** Global L2 norm of the parameter gradients before clipping (NaN without backward). */
   gradNorm: number;
+  /** The values of `RunOptions.read`, in its order (absent when none were asked for). */
+  values?: Float32Array[];
 }
 
 export interface RunOptions {
@@ -31,6 +33,12 @@ export interface RunOptions {
   update?: boolean;
   /** Learning rate of this update (a schedule's value); default: the optimizer's `lr`. */
   lr?: number;
+  /**
+   * Tensors to read back with the step's result, as they are after the forward pass (small ones:
+   * per-row log-probabilities, scalars). On WebGPU they share the step's one read-back; a backend
+   * that leaves `StepResult.values` unset is read with read() instead.
+   */
+  read?: readonly Tensor[];
 }
 
 /**
@@ -43,9 +51,10 @@ export interface Model {
   /**
    * Writes an input by name; f32 inputs take Float32Array, u32 inputs Uint32Array. With `rows`,
    * only the first `rows` entries of its first dimension are live: the rest are padding that no
-   * live result depends on (zero weights, indices that no live row reads). The CPU backend then
-   * skips the padding rows of every tensor computed row by row from it (src/gpu/cpu/model.ts);
-   * the WebGPU backend computes them, which gives the same live results.
+   * live result depends on (zero weights, indices that no live row reads). Both backends then
+   * skip the padding rows of every tensor computed row by row from it (src/gpu/cpu/model.ts; on
+   * WebGPU each call's sizes and workgroup counts follow the live rows, src/gpu/webgpu/live.ts);
+   * padding rows of results are left as they were.
    */
   setInput(name: string, data: Float32Array | Uint32Array, rows?: number): void;
   /** forward + loss + backward + optimizer update; on WebGPU one queue submission. */

@@ -1,6 +1,6 @@
 /**
  * The learner feeds packed minibatches (each step's agents, links and edge rows only, the rest
- * padding: src/policy/pack.ts). The CPU backend skips the padding; WebGPU computes it, and must
+ * padding: src/policy/pack.ts). Both backends skip the padding (WebGPU: src/gpu/webgpu/live.ts), and must
  * get the same log-probabilities and the same update.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -20,6 +20,36 @@ import { PRESET_TABLE, drawTasks } from './presets.ts';
 import { rollout, type RunnersFor } from './rollout.ts';
 
 const cpu: BackendChoice = { backend: 'cpu', reason: 'test', adapter: null, ctx: null };
+async function sampleEpisodes(
+  cp: ReturnType<typeof priorCheckpoint>,
+  config: ReturnType<typeof trainConfig>,
+  n: number,
+): Promise<EpisodeSteps[]> {
+  const net = await PolicyNetwork.cpu(cp);
+  const episodes: EpisodeSteps[] = [];
+  for (const [i, task] of drawTasks(PRESET_TABLE.mixed, 3, n + 1, 'train').entries()) {
+    const r = await rollout({
+      net,
+      pool: DEFAULT_POOL,
+      task,
+      seed: 70 + i,
+      runners,
+      maxSteps: 6,
+      temperature: 1,
+      greedy: false,
+      intermediate: true,
+      rewards: config.actionReward,
+    });
+    episodes.push({
+      task: encodeTask(taskOfMasbench(task).query, cp.config.hashDim),
+      steps: r.steps,
+      limits: { maxAgents: cp.config.maxAgents, maxSteps: 6 },
+    });
+  }
+  net.dispose();
+  return episodes;
+}
+
 const runners: RunnersFor = () => ({
   intermediate: (design) => Promise.resolve({ answer: 'x', correct: design.agents.length >= 2 }),
   final: (trace) => Promise.resolve({ correct: trace.design.agents.length >= 2, tokens: 1000 }),
@@ -85,5 +115,51 @@ describe('the learner on WebGPU (Dawn on SwiftShader) and on the CPU', () => {
     expect(Math.abs(g.stats.gradNorm - c.stats.gradNorm) / c.stats.gradNorm).toBeLessThan(1e-3);
     // The update moved the policy (the comparison is not of two unchanged copies).
     expect(c.after.some((x, i) => Math.abs(x - (c.old[i] as number)) > 1e-3)).toBe(true);
+  });
+
+  it('make one queue submission and one read-back per minibatch update and per log-probability pass on WebGPU', async () => {
+    const ctx = gpu.ctx;
+    if (!ctx) throw new Error('no WebGPU context');
+    const cp = priorCheckpoint(DEFAULT_POOL);
+    const config = trainConfig({ minibatch: 16, maxSteps: 6, klCoef: 0.05 });
+    const episodes = await sampleEpisodes(cp, config, 3);
+    const learner = await Learner.create(cp, cp, DEFAULT_POOL, config, gpu);
+    const full = learner.batch(episodes);
+    // Counted at the device, below the compute core: every queue.submit and every mapAsync.
+    const device = ctx.device;
+    const seen = { submit: 0, map: 0 };
+    const submit = device.queue.submit.bind(device.queue);
+    device.queue.submit = (cbs) => {
+      seen.submit += 1;
+      submit(cbs);
+    };
+    const probe = device.createBuffer({ size: 4, usage: GPUBufferUsage.MAP_READ });
+    const proto = Object.getPrototypeOf(probe) as GPUBuffer;
+    const mapAsync = proto.mapAsync;
+    proto.mapAsync = function (this: GPUBuffer, ...args: Parameters<GPUBuffer['mapAsync']>) {
+      seen.map += 1;
+      return mapAsync.apply(this, args);
+    };
+    try {
+      const pick = Array.from({ length: 16 }, (_, i) => i);
+      const old = await learner.logProbs(full);
+      const passes = Math.ceil(full.batch / 16);
+      expect(seen).toEqual({ submit: passes, map: passes });
+      const ref = await learner.logProbs(full, 'reference');
+      const adv = Float64Array.from(old, (_, i) => ((i * 3) % 5) - 2);
+      ctx.resetCounters();
+      seen.submit = 0;
+      seen.map = 0;
+      const stats = await learner.update(full, pick, old, ref, adv);
+      expect(seen).toEqual({ submit: 1, map: 1 });
+      expect(ctx.counters.submissions).toBe(1);
+      expect(ctx.counters.readbacks).toBe(1);
+      expect(Number.isFinite(stats.loss) && stats.gradNorm > 0).toBe(true);
+    } finally {
+      delete (device.queue as Partial<GPUQueue>).submit;
+      proto.mapAsync = mapAsync;
+      probe.destroy();
+      learner.dispose();
+    }
   });
 });

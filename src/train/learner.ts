@@ -1,16 +1,26 @@
 /**
  * PPO updates on the compute core. The policy graph (`buildPolicyGraph` with `logProb`) gives the
- * joint log π_θ (node + edges) of each recorded step. The clip is a branch the graph cannot
- * express, so the objective and its exact gradient per step, g_i = ∂L/∂log π_θ,i, are computed in
- * TypeScript (objective.ts) from a forward pass, and the graph minimises
- *   L_graph = Σ_i g_i·log π_θ,i + β_H·Σ_i v_i·Σ_a π(a|s_i)·log π(a|s_i)     (v_i = 1/n, 0 on padding)
+ * joint log π_θ (node + edges) of each recorded step. The graph's `ppoClip` op computes the
+ * PPO-clipped objective and its exact per-step gradient g_i = ∂L/∂log π_θ,i (the formula of
+ * objective.ts) on the backend itself, so an update is one step — on WebGPU one submission and one
+ * small read-back — minimising
+ *   L_graph = Σ_i v_i·L_i(log π_θ,i) + β_H·Σ_i v_i·Σ_a π(a|s_i)·log π(a|s_i)     (v_i = 1/n, 0 on padding)
  * whose parameter gradient is exactly that of the PPO loss minus β_H·(mean node entropy). The
- * entropy bonus covers the node head only; edge entropy is reported, not optimised.
+ * entropy bonus covers the node head only; edge entropy is reported, not optimised. The step also
+ * reads back log π_θ per step (objective.ts recomputes the reported statistics from it on the host)
+ * and the two entropy sums.
  *
  * The graph has a fixed batch of `minibatch` rows (its buffers and pipelines are built once); a
  * short minibatch is padded with rows that allow only EXIT and carry weight 0.
  */
-import { compile, type BackendChoice, type Model, type Tensor } from '../gpu/index.ts';
+import {
+  compile,
+  type BackendChoice,
+  type Model,
+  type RunOptions,
+  type StepResult,
+  type Tensor,
+} from '../gpu/index.ts';
 import {
   PackedStates,
   agentDim,
@@ -56,7 +66,7 @@ export class Learner {
     readonly checkpoint: PolicyCheckpoint,
     private readonly pool: RolePool,
     private readonly config: TrainConfig,
-    private readonly train: Compiled & { coef: Tensor; valid: Tensor },
+    private readonly train: Compiled & { stats: Tensor[] },
     private readonly ref: Compiled | null,
   ) {
     const cfg = checkpoint.config;
@@ -91,13 +101,24 @@ export class Learner {
     };
     const pg = buildPolicyGraph(cfg, checkpoint.params, opts);
     const g = pg.graph;
-    const coef = g.input('coef', [M]);
-    const valid = g.input('valid', [M]);
-    let loss = g.sum(g.mul(pg.joint as Tensor, coef));
-    if (config.entropyCoef > 0) {
-      const negH = g.sum(g.mul(pg.probs, pg.logProbs));
-      loss = g.add(loss, g.scale(g.sum(g.mul(negH, valid)), config.entropyCoef));
-    }
+    const vec = (name: string): Tensor => g.input(name, [M]);
+    const valid = vec('valid');
+    const kl = config.klCoef > 0;
+    const data = { old: vec('oldLogp'), advantages: vec('advantages'), weights: valid };
+    let loss = g.ppoClip(
+      pg.joint as Tensor,
+      kl ? { ...data, ref: vec('refLogp') } : data,
+      config.clipEps,
+      config.klCoef,
+    );
+    // −(mean node entropy) and −Σ of the edge rows' Bernoulli entropies (s·x − softplus(x) with
+    // s = sigmoid(x) is −H), both read back with the update; only the first is optimised.
+    const negNodeH = g.sum(g.mul(g.sum(g.mul(pg.probs, pg.logProbs)), valid));
+    const edgeTerms = g.bernoulliLogProb(pg.edgeLogits, g.unary('sigmoid', pg.edgeLogits));
+    const edgeWeight = g.inputs().find((n) => n.op.kind === 'input' && n.op.name === 'edgeWeight');
+    if (!edgeWeight) throw new Error('the policy graph has no edgeWeight input');
+    const negEdgeH = g.sum(g.sum(g.mul(edgeTerms, edgeWeight)));
+    if (config.entropyCoef > 0) loss = g.add(loss, g.scale(negNodeH, config.entropyCoef));
     const model = blind(
       await compile(choice, g, {
         loss,
@@ -117,7 +138,7 @@ export class Learner {
         ),
       };
     }
-    return new Learner(checkpoint, pool, config, { pg, model, coef, valid }, ref);
+    return new Learner(checkpoint, pool, config, { pg, model, stats: [negNodeH, negEdgeH] }, ref);
   }
 
   /** All steps of the episodes as one batch (rows in episode order). */
@@ -147,22 +168,20 @@ export class Learner {
       const pick = Array.from({ length: Math.min(M, full.batch - start) }, (_, i) => start + i);
       this.feedRows(c.model, full, pick);
       if (c === this.train) this.zeroLoss();
-      await c.model.step({ backward: false, update: false });
-      const lp = await c.model.read(c.pg.joint as Tensor);
-      pick.forEach((_, i) => (out[start + i] = lp[i] as number));
+      const [lp] = await stepAndRead(c.model, { backward: false, update: false }, [c.pg.joint as Tensor]);
+      pick.forEach((_, i) => (out[start + i] = (lp as Float32Array)[i] as number));
     }
     return out;
   }
 
+  /** Zero weights: a forward pass of the training graph for log-probabilities only. */
   private zeroLoss(): void {
-    const M = this.config.minibatch;
-    this.train.model.setInput('coef', new Float32Array(M));
-    this.train.model.setInput('valid', new Float32Array(M));
+    this.train.model.setInput('valid', new Float32Array(this.config.minibatch));
   }
 
   /**
    * One minibatch update on rows `pick` (at most `minibatch`): forward, the objective and its
-   * per-step gradient in TypeScript, then backward and Adam through the graph.
+   * per-step gradient (`ppoClip`), backward and Adam as one step of the graph.
    */
   async update(
     full: TrainingBatch,
@@ -173,63 +192,45 @@ export class Learner {
     apply = true,
   ): Promise<UpdateStats> {
     const M = this.config.minibatch;
-    const cfg = this.checkpoint.config;
-    const A = cfg.roles.length + 2;
     const { model, pg } = this.train;
-    const mb = this.feedRows(model, full, pick);
-    this.zeroLoss();
-    await model.step({ backward: false, update: false });
-    const [joint, probs, logProbs, edgeLogits] = await Promise.all([
-      model.read(pg.joint as Tensor),
-      model.read(pg.probs),
-      model.read(pg.logProbs),
-      model.read(pg.edgeLogits),
-    ]);
+    this.feedRows(model, full, pick);
     const n = pick.length;
     const at = <T>(xs: ArrayLike<T>, k: number): T[] =>
       pick.map((r) => xs[r] as T).concat(Array<T>(M - n).fill(xs[k] as T));
     const weights = Array.from({ length: M }, (_, b) => (b < n ? 1 : 0));
-    const obj = ppoObjective({
-      logp: joint,
-      oldLogp: at(oldLogp, 0),
-      refLogp: refLogp ? at(refLogp, 0) : null,
-      advantages: at(advantages, 0),
-      weights,
-      clipEps: this.config.clipEps,
-      klCoef: this.config.klCoef,
-    });
-    let nodeH = 0;
-    let edgeH = 0;
-    for (let b = 0; b < n; b++) {
-      for (let a = 0; a < A; a++) {
-        const p = probs[b * A + a] as number;
-        if (p > 0) nodeH -= p * (logProbs[b * A + a] as number);
-      }
-      // The edge rows of an ADD step (its existing agents), in agent order.
-      const e0 = mb.firstEdge[b] as number;
-      for (let e = e0; e < e0 + (mb.edgeCount[b] as number); e++) {
-        if ((mb.edgeWeight[e] as number) === 0) continue;
-        const s = 1 / (1 + Math.exp(-(edgeLogits[e] as number)));
-        if (s > 0 && s < 1) edgeH -= s * Math.log(s) + (1 - s) * Math.log(1 - s);
-      }
-    }
-    nodeH /= Math.max(1, n);
-    edgeH /= Math.max(1, n);
-    // Only the loss weights change: the CPU backend reruns just the loss's nodes before the
-    // backward pass, not the network (its forward reuse, src/gpu/cpu/model.ts).
-    model.setInput('coef', Float32Array.from(obj.grad));
+    const old = at(oldLogp, 0);
+    const ref = refLogp ? at(refLogp, 0) : null;
+    const adv = at(advantages, 0);
+    model.setInput('oldLogp', Float32Array.from(old));
+    if (ref && this.config.klCoef > 0) model.setInput('refLogp', Float32Array.from(ref));
+    model.setInput('advantages', Float32Array.from(adv));
     model.setInput(
       'valid',
       Float32Array.from(weights, (w) => w / Math.max(1, n)),
     );
-    const step = await model.step({ update: apply });
+    // Forward, objective, backward and Adam in one step; log π_θ and the entropy sums come back with it.
+    const [negNodeH, negEdgeH] = this.train.stats as [Tensor, Tensor];
+    const read = [pg.joint as Tensor, negNodeH, negEdgeH];
+    const [joint, nodeSum, edgeSum, step] = await stepAndRead(model, { update: apply }, read, true);
+    // The reported statistics, recomputed on the host from the same log π_θ (f64).
+    const obj = ppoObjective({
+      logp: joint as Float32Array,
+      oldLogp: old,
+      refLogp: ref,
+      advantages: adv,
+      weights,
+      clipEps: this.config.clipEps,
+      klCoef: this.config.klCoef,
+    });
+    const nodeH = -((nodeSum as Float32Array)[0] as number);
+    const edgeH = -((edgeSum as Float32Array)[0] as number) / Math.max(1, n);
     return {
       loss: obj.loss - this.config.entropyCoef * nodeH,
       kl: obj.kl,
       clipFraction: obj.clipFraction,
       nodeEntropy: nodeH,
       edgeEntropy: edgeH,
-      gradNorm: step.gradNorm,
+      gradNorm: (step as StepResult).gradNorm,
       ratioMean: obj.ratioMean,
       ratioMin: obj.ratioMin,
       ratioMax: obj.ratioMax,
@@ -260,4 +261,19 @@ export class Learner {
     this.train.model.dispose();
     this.ref?.model.dispose();
   }
+}
+
+/**
+ * One step that also reads `read` (with `withResult`, the step's result last): from the step's own
+ * read-back where the backend offers one (WebGPU: one submission, one read-back), else with read().
+ */
+async function stepAndRead(
+  model: Model,
+  opts: RunOptions,
+  read: Tensor[],
+  withResult = false,
+): Promise<(Float32Array | StepResult)[]> {
+  const r = await model.step({ ...opts, read });
+  const values = r.values ?? (await Promise.all(read.map((t) => model.read(t))));
+  return withResult ? [...values, r] : values;
 }

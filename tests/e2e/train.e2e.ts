@@ -31,7 +31,7 @@ async function waitFor<A extends string | number | undefined>(
 }
 
 /** Small, fast settings through the form itself. */
-async function smallRun(page: Page, compute: 'cpu' | 'webgpu'): Promise<void> {
+async function smallRun(page: Page, compute: 'cpu' | 'webgpu' | 'auto'): Promise<void> {
   await page.click('[data-testid=train-preset-robustness]');
   await page.click('.train-config summary');
   for (const [field, value] of [
@@ -177,6 +177,27 @@ describe('Train page', () => {
 });
 
 describe('Train page on WebGPU (SwiftShader)', () => {
+  it('auto: shows the backend the probe chose and why (SwiftShader here: the CPU, a software adapter)', async () => {
+    const { context, page, errors } = await openPage(browser, '#/train');
+    try {
+      await page.locator('[data-testid=train-page]').waitFor();
+      await smallRun(page, 'auto');
+      await page.click('[data-testid=train-start]');
+      await waitFor(
+        page,
+        () => document.querySelector('[data-testid=train-status]')?.getAttribute('data-status') === 'running',
+      );
+      // On a hardware adapter the same line reads "webgpu: hardware adapter <name>: WebGPU backend".
+      expect(await page.locator('[data-testid=train-backend]').innerText()).toMatch(
+        /^cpu: .*swiftshader.* is a software adapter, slower than the CPU backend: CPU backend$/i,
+      );
+      await page.click('[data-testid=train-pause]');
+      expect(errors).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
   it('loses the device mid-iteration, says so, and goes on on the CPU with at most one iteration lost', async () => {
     const { context, page, errors } = await openPage(browser, '?train-test-hooks#/train');
     try {

@@ -100,6 +100,7 @@ export class CpuModel implements Model {
         this.stats.set(n.id, new Float32Array(n.op.batch * n.op.heads * n.op.seq * n.op.seq));
       if (n.op.kind === 'crossEntropy')
         this.stats.set(n.id, new Float32Array(2 * (graph.node(n.op.logits).shape[0] as number)));
+      if (n.op.kind === 'ppoClip') this.stats.set(n.id, new Float32Array(size(graph.node(n.op.logp).shape)));
     }
   }
 
@@ -180,6 +181,9 @@ export class CpuModel implements Model {
         return whole(...opInputs(op));
       case 'crossEntropy':
         return whole(...opInputs(op));
+      case 'ppoClip':
+        // A sum over the live rows of logp (padding rows carry weight 0).
+        return full;
     }
   }
 
@@ -303,6 +307,19 @@ export class CpuModel implements Model {
           this.f(op.weights),
           this.stats.get(n.id) as Float32Array,
           cols(this.graph.node(op.logits).shape),
+        );
+        return;
+      case 'ppoClip':
+        y[0] = ops.ppoClip(
+          this.f(op.logp),
+          this.f(op.old),
+          op.ref === null ? null : this.f(op.ref),
+          this.f(op.advantages),
+          this.f(op.weights),
+          op.clipEps,
+          op.klCoef,
+          this.stats.get(n.id) as Float32Array,
+          this.live[op.logp] as number,
         );
         return;
     }
@@ -453,12 +470,25 @@ export class CpuModel implements Model {
           );
         return;
       }
+      case 'ppoClip': {
+        const gx = this.g(op.logp);
+        if (gx)
+          ops.ppoClipGrad(
+            this.stats.get(n.id) as Float32Array,
+            gy[0] as number,
+            gx,
+            this.live[op.logp] as number,
+          );
+        return;
+      }
     }
   }
 
   step(opts: RunOptions = {}): Promise<StepResult> {
     try {
-      return Promise.resolve(this.run(opts));
+      const out = this.run(opts);
+      if (opts.read) out.values = opts.read.map((t) => Float32Array.from(this.values[t.id] as Buf));
+      return Promise.resolve(out);
     } catch (e) {
       return Promise.reject(e instanceof Error ? e : new Error(String(e)));
     }

@@ -301,3 +301,47 @@ export function crossEntropyGrad(
     gx[t] = (gx[t] as number) - g;
   }
 }
+
+/**
+ * The PPO-clipped surrogate (graph.ts, `ppoClip`) over the first `n` rows: returns Σ_i w_i·L_i and
+ * writes coef[i] = ∂/∂logp_i, in f64 rounded once to f32 (the order of src/train/objective.ts).
+ */
+export function ppoClip(
+  logp: F32,
+  old: F32,
+  ref: F32 | null,
+  adv: F32,
+  w: F32,
+  clipEps: number,
+  klCoef: number,
+  coef: F32,
+  n = logp.length,
+): number {
+  const lo = 1 - clipEps;
+  const hi = 1 + clipEps;
+  let total = 0;
+  coef.fill(0);
+  for (let i = 0; i < n; i++) {
+    const wi = w[i] as number;
+    if (wi === 0) continue;
+    const lp = logp[i] as number;
+    const r = Math.exp(lp - (old[i] as number));
+    const a = adv[i] as number;
+    const clipped = (a > 0 && r > hi) || (a < 0 && r < lo);
+    let li = -(clipped ? Math.min(Math.max(r, lo), hi) : r) * a;
+    let gi = clipped ? 0 : -r * a;
+    if (ref && klCoef !== 0) {
+      const d = (ref[i] as number) - lp;
+      li += klCoef * (Math.exp(d) - d - 1);
+      gi += klCoef * (1 - Math.exp(d));
+    }
+    total += wi * li;
+    coef[i] = wi * gi;
+  }
+  return total;
+}
+
+/** gx[i] += gy·coef[i] over the first `n` rows: the backward of ppoClip. */
+export function ppoClipGrad(coef: F32, gy: number, gx: F32, n = coef.length): void {
+  for (let i = 0; i < n; i++) gx[i] = (gx[i] as number) + gy * (coef[i] as number);
+}

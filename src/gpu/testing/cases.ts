@@ -150,6 +150,14 @@ BUILDS['one index read by a scatter into 5 rows and a gather from 8 rows'] = (g,
   const x = g.add(g.gatherRows(p([8, 3]), idx), p([13, 3]));
   return { out: g.scatterAddRows(x, idx, 5), inputs: { idx: randIdx(rng, 13, 5) } };
 };
+// More rows than one 64-row block of the two-level column sum (WebGPU): γ, β and bias gradients
+// sum 3 blocks, then the block sums.
+BUILDS['layerNorm 150x5 (column sums over 3 blocks)'] = (g, _r, p) => ({
+  out: g.layerNorm(p([150, 5], 2), p([5]), p([5])),
+});
+BUILDS['biasAct gelu 193x3 (bias gradient over 4 blocks)'] = (g, _r, p) => ({
+  out: g.biasAct(p([193, 3]), p([3]), 'gelu'),
+});
 BUILDS['layerNorm 7x67'] = (g, _r, p) => ({ out: g.layerNorm(p([7, 67], 2), p([67]), p([67])) });
 for (const op of ['sum', 'mean', 'max'] as const) {
   BUILDS[`reduce ${op} 5x11`] = (g, _r, p) => ({ out: g.reduce(op, p([5, 11])), smooth: op !== 'max' });
@@ -197,6 +205,28 @@ BUILDS['tied table: gatherRows and matmul transB of one parameter'] = (g, rng, p
     out: g.crossEntropy(g.matmul(h, table, { transB: true }), g.input('t', [4], 'u32'), g.input('w', [4])),
     inputs: { ids: randIdx(rng, 4, 6), t: randIdx(rng, 4, 6), w: Float32Array.from([1, 1, 0.5, 1]) },
   };
+};
+// PPO clip: ratios exp(logp − old) in about [e^−1, e]; with ε = 0.2 some rows are clipped on
+// either side, some weights are 0, advantages of both signs.
+const ppoData = (g: Graph, rng: Rng, n: number, ref: boolean) => {
+  const v = (name: string): Tensor => g.input(name, [n]);
+  const data = { old: v('old'), advantages: v('adv'), weights: v('w'), ...(ref ? { ref: v('ref') } : {}) };
+  const inputs: Record<string, Float32Array> = {
+    old: uniform(rng, n, 0.5),
+    adv: uniform(rng, n, 2),
+    w: Float32Array.from({ length: n }, (_, i) => (i % 4 === 3 ? 0 : 0.25 + rng.next())),
+  };
+  if (ref) inputs.ref = uniform(rng, n, 0.5);
+  return { data, inputs };
+};
+BUILDS['ppoClip 13 rows, clipped both ways, zero weights'] = (g, rng, p) => {
+  const { data, inputs } = ppoData(g, rng, 13, false);
+  // The clip is a kink: a finite-difference step across 1 ± ε sees half the slope.
+  return { out: g.ppoClip(p([13], 0.5), data, 0.2), inputs, smooth: false };
+};
+BUILDS['ppoClip 70 rows with a KL term to a reference'] = (g, rng, p) => {
+  const { data, inputs } = ppoData(g, rng, 70, true);
+  return { out: g.ppoClip(p([70], 0.5), data, 0.2, 0.3), inputs, smooth: false };
 };
 
 export const CASE_NAMES = Object.keys(BUILDS);

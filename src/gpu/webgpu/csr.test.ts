@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { csrOf } from './csr.ts';
+import { CHUNK, csrOf, maxChunks } from './csr.ts';
 
 /** The lists as plain arrays per row, for readable expectations. */
 const lists = (idx: number[], rows: number): number[][] => {
@@ -31,5 +31,15 @@ describe('csrOf groups index positions by row', () => {
     const { offsets, sources } = csrOf(new Uint32Array(0), 2);
     expect([...offsets]).toEqual([0, 0, 0]);
     expect(sources.length).toBe(1);
+  });
+
+  it('cuts each row into chunks of at most CHUNK sources and names each chunk’s row', () => {
+    const idx = Uint32Array.from([...new Array(CHUNK + 1).fill(2), 0, ...new Array(CHUNK).fill(3)]);
+    const { chunks, chunkRow } = csrOf(idx, 5);
+    // Row 0: one chunk, row 1: none, row 2: two (65 sources), row 3: one (exactly CHUNK), row 4: none.
+    expect([...chunks]).toEqual([0, 1, 1, 3, 4, 4]);
+    expect([...chunkRow.subarray(0, 4)]).toEqual([0, 2, 2, 3]);
+    expect(chunkRow.length).toBeGreaterThanOrEqual(4);
+    expect(maxChunks(idx.length, 5)).toBe(chunkRow.length);
   });
 });

@@ -10,6 +10,26 @@ export interface Csr {
   offsets: Uint32Array;
   /** u32[max(1, count)]: the positions i with idx[i] = r, increasing within each row. */
   sources: Uint32Array;
+  /**
+   * u32[rows + 1]: row r's sources are split into chunks of at most CHUNK, numbered
+   * chunks[r] … chunks[r + 1] (a row without sources has none); chunks[rows] is the total.
+   */
+  chunks: Uint32Array;
+  /** u32[maxChunks(count, rows)]: the row of each chunk (the rest unused). */
+  chunkRow: Uint32Array;
+}
+
+/**
+ * Sources per chunk of the two-pass scatter (scatter_partial.wgsl, then scatter_add_rows.wgsl;
+ * the kernels hard-code the same number). A row with at most CHUNK sources is one chunk, summed in
+ * increasing position as before: bit for bit the CPU's sum. Longer rows are summed per chunk, then
+ * the chunks in order: another order of the same terms.
+ */
+export const CHUNK = 64;
+
+/** An upper bound of the chunks of `count` sources over `rows` rows (at least 1). */
+export function maxChunks(count: number, rows: number): number {
+  return Math.max(1, Math.ceil(count / CHUNK) + Math.min(rows, count));
 }
 
 /** Groups the positions of `idx` by value for rows 0 … rows − 1; values ≥ rows are dropped. */
@@ -30,5 +50,12 @@ export function csrOf(idx: ArrayLike<number>, rows: number): Csr {
       next[r] = (next[r] as number) + 1;
     }
   }
-  return { offsets, sources };
+  const chunks = new Uint32Array(rows + 1);
+  const chunkRow = new Uint32Array(maxChunks(idx.length, rows));
+  for (let r = 0; r < rows; r++) {
+    const k = Math.ceil(((offsets[r + 1] as number) - (offsets[r] as number)) / CHUNK);
+    chunkRow.fill(r, chunks[r] as number, (chunks[r] as number) + k);
+    chunks[r + 1] = (chunks[r] as number) + k;
+  }
+  return { offsets, sources, chunks, chunkRow };
 }

@@ -69,6 +69,31 @@ export function reportAdapter(adapter: GPUAdapter): AdapterReport {
 export { describeAdapter } from '../adapter.ts';
 
 /**
+ * What the compute core asked of the device since the context was made (or `resetCounters()`):
+ * queue submissions, buffer read-backs (mapAsync), compute dispatches and the workgroups they
+ * launched, queue.writeBuffer calls and bytes. Counted by the models on this context (model.ts)
+ * and read by tests and `npm run bench:gpu-profile`: hardware-independent measures of round trips
+ * and work.
+ */
+export interface GpuCounters {
+  submissions: number;
+  readbacks: number;
+  dispatches: number;
+  workgroups: number;
+  writes: number;
+  writeBytes: number;
+}
+
+export const zeroCounters = (): GpuCounters => ({
+  submissions: 0,
+  readbacks: 0,
+  dispatches: 0,
+  workgroups: 0,
+  writes: 0,
+  writeBytes: 0,
+});
+
+/**
  * Owns the current GPUDevice. When the device is lost, `lost` becomes true; recover() requests a
  * new adapter and device and bumps `generation`, so that models holding buffers from the old device
  * know to rebuild them (and restore parameters from their host copy).
@@ -77,7 +102,16 @@ export class GpuContext {
   lost = false;
   generation = 0;
   readonly errors: string[] = [];
+  /** Work asked of the device so far (see GpuCounters). */
+  counters: GpuCounters = zeroCounters();
   private disposed = false;
+
+  /** Returns the counters so far and starts counting from zero. */
+  resetCounters(): GpuCounters {
+    const c = this.counters;
+    this.counters = zeroCounters();
+    return c;
+  }
 
   private constructor(
     private readonly gpu: GPU,

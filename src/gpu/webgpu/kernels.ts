@@ -9,6 +9,7 @@ import biasAct from '../kernels/bias_act.wgsl?raw';
 import biasActGrad from '../kernels/bias_act_grad.wgsl?raw';
 import binary from '../kernels/binary.wgsl?raw';
 import binaryGrad from '../kernels/binary_grad.wgsl?raw';
+import colPartial from '../kernels/col_partial.wgsl?raw';
 import colSum from '../kernels/col_sum.wgsl?raw';
 import crossEntropy from '../kernels/cross_entropy.wgsl?raw';
 import crossEntropyGrad from '../kernels/cross_entropy_grad.wgsl?raw';
@@ -17,10 +18,14 @@ import gradNorm from '../kernels/grad_norm.wgsl?raw';
 import layerNorm from '../kernels/layer_norm.wgsl?raw';
 import layerNormGrad from '../kernels/layer_norm_grad.wgsl?raw';
 import matmul from '../kernels/matmul.wgsl?raw';
+import matmulTiled from '../kernels/matmul_tiled.wgsl?raw';
 import pick from '../kernels/pick.wgsl?raw';
 import pickGrad from '../kernels/pick_grad.wgsl?raw';
+import ppoClip from '../kernels/ppo_clip.wgsl?raw';
+import ppoClipGrad from '../kernels/ppo_clip_grad.wgsl?raw';
 import reduce from '../kernels/reduce.wgsl?raw';
 import reduceGrad from '../kernels/reduce_grad.wgsl?raw';
+import scatterPartial from '../kernels/scatter_partial.wgsl?raw';
 import scatterAddRows from '../kernels/scatter_add_rows.wgsl?raw';
 import softmax from '../kernels/softmax.wgsl?raw';
 import softmaxGrad from '../kernels/softmax_grad.wgsl?raw';
@@ -38,6 +43,7 @@ export const KERNELS = {
   bias_act_grad: biasActGrad,
   binary: binary,
   binary_grad: binaryGrad,
+  col_partial: colPartial,
   col_sum: colSum,
   cross_entropy: crossEntropy,
   cross_entropy_grad: crossEntropyGrad,
@@ -46,11 +52,15 @@ export const KERNELS = {
   layer_norm: layerNorm,
   layer_norm_grad: layerNormGrad,
   matmul: matmul,
+  matmul_tiled: matmulTiled,
   pick: pick,
   pick_grad: pickGrad,
+  ppo_clip: ppoClip,
+  ppo_clip_grad: ppoClipGrad,
   reduce: reduce,
   reduce_grad: reduceGrad,
   scatter_add_rows: scatterAddRows,
+  scatter_partial: scatterPartial,
   softmax: softmax,
   softmax_grad: softmaxGrad,
   unary: unary,

@@ -11,7 +11,8 @@
  * - uniform arena: one 256-byte slot per kernel call (minUniformBufferOffsetAlignment), the first
  *   64 bytes bound; words are u32, f32 fields stored as their bit patterns (plan.ts f32Bits).
  * - norm: f32[2] = [‖g‖₂ before clipping, clip scale].
- * - readback: f32[2] = [loss, ‖g‖₂].
+ * - readback: f32[2] = [loss, ‖g‖₂]; with RunOptions.read, a larger one per byte size: [loss, ‖g‖₂,
+ *   then each read tensor's floats in the order asked].
  *
  * Long because the buffer layouts, the bind groups and the one-submission step must agree line for
  * line; they stay together so a layout change is seen in one place.
@@ -28,9 +29,13 @@ import type { GpuContext } from './device.ts';
 import { BufferPool } from './pool.ts';
 import { PipelineCache } from './pipelines.ts';
 import { adamCall, buildPlan, f32Bits } from './plan.ts';
-import type { Call, Plan, Ref } from './plan.ts';
-import type { KernelName } from './kernels.ts';
-import { csrOf } from './csr.ts';
+import type { Call, Plan } from './plan.ts';
+import { csrOf, maxChunks } from './csr.ts';
+import { liveCall, liveRows } from './live.ts';
+import { UNIFORM_BIND, UNIFORM_SLOT, bindingOf, type DeviceState } from './state.ts';
+import { changedSpan, profileDispatches, type DispatchTime, type Encoded } from './profile.ts';
+
+export type { DispatchTime } from './profile.ts';
 
 /**
  * One buffer pool and one pipeline cache per device, shared by every model on it: a new model
@@ -46,51 +51,6 @@ export function deviceCaches(device: GPUDevice): { pool: BufferPool; pipelines: 
     perDevice.set(device, c);
   }
   return c;
-}
-
-const UNIFORM_SLOT = 256;
-const UNIFORM_BIND = 64;
-
-interface Encoded {
-  pipeline: GPUComputePipeline;
-  bindGroup: GPUBindGroup;
-  wg: [number, number, number];
-}
-
-/** Everything that lives on one device; rebuilt from the plan and the host copy after a loss. */
-interface DeviceState {
-  generation: number;
-  pool: BufferPool;
-  pipelines: PipelineCache;
-  /** Every buffer this model took from the pool; released back to it by dispose(). */
-  owned: GPUBuffer[];
-  take: (bytes: number, usage: GPUBufferUsageFlags, label: string) => GPUBuffer;
-  values: (GPUBuffer | null)[];
-  grads: (GPUBuffer | null)[];
-  temps: Map<string, GPUBuffer>;
-  /** Per-row lists of each index input used by a scatter, by `idx:rows` (see csr.ts). */
-  csr: Map<string, { offsets: GPUBuffer; sources: GPUBuffer }>;
-  arenas: Record<'params' | 'grads' | 'm' | 'v', GPUBuffer>;
-  norm: GPUBuffer;
-  ones: GPUBuffer;
-  zeros: GPUBuffer;
-  sink: GPUBuffer;
-  uniforms: GPUBuffer;
-  readback: GPUBuffer;
-  forward: Encoded[];
-  backward: Encoded[];
-  update: Encoded[];
-  /** Gradient buffers zeroed at the start of every backward pass (the loss seed is not among them). */
-  clear: GPUBuffer[];
-}
-
-/** One dispatch of a profiled step (see GpuModel.profileStep). */
-export interface DispatchTime {
-  phase: 'forward' | 'backward' | 'update';
-  kernel: KernelName;
-  /** The first uniform words (sizes), to tell calls of one kernel apart. */
-  uniform: number[];
-  ms: number;
 }
 
 export interface GpuModelOptions extends CompileOptions {
@@ -120,6 +80,9 @@ export class GpuModel implements Model {
   private readonly csrKeys: { idx: number; rows: number }[];
   /** Number of times this model rebuilt itself on a new device. */
   recoveries = 0;
+  /** Live rows of the inputs set with `rows` (see live.ts). */
+  private readonly inputLive = new Map<number, number>();
+  private liveChanged = true;
 
   constructor(
     readonly ctx: GpuContext,
@@ -224,6 +187,14 @@ export class GpuModel implements Model {
           {
             offsets: take((rows + 1) * 4, S, `csr offsets ${idx}:${rows}`),
             sources: take(Math.max(1, size(this.graph.node(idx).shape)) * 4, S, `csr sources ${idx}:${rows}`),
+            chunks: take((rows + 1) * 4, S, `csr chunks ${idx}:${rows}`),
+            chunkRow: take(
+              maxChunks(size(this.graph.node(idx).shape), rows) * 4,
+              S,
+              `csr chunk rows ${idx}:${rows}`,
+            ),
+            host: null,
+            count: size(this.graph.node(idx).shape),
           },
         ]),
       ),
@@ -234,6 +205,9 @@ export class GpuModel implements Model {
       sink,
       uniforms,
       readback,
+      readbacks: new Map(),
+      words,
+      live: null,
       forward: [],
       backward: [],
       update: [],
@@ -263,71 +237,46 @@ export class GpuModel implements Model {
     return state;
   }
 
-  /** Rebuilds and uploads the CSR lists of index input `id` for every scatter that reads it. */
+  /** Rebuilds the CSR lists of index input `id` for every scatter that reads it; uploads what changed. */
   private writeCsr(s: DeviceState, id: number): void {
     const data = this.inputData.get(id) ?? new Uint32Array(size(this.graph.node(id).shape));
     for (const { idx, rows } of this.csrKeys) {
       if (idx !== id) continue;
       const bufs = s.csr.get(`${idx}:${rows}`);
       if (!bufs) continue;
-      const { offsets, sources } = csrOf(data, rows);
-      this.device.queue.writeBuffer(bufs.offsets, 0, offsets);
-      this.device.queue.writeBuffer(bufs.sources, 0, sources);
+      // Only the live positions of the index: its padding must not reach a destination row.
+      const next = csrOf(data.subarray(0, bufs.count), rows);
+      this.writeChanged(bufs.offsets, bufs.host?.offsets ?? null, next.offsets);
+      this.writeChanged(bufs.sources, bufs.host?.sources ?? null, next.sources);
+      this.writeChanged(bufs.chunks, bufs.host?.chunks ?? null, next.chunks);
+      this.writeChanged(bufs.chunkRow, bufs.host?.chunkRow ?? null, next.chunkRow);
+      bufs.host = next;
     }
   }
 
-  private binding(s: DeviceState, r: Ref): GPUBufferBinding {
-    const paramSlice = (buf: GPUBuffer, id: number): GPUBufferBinding => ({
-      buffer: buf,
-      offset: (this.layout.offsets.get(id) ?? 0) * 4,
-      size: size(this.graph.node(id).shape) * 4,
-    });
-    switch (r.t) {
-      case 'value': {
-        if (this.graph.node(r.id).op.kind === 'param') return paramSlice(s.arenas.params, r.id);
-        return { buffer: s.values[r.id] as GPUBuffer, size: size(this.graph.node(r.id).shape) * 4 };
-      }
-      case 'grad': {
-        if (this.graph.node(r.id).op.kind === 'param') return paramSlice(s.arenas.grads, r.id);
-        const g = s.grads[r.id];
-        if (!g) throw new Error(`node ${r.id} has no gradient buffer`);
-        return { buffer: g, size: size(this.graph.node(r.id).shape) * 4 };
-      }
-      case 'temp': {
-        const key = `${r.id}:${r.slot}`;
-        let buf = s.temps.get(key);
-        if (!buf) {
-          const S = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC;
-          buf = s.take(r.floats * 4, S, `temp ${key}`);
-          s.temps.set(key, buf);
-        }
-        return { buffer: buf, size: r.floats * 4 };
-      }
-      case 'csr': {
-        const bufs = s.csr.get(`${r.idx}:${r.rows}`);
-        if (!bufs) throw new Error(`no CSR lists for index ${r.idx}`);
-        return r.part === 'offsets'
-          ? { buffer: bufs.offsets, size: (r.rows + 1) * 4 }
-          : { buffer: bufs.sources, size: Math.max(1, size(this.graph.node(r.idx).shape)) * 4 };
-      }
-      case 'arena':
-        return { buffer: s.arenas[r.which], size: this.layout.total * 4 };
-      case 'norm':
-        return { buffer: s.norm, size: 8 };
-      case 'ones':
-        return { buffer: s.ones, size: r.floats * 4 };
-      case 'zeros':
-        return { buffer: s.zeros, size: r.floats * 4 };
-      case 'sink':
-        return { buffer: s.sink };
-    }
+  /** Counted queue.writeBuffer of `data` (a whole buffer, or from word `at`). */
+  private write(buf: GPUBuffer, data: Float32Array | Uint32Array, at = 0): void {
+    this.device.queue.writeBuffer(buf, at * 4, data.buffer, data.byteOffset, data.byteLength);
+    this.ctx.counters.writes += 1;
+    this.ctx.counters.writeBytes += data.byteLength;
+  }
+
+  /** Uploads the words where `next` differs from `prev` (the device copy), as one span; all without `prev`. */
+  private writeChanged(
+    buf: GPUBuffer,
+    prev: Float32Array | Uint32Array | null,
+    next: Float32Array | Uint32Array,
+  ): void {
+    if (!prev || prev.length !== next.length) return this.write(buf, next);
+    const [lo, hi] = changedSpan(prev, next);
+    if (lo < hi) this.write(buf, next.subarray(lo, hi), lo);
   }
 
   private encodeCall(s: DeviceState, c: Call, slot: number): Encoded {
     const pipeline = s.pipelines.get(c.kernel, c.constants);
     const entries: GPUBindGroupEntry[] = [
       { binding: 0, resource: { buffer: s.uniforms, offset: slot * UNIFORM_SLOT, size: UNIFORM_BIND } },
-      ...c.refs.map((r, i) => ({ binding: i + 1, resource: this.binding(s, r) })),
+      ...c.refs.map((r, i) => ({ binding: i + 1, resource: bindingOf(this.graph, this.layout, s, r) })),
     ];
     const bindGroup = this.device.createBindGroup({ layout: pipeline.getBindGroupLayout(0), entries });
     return { pipeline, bindGroup, wg: c.wg };
@@ -343,18 +292,45 @@ export class GpuModel implements Model {
     return this.dev;
   }
 
-  setInput(name: string, data: Float32Array | Uint32Array): void {
+  /**
+   * Keeps a host copy of every input and uploads only the span of words that differ from it (an
+   * unchanged input costs a comparison, no upload); an index input's CSR lists likewise.
+   */
+  setInput(name: string, data: Float32Array | Uint32Array, rows?: number): void {
     const n = this.graph.inputs().find((x) => x.op.kind === 'input' && x.op.name === name);
     if (!n) throw new Error(`no input named "${name}"`);
     if (data.length !== size(n.shape))
       throw new Error(`input ${name}: ${data.length} values for shape [${n.shape.join(', ')}]`);
-    const copy = n.dtype === 'u32' ? Uint32Array.from(data) : Float32Array.from(data);
-    this.inputData.set(n.id, copy);
-    const buf = this.dev?.values[n.id];
-    if (buf && this.dev && !this.ctx.lost && this.dev.generation === this.ctx.generation) {
-      this.device.queue.writeBuffer(buf, 0, copy);
-      this.writeCsr(this.dev, n.id);
+    const full = n.shape.length === 0 ? 1 : (n.shape[0] as number);
+    const liveRows = rows ?? full;
+    if (!Number.isInteger(liveRows) || liveRows < 0 || liveRows > full)
+      throw new Error(`input ${name}: ${rows} live rows of ${full}`);
+    if ((this.inputLive.get(n.id) ?? full) !== liveRows) {
+      this.inputLive.set(n.id, liveRows);
+      this.liveChanged = true;
     }
+    const typed =
+      n.dtype === 'u32'
+        ? data instanceof Uint32Array
+          ? data
+          : Uint32Array.from(data)
+        : data instanceof Float32Array
+          ? data
+          : Float32Array.from(data);
+    const have = this.inputData.get(n.id);
+    const live = this.dev && !this.ctx.lost && this.dev.generation === this.ctx.generation ? this.dev : null;
+    const buf = live?.values[n.id];
+    if (have) {
+      const [lo, hi] = changedSpan(have, typed);
+      if (lo === hi) return;
+      (have as Uint32Array).set(typed.subarray(lo, hi) as Uint32Array, lo);
+      if (buf) this.write(buf, have.subarray(lo, hi), lo);
+    } else {
+      const copy = typed.slice();
+      this.inputData.set(n.id, copy);
+      if (buf) this.write(buf, copy);
+    }
+    if (live && n.dtype === 'u32') this.writeCsr(live, n.id);
   }
 
   async step(opts: RunOptions = {}): Promise<StepResult> {
@@ -375,35 +351,60 @@ export class GpuModel implements Model {
     }
   }
 
+  /**
+   * Sizes every call for the current live rows (live.ts): rewrites the uniform words that changed,
+   * the workgroup counts, and the CSR lists whose live count changed.
+   */
+  private applyLive(s: DeviceState): void {
+    if (!this.liveChanged && s.live) return;
+    const live = liveRows(this.graph, this.inputLive);
+    const calls = [...this.plan.forward, ...this.plan.backward];
+    const encoded = [...s.forward, ...s.backward];
+    const next = s.words.slice();
+    calls.forEach((c, i) => {
+      const sized = liveCall(this.graph, c, live);
+      (encoded[i] as Encoded).wg = sized.wg;
+      next.set(sized.uniform, (i * UNIFORM_SLOT) / 4);
+    });
+    // One upload of the span of uniform words that changed.
+    const [lo, hi] = changedSpan(s.words, next);
+    if (lo < hi) {
+      s.words.set(next.subarray(lo, hi), lo);
+      this.write(s.uniforms, s.words.subarray(lo, hi), lo);
+    }
+    for (const c of calls) {
+      const op = c.node === undefined ? null : this.graph.node(c.node).op;
+      if (op?.kind === 'scatterAddRows' && (live[op.src] as number) < (live[op.idx] as number))
+        throw new Error(`scatterAddRows: fewer live source rows than live indices (node ${op.src})`);
+    }
+    for (const { idx, rows } of this.csrKeys) {
+      const bufs = s.csr.get(`${idx}:${rows}`);
+      if (!bufs || bufs.count === live[idx]) continue;
+      bufs.count = live[idx] as number;
+      this.writeCsr(s, idx);
+    }
+    s.live = live;
+    this.liveChanged = false;
+  }
+
   private async stepOnce(opts: RunOptions): Promise<StepResult> {
     const s = await this.ready();
+    this.applyLive(s);
     const device = this.device;
     const backward = this.lossId !== null && (opts.backward ?? true);
     const update = backward && this.adam !== null && (opts.update ?? true);
-    if (update && this.adam) {
-      const t = this.t + 1;
-      const a = this.adam;
-      const slot = this.plan.forward.length + this.plan.backward.length + this.plan.update.length - 1;
-      const u = new Uint32Array([
-        this.layout.total,
-        f32Bits(opts.lr ?? a.lr),
-        f32Bits(a.beta1),
-        f32Bits(a.beta2),
-        f32Bits(a.eps),
-        f32Bits(a.weightDecay),
-        f32Bits(1 - Math.pow(a.beta1, t)),
-        f32Bits(1 - Math.pow(a.beta2, t)),
-      ]);
-      device.queue.writeBuffer(s.uniforms, slot * UNIFORM_SLOT, u);
-    }
+    if (update) this.writeAdamUniform(s, opts.lr);
     const enc = device.createCommandEncoder();
     if (backward) for (const b of s.clear) enc.clearBuffer(b);
     const pass = enc.beginComputePass();
+    const counters = this.ctx.counters;
     const run = (list: Encoded[]): void => {
       for (const e of list) {
         pass.setPipeline(e.pipeline);
         pass.setBindGroup(0, e.bindGroup);
         pass.dispatchWorkgroups(e.wg[0], e.wg[1], e.wg[2]);
+        counters.dispatches += 1;
+        counters.workgroups += e.wg[0] * e.wg[1] * e.wg[2];
       }
     };
     run(s.forward);
@@ -412,12 +413,40 @@ export class GpuModel implements Model {
       run(update ? s.update : s.update.slice(0, 1));
     }
     pass.end();
-    if (this.lossId !== null) enc.copyBufferToBuffer(s.values[this.lossId] as GPUBuffer, 0, s.readback, 0, 4);
-    if (backward) enc.copyBufferToBuffer(s.norm, 0, s.readback, 4, 4);
+    // One read-back: [loss, ‖g‖₂] and then the tensors asked for, each at its own offset.
+    const reads = (opts.read ?? []).map((t) => this.graph.node(t));
+    const bytes = reads.reduce((b, n) => b + size(n.shape) * 4, 8);
+    let rb = s.readback;
+    if (reads.length > 0) {
+      rb =
+        s.readbacks.get(bytes) ??
+        s.take(bytes, GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST, 'readback');
+      s.readbacks.set(bytes, rb);
+    }
+    if (this.lossId !== null) enc.copyBufferToBuffer(s.values[this.lossId] as GPUBuffer, 0, rb, 0, 4);
+    if (backward) enc.copyBufferToBuffer(s.norm, 0, rb, 4, 4);
+    let at = 8;
+    for (const n of reads) {
+      const b = size(n.shape) * 4;
+      const src = bindingOf(this.graph, this.layout, s, { t: 'value', id: n.id });
+      enc.copyBufferToBuffer(src.buffer, src.offset ?? 0, rb, at, b);
+      at += b;
+    }
     device.queue.submit([enc.finish()]);
-    await s.readback.mapAsync(GPUMapMode.READ);
-    const out = new Float32Array(s.readback.getMappedRange().slice(0));
-    s.readback.unmap();
+    counters.submissions += 1;
+    await rb.mapAsync(GPUMapMode.READ, 0, bytes);
+    counters.readbacks += 1;
+    const out = new Float32Array(rb.getMappedRange(0, bytes).slice(0));
+    rb.unmap();
+    let values: Float32Array[] | undefined;
+    if (reads.length > 0) {
+      at = 2;
+      values = reads.map((n) => {
+        const v = out.slice(at, at + size(n.shape));
+        at += size(n.shape);
+        return n.dtype === 'u32' ? Float32Array.from(new Uint32Array(v.buffer)) : v;
+      });
+    }
     if (update) {
       this.t += 1;
       if (this.hostSyncEvery > 0 && this.t % this.hostSyncEvery === 0) await this.checkpoint();
@@ -425,71 +454,47 @@ export class GpuModel implements Model {
     return {
       loss: this.lossId === null ? NaN : (out[0] as number),
       gradNorm: backward ? (out[1] as number) : NaN,
+      ...(values ? { values } : {}),
     };
   }
 
   /**
-   * Runs one training step (forward, backward, grad-norm, Adam) with every dispatch in its own
-   * submission, `repeat` times in a row, and times each submission from submit to
-   * `onSubmittedWorkDone` (divided by `repeat`): where a step's time goes, on adapters without
-   * timestamp queries (software ones). Repeats amortise the queue round trip; the times still
-   * include a share of it. Diagnostics for benchmarks only: it updates the parameters as step()
-   * does, and with repeat > 1 accumulating kernels run several times, so values, gradients and
-   * parameters afterwards are not a training step's (profile a throwaway model).
+   * Runs one training step with every dispatch in its own submission, `repeat` times in a row, and
+   * times each (profile.ts `profileDispatches`). Diagnostics for benchmarks only: it updates the
+   * parameters as step() does, and with repeat > 1 accumulating kernels run several times, so
+   * values, gradients and parameters afterwards are not a training step's (profile a throwaway model).
    */
   async profileStep(repeat = 1, opts: RunOptions = {}): Promise<DispatchTime[]> {
     const s = await this.ready();
-    const device = this.device;
+    this.applyLive(s);
     const update = this.lossId !== null && this.adam !== null && (opts.update ?? true);
-    if (update && this.adam) {
-      const a = this.adam;
-      const t = this.t + 1;
-      const slot = this.plan.forward.length + this.plan.backward.length + this.plan.update.length - 1;
-      const u = new Uint32Array([
-        this.layout.total,
-        f32Bits(opts.lr ?? a.lr),
-        f32Bits(a.beta1),
-        f32Bits(a.beta2),
-        f32Bits(a.eps),
-        f32Bits(a.weightDecay),
-        f32Bits(1 - Math.pow(a.beta1, t)),
-        f32Bits(1 - Math.pow(a.beta2, t)),
-      ]);
-      device.queue.writeBuffer(s.uniforms, slot * UNIFORM_SLOT, u);
-    }
-    const enc = device.createCommandEncoder();
-    for (const b of s.clear) enc.clearBuffer(b);
-    device.queue.submit([enc.finish()]);
-    await device.queue.onSubmittedWorkDone();
-    const out: DispatchTime[] = [];
-    const phases: [DispatchTime['phase'], Encoded[], Call[]][] = [
+    if (update) this.writeAdamUniform(s, opts.lr);
+    const out = await profileDispatches(this.device, s.clear, repeat, [
       ['forward', s.forward, this.plan.forward],
       ['backward', this.lossId === null ? [] : s.backward, this.plan.backward],
       ['update', this.lossId === null ? [] : update ? s.update : s.update.slice(0, 1), this.plan.update],
-    ];
-    for (const [phase, list, calls] of phases) {
-      for (let i = 0; i < list.length; i++) {
-        const e = list[i] as Encoded;
-        const c = calls[i] as Call;
-        const t0 = performance.now();
-        const one = device.createCommandEncoder();
-        const pass = one.beginComputePass();
-        pass.setPipeline(e.pipeline);
-        pass.setBindGroup(0, e.bindGroup);
-        for (let r = 0; r < repeat; r++) pass.dispatchWorkgroups(e.wg[0], e.wg[1], e.wg[2]);
-        pass.end();
-        device.queue.submit([one.finish()]);
-        await device.queue.onSubmittedWorkDone();
-        out.push({
-          phase,
-          kernel: c.kernel,
-          uniform: c.uniform.slice(0, 4),
-          ms: (performance.now() - t0) / repeat,
-        });
-      }
-    }
+    ]);
     if (update) this.t += 1;
     return out;
+  }
+
+  /** The adam call's uniform for the next step: learning rate and bias corrections. */
+  private writeAdamUniform(s: DeviceState, lr: number | undefined): void {
+    const a = this.adam;
+    if (!a) return;
+    const t = this.t + 1;
+    const slot = this.plan.forward.length + this.plan.backward.length + this.plan.update.length - 1;
+    const u = new Uint32Array([
+      this.layout.total,
+      f32Bits(lr ?? a.lr),
+      f32Bits(a.beta1),
+      f32Bits(a.beta2),
+      f32Bits(a.eps),
+      f32Bits(a.weightDecay),
+      f32Bits(1 - Math.pow(a.beta1, t)),
+      f32Bits(1 - Math.pow(a.beta2, t)),
+    ]);
+    this.write(s.uniforms, u, (slot * UNIFORM_SLOT) / 4);
   }
 
   private async readBuffer(buf: GPUBuffer, offset: number, bytes: number): Promise<Float32Array> {
@@ -501,7 +506,9 @@ export class GpuModel implements Model {
     const enc = device.createCommandEncoder();
     enc.copyBufferToBuffer(buf, offset, staging, 0, bytes);
     device.queue.submit([enc.finish()]);
+    this.ctx.counters.submissions += 1;
     await staging.mapAsync(GPUMapMode.READ);
+    this.ctx.counters.readbacks += 1;
     const out = new Float32Array(staging.getMappedRange().slice(0, bytes));
     staging.unmap();
     staging.destroy();

@@ -11,8 +11,10 @@ import {
   f32Bits,
   grid,
   maskRows,
+  matmulCall,
   RED,
-  scatterCall,
+  colSumCalls,
+  scatterCalls,
   UN,
   val,
   grad,
@@ -33,22 +35,8 @@ export function backwardCalls(graph: Graph, n: Node): Call[] {
       // Same identities as the CPU backend: dA = dC·op(B)ᵀ, dB = op(A)ᵀ·dC, each written in the
       // stored (possibly transposed) layout of the operand, accumulated into its gradient.
       const out: Call[] = [];
-      const mm = (
-        a: Ref,
-        b: Ref,
-        c: Ref,
-        m: number,
-        nn: number,
-        k: number,
-        ta: boolean,
-        tb: boolean,
-      ): Call => ({
-        kernel: 'matmul',
-        constants: { TRANS_A: ta ? 1 : 0, TRANS_B: tb ? 1 : 0, ACCUMULATE: 1 },
-        uniform: [m, nn, k, op.batch],
-        refs: [a, b, c],
-        wg: [Math.ceil(nn / 32), Math.ceil(m / 32), op.batch],
-      });
+      const mm = (a: Ref, b: Ref, c: Ref, m: number, nn: number, k: number, ta: boolean, tb: boolean): Call =>
+        matmulCall([a, b, c], m, nn, k, op.batch, ta, tb, true);
       if (needs(op.a)) {
         out.push(
           op.transA
@@ -80,13 +68,7 @@ export function backwardCalls(graph: Graph, n: Node): Call[] {
         },
       ];
       if (op.bias !== null && needs(op.bias)) {
-        out.push({
-          kernel: 'col_sum',
-          constants: { ACCUMULATE: 1 },
-          uniform: [len / c, c],
-          refs: [dz, grad(op.bias)],
-          wg: grid(c, 64),
-        });
+        out.push(...colSumCalls(dz, grad(op.bias), len / c, c, n.id, 0));
       }
       return out;
     }
@@ -167,7 +149,18 @@ export function backwardCalls(graph: Graph, n: Node): Call[] {
       // the index's per-row lists, O((tableRows + count)·cols), no index scans.
       if (!needs(op.table)) return [];
       const t = graph.node(op.table).shape;
-      return [scatterCall(gy, op.idx, t[0] as number, grad(op.table), size(t), cols(n.shape), true)];
+      const count = size(graph.node(op.idx).shape);
+      return scatterCalls(
+        gy,
+        op.idx,
+        count,
+        t[0] as number,
+        grad(op.table),
+        size(t),
+        cols(n.shape),
+        true,
+        n.id,
+      );
     }
     case 'scatterAddRows': {
       if (!needs(op.src)) return [];
@@ -204,22 +197,10 @@ export function backwardCalls(graph: Graph, n: Node): Call[] {
         },
       ];
       if (needs(op.gamma)) {
-        out.push({
-          kernel: 'col_sum',
-          constants: { ACCUMULATE: 1 },
-          uniform: [r, c],
-          refs: [gxh, grad(op.gamma)],
-          wg: grid(c, 64),
-        });
+        out.push(...colSumCalls(gxh, grad(op.gamma), r, c, n.id, 0));
       }
       if (needs(op.beta)) {
-        out.push({
-          kernel: 'col_sum',
-          constants: { ACCUMULATE: 1 },
-          uniform: [r, c],
-          refs: [gy, grad(op.beta)],
-          wg: grid(c, 64),
-        });
+        out.push(...colSumCalls(gy, grad(op.beta), r, c, n.id, 1));
       }
       return out;
     }
@@ -277,6 +258,19 @@ export function backwardCalls(graph: Graph, n: Node): Call[] {
             grad(op.logits),
           ],
           wg: grid(size(xs), 256),
+        },
+      ];
+    }
+    case 'ppoClip': {
+      if (!needs(op.logp)) return [];
+      const r = size(graph.node(op.logp).shape);
+      return [
+        {
+          kernel: 'ppo_clip_grad',
+          constants: {},
+          uniform: [r],
+          refs: [{ t: 'temp', id: n.id, slot: 'coef', floats: r }, gy, grad(op.logp)],
+          wg: grid(r, 256),
         },
       ];
     }

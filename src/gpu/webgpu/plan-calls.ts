@@ -6,6 +6,7 @@
 import type { Graph } from '../graph.ts';
 import { size } from '../graph.ts';
 import type { KernelName } from './kernels.ts';
+import { maxChunks } from './csr.ts';
 
 /** Where a kernel binding points. Byte layouts are documented in model.ts where the buffers are made. */
 export type Ref =
@@ -13,19 +14,30 @@ export type Ref =
   | { t: 'grad'; id: number }
   /**
    * Per-node scratch that is fully rewritten before it is read (dz, gy·x̂, layer-norm stats or
-   * cross-entropy lse, attention probabilities and score gradients, cross-entropy row losses).
+   * cross-entropy lse, attention probabilities and score gradients, cross-entropy and PPO row losses, PPO per-row gradients).
    */
   | {
       t: 'temp';
       id: number;
-      slot: 'dz' | 'gxh' | 'stats' | 'probs' | 'dscores' | 'rowLoss';
+      slot:
+        | 'dz'
+        | 'gxh'
+        | 'stats'
+        | 'probs'
+        | 'dscores'
+        | 'rowLoss'
+        | 'coef'
+        | 'partial'
+        | 'colPartial0'
+        | 'colPartial1';
       floats: number;
     }
   /**
    * The rows of the u32 input `idx` grouped by value, for `rows` destination rows (CSR, built on
-   * the host whenever the input is set): `offsets` u32[rows + 1], `sources` u32[max(1, count)].
+   * the host whenever the input is set): `offsets` u32[rows + 1], `sources` u32[max(1, count)],
+   * `chunks` u32[rows + 1] and `chunkRow` u32[maxChunks(count, rows)] (csr.ts).
    */
-  | { t: 'csr'; idx: number; rows: number; part: 'offsets' | 'sources' }
+  | { t: 'csr'; idx: number; rows: number; part: 'offsets' | 'sources' | 'chunks' | 'chunkRow' }
   | { t: 'arena'; which: 'params' | 'grads' | 'm' | 'v' }
   /** [‖g‖₂, clip scale], written by grad_norm.wgsl. */
   | { t: 'norm' }
@@ -41,6 +53,8 @@ export interface Call {
   uniform: number[];
   refs: Ref[];
   wg: [number, number, number];
+  /** The graph node whose forward or backward this call is (live.ts sizes it by its live rows). */
+  node?: number;
 }
 
 const F = new Float32Array(1);
@@ -72,27 +86,101 @@ export function maskRows(graph: Graph, maskId: number | null, c: number): number
 
 /**
  * out (+)= the rows of `src` summed per destination row of the u32 input `idx`, through its CSR
- * lists (see scatter_add_rows.wgsl); `len` = outRows·cols.
+ * lists, in two passes (scatter_partial.wgsl per chunk of at most CHUNK sources, then
+ * scatter_add_rows.wgsl per output float); `len` = outRows·cols, `id` the node whose scratch holds
+ * the partial sums.
  */
-export function scatterCall(
+export function scatterCalls(
   src: Ref,
   idx: number,
+  count: number,
   outRows: number,
   out: Ref,
   len: number,
   c: number,
   accumulate: boolean,
+  id: number,
+): Call[] {
+  const csr = (part: 'offsets' | 'sources' | 'chunks' | 'chunkRow'): Ref => ({
+    t: 'csr',
+    idx,
+    rows: outRows,
+    part,
+  });
+  const chunks = maxChunks(count, outRows);
+  const partial: Ref = { t: 'temp', id, slot: 'partial', floats: chunks * c };
+  return [
+    {
+      kernel: 'scatter_partial',
+      constants: {},
+      uniform: [chunks * c, c, outRows],
+      refs: [src, csr('offsets'), csr('sources'), csr('chunks'), csr('chunkRow'), partial],
+      wg: grid(chunks * c, 256),
+    },
+    {
+      kernel: 'scatter_add_rows',
+      constants: { ACCUMULATE: accumulate ? 1 : 0 },
+      uniform: [len, c],
+      refs: [partial, csr('chunks'), out],
+      wg: grid(len, 256),
+    },
+  ];
+}
+
+/**
+ * A matrix product C[b] (+)= op(A[b])·op(B[b]) of op(A) [m, k] and op(B) [k, n] (matmul.wgsl's
+ * layouts). The rule: matmul_tiled.wgsl (64x64 tiles through workgroup memory) when the output
+ * fills at least one whole tile (m ≥ 64 and n ≥ 64); otherwise matmul.wgsl (32x32 per workgroup,
+ * no workgroup memory), which wastes fewer invocations on thin products such as a policy
+ * network's 32-column layers. Both sum in the same order and give the same bits.
+ */
+export function matmulCall(
+  refs: [Ref, Ref, Ref],
+  m: number,
+  n: number,
+  k: number,
+  batch: number,
+  transA: boolean,
+  transB: boolean,
+  accumulate: boolean,
 ): Call {
+  const tiled = m >= MATMUL_TILE && n >= MATMUL_TILE;
+  const tile = tiled ? MATMUL_TILE : 32;
   return {
-    kernel: 'scatter_add_rows',
-    constants: { ACCUMULATE: accumulate ? 1 : 0 },
-    uniform: [len, c],
-    refs: [
-      src,
-      { t: 'csr', idx, rows: outRows, part: 'offsets' },
-      { t: 'csr', idx, rows: outRows, part: 'sources' },
-      out,
-    ],
-    wg: grid(len, 256),
+    kernel: tiled ? 'matmul_tiled' : 'matmul',
+    constants: { TRANS_A: transA ? 1 : 0, TRANS_B: transB ? 1 : 0, ACCUMULATE: accumulate ? 1 : 0 },
+    uniform: [m, n, k, batch],
+    refs,
+    wg: [Math.ceil(n / tile), Math.ceil(m / tile), batch],
   };
+}
+
+/** Output rows and columns per workgroup of matmul_tiled.wgsl (it hard-codes them); matmul.wgsl: 32. */
+export const MATMUL_TILE = 64;
+
+/** Rows per block of the two-level column sum (col_partial.wgsl and col_sum.wgsl hard-code it). */
+export const COL_BLOCK = 64;
+
+/**
+ * out[c] += Σ_r x[r, c] over `r` rows of `c` columns in two levels (col_partial.wgsl per block of
+ * COL_BLOCK rows, then col_sum.wgsl per column); `slot` tells a node's two column sums apart.
+ */
+export function colSumCalls(x: Ref, out: Ref, r: number, c: number, id: number, slot: 0 | 1): Call[] {
+  const blocks = Math.max(1, Math.ceil(r / COL_BLOCK));
+  const partial: Ref = {
+    t: 'temp',
+    id,
+    slot: slot === 0 ? 'colPartial0' : 'colPartial1',
+    floats: blocks * c,
+  };
+  return [
+    { kernel: 'col_partial', constants: {}, uniform: [r, c], refs: [x, partial], wg: grid(blocks * c, 256) },
+    {
+      kernel: 'col_sum',
+      constants: { ACCUMULATE: 1 },
+      uniform: [r, c],
+      refs: [partial, out],
+      wg: grid(c, 64),
+    },
+  ];
 }

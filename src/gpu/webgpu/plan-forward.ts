@@ -7,8 +7,9 @@ import {
   f32Bits,
   grid,
   maskRows,
+  matmulCall,
   RED,
-  scatterCall,
+  scatterCalls,
   UN,
   val,
   type Call,
@@ -24,15 +25,7 @@ export function forwardCalls(graph: Graph, n: Node): Call[] {
     case 'param':
       return [];
     case 'matmul':
-      return [
-        {
-          kernel: 'matmul',
-          constants: { TRANS_A: op.transA ? 1 : 0, TRANS_B: op.transB ? 1 : 0, ACCUMULATE: 0 },
-          uniform: [op.m, op.n, op.k, op.batch],
-          refs: [val(op.a), val(op.b), y],
-          wg: [Math.ceil(op.n / 32), Math.ceil(op.m / 32), op.batch],
-        },
-      ];
+      return [matmulCall([val(op.a), val(op.b), y], op.m, op.n, op.k, op.batch, op.transA, op.transB, false)];
     case 'biasAct': {
       const c = cols(n.shape);
       const bias: Ref = op.bias === null ? { t: 'zeros', floats: c } : val(op.bias);
@@ -111,7 +104,17 @@ export function forwardCalls(graph: Graph, n: Node): Call[] {
         },
       ];
     case 'scatterAddRows':
-      return [scatterCall(val(op.src), op.idx, op.rows, y, len, cols(n.shape), false)];
+      return scatterCalls(
+        val(op.src),
+        op.idx,
+        size(graph.node(op.idx).shape),
+        op.rows,
+        y,
+        len,
+        cols(n.shape),
+        false,
+        n.id,
+      );
     case 'layerNorm': {
       const r = rows(n.shape);
       return [
@@ -177,6 +180,29 @@ export function forwardCalls(graph: Graph, n: Node): Call[] {
             val(op.weights),
             { t: 'temp', id: n.id, slot: 'stats', floats: 2 * r },
             rowLoss,
+          ],
+          wg: grid(r, 64),
+        },
+        { kernel: 'reduce', constants: { OP: RED.sum }, uniform: [1, r], refs: [rowLoss, y], wg: [1, 1, 1] },
+      ];
+    }
+    case 'ppoClip': {
+      const r = size(graph.node(op.logp).shape);
+      const rowLoss: Ref = { t: 'temp', id: n.id, slot: 'rowLoss', floats: r };
+      return [
+        {
+          kernel: 'ppo_clip',
+          constants: { KL: op.ref === null ? 0 : 1 },
+          uniform: [r, f32Bits(op.clipEps), f32Bits(op.klCoef)],
+          // Without a reference the kernel never reads binding 5; any buffer serves.
+          refs: [
+            val(op.logp),
+            val(op.old),
+            val(op.advantages),
+            val(op.weights),
+            op.ref === null ? { t: 'zeros', floats: 1 } : val(op.ref),
+            rowLoss,
+            { t: 'temp', id: n.id, slot: 'coef', floats: r },
           ],
           wg: grid(r, 64),
         },

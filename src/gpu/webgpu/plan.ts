@@ -24,9 +24,10 @@ export interface Plan {
 
 export function buildPlan(graph: Graph, layout: ParamLayout, backwardIds: number[], clipNorm: number): Plan {
   const forward: Call[] = [];
-  for (const n of graph.nodes) forward.push(...forwardCalls(graph, n));
+  for (const n of graph.nodes) forward.push(...forwardCalls(graph, n).map((c) => ({ ...c, node: n.id })));
   const backward: Call[] = [];
-  for (const id of backwardIds) backward.push(...backwardCalls(graph, graph.node(id)));
+  for (const id of backwardIds)
+    backward.push(...backwardCalls(graph, graph.node(id)).map((c) => ({ ...c, node: id })));
   const update: Call[] = [
     {
       kernel: 'grad_norm',

@@ -1,0 +1,104 @@
+/**
+ * `npm run bench:device [-- --quick] [--out DIR]`: packs the device benchmark into one folder that
+ * a bare Linux x64 GPU machine (a driver, nothing else) can run, then, with --quick, runs it here
+ * (SwiftShader) from the packed folder. The folder (default dist/device-bench):
+ * - node.gz: this Node binary (process.execPath), gzipped; run.sh unpacks it;
+ * - node_modules/webgpu: the `webgpu` package's JS and its Linux x64 Dawn build (dawn.node.gz);
+ * - bench.mjs: one esbuild bundle of bench/device/run.ts with the compute core (.wgsl as text) and
+ *   TF.js (its WebGPU backend runs on the same Dawn device through a navigator.gpu shim);
+ * - lib/libvulkan.so.1: the Vulkan loader (used when the machine has none);
+ * - torch_ceiling.py: the same matmul and MLP step in PyTorch (CUDA when present), the native ceiling;
+ * - run.sh: unpacks, finds an NVIDIA Vulkan ICD (VK_ICD_FILENAMES), writes results/*.json.
+ */
+import { execFileSync } from 'node:child_process';
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { readdirSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
+import { build, type Plugin } from 'esbuild';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const argv = process.argv.slice(2);
+const quick = argv.includes('--quick');
+const outArg = argv.indexOf('--out');
+const out = resolve(outArg >= 0 ? (argv[outArg + 1] as string) : join(root, 'dist/device-bench'));
+const LIMIT_MB = 60;
+
+/** `*.wgsl?raw` (Vite's text import) and `*.wgsl` as strings. */
+const wgslText: Plugin = {
+  name: 'wgsl-text',
+  setup(b) {
+    b.onResolve({ filter: /\.wgsl(\?raw)?$/ }, (a) => ({
+      path: resolve(a.resolveDir, a.path.replace(/\?raw$/, '')),
+      namespace: 'wgsl',
+    }));
+    b.onLoad({ filter: /.*/, namespace: 'wgsl' }, (a) => ({
+      contents: readFileSync(a.path, 'utf8'),
+      loader: 'text',
+    }));
+  },
+};
+
+rmSync(out, { recursive: true, force: true });
+mkdirSync(join(out, 'node_modules/webgpu/dist/linux-x64'), { recursive: true });
+mkdirSync(join(out, 'lib'), { recursive: true });
+mkdirSync(join(out, 'results'), { recursive: true });
+
+await build({
+  entryPoints: [join(root, 'bench/device/run.ts')],
+  bundle: true,
+  platform: 'node',
+  format: 'esm',
+  target: 'node20',
+  outfile: join(out, 'bench.mjs'),
+  external: ['webgpu'],
+  plugins: [wgslText],
+  minify: true,
+  legalComments: 'none',
+  banner: {
+    js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);",
+  },
+  logLevel: 'warning',
+});
+
+const gz = (from: string, to: string): void => writeFileSync(to, gzipSync(readFileSync(from), { level: 9 }));
+gz(process.execPath, join(out, 'node.gz'));
+const wg = join(root, 'node_modules/webgpu');
+for (const f of ['index.js', 'package.json', 'LICENSE.md'])
+  copyFileSync(join(wg, f), join(out, 'node_modules/webgpu', f));
+gz(join(wg, 'dist/linux-x64/dawn.node'), join(out, 'node_modules/webgpu/dist/linux-x64/dawn.node.gz'));
+const loader = ['/usr/lib/x86_64-linux-gnu/libvulkan.so.1', '/lib/x86_64-linux-gnu/libvulkan.so.1'].find(
+  existsSync,
+);
+if (loader) copyFileSync(loader, join(out, 'lib/libvulkan.so.1'));
+else
+  console.warn('no libvulkan.so.1 here: run.sh will rely on the machine’s (or apt-get download libvulkan1)');
+copyFileSync(join(root, 'bench/device/torch_ceiling.py'), join(out, 'torch_ceiling.py'));
+copyFileSync(join(root, 'bench/device/run.sh'), join(out, 'run.sh'));
+chmodSync(join(out, 'run.sh'), 0o755);
+
+const bytes = (dir: string): number =>
+  readdirSync(dir, { withFileTypes: true }).reduce(
+    (a, e) => a + (e.isDirectory() ? bytes(join(dir, e.name)) : statSync(join(dir, e.name)).size),
+    0,
+  );
+const mb = bytes(out) / 2 ** 20;
+console.log(`packed ${out}: ${mb.toFixed(1)} MiB${mb > LIMIT_MB ? ` — over the ${LIMIT_MB} MiB limit` : ''}`);
+if (mb > LIMIT_MB) process.exitCode = 1;
+if (quick) {
+  const t0 = Date.now();
+  execFileSync(join(out, 'run.sh'), ['--quick'], { stdio: 'inherit' });
+  console.log(
+    `run.sh --quick finished in ${((Date.now() - t0) / 1000).toFixed(0)} s; results in ${join(out, 'results')}`,
+  );
+}

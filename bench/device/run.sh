@@ -1,0 +1,30 @@
+#!/bin/sh
+# The device benchmark of a packed folder (bench/device/pack.ts): unpacks Node and Dawn, finds the
+# Vulkan loader and an NVIDIA ICD, runs bench.mjs (Baton WebGPU + CPU, TF.js WebGPU) and, when
+# python3 has torch, torch_ceiling.py. Writes results/baton.json and results/torch.json.
+# Usage: ./run.sh [--quick]
+set -eu
+DIR=$(cd "$(dirname "$0")" && pwd)
+cd "$DIR"
+[ -x node ] || { gunzip -c node.gz > node && chmod +x node; }
+DAWN=node_modules/webgpu/dist/linux-x64/dawn.node
+[ -f "$DAWN" ] || gunzip -c "$DAWN.gz" > "$DAWN"
+# The machine's Vulkan loader when it has one, else the packed one.
+if ! ldconfig -p 2>/dev/null | grep -q 'libvulkan.so.1'; then
+  export LD_LIBRARY_PATH="$DIR/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+fi
+# NVIDIA's ICD where the driver put one (containers often lack the loader's default search paths).
+if [ -z "${VK_ICD_FILENAMES:-}" ]; then
+  for f in /usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json /usr/share/vulkan/icd.d/nvidia_icd.json \
+    /etc/vulkan/icd.d/nvidia_icd.json /usr/lib/chromium/vk_swiftshader_icd.json; do
+    if [ -f "$f" ]; then export VK_ICD_FILENAMES="$f"; break; fi
+  done
+fi
+echo "VK_ICD_FILENAMES=${VK_ICD_FILENAMES:-(loader default)}" >&2
+./node bench.mjs "$@" > results/baton.json
+echo "wrote $DIR/results/baton.json" >&2
+if command -v python3 >/dev/null 2>&1 && python3 -c 'import torch' 2>/dev/null; then
+  python3 torch_ceiling.py "$@" > results/torch.json && echo "wrote $DIR/results/torch.json" >&2
+else
+  echo "python3 with torch not found: no native ceiling (results/torch.json)" >&2
+fi

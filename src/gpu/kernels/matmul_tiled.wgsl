@@ -1,0 +1,120 @@
+// C[b] = op(A[b]) · op(B[b])   (C[b] += ... when ACCUMULATE = 1), the layouts of matmul.wgsl:
+// op(A) is [M, K], A stored [batch][M][K] or [batch][K][M] (TRANS_A = 1); op(B) is [K, N], B stored
+// [batch][K][N] or [batch][N][K] (TRANS_B = 1); C is row-major [batch][M][N].
+// For shapes large enough to fill its tiles on a hardware GPU: a workgroup of 16x16 invocations
+// computes a 64x64 tile of C. Per K-tile of 16, the workgroup stages op(A)[64, 16] and op(B)[16, 64]
+// in workgroup memory (4 loads per invocation each, along the operand's contiguous axis), then
+// each invocation adds 16 k-steps into a 4x4 register block: rows ty + 16i, columns tx + 16j (a
+// row of invocations reads 16 neighbouring columns and writes them coalesced).
+// Products are summed in increasing k, from zero, one product at a time, and added to C once at
+// the end: the order of matmul.wgsl, so both kernels give the same bits. The last K-tile loops
+// over its valid k only (no zero padding is multiplied in); rows and columns past the edge load
+// zeros whose sums are never stored.
+override TRANS_A: u32 = 0u;
+override TRANS_B: u32 = 0u;
+override ACCUMULATE: u32 = 0u;
+
+const TILE: u32 = 64u;
+const TK: u32 = 16u;
+
+struct Dims {
+  m: u32,
+  n: u32,
+  k: u32,
+  batch: u32,
+}
+
+@group(0) @binding(0) var<uniform> d: Dims;
+@group(0) @binding(1) var<storage, read> A: array<f32>;
+@group(0) @binding(2) var<storage, read> B: array<f32>;
+@group(0) @binding(3) var<storage, read_write> C: array<f32>;
+
+// As[kk * TILE + r] = op(A)[row0 + r, k0 + kk]; Bs[kk * TILE + c] = op(B)[k0 + kk, col0 + c].
+var<workgroup> As: array<f32, 1024>;
+var<workgroup> Bs: array<f32, 1024>;
+
+fn store(base: u32, row: u32, col0: u32, acc: vec4f) {
+  if (row >= d.m) {
+    return;
+  }
+  for (var j = 0u; j < 4u; j++) {
+    let col = col0 + j * 16u;
+    if (col < d.n) {
+      let i = base + row * d.n + col;
+      if (ACCUMULATE == 1u) {
+        C[i] = C[i] + acc[j];
+      } else {
+        C[i] = acc[j];
+      }
+    }
+  }
+}
+
+@compute @workgroup_size(16, 16, 1)
+fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_id) lid: vec3u) {
+  let tx = lid.x;
+  let ty = lid.y;
+  let t = ty * 16u + tx;
+  let row0 = wid.y * TILE;
+  let col0 = wid.x * TILE;
+  let bt = wid.z;
+  let aBase = bt * d.m * d.k;
+  let bBase = bt * d.k * d.n;
+  var acc0 = vec4f(0.0);
+  var acc1 = vec4f(0.0);
+  var acc2 = vec4f(0.0);
+  var acc3 = vec4f(0.0);
+  for (var k0 = 0u; k0 < d.k; k0 += TK) {
+    for (var i = 0u; i < 4u; i++) {
+      let e = t + i * 256u;
+      // op(A) tile: along k when A is [M][K], along rows when it is stored [K][M].
+      var r = e / TK;
+      var kk = e % TK;
+      if (TRANS_A == 1u) {
+        r = e % TILE;
+        kk = e / TILE;
+      }
+      var av = 0.0;
+      if (row0 + r < d.m && k0 + kk < d.k) {
+        if (TRANS_A == 1u) {
+          av = A[aBase + (k0 + kk) * d.m + row0 + r];
+        } else {
+          av = A[aBase + (row0 + r) * d.k + k0 + kk];
+        }
+      }
+      As[kk * TILE + r] = av;
+      // op(B) tile: along columns when B is [K][N], along k when it is stored [N][K].
+      var c = e % TILE;
+      var kb = e / TILE;
+      if (TRANS_B == 1u) {
+        c = e / TK;
+        kb = e % TK;
+      }
+      var bv = 0.0;
+      if (col0 + c < d.n && k0 + kb < d.k) {
+        if (TRANS_B == 1u) {
+          bv = B[bBase + (col0 + c) * d.k + k0 + kb];
+        } else {
+          bv = B[bBase + (k0 + kb) * d.n + col0 + c];
+        }
+      }
+      Bs[kb * TILE + c] = bv;
+    }
+    workgroupBarrier();
+    let kn = min(TK, d.k - k0);
+    for (var kk = 0u; kk < kn; kk++) {
+      let o = kk * TILE;
+      let bv = vec4f(Bs[o + tx], Bs[o + tx + 16u], Bs[o + tx + 32u], Bs[o + tx + 48u]);
+      acc0 += As[o + ty] * bv;
+      acc1 += As[o + ty + 16u] * bv;
+      acc2 += As[o + ty + 32u] * bv;
+      acc3 += As[o + ty + 48u] * bv;
+    }
+    workgroupBarrier();
+  }
+  let cBase = bt * d.m * d.n;
+  store(cBase, row0 + ty, col0 + tx, acc0);
+  store(cBase, row0 + ty + 16u, col0 + tx, acc1);
+  store(cBase, row0 + ty + 32u, col0 + tx, acc2);
+  store(cBase, row0 + ty + 48u, col0 + tx, acc3);
+}

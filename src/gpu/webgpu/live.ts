@@ -1,0 +1,176 @@
+/**
+ * Live rows on WebGPU. An input set with `rows` (`Model.setInput`) ends in padding rows; the rule of
+ * the CPU backend (cpu/model.ts `liveOf`) gives every node its live rows, and here each kernel call
+ * whose work is row by row gets its sizes (uniform words) and workgroup counts from those live
+ * rows at step time, so padding costs no dispatch work. Sums over rows (a weight gradient xᵀ·dy, a
+ * bias or layer-norm column sum, reducing a padded vector, a scatter's source lists) read live rows
+ * only; padding rows of a result are left as they were, and no live result reads them. Graphs the
+ * CPU backend refuses (attention, cross-entropy or a row softmax over padding) are refused alike.
+ */
+import type { Graph } from '../graph.ts';
+import { cols, size } from '../graph.ts';
+import { maxChunks } from './csr.ts';
+import { COL_BLOCK, grid, MATMUL_TILE, type Call } from './plan-calls.ts';
+
+/** Live rows of every node from the live rows of the inputs (absent: all rows). */
+export function liveRows(graph: Graph, inputLive: ReadonlyMap<number, number>): Int32Array {
+  const dim0 = (id: number): number => {
+    const s = graph.node(id).shape;
+    return s.length === 0 ? 1 : (s[0] as number);
+  };
+  const L = new Int32Array(graph.nodes.length);
+  for (const n of graph.nodes) {
+    const op = n.op;
+    const full = dim0(n.id);
+    const whole = (...ids: number[]): number => {
+      for (const id of ids)
+        if ((L[id] as number) < dim0(id)) throw new Error(`${op.kind} cannot take padding rows (node ${id})`);
+      return full;
+    };
+    const rowWise = (x: number): number => (graph.node(x).shape.length < 2 ? whole(x) : (L[x] as number));
+    let v: number;
+    switch (op.kind) {
+      case 'input':
+        v = inputLive.get(n.id) ?? full;
+        break;
+      case 'param':
+      case 'scatterAddRows':
+      case 'ppoClip':
+        v = full;
+        break;
+      case 'matmul':
+        if (op.transA || graph.node(op.a).shape.length !== 2) v = whole(op.a, op.b);
+        else v = (whole(op.b), L[op.a] as number);
+        break;
+      case 'biasAct':
+      case 'unary':
+        v = L[op.x] as number;
+        break;
+      case 'softmax':
+      case 'layerNorm':
+        v = rowWise(op.x);
+        break;
+      case 'pick':
+        v = Math.min(rowWise(op.x), L[op.idx] as number);
+        break;
+      case 'binary':
+        v = Math.min(L[op.a] as number, L[op.b] as number);
+        break;
+      case 'bernoulliLogProb':
+        v = Math.min(L[op.logits] as number, L[op.target] as number);
+        break;
+      case 'gatherRows':
+        v = L[op.idx] as number;
+        break;
+      case 'reduce':
+        v = graph.node(op.x).shape.length < 2 ? full : (L[op.x] as number);
+        break;
+      case 'causalAttention':
+        v = whole(op.q, op.k, op.v);
+        break;
+      case 'crossEntropy':
+        v = whole(op.logits, op.targets, op.weights);
+        break;
+    }
+    L[n.id] = v;
+  }
+  return L;
+}
+
+/** A call's sizes and workgroups for the live rows `L` (the plan's own where nothing is padded). */
+export function liveCall(
+  graph: Graph,
+  c: Call,
+  L: Int32Array,
+): { uniform: number[]; wg: [number, number, number] } {
+  const u = c.uniform.slice();
+  let wg = c.wg;
+  if (c.node === undefined) return { uniform: u, wg };
+  const n = graph.node(c.node);
+  const op = n.op;
+  const live = L[n.id] as number;
+  const inner = (id: number): number =>
+    size(graph.node(id).shape) / Math.max(1, graph.node(id).shape[0] ?? 1);
+  /** Live rows in the kernels' sense (last axis = columns) of node `id`. */
+  const rowsOf = (id: number): number => ((L[id] as number) * inner(id)) / cols(graph.node(id).shape);
+  const flat = (len: number, per: number): void => {
+    u[0] = len;
+    wg = grid(len, per);
+  };
+  switch (c.kernel) {
+    case 'bias_act':
+    case 'binary':
+    case 'unary':
+    case 'bernoulli':
+    case 'bias_act_grad':
+    case 'binary_grad':
+    case 'unary_grad':
+    case 'bernoulli_grad':
+      flat(live * inner(n.id), 256);
+      break;
+    case 'gather_rows':
+      // Forward: one output row per live index; backward of scatterAddRows: its live sources.
+      if (op.kind === 'scatterAddRows')
+        flat(Math.min(L[op.src] as number, L[op.idx] as number) * cols(n.shape), 256);
+      else flat(live * cols(n.shape), 256);
+      break;
+    case 'scatter_partial': {
+      // Chunks of the live positions of the index over the live destination rows.
+      if (op.kind !== 'gatherRows' && op.kind !== 'scatterAddRows') break;
+      const dest = op.kind === 'gatherRows' ? rowsOf(op.table) : op.rows;
+      flat(maxChunks(L[op.idx] as number, dest) * cols(n.shape), 256);
+      break;
+    }
+    case 'scatter_add_rows':
+      // The table gradient of a gather: its live table rows (a scatter's own output keeps all rows).
+      if (op.kind === 'gatherRows') flat(rowsOf(op.table) * cols(n.shape), 256);
+      break;
+    case 'softmax':
+    case 'softmax_grad':
+    case 'layer_norm':
+    case 'layer_norm_grad':
+      flat(rowsOf(n.id), 64);
+      break;
+    case 'pick':
+      flat(live * inner(n.id), 256);
+      break;
+    case 'pick_grad':
+      if (op.kind === 'pick') flat((L[op.x] as number) * inner(op.x), 256);
+      break;
+    case 'col_sum':
+      u[0] = rowsOf(n.id);
+      break;
+    case 'col_partial':
+      u[0] = rowsOf(n.id);
+      wg = grid(Math.max(1, Math.ceil(u[0] / COL_BLOCK)) * (u[1] as number), 256);
+      break;
+    case 'reduce':
+      if (op.kind !== 'reduce') break;
+      if (graph.node(op.x).shape.length < 2) u[1] = L[op.x] as number;
+      else flat(rowsOf(op.x), 64);
+      break;
+    case 'reduce_grad':
+      if (op.kind !== 'reduce') break;
+      if (graph.node(op.x).shape.length < 2) {
+        u[1] = L[op.x] as number;
+        flat(L[op.x] as number, 256);
+      } else flat((L[op.x] as number) * inner(op.x), 256);
+      break;
+    case 'matmul':
+    case 'matmul_tiled': {
+      if (op.kind !== 'matmul' || op.transA || op.batch !== 1 || live === op.m) break;
+      const r = c.refs[2];
+      const intoB = r?.t === 'grad' && r.id === op.b;
+      // C and dA: rows of op(A) are live rows; dB = op(A)ᵀ·dC sums over them (K = live rows).
+      if (intoB) u[2] = live;
+      else {
+        u[0] = live;
+        wg = [wg[0], Math.max(1, Math.ceil(live / (c.kernel === 'matmul' ? 32 : MATMUL_TILE))), wg[2]];
+      }
+      break;
+    }
+    default:
+      break;
+  }
+  return { uniform: u, wg };
+}
