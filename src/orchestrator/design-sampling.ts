@@ -8,6 +8,7 @@ import type { Design } from '../core/trace.ts';
 import { parseDesignXml } from '../design/xml.ts';
 import type { RolePool } from '../policy/index.ts';
 import { createDesignConstraint, type DesignConstraint } from './constrain/engine.ts';
+import { designBudget } from './formats.ts';
 import {
   TINY_SPECIAL_TOKENS,
   TINY_TOKENS,
@@ -15,6 +16,7 @@ import {
   tinyPromptIds,
   tinyRoles,
 } from './tiny-format.ts';
+import { readTiny2, tiny2Roles } from './tiny2-format.ts';
 
 export interface DesignSampling {
   promptIds(query: string, dom: 'low' | 'high'): number[];
@@ -32,23 +34,32 @@ export interface TinyTokenizer {
   idOf(token: string): number | undefined;
 }
 
-/** The tiny format (format `tiny`) for a model's tokenizer. */
+/**
+ * The tiny format for a model's tokenizer: version 1 (`tiny`, the default: the query's last
+ * `maxQueryTokens` tokens, roles of the pool) or version 2 (`tiny2`, tiny2-format.ts: the whole
+ * query, the plan stated in the thinking, archive agents as roles, and in low DoM the direct answer
+ * with no agent). A folder says which (`tinyVersionOf` of its config.json).
+ */
 export function tinyDesignSampling(o: {
   tokenizer: TinyTokenizer;
   vocabSize: number;
   maxQueryTokens: number;
   pool: RolePool;
+  format?: 'tiny' | 'tiny2';
 }): DesignSampling {
+  const v2 = o.format === 'tiny2';
   const tok = o.tokenizer;
   const endId = tok.idOf(TINY_TOKENS.end);
   for (const t of [TINY_TOKENS.domLow, TINY_TOKENS.domHigh, TINY_TOKENS.design, TINY_TOKENS.end])
     if (tok.idOf(t) === undefined)
       throw new Error(`the tokenizer has no ${t} token: not a tiny-format model`);
   const specialIds = TINY_SPECIAL_TOKENS.map((t) => tok.idOf(t)).filter((i): i is number => i !== undefined);
-  const roles = tinyRoles(o.pool);
+  const roles = v2 ? tiny2Roles(o.pool) : tinyRoles(o.pool);
+  // Version 2 reads the whole query (its positions hold the longest one; the sampler checks the fit).
+  const maxQuery = v2 ? Number.POSITIVE_INFINITY : o.maxQueryTokens;
   return {
     endId: endId as number,
-    promptIds: (query, dom) => tinyPromptIds(query, dom, (t) => tok.encode(t), o.maxQueryTokens),
+    promptIds: (query, dom) => tinyPromptIds(query, dom, (t) => tok.encode(t), maxQuery),
     constraint: (dom, maxTokens) =>
       createDesignConstraint({
         vocab: tok.tokens,
@@ -56,12 +67,17 @@ export function tinyDesignSampling(o: {
         vocabSize: o.vocabSize,
         eosIds: [endId as number],
         specialIds,
-        format: 'tiny',
+        format: v2 ? 'tiny2' : 'tiny',
         dom,
         roles,
+        ...(v2 ? designBudget(maxTokens, 'tiny2') : {}),
         maxTokens,
       }),
     read: (text, dom) => {
+      if (v2) {
+        const r = readTiny2(text, dom, o.pool);
+        return r.ok ? { design: r.design, problems: [] } : { design: null, problems: r.problems };
+      }
       const { design: raw, problems } = parseDesignXml(text, dom);
       if (!raw || problems.length > 0)
         return { design: null, problems: problems.map((p) => `parse error: ${JSON.stringify(p)}`) };

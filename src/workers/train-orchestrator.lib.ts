@@ -9,7 +9,7 @@ import { minimalTrace } from '../core/trace-builders.ts';
 import { simulatedRunners } from '../executor/train-runners.ts';
 import type { ModelProvenance } from '../lm/index.ts';
 import { taskOfMasbench } from '../masbench/index.ts';
-import { tinyDesignSampling, type DesignRunner } from '../orchestrator/index.ts';
+import { tinyDesignSampling, tinyVersionOf, type DesignRunner } from '../orchestrator/index.ts';
 import { DEFAULT_POOL } from '../policy/index.ts';
 import {
   orchestratorTrainConfig,
@@ -110,6 +110,7 @@ export const orchTrainLib: OrchTrainLib = {
       vocabSize: c.vocabSize,
       maxQueryTokens: model.maxQueryTokens,
       pool: DEFAULT_POOL,
+      format: tinyVersionOf(model.config) === 2 ? 'tiny2' : 'tiny',
     });
     return { model, format, name: model.config.baton.provenance.name, params, positions: c.nPositions };
   },

@@ -1,10 +1,10 @@
 import { AutoModelForCausalLM, LogitsProcessorList, Tensor, env } from '@huggingface/transformers';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRng } from '../../core/rng.ts';
-import { loadDesignLogitsProcessor, tinyDesignSampling } from '../../orchestrator/index.ts';
+import { loadDesignLogitsProcessor, tinyDesignSampling, tinyVersionOf } from '../../orchestrator/index.ts';
 import { DEFAULT_POOL } from '../../policy/index.ts';
 import { parseOrchestratorCheckpoint } from '../../train/index.ts';
 import { CpuExactDecoder, drawSplitTasks, sampleDesigns } from '../../train/orchestrator.ts';
@@ -131,5 +131,50 @@ describe('baton train --target orchestrator', () => {
       expect(ids).toEqual(s.tokens);
     }
     await lm.dispose();
+  }, 600_000);
+
+  it('trains the v2 model in its own format: the whole query, the v2 grammar, and a tiny2 folder out', async () => {
+    await writeFile(
+      join(dir, 'v2.json'),
+      JSON.stringify({ tasksPerIteration: 1, groupSize: 2, minibatch: 2, evalTasks: 0, dom: 'low' }),
+    );
+    const model = resolve('models', 'baton-orchestrator-tiny-v2');
+    const code = await trainCommand.run(
+      [
+        '--target',
+        'orchestrator',
+        '--model',
+        model,
+        '--config',
+        'v2.json',
+        '--iterations',
+        '1',
+        '--out',
+        'v2',
+      ],
+      io,
+    );
+    expect(code).toBe(0);
+    const m = await loadOrchestratorFolder(join(dir, 'v2'));
+    expect(tinyVersionOf(m.config)).toBe(2);
+    const sampling = (format?: 'tiny2') =>
+      tinyDesignSampling({
+        tokenizer: m.tokenizer,
+        vocabSize: m.weights.config.vocabSize,
+        maxQueryTokens: 16,
+        pool: DEFAULT_POOL,
+        ...(format ? { format } : {}),
+      });
+    const [v2, v1] = [sampling('tiny2'), sampling()];
+    // The whole query: version 2 ignores the query limit that version 1 cuts a long query to.
+    const [task] = drawSplitTasks({ count: 1, baseSeed: 5, split: 'test', values: [12] });
+    const query = (task as { question: string }).question;
+    expect(v1.promptIds(query, 'high').length).toBeLessThan(24);
+    expect(v2.promptIds(query, 'high').length).toBeGreaterThan(100);
+    // The v2 grammar: low DoM may answer directly (no agent), which version 1 cannot read.
+    const direct = '<thinking>one line</thinking><answer>42</answer>';
+    expect(v2.read(direct, 'low')).toMatchObject({ design: { agents: [] }, problems: [] });
+    expect(v2.read(direct, 'high').design).toBeNull();
+    expect(v1.read(direct, 'low').design).toBeNull();
   }, 600_000);
 });

@@ -14,7 +14,7 @@ import { simulatedRunners } from '../../executor/train-runners.ts';
 import type { BackendPreference } from '../../gpu/index.ts';
 import { releaseNodeGpu } from '../../gpu/node-gpu.ts';
 import { taskOfMasbench, type MasBenchTask } from '../../masbench/index.ts';
-import { tinyDesignSampling } from '../../orchestrator/index.ts';
+import { tinyDesignSampling, tinyVersionOf } from '../../orchestrator/index.ts';
 import { DEFAULT_POOL } from '../../policy/index.ts';
 import {
   orchestratorTrainConfig,
@@ -223,6 +223,7 @@ export async function runTrainOrchestrator(args: string[], io: CliIO): Promise<n
       vocabSize: model.weights.config.vocabSize,
       maxQueryTokens: model.maxQueryTokens,
       pool: DEFAULT_POOL,
+      format: tinyVersionOf(model.config) === 2 ? 'tiny2' : 'tiny',
     });
     trainer = await OrchestratorTrainer.create({
       model,
@@ -250,7 +251,7 @@ export async function runTrainOrchestrator(args: string[], io: CliIO): Promise<n
         source: 'baton train --target orchestrator',
         seed: trainer.config.seed,
         training: {
-          format: 'tiny',
+          format: tinyVersionOf(model.config) === 2 ? 'tiny2' : 'tiny',
           from: name,
           iterations: trainer.iteration,
           tasksPerIteration: trainer.config.tasksPerIteration,
