@@ -1,8 +1,8 @@
 /**
  * The compute core's front door: the one module other layers import (`node-gpu.ts` aside, for Node).
  * See docs/compute-core.md. The WebGPU backend (device, kernels, pipelines) is not imported here: it
- * loads on first use, inside the async `chooseBackend` and `compile`, so importing this module costs
- * the graph builder and the CPU backend only.
+ * loads on first use, inside the async `chooseBackend` and `compile`, and so do the WebAssembly SIMD
+ * kernels (src/gpu/wasm), so importing this module costs the graph builder and the CPU backend only.
  */
 import { CpuModel } from './cpu/model.ts';
 import type { Graph } from './graph.ts';
@@ -36,8 +36,8 @@ export async function chooseBackend(
 }
 
 /**
- * Compiles a graph on the chosen backend; the WebGPU backend is loaded here, the first time it is
- * chosen.
+ * Compiles a graph on the chosen backend; the WebGPU backend and the wasm kernels are loaded here,
+ * the first time they are chosen.
  */
 export async function compile(
   choice: BackendChoice,
@@ -48,6 +48,10 @@ export async function compile(
     if (!choice.ctx) throw new Error('WebGPU backend without a device');
     const { GpuModel } = await import('./webgpu/model.ts');
     return new GpuModel(choice.ctx, graph, opts);
+  }
+  if (choice.backend === 'wasm') {
+    const { createWasmModel } = await import('./wasm/model.ts');
+    return createWasmModel(graph, opts);
   }
   return new CpuModel(graph, opts);
 }
