@@ -23,7 +23,8 @@ export type { GpuModel, GpuModelOptions } from './webgpu/model.ts';
 export * as init from './init.ts';
 
 /**
- * Picks the backend (`auto`: WebGPU on a hardware adapter, else the CPU, with the reason; see
+ * Picks the backend (`auto`: WebGPU on a hardware adapter, else WebAssembly SIMD where the engine
+ * has it, else the TypeScript CPU backend, with the reason; see
  * select.ts). The adapter code loads here, on first use; the store's policy service also loads
  * select.ts lazily, so it stays out of the page's first chunk.
  */
