@@ -29,7 +29,6 @@ import { TS_RUNTIME, statsLength } from './runtime.ts';
 import type { CpuRuntime, Kernels } from './runtime.ts';
 
 export type { CpuRuntime, Kernels } from './runtime.ts';
-export { modelArrayLengths } from './runtime.ts';
 
 type Buf = Float32Array | Uint32Array;
 

@@ -5,17 +5,66 @@
  */
 import type { Graph, Node } from '../graph.ts';
 import { cols, size } from '../graph.ts';
-import { paramLayout } from '../layout.ts';
 import type { BackendKind } from '../model.ts';
 import { adamStep } from '../optimizer.ts';
-import * as ops from './ops.ts';
+import {
+  bernoulliLogProb,
+  bernoulliLogProbGrad,
+  biasAct,
+  biasActGrad,
+  binary,
+  binaryGrad,
+  causalAttention,
+  causalAttentionGrad,
+  crossEntropy,
+  crossEntropyGrad,
+  gatherRows,
+  layerNorm,
+  layerNormGrad,
+  matmul,
+  pick,
+  pickGrad,
+  reduce,
+  reduceGrad,
+  scatterAddRows,
+  softmax,
+  softmaxGrad,
+  unary,
+  unaryGrad,
+} from './ops.ts';
 
 /** The kernels a model runs: the reference kernels (./ops.ts) and the optimizer's update. */
-export type Kernels = typeof ops & { adamStep: typeof adamStep };
+export const TS_KERNELS = {
+  bernoulliLogProb,
+  bernoulliLogProbGrad,
+  biasAct,
+  biasActGrad,
+  binary,
+  binaryGrad,
+  causalAttention,
+  causalAttentionGrad,
+  crossEntropy,
+  crossEntropyGrad,
+  gatherRows,
+  layerNorm,
+  layerNormGrad,
+  matmul,
+  pick,
+  pickGrad,
+  reduce,
+  reduceGrad,
+  scatterAddRows,
+  softmax,
+  softmaxGrad,
+  unary,
+  unaryGrad,
+  adamStep,
+};
+export type Kernels = typeof TS_KERNELS;
 
 /**
  * What a backend built on this one supplies (src/gpu/wasm): kernels with the reference's
- * signatures, and the allocator every array of the model comes from (sized by `modelFloats`).
+ * signatures, and the allocator every array of the model comes from (the wasm backend sizes its memory for them).
  */
 export interface CpuRuntime {
   backend: BackendKind;
@@ -26,26 +75,10 @@ export interface CpuRuntime {
 
 export const TS_RUNTIME: CpuRuntime = {
   backend: 'cpu',
-  kernels: { ...ops, adamStep },
+  kernels: TS_KERNELS,
   f32: (len) => new Float32Array(len),
   u32: (len) => new Uint32Array(len),
 };
-
-/** Lengths of the arrays a model of `graph` allocates (the arenas, then per node), for a runtime's sizing. */
-export function modelArrayLengths(graph: Graph): number[] {
-  const total = paramLayout(graph).total;
-  const out = [total, total, total, total];
-  for (const n of graph.nodes) {
-    const len = size(n.shape);
-    if (n.op.kind !== 'param') {
-      out.push(len);
-      if (n.requiresGrad) out.push(len);
-    }
-    const stats = statsLength(graph, n);
-    if (stats > 0) out.push(stats);
-  }
-  return out;
-}
 
 /** Floats of the per-node statistics kept for backward (0 for ops that keep none). */
 export function statsLength(graph: Graph, n: Node): number {

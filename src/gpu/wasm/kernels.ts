@@ -6,7 +6,7 @@
  * instead, as do the kernels that were not ported (binary, unary, pick, reduce, ...).
  */
 import type { Activation } from '../graph.ts';
-import type { Kernels } from '../cpu/model.ts';
+import { TS_KERNELS, type Kernels } from '../cpu/runtime.ts';
 import * as ops from '../cpu/ops.ts';
 import { adamStep, clipScale } from '../optimizer.ts';
 
@@ -240,7 +240,7 @@ export function wasmKernels(arena: WasmArena): Kernels {
     arena.calls.set(name, (arena.calls.get(name) ?? 0) + 1);
   };
   return {
-    ...ops,
+    ...TS_KERNELS,
     matmul(A, B, C, batch, m, n, k, transA, transB, accumulate) {
       const p = ptrs(A, B, C);
       if (!p) return ops.matmul(A, B, C, batch, m, n, k, transA, transB, accumulate);

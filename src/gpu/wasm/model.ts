@@ -5,9 +5,32 @@
  * TypeScript ones on the same arrays.
  */
 import type { Graph } from '../graph.ts';
+import { size } from '../graph.ts';
+import { paramLayout } from '../layout.ts';
 import type { CompileOptions } from '../model.ts';
-import { CpuModel, modelArrayLengths } from '../cpu/model.ts';
+import { CpuModel } from '../cpu/model.ts';
+import { statsLength } from '../cpu/runtime.ts';
 import { WasmArena, arenaFloats, wasmKernels } from './kernels.ts';
+
+/**
+ * Lengths of the arrays CpuModel's constructor allocates (the four arenas, then each non-parameter
+ * node's value and gradient, and its statistics): the arena is sized from them, and a mismatch
+ * fails loudly ("wasm arena exhausted").
+ */
+function modelArrayLengths(graph: Graph): number[] {
+  const total = paramLayout(graph).total;
+  const out = [total, total, total, total];
+  for (const n of graph.nodes) {
+    const len = size(n.shape);
+    if (n.op.kind !== 'param') {
+      out.push(len);
+      if (n.requiresGrad) out.push(len);
+    }
+    const stats = statsLength(graph, n);
+    if (stats > 0) out.push(stats);
+  }
+  return out;
+}
 
 const arenas = new WeakMap<CpuModel, WasmArena>();
 
