@@ -16,6 +16,7 @@ export type { Activation, BinaryOp, DType, ReduceOp, Shape, Tensor, UnaryOp } fr
 export type { BackendKind, CompileOptions, Model, RunOptions, StepResult } from './model.ts';
 export type { AdamConfig, TrainState } from './optimizer.ts';
 export type { BackendChoice, BackendPreference } from './select.ts';
+export type { ThreadInit, ThreadSpawner } from './wasm/threads.ts';
 export { describeAdapter } from './adapter.ts';
 export type { AdapterReport, AcquireOptions, GpuContext } from './webgpu/device.ts';
 export { CpuModel } from './cpu/model.ts';

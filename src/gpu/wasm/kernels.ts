@@ -9,11 +9,27 @@ import type { Activation } from '../graph.ts';
 import { TS_KERNELS, type Kernels } from '../cpu/runtime.ts';
 import * as ops from '../cpu/ops.ts';
 import { adamStep, clipScale } from '../optimizer.ts';
+import { MatmulThreads, THREAD_SOURCE, type ThreadSpawner } from './threads.ts';
 
 /** The module's exports (pointers are byte offsets into the memory, 0 = none). */
 interface Exports {
   heapBase(): number;
   matmulWorkBytes(): number;
+  matmulRows(
+    a: number,
+    b: number,
+    c: number,
+    batch: number,
+    m: number,
+    n: number,
+    k: number,
+    transA: number,
+    transB: number,
+    accumulate: number,
+    work: number,
+    r0: number,
+    r1: number,
+  ): void;
   matmul(
     a: number,
     b: number,
@@ -151,13 +167,27 @@ let compiled: Promise<WebAssembly.Module> | null = null;
 
 /** The compiled module; its bytes (a separate chunk in the app) load on the first call. */
 export function kernelsModule(): Promise<WebAssembly.Module> {
-  compiled ??= import('./kernels-bytes.ts').then(({ KERNELS_WASM_BASE64 }) => {
-    const bin = atob(KERNELS_WASM_BASE64);
-    const bytes = new Uint8Array(bin.length);
-    for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
-    return WebAssembly.compile(bytes);
-  });
+  compiled ??= import('./kernels-bytes.ts').then(({ KERNELS_WASM_BASE64 }) =>
+    WebAssembly.compile(decodeBase64(KERNELS_WASM_BASE64)),
+  );
   return compiled;
+}
+
+let compiledShared: Promise<WebAssembly.Module> | null = null;
+
+/** The shared-memory build of the same kernels (for a second thread); loads on the first call. */
+export function sharedKernelsModule(): Promise<WebAssembly.Module> {
+  compiledShared ??= import('./kernels-shared-bytes.ts').then(({ KERNELS_SHARED_WASM_BASE64 }) =>
+    WebAssembly.compile(decodeBase64(KERNELS_SHARED_WASM_BASE64)),
+  );
+  return compiledShared;
+}
+
+function decodeBase64(b64: string): Uint8Array<ArrayBuffer> {
+  const bin = atob(b64);
+  const bytes = new Uint8Array(bin.length);
+  for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+  return bytes;
 }
 
 /** One memory with an instance of the kernels and a bump allocator of 16-byte-aligned arrays. */
@@ -168,34 +198,58 @@ export class WasmArena {
   readonly work: number;
   /** Kernel calls the module ran, by kernel name (the rest ran in TypeScript): tests, profiling. */
   readonly calls = new Map<string, number>();
+  /** The second matmul thread, when the arena was created with a spawner. */
+  threads: MatmulThreads | null = null;
 
   private constructor(
     readonly memory: WebAssembly.Memory,
     readonly exports: Exports,
     floats: number,
+    threaded: boolean,
   ) {
     this.next = align(exports.heapBase(), 64);
     this.work = this.next;
-    this.next += align(exports.matmulWorkBytes(), 64);
+    this.next += align(exports.matmulWorkBytes(), 64) * (threaded ? 2 : 1) + (threaded ? 64 : 0);
     this.end = this.next + floats * 4;
   }
 
-  /** An arena with room for `floats` floats of arrays (each rounded up to 4) besides the workspace. */
-  static async create(floats: number): Promise<WasmArena> {
-    const module = await kernelsModule();
-    // Static data, workspace and arrays; the module's data sits below heapBase (a few kB).
-    const probe = new WebAssembly.Memory({ initial: 1 });
+  /**
+   * An arena with room for `floats` floats of arrays (each rounded up to 4) besides the workspace.
+   * With `spawn`, the memory is shared and large products run on two threads (threads.ts).
+   */
+  static async create(floats: number, spawn?: ThreadSpawner): Promise<WasmArena> {
+    const module = await (spawn ? sharedKernelsModule() : kernelsModule());
+    // Static data, workspace(s), control block and arrays; the module's data sits below heapBase (a few kB).
+    const probe = spawn
+      ? new WebAssembly.Memory({ initial: 1, maximum: 1, shared: true })
+      : new WebAssembly.Memory({ initial: 1 });
     const bare = (await WebAssembly.instantiate(module, { env: { memory: probe } })) as unknown as {
       exports: Exports;
     };
-    const bytes = align(bare.exports.heapBase(), 64) + align(bare.exports.matmulWorkBytes(), 64) + floats * 4;
+    const work = align(bare.exports.matmulWorkBytes(), 64);
+    const bytes = align(bare.exports.heapBase(), 64) + (spawn ? 2 * work + 64 : work) + floats * 4;
     const pages = Math.ceil(bytes / PAGE) + 1;
     if (pages > 65536) throw new Error(`the wasm backend needs ${bytes} bytes, more than 4 GiB`);
-    const memory = new WebAssembly.Memory({ initial: pages });
+    const memory = spawn
+      ? new WebAssembly.Memory({ initial: pages, maximum: pages, shared: true })
+      : new WebAssembly.Memory({ initial: pages });
     const inst = (await WebAssembly.instantiate(module, { env: { memory } })) as unknown as {
       exports: Exports;
     };
-    return new WasmArena(memory, inst.exports, floats);
+    const arena = new WasmArena(memory, inst.exports, floats, !!spawn);
+    if (spawn) {
+      const workerWork = arena.work + work;
+      const ctrl = workerWork + work;
+      const worker = await spawn(THREAD_SOURCE, { module, memory, ctrl, work: workerWork });
+      arena.threads = new MatmulThreads(memory, ctrl, inst.exports.matmulRows, arena.work, worker);
+    }
+    return arena;
+  }
+
+  /** Stops the second thread, if any (the arena stays usable on one thread). */
+  close(): void {
+    this.threads?.close();
+    this.threads = null;
   }
 
   private take(len: number): number {
@@ -245,6 +299,8 @@ export function wasmKernels(arena: WasmArena): Kernels {
       const p = ptrs(A, B, C);
       if (!p) return ops.matmul(A, B, C, batch, m, n, k, transA, transB, accumulate);
       ran('matmul');
+      const args = [p[0]!, p[1]!, p[2]!, batch, m, n, k, +transA, +transB, +accumulate];
+      if (arena.threads?.matmul(args, m, n, k, batch)) return ran('matmul2');
       x.matmul(p[0]!, p[1]!, p[2]!, batch, m, n, k, +transA, +transB, +accumulate, arena.work);
     },
     biasAct(xs, bias, y, cols, act, count = xs.length) {

@@ -138,6 +138,29 @@ export function matmul(
   accumulate: bool,
   work: usize,
 ): void {
+  matmulRows(A, B, C, batch, m, n, k, transA, transB, accumulate, work, 0, m);
+}
+
+/**
+ * Rows r0..r1 of every C[b] (the rest untouched): what one thread computes when the rows are split.
+ * Each element sums its k products in the same order (KC slices, then p within a slice) whatever
+ * the row range, so a split product is bit-identical to the whole one.
+ */
+export function matmulRows(
+  A: usize,
+  B: usize,
+  C: usize,
+  batch: i32,
+  m: i32,
+  n: i32,
+  k: i32,
+  transA: bool,
+  transB: bool,
+  accumulate: bool,
+  work: usize,
+  r0: i32,
+  r1: i32,
+): void {
   const ap = work;
   const bp = work + <usize>(MC * KC * 4);
   const tmp = bp + <usize>(KC * NC * 4);
@@ -145,14 +168,14 @@ export function matmul(
     const Ab = A + <usize>bi * <usize>m * <usize>k * 4;
     const Bb = B + <usize>bi * <usize>k * <usize>n * 4;
     const Cb = C + <usize>bi * <usize>m * <usize>n * 4;
-    if (!accumulate) memory.fill(Cb, 0, <usize>m * <usize>n * 4);
+    if (!accumulate) memory.fill(Cb + <usize>r0 * <usize>n * 4, 0, <usize>(r1 - r0) * <usize>n * 4);
     for (let jc = 0; jc < n; jc += NC) {
       const nc = min(NC, n - jc);
       for (let pc = 0; pc < k; pc += KC) {
         const kc = min(KC, k - pc);
         packB(Bb, bp, n, k, transB, jc, nc, pc, kc);
-        for (let ic = 0; ic < m; ic += MC) {
-          const mc = min(MC, m - ic);
+        for (let ic = r0; ic < r1; ic += MC) {
+          const mc = min(MC, r1 - ic);
           packA(Ab, ap, m, k, transA, ic, mc, pc, kc);
           for (let jr = 0; jr < nc; jr += NR) {
             const bpanel = bp + <usize>(jr * kc * 4);
