@@ -37,7 +37,13 @@ async function ortSession(n: number, threads: number): Promise<ort.InferenceSess
   g.node('MatMul', [a, b], {}, { output: 'c' });
   g.output('c', 'float32', [n, n]);
   const bytes = encodeModel(g.build({ opsets: { '': 13 }, producer: 'baton bench' }));
-  return ort.InferenceSession.create(bytes, { executionProviders: ['wasm'], intraOpNumThreads: threads });
+  // No spin-waiting of idle pool threads: on a shared machine they would take the cores the other
+  // paths' threads need between products.
+  return ort.InferenceSession.create(bytes, {
+    executionProviders: ['wasm'],
+    intraOpNumThreads: threads,
+    extra: { session: { intra_op: { allow_spinning: '0' } } },
+  });
 }
 
 const median = (xs: number[]): number => {
@@ -155,7 +161,7 @@ async function main(): Promise<void> {
       'with A transposed, the forms the backward pass uses; and A·B on two threads, the output rows split',
       "with a worker_threads worker on the shared memory, `src/gpu/wasm/threads.ts`), and onnxruntime-web's",
       'wasm execution provider (a MatMul of two graph inputs, so it packs B on every call as Baton does;',
-      'one intra-op thread, and two). Paths alternate within the run; the products agree within 1e-3·√N,',
+      'one intra-op thread, and two, its idle threads not spinning). Paths alternate within the run; the products agree within 1e-3·√N,',
       'and the two-thread wasm product is bit-identical to the one-thread one (checked at every N). Command:',
       '`npm run bench:cpu-kernels` (writes `bench/results/cpu-kernels.json`).',
       '',

@@ -16,6 +16,7 @@ export type { Activation, BinaryOp, DType, ReduceOp, Shape, Tensor, UnaryOp } fr
 export type { BackendKind, CompileOptions, Model, RunOptions, StepResult } from './model.ts';
 export type { AdamConfig, TrainState } from './optimizer.ts';
 export type { BackendChoice, BackendPreference } from './select.ts';
+import type { ThreadSpawner } from './wasm/threads.ts';
 export type { ThreadInit, ThreadSpawner } from './wasm/threads.ts';
 export { describeAdapter } from './adapter.ts';
 export type { AdapterReport, AcquireOptions, GpuContext } from './webgpu/device.ts';
@@ -37,6 +38,17 @@ export async function chooseBackend(
   return select.chooseBackend(prefer, opts);
 }
 
+let wasmThreads: ThreadSpawner | null = null;
+
+/**
+ * Lets the wasm backend's models run large matmuls on a second thread started by `spawn` (the
+ * workers layer supplies it where threads are allowed: a cross-origin-isolated page, Node); null
+ * goes back to one thread. Models compiled before the call keep what they had.
+ */
+export function useWasmThreads(spawn: ThreadSpawner | null): void {
+  wasmThreads = spawn;
+}
+
 /**
  * Compiles a graph on the chosen backend; the WebGPU backend and the wasm kernels are loaded here,
  * the first time they are chosen.
@@ -53,7 +65,7 @@ export async function compile(
   }
   if (choice.backend === 'wasm') {
     const { createWasmModel } = await import('./wasm/model.ts');
-    return createWasmModel(graph, opts);
+    return createWasmModel(graph, opts, wasmThreads ?? undefined);
   }
   return new CpuModel(graph, opts);
 }

@@ -1,10 +1,11 @@
 /// <reference lib="webworker" />
 import { createStore, set } from 'idb-keyval';
-import { chooseBackend } from '../gpu/index.ts';
+import { chooseBackend, useWasmThreads } from '../gpu/index.ts';
 import { SNAPSHOT_IDB } from '../train/index.ts';
 import { serveRpc } from './rpc/server.ts';
 import { trainMethods } from './train.methods.ts';
 import { trainHandlers } from './train.session.ts';
+import { browserThreadSpawner } from './wasm-threads.ts';
 
 /**
  * Trains the construction policy off the main thread (src/train `Trainer`, simulated sub-agents),
@@ -12,6 +13,8 @@ import { trainHandlers } from './train.session.ts';
  * drives it through `train.client.ts`; what each method does is in `train.session.ts`.
  */
 const scope = self as unknown as DedicatedWorkerGlobalScope;
+// Large matmuls of the wasm backend on a second thread, where the page is cross-origin isolated.
+useWasmThreads(browserThreadSpawner());
 const snapshots = typeof indexedDB === 'undefined' ? null : createStore(SNAPSHOT_IDB.db, SNAPSHOT_IDB.store);
 
 serveRpc(

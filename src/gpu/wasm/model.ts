@@ -11,6 +11,7 @@ import type { CompileOptions } from '../model.ts';
 import { CpuModel } from '../cpu/model.ts';
 import { statsLength } from '../cpu/runtime.ts';
 import { WasmArena, arenaFloats, wasmKernels } from './kernels.ts';
+import type { ThreadSpawner } from './threads.ts';
 
 /**
  * Lengths of the arrays CpuModel's constructor allocates (the four arenas, then each non-parameter
@@ -39,8 +40,23 @@ export function wasmKernelCalls(model: CpuModel): ReadonlyMap<string, number> | 
   return arenas.get(model)?.calls;
 }
 
-export async function createWasmModel(graph: Graph, opts: CompileOptions = {}): Promise<CpuModel> {
-  const arena = await WasmArena.create(arenaFloats(modelArrayLengths(graph)));
+/**
+ * A wasm model; with `spawn`, large matmuls run on two threads (bit-identical), and when the thread
+ * cannot be started the model runs on one. `dispose()` stops the thread.
+ */
+export async function createWasmModel(
+  graph: Graph,
+  opts: CompileOptions = {},
+  spawn?: ThreadSpawner,
+): Promise<CpuModel> {
+  const floats = arenaFloats(modelArrayLengths(graph));
+  let arena: WasmArena;
+  try {
+    arena = await WasmArena.create(floats, spawn);
+  } catch (e) {
+    if (!spawn) throw e;
+    arena = await WasmArena.create(floats);
+  }
   const model = new CpuModel(graph, opts, {
     backend: 'wasm',
     kernels: wasmKernels(arena),
@@ -48,5 +64,10 @@ export async function createWasmModel(graph: Graph, opts: CompileOptions = {}): 
     u32: (len) => arena.u32(len),
   });
   arenas.set(model, arena);
+  const dispose = model.dispose.bind(model);
+  model.dispose = () => {
+    arena.close();
+    dispose();
+  };
   return model;
 }
