@@ -6,6 +6,8 @@ import { layerConfigs, readLayerTable } from './eslint-layers.js';
 
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'bench/results/**', 'test-results/**'] },
+  // AssemblyScript sources (src/gpu/wasm/build.ts compiles them): not TypeScript for the linter.
+  { ignores: ['src/gpu/wasm/assembly/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -22,6 +22,12 @@ const TYPES: Record<string, string> = {
   '.txt': 'text/plain; charset=utf-8',
 };
 
+/** The headers that make a page cross-origin isolated. */
+const ISOLATION_HEADERS = {
+  'Cross-Origin-Opener-Policy': 'same-origin',
+  'Cross-Origin-Embedder-Policy': 'require-corp',
+};
+
 function offlineModelFiles(): Plugin {
   return {
     name: 'baton-offline-model-files',
@@ -37,6 +43,7 @@ function offlineModelFiles(): Plugin {
         }
         if (!file || !existsSync(file) || !statSync(file).isFile()) return next();
         res.writeHead(200, {
+          ...ISOLATION_HEADERS,
           'content-type': TYPES[extname(file)] ?? 'application/octet-stream',
           'content-length': String(statSync(file).size),
         });
@@ -72,5 +79,9 @@ export default defineConfig({
     // most of it); the budget that matters is enforced by the size check, which `npm test` runs.
     chunkSizeWarningLimit: 600,
   },
-  server: { host: '127.0.0.1' },
+  // Cross-origin isolation (SharedArrayBuffer, so the wasm backend's second matmul thread): every
+  // response of the dev server and of `vite preview` carries COOP/COEP. A static host must send the
+  // same two headers for threads (docs/compute-core.md); without them the app runs on one thread.
+  server: { host: '127.0.0.1', headers: ISOLATION_HEADERS },
+  preview: { headers: ISOLATION_HEADERS },
 });

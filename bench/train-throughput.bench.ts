@@ -11,7 +11,10 @@
  * - fast: batched sampling (one pass per construction step over all B·G episodes) with the
  *   simulator fast path (`simulatedRunners`: calls and designs seen before answered from memory,
  *   no final trace).
- * Rounds alternate the paths so that load on the machine hits both alike; each timed run starts
+ * - wasm: the fast path on the WebAssembly SIMD backend (src/gpu/wasm) instead of the TypeScript
+ *   one: the same work, numbers equal to the TypeScript backend's within rounding (not bit for bit),
+ *   so its metrics are not compared.
+ * Rounds alternate the paths so that load on the machine hits all alike; each timed run starts
  * with one untimed warm-up iteration. Then one more fast run under the V8 sampling profiler splits
  * iteration time into policy forward (sampling), simulator, learner forward (log π of old,
  * reference and current policy), backward, Adam, garbage collection, and other (encoding, rewards,
@@ -34,6 +37,7 @@ const RESULTS = 'train-throughput';
 const ROUNDS = Number(process.env.ROUNDS ?? 2);
 const ITERS = Number(process.env.ITERS ?? 3);
 const CPU = { backend: 'cpu', reason: 'benchmark', adapter: null, ctx: null } as const;
+const WASM = { backend: 'wasm', reason: 'benchmark', adapter: null, ctx: null } as const;
 const DEFAULTS = trainConfig({});
 
 const CONFIGS: { name: string; over: TrainConfigInput }[] = [
@@ -42,13 +46,15 @@ const CONFIGS: { name: string; over: TrainConfigInput }[] = [
 ];
 
 interface Path {
-  name: 'baseline' | 'fast';
+  name: 'baseline' | 'fast' | 'wasm';
   sampling: 'sequential' | 'batched';
   runners: RunnersFor;
+  choice: typeof CPU | typeof WASM;
 }
 const PATHS: Path[] = [
-  { name: 'baseline', sampling: 'sequential', runners: tracedSimulatedRunners },
-  { name: 'fast', sampling: 'batched', runners: simulatedRunners },
+  { name: 'baseline', sampling: 'sequential', runners: tracedSimulatedRunners, choice: CPU },
+  { name: 'fast', sampling: 'batched', runners: simulatedRunners, choice: CPU },
+  { name: 'wasm', sampling: 'batched', runners: simulatedRunners, choice: WASM },
 ];
 
 interface Timed {
@@ -67,7 +73,7 @@ async function timedRun(over: TrainConfigInput, path: Path, iters: number): Prom
     start: priorCheckpoint(DEFAULT_POOL),
     pool: DEFAULT_POOL,
     config,
-    choice: CPU,
+    choice: path.choice,
     runners: path.runners,
     sampling: path.sampling,
     clock: () => performance.now(),
@@ -195,10 +201,15 @@ const rows: {
   stepsPerEpisode: number;
   fastRolloutShare: number;
   same: boolean;
+  wasmEps: number;
+  /** Learner (PPO update) time per episode, TypeScript / wasm. */
+  learnerRatio: number;
+  fastUpdateMsPerEpisode: number;
+  wasmUpdateMsPerEpisode: number;
 }[] = [];
 const load0 = loadavg()[0] ?? 0;
 for (const c of CONFIGS) {
-  const acc: Record<Path['name'], Timed[]> = { baseline: [], fast: [] };
+  const acc: Record<Path['name'], Timed[]> = { baseline: [], fast: [], wasm: [] };
   for (let round = 0; round < ROUNDS; round++) {
     const order = round % 2 === 0 ? PATHS : [...PATHS].reverse();
     for (const p of order) {
@@ -212,6 +223,8 @@ for (const c of CONFIGS) {
   const eps = (xs: Timed[]): number =>
     (1000 * xs.reduce((a, x) => a + x.episodes, 0)) / xs.reduce((a, x) => a + x.ms, 0);
   const fast = acc.fast;
+  const updatePerEpisode = (xs: Timed[]): number =>
+    xs.reduce((a, x) => a + x.updateMs, 0) / xs.reduce((a, x) => a + x.episodes, 0);
   const same = acc.fast.every((f, i) => f.metrics === acc.baseline[i]?.metrics);
   rows.push({
     config: c.name,
@@ -222,6 +235,10 @@ for (const c of CONFIGS) {
     fastRolloutShare:
       fast.reduce((a, x) => a + x.rolloutMs, 0) / fast.reduce((a, x) => a + x.rolloutMs + x.updateMs, 0),
     same,
+    wasmEps: eps(acc.wasm),
+    learnerRatio: updatePerEpisode(fast) / updatePerEpisode(acc.wasm),
+    fastUpdateMsPerEpisode: updatePerEpisode(fast),
+    wasmUpdateMsPerEpisode: updatePerEpisode(acc.wasm),
   });
 }
 const shares = await profileShares(CONFIGS[1]?.over ?? {}, 2);
@@ -237,6 +254,14 @@ writeResults(RESULTS, {
 });
 
 const pct = (x: number): string => `${(100 * x).toFixed(0)}%`;
+const wasmTable = [
+  '| config | fast, TypeScript backend (episodes/s) | fast, wasm backend (episodes/s) | wasm / TypeScript | learner ms/episode, TypeScript | learner ms/episode, wasm | learner speed-up |',
+  '|---|---|---|---|---|---|---|',
+  ...rows.map(
+    (r) =>
+      `| ${r.config} | ${r.fastEps.toFixed(1)} | ${r.wasmEps.toFixed(1)} | ${(r.wasmEps / r.fastEps).toFixed(2)}× | ${r.fastUpdateMsPerEpisode.toFixed(2)} | ${r.wasmUpdateMsPerEpisode.toFixed(2)} | ${r.learnerRatio.toFixed(2)}× |`,
+  ),
+].join('\n');
 const table = [
   '| config | baseline (episodes/s) | fast (episodes/s) | ratio | steps/episode | sampling share of fast iteration | same metrics |',
   '|---|---|---|---|---|---|---|',
@@ -270,7 +295,13 @@ npm run bench:train-throughput
 
 ${table}
 
-Where the fast path's iteration time goes (large config, 2 iterations under the V8 sampling
+The fast path on the WebAssembly SIMD backend (src/gpu/wasm) against the TypeScript backend, in the
+same run (rounds alternate all three paths). "Learner" is the PPO update (the iteration's
+\`updateMs\`: minibatch forward passes, backward, Adam) per episode:
+
+${wasmTable}
+
+Where the fast path's iteration time goes (TypeScript backend, large config, 2 iterations under the V8 sampling
 profiler; shares of busy time, idle excluded):
 
 ${profileTable}
@@ -282,4 +313,4 @@ loop. The goal of 2,000
 episodes/s and why these numbers are far from it: docs/train.md, "Throughput".
 `,
 );
-process.stdout.write(`${table}\n\n${profileTable}\n`);
+process.stdout.write(`${table}\n\n${wasmTable}\n\n${profileTable}\n`);

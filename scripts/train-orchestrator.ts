@@ -6,13 +6,15 @@
  * simulator), the v2 texts written from them (the plan stated in the thinking), a byte-level BPE
  * tokenizer with the generated questions' fixed phrases as whole tokens, a GPT-2-style model whose
  * positions hold the longest held-out question plus the longest design (measured, nothing cut or
- * dropped), trained on the compute core's CPU backend (src/lm/train.ts), and the transformers.js
+ * dropped), trained on the compute core's WebAssembly SIMD backend (or its TypeScript CPU backend with
+ * `--backend cpu`; src/lm/train.ts), and the transformers.js
  * folder with ONNX files (src/lm/hf-files.ts) plus `training-report.json`.
  *
  *   npx tsx scripts/train-orchestrator.ts [--seed 1] [--quick] [--out DIR] [--steps N] [--tasks N]
+ *     [--backend wasm|cpu] [--deadline-min M]
  *
- * Deterministic under --seed (tasks, teacher, tokenizer, initial weights, example order and the CPU
- * backend's arithmetic); the report's wall times are the only fields that change between runs.
+ * Deterministic under --seed (tasks, teacher, tokenizer, initial weights, example order and the backend's
+ * arithmetic, which is deterministic run to run on each backend); the report's wall times are the only fields that change between runs.
  * `--quick` makes a toy run in seconds for tests (never commit its output). Held-out quality:
  * `npm run bench:orchestrator-quality` (scripts/orchestrator-quality.ts).
  */
@@ -90,6 +92,8 @@ export interface Settings {
   lr: number;
   warmup: number;
   policyFile: string | null;
+  /** The compute core's backend for the LM's training (the teacher's policy runs on the CPU backend). */
+  backend: 'cpu' | 'wasm';
 }
 
 const VALUES = [2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12] as const;
@@ -109,6 +113,7 @@ export const FULL: Omit<Settings, 'seed'> = {
   lr: 3e-3,
   warmup: 20,
   policyFile: TEACHER_POLICY.file,
+  backend: 'wasm',
 };
 
 export const QUICK: Omit<Settings, 'seed'> = {
@@ -126,9 +131,11 @@ export const QUICK: Omit<Settings, 'seed'> = {
   steps: 3,
   warmup: 0,
   policyFile: null,
+  backend: 'cpu',
 };
 
 const CPU = { backend: 'cpu', reason: 'training script', adapter: null, ctx: null } as const;
+const WASM = { backend: 'wasm', reason: 'training script', adapter: null, ctx: null } as const;
 
 export function endId(tok: BpeTokenizer): number {
   const id = tok.idOf(TINY_TOKENS.end);
@@ -279,7 +286,7 @@ export async function makeOrchestratorModel(
       warmup: Math.min(s.warmup, s.steps - 1),
       seed: s.seed,
     },
-    choice: CPU,
+    choice: s.backend === 'wasm' ? WASM : CPU,
     signal: abort.signal,
     onStep: (p) => {
       curve.push(p);
@@ -373,7 +380,8 @@ export async function makeOrchestratorModel(
       stoppedAtDeadline: curve.length < s.steps,
       batch: s.batch,
       window: seq,
-      backend: 'cpu',
+      backend: s.backend,
+      msPerStep: curve.length > 0 ? round((tTrain - tTeacher) / curve.length, 1) : null,
       loss: curve.map((p) => round(p.loss)),
       firstLoss: curve[0] ? round(curve[0].loss) : null,
       lastLoss: last ? round(last.loss) : null,
@@ -407,6 +415,7 @@ async function main(): Promise<void> {
       steps: { type: 'string' },
       tasks: { type: 'string' },
       'deadline-min': { type: 'string' },
+      backend: { type: 'string' },
     },
   });
   const seed = Number(values.seed);
@@ -420,13 +429,15 @@ async function main(): Promise<void> {
   };
   const steps = int(values.steps, base.steps, 'steps');
   const trainTasks = int(values.tasks, base.trainTasks, 'tasks');
+  const backend = values.backend ?? base.backend;
+  if (backend !== 'cpu' && backend !== 'wasm') throw new Error('--backend must be cpu or wasm');
   const deadline = values['deadline-min'] !== undefined ? Number(values['deadline-min']) * 60_000 : undefined;
   const out = resolve(
     values.out ??
       (values.quick ? join('node_modules', '.cache', 'orchestrator-quick') : join('models', MODEL_NAME)),
   );
   const r = await makeOrchestratorModel(
-    { ...base, seed, steps, trainTasks },
+    { ...base, seed, steps, trainTasks, backend },
     {
       log: (l) => process.stdout.write(`${l}\n`),
       ...(deadline !== undefined ? { deadlineMs: deadline } : {}),

@@ -14,6 +14,7 @@ describe('shared flags', () => {
     expect(seedFlag('4294967295')).toBe(4294967295);
     expect(seedFlag('4294967296')).toEqual({ ok: false, message: expect.stringContaining('--seed must be') });
     expect(backendFlag(undefined, 'cpu')).toBe('cpu');
+    expect(backendFlag('wasm', 'cpu')).toBe('wasm');
     expect(isUsageError(backendFlag('gpu', 'auto'))).toBe(true);
     expect(positiveIntFlag('n', '0', '1')).toEqual({
       ok: false,

@@ -44,14 +44,14 @@ export function seedFlag(raw: string | undefined, fallback = '0'): number | Usag
   return Number(seed);
 }
 
-/** `--backend` of the compute core: auto, cpu or webgpu. */
+/** `--backend` of the compute core: auto, wasm, cpu or webgpu. */
 export function backendFlag(
   raw: string | undefined,
   fallback: BackendPreference,
 ): BackendPreference | UsageError {
   const backend = raw ?? fallback;
-  if (backend !== 'auto' && backend !== 'cpu' && backend !== 'webgpu')
-    return usageError(`--backend must be auto, cpu or webgpu, got "${backend}"`);
+  if (backend !== 'auto' && backend !== 'wasm' && backend !== 'cpu' && backend !== 'webgpu')
+    return usageError(`--backend must be auto, wasm, cpu or webgpu, got "${backend}"`);
   return backend;
 }
 

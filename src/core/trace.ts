@@ -124,7 +124,7 @@ export const DesignerSchema = z.discriminatedUnion('kind', [
   z.object({
     kind: z.literal('policy'),
     checkpoint: shortText,
-    backend: z.enum(['cpu', 'webgpu']).optional(),
+    backend: z.enum(['cpu', 'wasm', 'webgpu']).optional(),
     seed: z.number().int().optional(),
     /** Version of the role pool the policy chose from (`baton.roles/1`, or a user-edited pool's). */
     roles: shortText.optional(),

@@ -31,8 +31,9 @@ describe('the compute core front door', () => {
     expect(model.backend).toBe('cpu');
     expect(loaded).toEqual([]);
 
-    // Node has no navigator.gpu: `auto` loads the device module, finds no adapter, takes the CPU.
-    expect(await gpu.chooseBackend('auto')).toMatchObject({ backend: 'cpu', ctx: null });
+    // Node has no navigator.gpu: `auto` loads the device module, finds no adapter, takes the CPU
+    // side (the WebAssembly SIMD backend: src/gpu/wasm/select.test.ts).
+    expect(await gpu.chooseBackend('auto')).toMatchObject({ backend: 'wasm', ctx: null });
     expect(loaded).toEqual(['webgpu/device']);
 
     const ctx = {} as NonNullable<Awaited<ReturnType<typeof gpu.chooseBackend>>['ctx']>;

@@ -1,8 +1,8 @@
 /**
  * The compute core's front door: the one module other layers import (`node-gpu.ts` aside, for Node).
  * See docs/compute-core.md. The WebGPU backend (device, kernels, pipelines) is not imported here: it
- * loads on first use, inside the async `chooseBackend` and `compile`, so importing this module costs
- * the graph builder and the CPU backend only.
+ * loads on first use, inside the async `chooseBackend` and `compile`, and so do the WebAssembly SIMD
+ * kernels (src/gpu/wasm), so importing this module costs the graph builder and the CPU backend only.
  */
 import { CpuModel } from './cpu/model.ts';
 import type { Graph } from './graph.ts';
@@ -16,6 +16,8 @@ export type { Activation, BinaryOp, DType, ReduceOp, Shape, Tensor, UnaryOp } fr
 export type { BackendKind, CompileOptions, Model, RunOptions, StepResult } from './model.ts';
 export type { AdamConfig, TrainState } from './optimizer.ts';
 export type { BackendChoice, BackendPreference } from './select.ts';
+import type { ThreadSpawner } from './wasm/threads.ts';
+export type { ThreadInit, ThreadSpawner } from './wasm/threads.ts';
 export { describeAdapter } from './adapter.ts';
 export type { AdapterReport, AcquireOptions, GpuContext } from './webgpu/device.ts';
 export { CpuModel } from './cpu/model.ts';
@@ -23,7 +25,8 @@ export type { GpuModel, GpuModelOptions } from './webgpu/model.ts';
 export * as init from './init.ts';
 
 /**
- * Picks the backend (`auto`: WebGPU on a hardware adapter, else the CPU, with the reason; see
+ * Picks the backend (`auto`: WebGPU on a hardware adapter, else WebAssembly SIMD where the engine
+ * has it, else the TypeScript CPU backend, with the reason; see
  * select.ts). The adapter code loads here, on first use; the store's policy service also loads
  * select.ts lazily, so it stays out of the page's first chunk.
  */
@@ -35,9 +38,20 @@ export async function chooseBackend(
   return select.chooseBackend(prefer, opts);
 }
 
+let wasmThreads: ThreadSpawner | null = null;
+
 /**
- * Compiles a graph on the chosen backend; the WebGPU backend is loaded here, the first time it is
- * chosen.
+ * Lets the wasm backend's models run large matmuls on a second thread started by `spawn` (the
+ * workers layer supplies it where threads are allowed: a cross-origin-isolated page, Node); null
+ * goes back to one thread. Models compiled before the call keep what they had.
+ */
+export function useWasmThreads(spawn: ThreadSpawner | null): void {
+  wasmThreads = spawn;
+}
+
+/**
+ * Compiles a graph on the chosen backend; the WebGPU backend and the wasm kernels are loaded here,
+ * the first time they are chosen.
  */
 export async function compile(
   choice: BackendChoice,
@@ -48,6 +62,10 @@ export async function compile(
     if (!choice.ctx) throw new Error('WebGPU backend without a device');
     const { GpuModel } = await import('./webgpu/model.ts');
     return new GpuModel(choice.ctx, graph, opts);
+  }
+  if (choice.backend === 'wasm') {
+    const { createWasmModel } = await import('./wasm/model.ts');
+    return createWasmModel(graph, opts, wasmThreads ?? undefined);
   }
   return new CpuModel(graph, opts);
 }

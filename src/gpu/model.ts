@@ -1,7 +1,8 @@
 import type { Graph, Tensor } from './graph.ts';
 import type { AdamConfig, TrainState } from './optimizer.ts';
 
-export type BackendKind = 'cpu' | 'webgpu';
+/** 'cpu': TypeScript kernels; 'wasm': the same backend with WebAssembly SIMD kernels (src/gpu/wasm); 'webgpu': WGSL. */
+export type BackendKind = 'cpu' | 'wasm' | 'webgpu';
 
 export interface CompileOptions {
   /** Scalar (one-element) tensor to minimise. Without it the model only runs forward. */

@@ -7,6 +7,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
+/** The wasm backend's arena and kernel table (Node code: the two-thread tests and benchmarks). */
+export { WasmArena, wasmKernels } from './wasm/kernels.ts';
+
 export const SWIFTSHADER_ICD = '/usr/lib/chromium/vk_swiftshader_icd.json';
 
 /**

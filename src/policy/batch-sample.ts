@@ -124,7 +124,7 @@ export class BatchedPolicy {
     model.importState({ params: this.arena, m: new Float32Array(n), v: new Float32Array(n), t: 0 });
   }
 
-  get backend(): 'cpu' | 'webgpu' {
+  get backend(): 'cpu' | 'wasm' | 'webgpu' {
     return this.choice.backend;
   }
 

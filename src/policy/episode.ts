@@ -58,7 +58,7 @@ export interface Episode {
   task: Task;
   /** Checkpoint name as recorded in traces. */
   policyName: string;
-  backend: 'cpu' | 'webgpu';
+  backend: 'cpu' | 'wasm' | 'webgpu';
   /** Sampling seed: step t draws from `stepRng(seed, t)`. */
   seed: number;
   /** τ > 0 of every step (a greedy step uses 1). */
@@ -77,7 +77,7 @@ export interface Episode {
 export interface EpisodeStart {
   task: Task;
   policyName: string;
-  backend: 'cpu' | 'webgpu';
+  backend: 'cpu' | 'wasm' | 'webgpu';
   seed: number;
   temperature?: number;
   executes?: boolean;

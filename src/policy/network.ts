@@ -322,7 +322,7 @@ export interface NetworkOptions {
  * model per network holds the inputs, so evaluate one state at a time (await each step).
  */
 export class PolicyNetwork {
-  readonly backend: 'cpu' | 'webgpu';
+  readonly backend: 'cpu' | 'wasm' | 'webgpu';
   readonly enc: EncoderConfig;
   private readonly model: Model;
   private readonly pg: PolicyGraph;

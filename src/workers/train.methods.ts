@@ -31,7 +31,7 @@ export const IterationMetricsSchema = TrainerSnapshotSchema.shape.history.elemen
 const num = z.number().finite();
 
 export const BackendStateSchema = z.object({
-  backend: z.enum(['cpu', 'webgpu']),
+  backend: z.enum(['cpu', 'wasm', 'webgpu']),
   /** Why this backend (src/gpu/select.ts), or what happened to it. */
   reason: z.string().max(2000),
 });

@@ -1,6 +1,6 @@
 /// <reference lib="webworker" />
 import { createStore, del, get, set } from 'idb-keyval';
-import { chooseBackend } from '../gpu/index.ts';
+import { chooseBackend, useWasmThreads } from '../gpu/index.ts';
 import { SNAPSHOT_IDB } from '../train/index.ts';
 import { serveRpc } from './rpc/server.ts';
 import { orchTrainLib } from './train-orchestrator.lib.ts';
@@ -9,6 +9,7 @@ import { fetchModelFolder, putTrainedFolder } from '../orchestrator/index.ts';
 import { ORCH_CHECKPOINT_IDB, orchTrainHandlers } from './train-orchestrator.session.ts';
 import { trainMethods } from './train.methods.ts';
 import { trainHandlers, type ChooseBackend } from './train.session.ts';
+import { browserThreadSpawner } from './wasm-threads.ts';
 
 /**
  * Trains off the main thread, on the compute backend the page asks for: the construction policy
@@ -17,6 +18,8 @@ import { trainHandlers, type ChooseBackend } from './train.session.ts';
  * frame. The page drives it through `train.client.ts` and `train-orchestrator.client.ts`.
  */
 const scope = self as unknown as DedicatedWorkerGlobalScope;
+// Large matmuls of the wasm backend on a second thread, where the page is cross-origin isolated.
+useWasmThreads(browserThreadSpawner());
 const idb = typeof indexedDB !== 'undefined';
 const snapshots = idb ? createStore(SNAPSHOT_IDB.db, SNAPSHOT_IDB.store) : null;
 const orchStore = idb ? createStore(ORCH_CHECKPOINT_IDB.db, ORCH_CHECKPOINT_IDB.store) : null;

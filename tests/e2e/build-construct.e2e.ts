@@ -146,7 +146,9 @@ describe('build page', () => {
       expect(await page.locator('[data-testid="ground-truth"]').textContent()).toMatch(/^\d+(, \d+)*$/);
       await page.locator('[data-testid="build-start"]').click();
       await page.locator('[data-testid="dist-bar"]').first().waitFor();
-      expect(await page.locator('[data-testid="build-backend"]').textContent()).toMatch(/^(cpu|webgpu)$/);
+      expect(await page.locator('[data-testid="build-backend"]').textContent()).toMatch(
+        /^(cpu|wasm|webgpu)$/,
+      );
 
       // Empty MAS: DELETE and EXIT are masked.
       let bars = await readBars(page);

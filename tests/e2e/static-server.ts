@@ -19,6 +19,15 @@ const TYPES: Record<string, string> = {
   '.onnx': 'application/octet-stream',
 };
 
+/**
+ * The headers `vite` and `vite preview` send (cross-origin isolation); the e2e server sends them
+ * too when BATON_E2E_ISOLATED=1, to run the suite under them.
+ */
+const ISOLATION: Record<string, string> =
+  process.env.BATON_E2E_ISOLATED === '1'
+    ? { 'cross-origin-opener-policy': 'same-origin', 'cross-origin-embedder-policy': 'require-corp' }
+    : {};
+
 /** Serves a folder read-only on 127.0.0.1 (an ephemeral port); `/` is index.html. */
 export async function serveStatic(root: string, port = 0): Promise<{ url: string; server: Server }> {
   const base = resolve(root);
@@ -35,6 +44,7 @@ export async function serveStatic(root: string, port = 0): Promise<{ url: string
       return;
     }
     res.writeHead(200, {
+      ...ISOLATION,
       'content-type': TYPES[extname(file)] ?? 'application/octet-stream',
       'cache-control': 'no-store',
     });

@@ -42,7 +42,7 @@ import {
 } from '../provider-args.ts';
 
 const usage = `Usage: baton construct --policy <checkpoint.json|random[:SEED]|prior[@T]> --task <text|task.json>
-                       --seed <S> --out <trace.json> [--execute simulated|remote] [--backend auto|cpu|webgpu]
+                       --seed <S> --out <trace.json> [--execute simulated|remote] [--backend auto|wasm|cpu|webgpu]
                        [--greedy] [--temperature T] [--max-steps N] [--roles <pool.json>]
                        [--choices <choices.json>] [--save-policy <file.json>]
                        [--base-url <url> --model <name> [--api-key-env VAR] [--concurrency N]
@@ -68,7 +68,7 @@ Options:
                 whole construction (steps are skipped once it is spent) and the final run gets
                 what is left. Correctness and rewards need a ground truth (a task JSON or a
                 MASBench file); for a text task the answers are recorded ungraded
-  --backend     auto (default; WebGPU only on a hardware adapter), cpu or webgpu
+  --backend     auto (default; WebGPU only on a hardware adapter, else wasm), wasm, cpu or webgpu
   --greedy      take the most probable action and every link with p >= 0.5
   --temperature sampling temperature > 0 (default 1)
   --max-steps   step budget N (default: the checkpoint's, 16 for the built-ins)

@@ -3,13 +3,14 @@ import { nodeGpu, releaseNodeGpu } from '../../gpu/node-gpu.ts';
 import { chooseBackend, describeAdapter } from '../../gpu/index.ts';
 import type { BackendPreference } from '../../gpu/index.ts';
 
-const USAGE = `Usage: baton gpu info [--backend cpu|webgpu|auto]
+const USAGE = `Usage: baton gpu info [--backend cpu|wasm|webgpu|auto]
 
 Reports the WebGPU adapter (vendor, architecture, whether it is a software fallback, features,
 limits) and which compute backend Baton uses for the policy and the trainer, and why.
-  --backend auto    (default) WebGPU on a hardware adapter, the CPU backend otherwise
+  --backend auto    (default) WebGPU on a hardware adapter, else WebAssembly SIMD (wasm), else cpu
   --backend webgpu  force WebGPU (fails without an adapter)
-  --backend cpu     force the CPU backend`;
+  --backend wasm    force the WebAssembly SIMD backend
+  --backend cpu     force the TypeScript CPU backend`;
 
 function parse(args: string[]): { prefer: BackendPreference } | string {
   const [sub, ...rest] = args;
@@ -20,15 +21,15 @@ function parse(args: string[]): { prefer: BackendPreference } | string {
     const value =
       a === '--backend' ? rest[++i] : a?.startsWith('--backend=') ? a.slice('--backend='.length) : undefined;
     if (value === undefined) return `unknown option "${a ?? ''}"`;
-    if (value !== 'auto' && value !== 'cpu' && value !== 'webgpu')
-      return `--backend must be cpu, webgpu or auto, got "${value}"`;
+    if (value !== 'auto' && value !== 'cpu' && value !== 'wasm' && value !== 'webgpu')
+      return `--backend must be cpu, wasm, webgpu or auto, got "${value}"`;
     prefer = value;
   }
   return { prefer };
 }
 
 async function info(prefer: BackendPreference, io: CliIO): Promise<number> {
-  const gpu = prefer === 'cpu' ? undefined : await nodeGpu();
+  const gpu = prefer === 'cpu' || prefer === 'wasm' ? undefined : await nodeGpu();
   let choice;
   try {
     choice = await chooseBackend(prefer, { gpu });
@@ -47,7 +48,7 @@ async function info(prefer: BackendPreference, io: CliIO): Promise<number> {
     io.out(`software:          ${a.software}`);
     io.out(`features:          ${a.features.join(', ') || '-'}`);
     for (const [k, v] of Object.entries(a.limits)) io.out(`limit ${k}: ${v}`);
-  } else if (prefer !== 'cpu') {
+  } else if (prefer !== 'cpu' && prefer !== 'wasm') {
     io.out('adapter:           none');
   }
   io.out(`backend:           ${choice.backend} (${choice.reason})`);

@@ -21,15 +21,20 @@ import type { Graph, Node, Tensor } from '../graph.ts';
 import { cols, opInputs, size } from '../graph.ts';
 import { initialParams, paramLayout } from '../layout.ts';
 import type { ParamLayout } from '../layout.ts';
-import type { CompileOptions, Model, RunOptions, StepResult } from '../model.ts';
+import type { BackendKind, CompileOptions, Model, RunOptions, StepResult } from '../model.ts';
 import type { ResolvedAdam, TrainState } from '../optimizer.ts';
-import { adamStep, resolveAdam } from '../optimizer.ts';
+import { resolveAdam } from '../optimizer.ts';
 import * as ops from './ops.ts';
+import { TS_RUNTIME, statsLength } from './runtime.ts';
+import type { CpuRuntime, Kernels } from './runtime.ts';
+
+export type { CpuRuntime, Kernels } from './runtime.ts';
 
 type Buf = Float32Array | Uint32Array;
 
 export class CpuModel implements Model {
-  readonly backend = 'cpu' as const;
+  readonly backend: BackendKind;
+  private readonly k: Kernels;
   private readonly layout: ParamLayout;
   private readonly params: Float32Array;
   private readonly paramGrads: Float32Array;
@@ -63,12 +68,16 @@ export class CpuModel implements Model {
   constructor(
     readonly graph: Graph,
     opts: CompileOptions = {},
+    runtime: CpuRuntime = TS_RUNTIME,
   ) {
+    this.backend = runtime.backend;
+    this.k = runtime.kernels;
     this.layout = paramLayout(graph);
-    this.params = initialParams(graph, this.layout);
-    this.paramGrads = new Float32Array(this.layout.total);
-    this.m = new Float32Array(this.layout.total);
-    this.v = new Float32Array(this.layout.total);
+    this.params = runtime.f32(this.layout.total);
+    this.params.set(initialParams(graph, this.layout));
+    this.paramGrads = runtime.f32(this.layout.total);
+    this.m = runtime.f32(this.layout.total);
+    this.v = runtime.f32(this.layout.total);
     this.adam = opts.optimizer ? resolveAdam(opts.optimizer) : null;
     this.lossId = opts.loss ? opts.loss.id : null;
     if (opts.loss && size(opts.loss.shape) !== 1) throw new Error('loss must be a scalar');
@@ -92,15 +101,11 @@ export class CpuModel implements Model {
         this.values.push(this.params.subarray(off, off + len));
         this.grads.push(this.paramGrads.subarray(off, off + len));
       } else {
-        this.values.push(n.dtype === 'u32' ? new Uint32Array(len) : new Float32Array(len));
-        this.grads.push(n.requiresGrad ? new Float32Array(len) : null);
+        this.values.push(n.dtype === 'u32' ? runtime.u32(len) : runtime.f32(len));
+        this.grads.push(n.requiresGrad ? runtime.f32(len) : null);
       }
-      if (n.op.kind === 'layerNorm') this.stats.set(n.id, new Float32Array((2 * len) / cols(n.shape)));
-      if (n.op.kind === 'causalAttention')
-        this.stats.set(n.id, new Float32Array(n.op.batch * n.op.heads * n.op.seq * n.op.seq));
-      if (n.op.kind === 'crossEntropy')
-        this.stats.set(n.id, new Float32Array(2 * (graph.node(n.op.logits).shape[0] as number)));
-      if (n.op.kind === 'ppoClip') this.stats.set(n.id, new Float32Array(size(graph.node(n.op.logp).shape)));
+      const stats = statsLength(graph, n);
+      if (stats > 0) this.stats.set(n.id, runtime.f32(stats));
     }
   }
 
@@ -241,7 +246,7 @@ export class CpuModel implements Model {
           }
           return ops.matmulSharedPrefix(this.f(op.a), this.f(op.b), y, live, op.n, op.k, d, cache);
         }
-        return ops.matmul(
+        return this.k.matmul(
           this.f(op.a),
           this.f(op.b),
           y,
@@ -255,26 +260,26 @@ export class CpuModel implements Model {
         );
       }
       case 'biasAct':
-        return ops.biasAct(this.f(op.x), op.bias === null ? null : this.f(op.bias), y, c, op.act, count);
+        return this.k.biasAct(this.f(op.x), op.bias === null ? null : this.f(op.bias), y, c, op.act, count);
       case 'softmax': {
         const mask = op.mask === null ? null : this.f(op.mask);
         const maskRows = op.mask === null ? 1 : size(this.graph.node(op.mask).shape) / c;
-        return ops.softmax(this.f(op.x), mask, maskRows, y, c, op.log, count / c);
+        return this.k.softmax(this.f(op.x), mask, maskRows, y, c, op.log, count / c);
       }
       case 'pick':
-        return ops.pick(this.f(op.x), this.u(op.idx), y, cols(this.graph.node(op.x).shape), live);
+        return this.k.pick(this.f(op.x), this.u(op.idx), y, cols(this.graph.node(op.x).shape), live);
       case 'binary':
-        return ops.binary(op.op, this.f(op.a), this.f(op.b), y, count);
+        return this.k.binary(op.op, this.f(op.a), this.f(op.b), y, count);
       case 'unary':
-        return ops.unary(op.op, this.f(op.x), y, op.alpha, count);
+        return this.k.unary(op.op, this.f(op.x), y, op.alpha, count);
       case 'bernoulliLogProb':
-        return ops.bernoulliLogProb(this.f(op.logits), this.f(op.target), y, count);
+        return this.k.bernoulliLogProb(this.f(op.logits), this.f(op.target), y, count);
       case 'gatherRows':
-        return ops.gatherRows(this.f(op.table), this.u(op.idx), y, c, false, live);
+        return this.k.gatherRows(this.f(op.table), this.u(op.idx), y, c, false, live);
       case 'scatterAddRows':
-        return ops.scatterAddRows(this.f(op.src), this.u(op.idx), y, c, false, this.scattered(op));
+        return this.k.scatterAddRows(this.f(op.src), this.u(op.idx), y, c, false, this.scattered(op));
       case 'layerNorm':
-        return ops.layerNorm(
+        return this.k.layerNorm(
           this.f(op.x),
           this.f(op.gamma),
           this.f(op.beta),
@@ -286,10 +291,10 @@ export class CpuModel implements Model {
         );
       case 'reduce': {
         const [rowsN, used] = this.reduced(n.id, op.x);
-        return ops.reduce(op.op, this.f(op.x), y, cols(this.graph.node(op.x).shape), rowsN, used);
+        return this.k.reduce(op.op, this.f(op.x), y, cols(this.graph.node(op.x).shape), rowsN, used);
       }
       case 'causalAttention':
-        return ops.causalAttention(
+        return this.k.causalAttention(
           this.f(op.q),
           this.f(op.k),
           this.f(op.v),
@@ -301,7 +306,7 @@ export class CpuModel implements Model {
           op.segments === null ? null : this.u(op.segments),
         );
       case 'crossEntropy':
-        y[0] = ops.crossEntropy(
+        y[0] = this.k.crossEntropy(
           this.f(op.logits),
           this.u(op.targets),
           this.f(op.weights),
@@ -358,17 +363,17 @@ export class CpuModel implements Model {
         // Live rows of C are those of A (not transposed, one batch); the others hold padding.
         const m = op.batch === 1 && !op.transA ? live : op.m;
         if (gA) {
-          if (op.transA) ops.matmul(B, gy, gA, op.batch, op.k, op.m, op.n, op.transB, true, true);
-          else ops.matmul(gy, B, gA, op.batch, m, op.k, op.n, false, !op.transB, true);
+          if (op.transA) this.k.matmul(B, gy, gA, op.batch, op.k, op.m, op.n, op.transB, true, true);
+          else this.k.matmul(gy, B, gA, op.batch, m, op.k, op.n, false, !op.transB, true);
         }
         if (gB) {
-          if (op.transB) ops.matmul(gy, A, gB, op.batch, op.n, op.k, m, true, op.transA, true);
-          else ops.matmul(A, gy, gB, op.batch, op.k, op.n, m, !op.transA, false, true);
+          if (op.transB) this.k.matmul(gy, A, gB, op.batch, op.n, op.k, m, true, op.transA, true);
+          else this.k.matmul(A, gy, gB, op.batch, op.k, op.n, m, !op.transA, false, true);
         }
         return;
       }
       case 'biasAct':
-        return ops.biasActGrad(
+        return this.k.biasActGrad(
           this.f(op.x),
           op.bias === null ? null : this.f(op.bias),
           gy,
@@ -383,27 +388,27 @@ export class CpuModel implements Model {
         if (!gx) return;
         const mask = op.mask === null ? null : this.f(op.mask);
         const maskRows = op.mask === null ? 1 : size(this.graph.node(op.mask).shape) / c;
-        return ops.softmaxGrad(y, gy, mask, maskRows, gx, c, op.log, count / c);
+        return this.k.softmaxGrad(y, gy, mask, maskRows, gx, c, op.log, count / c);
       }
       case 'pick': {
         const gx = this.g(op.x);
-        if (gx) ops.pickGrad(gy, this.u(op.idx), gx, cols(this.graph.node(op.x).shape), live);
+        if (gx) this.k.pickGrad(gy, this.u(op.idx), gx, cols(this.graph.node(op.x).shape), live);
         return;
       }
       case 'binary': {
         const ga = this.g(op.a);
         const gb = this.g(op.b);
-        if (ga) ops.binaryGrad(op.op, 0, this.f(op.a), this.f(op.b), gy, ga, count);
-        if (gb) ops.binaryGrad(op.op, 1, this.f(op.a), this.f(op.b), gy, gb, count);
+        if (ga) this.k.binaryGrad(op.op, 0, this.f(op.a), this.f(op.b), gy, ga, count);
+        if (gb) this.k.binaryGrad(op.op, 1, this.f(op.a), this.f(op.b), gy, gb, count);
         return;
       }
       case 'unary': {
         const gx = this.g(op.x);
-        if (gx) ops.unaryGrad(op.op, this.f(op.x), y, gy, gx, op.alpha, count);
+        if (gx) this.k.unaryGrad(op.op, this.f(op.x), y, gy, gx, op.alpha, count);
         return;
       }
       case 'bernoulliLogProb':
-        return ops.bernoulliLogProbGrad(
+        return this.k.bernoulliLogProbGrad(
           this.f(op.logits),
           this.f(op.target),
           gy,
@@ -413,16 +418,16 @@ export class CpuModel implements Model {
         );
       case 'gatherRows': {
         const gt = this.g(op.table);
-        if (gt) ops.scatterAddRows(gy, this.u(op.idx), gt, c, true, live);
+        if (gt) this.k.scatterAddRows(gy, this.u(op.idx), gt, c, true, live);
         return;
       }
       case 'scatterAddRows': {
         const gs = this.g(op.src);
-        if (gs) ops.gatherRows(gy, this.u(op.idx), gs, c, true, this.scattered(op));
+        if (gs) this.k.gatherRows(gy, this.u(op.idx), gs, c, true, this.scattered(op));
         return;
       }
       case 'layerNorm':
-        return ops.layerNormGrad(
+        return this.k.layerNormGrad(
           this.f(op.x),
           this.f(op.gamma),
           this.stats.get(n.id) as Float32Array,
@@ -437,12 +442,12 @@ export class CpuModel implements Model {
         const gx = this.g(op.x);
         if (gx) {
           const [rowsN, used] = this.reduced(n.id, op.x);
-          ops.reduceGrad(op.op, this.f(op.x), y, gy, gx, cols(this.graph.node(op.x).shape), rowsN, used);
+          this.k.reduceGrad(op.op, this.f(op.x), y, gy, gx, cols(this.graph.node(op.x).shape), rowsN, used);
         }
         return;
       }
       case 'causalAttention':
-        return ops.causalAttentionGrad(
+        return this.k.causalAttentionGrad(
           this.f(op.q),
           this.f(op.k),
           this.f(op.v),
@@ -459,7 +464,7 @@ export class CpuModel implements Model {
       case 'crossEntropy': {
         const gx = this.g(op.logits);
         if (gx)
-          ops.crossEntropyGrad(
+          this.k.crossEntropyGrad(
             this.f(op.logits),
             this.u(op.targets),
             this.f(op.weights),
@@ -509,7 +514,7 @@ export class CpuModel implements Model {
     if (this.adam && (opts.update ?? true)) {
       this.t += 1;
       const adam = opts.lr === undefined ? this.adam : { ...this.adam, lr: opts.lr };
-      gradNorm = adamStep(this.params, this.paramGrads, this.m, this.v, this.t, adam);
+      gradNorm = this.k.adamStep(this.params, this.paramGrads, this.m, this.v, this.t, adam);
       this.paramsChanged();
     } else {
       let sq = 0;

@@ -39,7 +39,7 @@ import { errorText } from './problems.ts';
 export interface PolicyRuntime extends StepPolicy {
   /** Checkpoint name as recorded in traces. */
   readonly name: string;
-  readonly backend: 'cpu' | 'webgpu';
+  readonly backend: 'cpu' | 'wasm' | 'webgpu';
   /** Why this backend was chosen. */
   readonly reason: string;
   readonly pool: RolePool;

@@ -4,6 +4,7 @@
  * what they do loads with the mode (`train-orch-run.ts`), so the first page carries none of it.
  */
 import type { Problem } from '../../core/result.ts';
+import type { BackendKind } from '../../gpu/index.ts';
 import type {
   ExportedModel,
   OrchEvaluation,
@@ -63,7 +64,7 @@ export const DEFAULT_ORCH_FORM: OrchForm = {
 export interface OrchTrainState {
   status: OrchTrainStatus;
   iteration: number;
-  backend: { backend: 'cpu' | 'webgpu'; reason: string } | null;
+  backend: { backend: BackendKind; reason: string } | null;
   model: { id: string; name: string; params: number; positions: number } | null;
   /** Iteration of the checkpoint last stored in this browser. */
   savedAt: number | null;

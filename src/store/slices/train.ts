@@ -38,7 +38,7 @@ export type TrainFromChoice =
   { kind: 'random'; seed: number } | { kind: 'prior' } | { kind: 'checkpoint'; name: string };
 
 export interface TrainBackend {
-  backend: 'cpu' | 'webgpu';
+  backend: 'cpu' | 'wasm' | 'webgpu';
   reason: string;
 }
 

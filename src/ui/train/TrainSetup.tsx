@@ -158,7 +158,11 @@ export function TrainSetup({ locked }: { locked: boolean }): JSX.Element {
           >
             {COMPUTE_CHOICES.map((c) => (
               <option key={c} value={c}>
-                {c === 'auto' ? 'auto (WebGPU on a hardware adapter)' : c === 'cpu' ? 'CPU' : 'WebGPU'}
+                {c === 'auto'
+                  ? 'auto (WebGPU on a hardware adapter, else WebAssembly)'
+                  : c === 'cpu'
+                    ? 'CPU'
+                    : 'WebGPU'}
               </option>
             ))}
           </select>

@@ -1,0 +1,19 @@
+/** Entry point of the WebAssembly SIMD kernels (AssemblyScript); see docs/compute-core.md. */
+export { matmul, matmulRows, matmulWorkBytes } from './matmul';
+export { adam, sumSquares } from './adam';
+export { biasAct, biasActGrad, softmax, softmaxGrad } from './elementwise';
+export {
+  gatherRows,
+  scatterAddRows,
+  layerNorm,
+  layerNormGrad,
+  crossEntropy,
+  crossEntropyGrad,
+  causalAttention,
+  causalAttentionGrad,
+} from './rows';
+
+/** First byte past the module's static data: the host allocates above it. */
+export function heapBase(): usize {
+  return __heap_base;
+}

@@ -1,0 +1,441 @@
+/**
+ * The WebAssembly SIMD kernels from the host's side: the module (compiled once, on first use), an
+ * arena (one memory per model, sized once so views into it never detach) and `wasmKernels`, which
+ * has the signatures of the TypeScript kernels (src/gpu/cpu/ops.ts) and runs the ported ones in
+ * the module. A call whose arrays do not all live in the arena's memory runs the TypeScript kernel
+ * instead, as do the kernels that were not ported (binary, unary, pick, reduce, ...).
+ */
+import type { Activation } from '../graph.ts';
+import { TS_KERNELS, type Kernels } from '../cpu/runtime.ts';
+import * as ops from '../cpu/ops.ts';
+import { adamStep, clipScale } from '../optimizer.ts';
+import { MatmulThreads, THREAD_SOURCE, type ThreadSpawner } from './threads.ts';
+
+/** The module's exports (pointers are byte offsets into the memory, 0 = none). */
+interface Exports {
+  heapBase(): number;
+  matmulWorkBytes(): number;
+  matmulRows(
+    a: number,
+    b: number,
+    c: number,
+    batch: number,
+    m: number,
+    n: number,
+    k: number,
+    transA: number,
+    transB: number,
+    accumulate: number,
+    work: number,
+    r0: number,
+    r1: number,
+  ): void;
+  matmul(
+    a: number,
+    b: number,
+    c: number,
+    batch: number,
+    m: number,
+    n: number,
+    k: number,
+    transA: number,
+    transB: number,
+    accumulate: number,
+    work: number,
+  ): void;
+  sumSquares(g: number, len: number): number;
+  adam(
+    p: number,
+    g: number,
+    m: number,
+    v: number,
+    len: number,
+    s: number,
+    beta1: number,
+    beta2: number,
+    bc1: number,
+    bc2: number,
+    lr: number,
+    eps: number,
+    wd: number,
+  ): void;
+  biasAct(x: number, bias: number, y: number, cols: number, act: number, count: number): void;
+  biasActGrad(
+    x: number,
+    bias: number,
+    gy: number,
+    gx: number,
+    gb: number,
+    cols: number,
+    act: number,
+    count: number,
+  ): void;
+  softmax(
+    x: number,
+    mask: number,
+    maskRows: number,
+    y: number,
+    cols: number,
+    log: number,
+    rows: number,
+  ): void;
+  softmaxGrad(
+    y: number,
+    gy: number,
+    mask: number,
+    maskRows: number,
+    gx: number,
+    cols: number,
+    log: number,
+    rows: number,
+  ): void;
+  gatherRows(table: number, idx: number, out: number, cols: number, acc: number, count: number): void;
+  scatterAddRows(
+    src: number,
+    idx: number,
+    out: number,
+    cols: number,
+    acc: number,
+    count: number,
+    outLen: number,
+  ): void;
+  layerNorm(
+    x: number,
+    gamma: number,
+    beta: number,
+    y: number,
+    stats: number,
+    cols: number,
+    eps: number,
+    rows: number,
+  ): void;
+  layerNormGrad(
+    x: number,
+    gamma: number,
+    stats: number,
+    gy: number,
+    gx: number,
+    gGamma: number,
+    gBeta: number,
+    cols: number,
+    rows: number,
+  ): void;
+  crossEntropy(x: number, t: number, w: number, stats: number, cols: number, rows: number): number;
+  crossEntropyGrad(
+    x: number,
+    t: number,
+    w: number,
+    stats: number,
+    gy: number,
+    gx: number,
+    cols: number,
+    rows: number,
+  ): void;
+  causalAttention(
+    q: number,
+    k: number,
+    v: number,
+    out: number,
+    probs: number,
+    batch: number,
+    seq: number,
+    heads: number,
+    d: number,
+    segments: number,
+  ): void;
+  causalAttentionGrad(
+    q: number,
+    k: number,
+    v: number,
+    out: number,
+    probs: number,
+    gOut: number,
+    gq: number,
+    gk: number,
+    gv: number,
+    batch: number,
+    seq: number,
+    heads: number,
+    d: number,
+  ): void;
+}
+
+const ACT: Record<Activation, number> = { none: 0, relu: 1, tanh: 2, gelu: 3, sigmoid: 4 };
+const PAGE = 65536;
+
+let compiled: Promise<WebAssembly.Module> | null = null;
+
+/** The compiled module; its bytes (a separate chunk in the app) load on the first call. */
+export function kernelsModule(): Promise<WebAssembly.Module> {
+  compiled ??= import('./kernels-bytes.ts').then(({ KERNELS_WASM_BASE64 }) =>
+    WebAssembly.compile(decodeBase64(KERNELS_WASM_BASE64)),
+  );
+  return compiled;
+}
+
+let compiledShared: Promise<WebAssembly.Module> | null = null;
+
+/** The shared-memory build of the same kernels (for a second thread); loads on the first call. */
+export function sharedKernelsModule(): Promise<WebAssembly.Module> {
+  compiledShared ??= import('./kernels-shared-bytes.ts').then(({ KERNELS_SHARED_WASM_BASE64 }) =>
+    WebAssembly.compile(decodeBase64(KERNELS_SHARED_WASM_BASE64)),
+  );
+  return compiledShared;
+}
+
+function decodeBase64(b64: string): Uint8Array<ArrayBuffer> {
+  const bin = atob(b64);
+  const bytes = new Uint8Array(bin.length);
+  for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+  return bytes;
+}
+
+/** One memory with an instance of the kernels and a bump allocator of 16-byte-aligned arrays. */
+export class WasmArena {
+  private next: number;
+  private readonly end: number;
+  /** The matmul's packing workspace. */
+  readonly work: number;
+  /** Kernel calls the module ran, by kernel name (the rest ran in TypeScript): tests, profiling. */
+  readonly calls = new Map<string, number>();
+  /** The second matmul thread, when the arena was created with a spawner. */
+  threads: MatmulThreads | null = null;
+
+  private constructor(
+    readonly memory: WebAssembly.Memory,
+    readonly exports: Exports,
+    floats: number,
+    threaded: boolean,
+  ) {
+    this.next = align(exports.heapBase(), 64);
+    this.work = this.next;
+    this.next += align(exports.matmulWorkBytes(), 64) * (threaded ? 2 : 1) + (threaded ? 64 : 0);
+    this.end = this.next + floats * 4;
+  }
+
+  /**
+   * An arena with room for `floats` floats of arrays (each rounded up to 4) besides the workspace.
+   * With `spawn`, the memory is shared and large products run on two threads (threads.ts).
+   */
+  static async create(floats: number, spawn?: ThreadSpawner): Promise<WasmArena> {
+    const module = await (spawn ? sharedKernelsModule() : kernelsModule());
+    // Static data, workspace(s), control block and arrays; the module's data sits below heapBase (a few kB).
+    const probe = spawn
+      ? new WebAssembly.Memory({ initial: 1, maximum: 1, shared: true })
+      : new WebAssembly.Memory({ initial: 1 });
+    const bare = (await WebAssembly.instantiate(module, { env: { memory: probe } })) as unknown as {
+      exports: Exports;
+    };
+    const work = align(bare.exports.matmulWorkBytes(), 64);
+    const bytes = align(bare.exports.heapBase(), 64) + (spawn ? 2 * work + 64 : work) + floats * 4;
+    const pages = Math.ceil(bytes / PAGE) + 1;
+    if (pages > 65536) throw new Error(`the wasm backend needs ${bytes} bytes, more than 4 GiB`);
+    const memory = spawn
+      ? new WebAssembly.Memory({ initial: pages, maximum: pages, shared: true })
+      : new WebAssembly.Memory({ initial: pages });
+    const inst = (await WebAssembly.instantiate(module, { env: { memory } })) as unknown as {
+      exports: Exports;
+    };
+    const arena = new WasmArena(memory, inst.exports, floats, !!spawn);
+    if (spawn) {
+      const workerWork = arena.work + work;
+      const ctrl = workerWork + work;
+      const worker = await spawn(THREAD_SOURCE, { module, memory, ctrl, work: workerWork });
+      arena.threads = new MatmulThreads(memory, ctrl, inst.exports.matmulRows, arena.work, worker);
+    }
+    return arena;
+  }
+
+  /** Stops the second thread, if any (the arena stays usable on one thread). */
+  close(): void {
+    this.threads?.close();
+    this.threads = null;
+  }
+
+  private take(len: number): number {
+    const at = this.next;
+    this.next += align(len * 4, 16);
+    if (this.next > this.end) throw new Error('wasm arena exhausted (sizing error)');
+    return at;
+  }
+  f32(len: number): Float32Array {
+    return new Float32Array(this.memory.buffer, this.take(len), len);
+  }
+  u32(len: number): Uint32Array {
+    return new Uint32Array(this.memory.buffer, this.take(len), len);
+  }
+  /** Byte offset of an array in this memory, or −1 when it lives elsewhere. */
+  ptr(a: Float32Array | Uint32Array | null): number {
+    if (a === null) return 0;
+    return a.buffer === this.memory.buffer ? a.byteOffset : -1;
+  }
+}
+
+function align(n: number, to: number): number {
+  return Math.ceil(n / to) * to;
+}
+
+/** Floats an arena needs for arrays of these lengths (each rounded up to 4). */
+export function arenaFloats(lengths: Iterable<number>): number {
+  let total = 0;
+  for (const n of lengths) total += align(n, 4);
+  return total;
+}
+
+/** The kernel table of the wasm backend: the TypeScript kernels with the ported ones replaced. */
+export function wasmKernels(arena: WasmArena): Kernels {
+  const x = arena.exports;
+  /** Pointers of all arrays, or null when one is outside the arena (then the TypeScript kernel runs). */
+  const ptrs = (...arrays: (Float32Array | Uint32Array | null)[]): number[] | null => {
+    const out = arrays.map((a) => arena.ptr(a));
+    return out.includes(-1) ? null : out;
+  };
+  const ran = (name: string): void => {
+    arena.calls.set(name, (arena.calls.get(name) ?? 0) + 1);
+  };
+  return {
+    ...TS_KERNELS,
+    matmul(A, B, C, batch, m, n, k, transA, transB, accumulate) {
+      const p = ptrs(A, B, C);
+      if (!p) return ops.matmul(A, B, C, batch, m, n, k, transA, transB, accumulate);
+      ran('matmul');
+      const args = [p[0]!, p[1]!, p[2]!, batch, m, n, k, +transA, +transB, +accumulate];
+      if (arena.threads?.matmul(args, m, n, k, batch)) return ran('matmul2');
+      x.matmul(p[0]!, p[1]!, p[2]!, batch, m, n, k, +transA, +transB, +accumulate, arena.work);
+    },
+    biasAct(xs, bias, y, cols, act, count = xs.length) {
+      const p = ptrs(xs, bias, y);
+      if (!p) return ops.biasAct(xs, bias, y, cols, act, count);
+      ran('biasAct');
+      x.biasAct(p[0]!, p[1]!, p[2]!, cols, ACT[act], count);
+    },
+    biasActGrad(xs, bias, gy, gx, gb, cols, act, count = xs.length) {
+      const p = ptrs(xs, bias, gy, gx, gb);
+      if (!p) return ops.biasActGrad(xs, bias, gy, gx, gb, cols, act, count);
+      ran('biasActGrad');
+      x.biasActGrad(p[0]!, p[1]!, p[2]!, p[3]!, p[4]!, cols, ACT[act], count);
+    },
+    softmax(xs, mask, maskRows, y, cols, log, rows = xs.length / cols) {
+      const p = ptrs(xs, mask, y);
+      if (!p) return ops.softmax(xs, mask, maskRows, y, cols, log, rows);
+      ran('softmax');
+      x.softmax(p[0]!, p[1]!, maskRows, p[2]!, cols, +log, rows);
+    },
+    softmaxGrad(y, gy, mask, maskRows, gx, cols, log, rows = y.length / cols) {
+      const p = ptrs(y, gy, mask, gx);
+      if (!p) return ops.softmaxGrad(y, gy, mask, maskRows, gx, cols, log, rows);
+      ran('softmaxGrad');
+      x.softmaxGrad(p[0]!, p[1]!, p[2]!, maskRows, p[3]!, cols, +log, rows);
+    },
+    gatherRows(table, idx, out, cols, accumulate, count = idx.length) {
+      const p = ptrs(table, idx, out);
+      if (!p || !indicesBelow(idx, count, table.length / cols))
+        return ops.gatherRows(table, idx, out, cols, accumulate, count);
+      ran('gatherRows');
+      x.gatherRows(p[0]!, p[1]!, p[2]!, cols, +accumulate, count);
+    },
+    scatterAddRows(src, idx, out, cols, accumulate, count = idx.length) {
+      const p = ptrs(src, idx, out);
+      if (!p || !indicesBelow(idx, count, out.length / cols))
+        return ops.scatterAddRows(src, idx, out, cols, accumulate, count);
+      ran('scatterAddRows');
+      x.scatterAddRows(p[0]!, p[1]!, p[2]!, cols, +accumulate, count, out.length);
+    },
+    layerNorm(xs, gamma, beta, y, stats, cols, eps, rows = xs.length / cols) {
+      const p = ptrs(xs, gamma, beta, y, stats);
+      if (!p) return ops.layerNorm(xs, gamma, beta, y, stats, cols, eps, rows);
+      ran('layerNorm');
+      x.layerNorm(p[0]!, p[1]!, p[2]!, p[3]!, p[4]!, cols, eps, rows);
+    },
+    layerNormGrad(xs, gamma, stats, gy, gx, gGamma, gBeta, cols, rows = xs.length / cols) {
+      const p = ptrs(xs, gamma, stats, gy, gx, gGamma, gBeta);
+      if (!p) return ops.layerNormGrad(xs, gamma, stats, gy, gx, gGamma, gBeta, cols, rows);
+      ran('layerNormGrad');
+      x.layerNormGrad(p[0]!, p[1]!, p[2]!, p[3]!, p[4]!, p[5]!, p[6]!, cols, rows);
+    },
+    crossEntropy(xs, targets, weights, stats, cols) {
+      const p = ptrs(xs, targets, weights, stats);
+      // Out-of-range targets: the TypeScript kernel throws the error.
+      if (!p || !indicesBelow(targets, targets.length, cols))
+        return ops.crossEntropy(xs, targets, weights, stats, cols);
+      ran('crossEntropy');
+      return x.crossEntropy(p[0]!, p[1]!, p[2]!, p[3]!, cols, targets.length);
+    },
+    crossEntropyGrad(xs, targets, weights, stats, gy, gx, cols) {
+      const p = ptrs(xs, targets, weights, stats, gx);
+      if (!p || !indicesBelow(targets, targets.length, cols))
+        return ops.crossEntropyGrad(xs, targets, weights, stats, gy, gx, cols);
+      ran('crossEntropyGrad');
+      x.crossEntropyGrad(p[0]!, p[1]!, p[2]!, p[3]!, gy, p[4]!, cols, targets.length);
+    },
+    causalAttention(q, k, v, out, probs, batch, seq, heads, segments = null) {
+      const p = ptrs(q, k, v, out, probs, segments);
+      if (!p) return ops.causalAttention(q, k, v, out, probs, batch, seq, heads, segments);
+      ran('causalAttention');
+      x.causalAttention(
+        p[0]!,
+        p[1]!,
+        p[2]!,
+        p[3]!,
+        p[4]!,
+        batch,
+        seq,
+        heads,
+        q.length / (batch * seq),
+        p[5]!,
+      );
+    },
+    causalAttentionGrad(q, k, v, out, probs, gOut, gq, gk, gv, batch, seq, heads) {
+      const p = ptrs(q, k, v, out, probs, gOut, gq, gk, gv);
+      if (!p) return ops.causalAttentionGrad(q, k, v, out, probs, gOut, gq, gk, gv, batch, seq, heads);
+      const d = q.length / (batch * seq);
+      ran('causalAttentionGrad');
+      x.causalAttentionGrad(
+        p[0]!,
+        p[1]!,
+        p[2]!,
+        p[3]!,
+        p[4]!,
+        p[5]!,
+        p[6]!,
+        p[7]!,
+        p[8]!,
+        batch,
+        seq,
+        heads,
+        d,
+      );
+    },
+    adamStep(params, g, m, v, t, c) {
+      const p = ptrs(params, g, m, v);
+      if (!p) return adamStep(params, g, m, v, t, c);
+      const norm = Math.sqrt(x.sumSquares(p[1]!, g.length));
+      const s = clipScale(norm, c.clipNorm);
+      const bc1 = 1 - Math.pow(c.beta1, t);
+      const bc2 = 1 - Math.pow(c.beta2, t);
+      ran('adam');
+      x.adam(
+        p[0]!,
+        p[1]!,
+        p[2]!,
+        p[3]!,
+        params.length,
+        s,
+        c.beta1,
+        c.beta2,
+        bc1,
+        bc2,
+        c.lr,
+        c.eps,
+        c.weightDecay,
+      );
+      return norm;
+    },
+  };
+}
+
+/** True when the first `count` indices are below `rows` (the module does not bounds-check). */
+function indicesBelow(idx: Uint32Array, count: number, rows: number): boolean {
+  for (let i = 0; i < count; i++) if ((idx[i] as number) >= rows) return false;
+  return true;
+}
