@@ -5,7 +5,7 @@ import { SNAPSHOT_IDB } from '../train/index.ts';
 import { serveRpc } from './rpc/server.ts';
 import { trainMethods } from './train.methods.ts';
 import { trainHandlers } from './train.session.ts';
-import { browserThreadSpawner } from './wasm-threads.ts';
+import { browserThreadSpawner, threadsUnavailableReason } from './wasm-threads.ts';
 
 /**
  * Trains the construction policy off the main thread (src/train `Trainer`, simulated sub-agents),
@@ -21,8 +21,13 @@ serveRpc(
   scope,
   trainMethods,
   trainHandlers({
-    choose: (prefer, onLost) =>
-      chooseBackend(prefer, { onLost: (reason, message) => onLost(message || reason) }),
+    choose: async (prefer, onLost) => {
+      const choice = await chooseBackend(prefer, { onLost: (reason, message) => onLost(message || reason) });
+      if (choice.backend !== 'wasm') return choice;
+      const why = threadsUnavailableReason();
+      const threads = why === null ? '2 threads for large matmuls' : `one thread (${why})`;
+      return { ...choice, reason: `${choice.reason}, ${threads}` };
+    },
     // The run's snapshot goes straight to IndexedDB (as the page's snapshot storage keeps it), not
     // through the page's main thread.
     ...(snapshots
