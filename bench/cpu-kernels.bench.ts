@@ -53,9 +53,8 @@ interface Row {
 }
 
 async function main(): Promise<void> {
-  // One thread: with a thread pool in this process, onnxruntime-web's pool threads took the
-  // cores from the wasm backend's second thread (the two-thread wasm product ran 25× slower at
-  // N = 1024 on this 2-core machine), so its two-thread figures are not measured here.
+  // One thread: onnxruntime-web on two threads is not measured here. Its products stall the wasm
+  // backend's second thread in the same process (below), with or without its thread pool.
   ort.env.wasm.numThreads = 1;
   const arena = await WasmArena.create(SIZES.reduce((a, n) => a + 3 * n * n, 0));
   const k = wasmKernels(arena);
@@ -155,8 +154,8 @@ async function main(): Promise<void> {
       'with A transposed, the forms the backward pass uses; and A·B on two threads, the output rows split',
       "with a worker_threads worker on the shared memory, `src/gpu/wasm/threads.ts`), and onnxruntime-web's",
       'wasm execution provider (a MatMul of two graph inputs, so it packs B on every call as Baton does;',
-      "one thread: with its two-thread build's pool threads in the same process, the wasm backend's second",
-      'thread was starved, so onnxruntime-web on two threads is not in this table). Paths alternate within',
+      'one thread; on two threads it is not measured: in the same process its products stall the wasm',
+      "backend's second thread, see the bench source and docs/compute-core.md). Paths alternate within",
       'the run (onnxruntime-web after the others at each N, see the bench source); the products agree within 1e-3·√N,',
       'and the two-thread wasm product is bit-identical to the one-thread one (checked at every N). Command:',
       '`npm run bench:cpu-kernels` (writes `bench/results/cpu-kernels.json`).',
