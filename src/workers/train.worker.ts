@@ -9,7 +9,7 @@ import { fetchModelFolder, putTrainedFolder } from '../orchestrator/index.ts';
 import { ORCH_CHECKPOINT_IDB, orchTrainHandlers } from './train-orchestrator.session.ts';
 import { trainMethods } from './train.methods.ts';
 import { trainHandlers, type ChooseBackend } from './train.session.ts';
-import { browserThreadSpawner } from './wasm-threads.ts';
+import { browserThreadSpawner, threadsUnavailableReason } from './wasm-threads.ts';
 
 /**
  * Trains off the main thread, on the compute backend the page asks for: the construction policy
@@ -23,8 +23,13 @@ useWasmThreads(browserThreadSpawner());
 const idb = typeof indexedDB !== 'undefined';
 const snapshots = idb ? createStore(SNAPSHOT_IDB.db, SNAPSHOT_IDB.store) : null;
 const orchStore = idb ? createStore(ORCH_CHECKPOINT_IDB.db, ORCH_CHECKPOINT_IDB.store) : null;
-const choose: ChooseBackend = (prefer, onLost) =>
-  chooseBackend(prefer, { onLost: (reason, message) => onLost(message || reason) });
+const choose: ChooseBackend = async (prefer, onLost) => {
+  const choice = await chooseBackend(prefer, { onLost: (reason, message) => onLost(message || reason) });
+  if (choice.backend !== 'wasm') return choice;
+  const why = threadsUnavailableReason();
+  const threads = why === null ? '2 threads for large matmuls' : `one thread (${why})`;
+  return { ...choice, reason: `${choice.reason}, ${threads}` };
+};
 
 serveRpc(
   scope,

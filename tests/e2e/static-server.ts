@@ -23,13 +23,18 @@ const TYPES: Record<string, string> = {
  * The headers `vite` and `vite preview` send (cross-origin isolation); the e2e server sends them
  * too when BATON_E2E_ISOLATED=1, to run the suite under them.
  */
-const ISOLATION: Record<string, string> =
-  process.env.BATON_E2E_ISOLATED === '1'
-    ? { 'cross-origin-opener-policy': 'same-origin', 'cross-origin-embedder-policy': 'require-corp' }
-    : {};
+export const ISOLATION_HEADERS = {
+  'cross-origin-opener-policy': 'same-origin',
+  'cross-origin-embedder-policy': 'require-corp',
+};
+const ISOLATION: Record<string, string> = process.env.BATON_E2E_ISOLATED === '1' ? ISOLATION_HEADERS : {};
 
 /** Serves a folder read-only on 127.0.0.1 (an ephemeral port); `/` is index.html. */
-export async function serveStatic(root: string, port = 0): Promise<{ url: string; server: Server }> {
+export async function serveStatic(
+  root: string,
+  port = 0,
+  isolation: Record<string, string> = ISOLATION,
+): Promise<{ url: string; server: Server }> {
   const base = resolve(root);
   const server = createServer((req, res) => {
     const path = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname);
@@ -44,7 +49,7 @@ export async function serveStatic(root: string, port = 0): Promise<{ url: string
       return;
     }
     res.writeHead(200, {
-      ...ISOLATION,
+      ...isolation,
       'content-type': TYPES[extname(file)] ?? 'application/octet-stream',
       'cache-control': 'no-store',
     });
