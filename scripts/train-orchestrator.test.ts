@@ -18,9 +18,10 @@ import {
 } from '../src/orchestrator/index.ts';
 import { BatchedPolicy, DEFAULT_POOL, groupReward, priorCheckpoint } from '../src/policy/index.ts';
 import { simulatorRun } from './orchestrator-quality.ts';
-import { cachedSimulator, longestTestQuery } from './orchestrator-v2-data.ts';
+import { cachedSimulator, longestTestQuery, readCheckpoint } from './orchestrator-v2-data.ts';
 import {
   QUICK,
+  TEACHER_POLICY,
   endId,
   makeOrchestratorModel,
   promptOf,
@@ -193,9 +194,13 @@ describe('train-orchestrator --quick (v2)', () => {
 });
 
 describe('the committed teacher policy', () => {
-  it('is the checkpoint the training script names, with its command recorded', () => {
-    const text = readFileSync('scripts/orchestrator-data/teacher-policy.json', 'utf8');
-    expect(text.length).toBeGreaterThan(1000);
-    expect(readFileSync('scripts/orchestrator-data/teacher-policy.log', 'utf8')).toMatch(/iteration 40\/40/);
+  it('is the checkpoint the training script names, the one the shipped v2 model was taught from', () => {
+    const { checkpoint, sha256 } = readCheckpoint(TEACHER_POLICY.file);
+    expect(checkpoint.params).toBeDefined();
+    const report = JSON.parse(
+      readFileSync('models/baton-orchestrator-tiny-v2/training-report.json', 'utf8'),
+    ) as { teacherPolicy: { sha256: string; command: string } };
+    expect(report.teacherPolicy.sha256).toBe(sha256);
+    expect(report.teacherPolicy.command).toBe(TEACHER_POLICY.command);
   });
 });

@@ -68,7 +68,6 @@ export const TEACHER_POLICY = {
   file: 'scripts/orchestrator-data/teacher-policy.json',
   command:
     'node bin/baton.mjs train --preset mixed --iterations 40 --seed 3 --out scripts/orchestrator-data/teacher-policy.json',
-  log: 'scripts/orchestrator-data/teacher-policy.log',
 };
 
 export interface Settings {
@@ -381,7 +380,6 @@ export async function makeOrchestratorModel(
       batch: s.batch,
       window: seq,
       backend: s.backend,
-      msPerStep: curve.length > 0 ? round((tTrain - tTeacher) / curve.length, 1) : null,
       loss: curve.map((p) => round(p.loss)),
       firstLoss: curve[0] ? round(curve[0].loss) : null,
       lastLoss: last ? round(last.loss) : null,
@@ -389,6 +387,7 @@ export async function makeOrchestratorModel(
     wallSeconds: {
       teacher: round((tTeacher - t0) / 1000, 1),
       training: round((tTrain - tTeacher) / 1000, 1),
+      trainingMsPerStep: curve.length > 0 ? round((tTrain - tTeacher) / curve.length, 1) : null,
       total: round((performance.now() - t0) / 1000, 1),
     },
   };
