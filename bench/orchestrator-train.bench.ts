@@ -17,7 +17,7 @@ import {
 } from '../src/cli/commands/train-orchestrator.ts';
 import { tinyDesignSampling } from '../src/orchestrator/index.ts';
 import { DEFAULT_POOL } from '../src/policy/index.ts';
-import { orchestratorTrainConfig, type OrchestratorIterationMetrics } from '../src/train/index.ts';
+import { orchestratorTrainConfig, type OrchestratorIterationMetrics } from '../src/train/orchestrator.ts';
 import { OrchestratorTrainer, beforeAfter } from '../src/train/orchestrator.ts';
 import { loadAverage, machine, writeDocSection, writeResults } from './report.ts';
 

@@ -21,7 +21,7 @@ import { DEFAULT_POOL } from '../src/policy/index.ts';
 import { CpuExactDecoder } from '../src/train/orchestrator-decode.ts';
 import { OrchestratorLearner, windowFor } from '../src/train/orchestrator-learner.ts';
 import { sampleDesigns, type Sample } from '../src/train/orchestrator-sampler.ts';
-import { orchestratorTrainConfig } from '../src/train/index.ts';
+import { orchestratorTrainConfig } from '../src/train/orchestrator.ts';
 import { loadAverage, machine, writeResults } from './report.ts';
 
 const { values } = parseArgs({

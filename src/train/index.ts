@@ -25,26 +25,7 @@ export {
 } from './rollout.ts';
 export { rolloutMany, type ManyRolloutOptions } from './rollout-batch.ts';
 export { Learner, type UpdateStats } from './learner.ts';
-// GRPO of the orchestrator LM (orchestrator-*.ts)
-export {
-  DOM_MIXES,
-  OrchestratorTrainConfigSchema,
-  orchestratorTrainConfig,
-  type OrchestratorTrainConfig,
-  type OrchestratorTrainConfigInput,
-} from './orchestrator-config.ts';
-// The trainer itself (the LM, ONNX reading, the sampler) is behind src/train/orchestrator.ts.
-export {
-  MAX_CHECKPOINT_TEXT,
-  ORCHESTRATOR_CHECKPOINT_FORMAT,
-  OrchestratorCheckpointSchema,
-  checkpointFromState,
-  parseOrchestratorCheckpoint,
-  stateOfCheckpoint,
-  type CheckpointResult,
-  type OrchestratorCheckpoint,
-  type OrchestratorIterationMetrics,
-} from './orchestrator-checkpoint.ts';
+// GRPO of the orchestrator LM (its config and checkpoint format too) is behind src/train/orchestrator.ts.
 export {
   Trainer,
   train,

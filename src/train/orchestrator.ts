@@ -2,7 +2,6 @@
  * Front door of GRPO of the orchestrator LM: the model folder reader (ONNX), the sampler, the
  * learner, the loop and the held-out evaluation. Apart from src/train/index.ts because these pull
  * the LM and the ONNX protobuf schema: the workers and the CLI import them, the page never does.
- * The config and the checkpoint format (light) are exported by index.ts.
  */
 export {
   MAX_ONNX_BYTES,
@@ -46,3 +45,21 @@ export {
   type HeldOutOptions,
   type HeldOutSummary,
 } from './orchestrator-eval.ts';
+export {
+  DOM_MIXES,
+  OrchestratorTrainConfigSchema,
+  orchestratorTrainConfig,
+  type OrchestratorTrainConfig,
+  type OrchestratorTrainConfigInput,
+} from './orchestrator-config.ts';
+export {
+  MAX_CHECKPOINT_TEXT,
+  ORCHESTRATOR_CHECKPOINT_FORMAT,
+  OrchestratorCheckpointSchema,
+  checkpointFromState,
+  parseOrchestratorCheckpoint,
+  stateOfCheckpoint,
+  type CheckpointResult,
+  type OrchestratorCheckpoint,
+  type OrchestratorIterationMetrics,
+} from './orchestrator-checkpoint.ts';

@@ -15,7 +15,7 @@ import {
   orchestratorTrainConfig,
   parseOrchestratorCheckpoint,
   type OrchestratorCheckpoint,
-} from '../train/index.ts';
+} from '../train/orchestrator.ts';
 import {
   OrchestratorTrainer,
   beforeAfter,

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRng } from '../../core/rng.ts';
 import { loadDesignLogitsProcessor, tinyDesignSampling, tinyVersionOf } from '../../orchestrator/index.ts';
 import { DEFAULT_POOL } from '../../policy/index.ts';
-import { parseOrchestratorCheckpoint } from '../../train/index.ts';
+import { parseOrchestratorCheckpoint } from '../../train/orchestrator.ts';
 import { CpuExactDecoder, drawSplitTasks, sampleDesigns } from '../../train/orchestrator.ts';
 import type { CliIO } from '../command.ts';
 import { loadOrchestratorFolder } from './train-orchestrator.ts';

@@ -20,7 +20,7 @@ import {
   orchestratorTrainConfig,
   parseOrchestratorCheckpoint,
   type OrchestratorIterationMetrics,
-} from '../../train/index.ts';
+} from '../../train/orchestrator.ts';
 import {
   OrchestratorTrainer,
   beforeAfter,
