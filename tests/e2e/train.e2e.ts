@@ -177,7 +177,7 @@ describe('Train page', () => {
 });
 
 describe('Train page on WebGPU (SwiftShader)', () => {
-  it('auto: shows the backend the probe chose and why (SwiftShader here: the CPU, a software adapter)', async () => {
+  it('auto: shows the backend the probe chose and why (SwiftShader here: a software adapter, so wasm SIMD)', async () => {
     const { context, page, errors } = await openPage(browser, '#/train');
     try {
       await page.locator('[data-testid=train-page]').waitFor();
@@ -189,7 +189,7 @@ describe('Train page on WebGPU (SwiftShader)', () => {
       );
       // On a hardware adapter the same line reads "webgpu: hardware adapter <name>: WebGPU backend".
       expect(await page.locator('[data-testid=train-backend]').innerText()).toMatch(
-        /^cpu: .*swiftshader.* is a software adapter, slower than the CPU backend: CPU backend$/i,
+        /^wasm: .*swiftshader.* is a software adapter, slower than the CPU backends: WebAssembly SIMD backend, one thread \(.+\)$/i,
       );
       await page.click('[data-testid=train-pause]');
       expect(errors).toEqual([]);
