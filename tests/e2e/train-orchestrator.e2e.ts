@@ -92,7 +92,7 @@ describe('the Train page in Orchestrator LM mode', () => {
     await field(page, 'iterations', 2);
     await page.getByTestId('orch-start').click();
     await waitIteration(page, 2);
-    expect(await page.getByTestId('orch-backend').textContent()).toMatch(/^(cpu|webgpu): \S/);
+    expect(await page.getByTestId('orch-backend').textContent()).toMatch(/^(cpu|wasm|webgpu): \S/);
     expect(await page.getByTestId('orch-sft-model').textContent()).toMatch(
       /baton-orchestrator-tiny.*parameters/,
     );
