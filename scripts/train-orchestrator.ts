@@ -93,6 +93,8 @@ export interface Settings {
   policyFile: string | null;
   /** The compute core's backend for the LM's training (the teacher's policy runs on the CPU backend). */
   backend: 'cpu' | 'wasm';
+  /** The model folder's name (its provenance and the report say it). */
+  name: string;
 }
 
 const VALUES = [2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12] as const;
@@ -113,6 +115,7 @@ export const FULL: Omit<Settings, 'seed'> = {
   warmup: 20,
   policyFile: TEACHER_POLICY.file,
   backend: 'wasm',
+  name: MODEL_NAME,
 };
 
 export const QUICK: Omit<Settings, 'seed'> = {
@@ -310,7 +313,7 @@ export async function makeOrchestratorModel(
     }),
     specialTokens: { bos: end, eos: end, pad },
     meta: {
-      name: MODEL_NAME,
+      name: s.name,
       description:
         'Writes a MAS design in the tiny2 format (src/orchestrator/tiny2-format.ts): the plan in words, then the agents, or in low DoM a direct answer, for a whole query after <|dom_low|> or <|dom_high|>. Trained on teacher designs chosen on the simulator for generated MASBench tasks.',
       source: 'scripts/train-orchestrator.ts',
@@ -333,7 +336,7 @@ export async function makeOrchestratorModel(
   };
   const report = {
     format: 'baton.orchestrator-training/2',
-    model: MODEL_NAME,
+    model: s.name,
     promptFormat: TINY2_FORMAT,
     seed: s.seed,
     settings: s,
@@ -415,6 +418,10 @@ async function main(): Promise<void> {
       tasks: { type: 'string' },
       'deadline-min': { type: 'string' },
       backend: { type: 'string' },
+      embd: { type: 'string' },
+      layers: { type: 'string' },
+      heads: { type: 'string' },
+      name: { type: 'string' },
     },
   });
   const seed = Number(values.seed);
@@ -430,13 +437,23 @@ async function main(): Promise<void> {
   const trainTasks = int(values.tasks, base.trainTasks, 'tasks');
   const backend = values.backend ?? base.backend;
   if (backend !== 'cpu' && backend !== 'wasm') throw new Error('--backend must be cpu or wasm');
+  const model = {
+    ...base.model,
+    nEmbd: int(values.embd, base.model.nEmbd, 'embd'),
+    nLayer: int(values.layers, base.model.nLayer, 'layers'),
+    nHead: int(values.heads, base.model.nHead, 'heads'),
+  };
+  if (model.nEmbd % model.nHead !== 0) throw new Error('--embd must be a multiple of --heads');
+  const name = values.name ?? base.name;
+  if (!/^[a-z0-9][a-z0-9.-]{0,63}$/.test(name))
+    throw new Error('--name must be lower-case letters, digits, dots and dashes');
   const deadline = values['deadline-min'] !== undefined ? Number(values['deadline-min']) * 60_000 : undefined;
   const out = resolve(
     values.out ??
-      (values.quick ? join('node_modules', '.cache', 'orchestrator-quick') : join('models', MODEL_NAME)),
+      (values.quick ? join('node_modules', '.cache', 'orchestrator-quick') : join('models', name)),
   );
   const r = await makeOrchestratorModel(
-    { ...base, seed, steps, trainTasks, backend },
+    { ...base, seed, steps, trainTasks, backend, model, name },
     {
       log: (l) => process.stdout.write(`${l}\n`),
       ...(deadline !== undefined ? { deadlineMs: deadline } : {}),
