@@ -4,7 +4,7 @@
  * axis for the page's "what the policy builds now". Pure: computed from the iteration's rollouts.
  */
 import type { Design } from '../core/trace.ts';
-import { longestPath } from '../core/graph.ts';
+import { adjacency, longestPath, topoOrder } from '../core/graph.ts';
 import type { RolePool } from '../policy/index.ts';
 import type { UpdateStats } from './learner.ts';
 import type { Rollout } from './rollout.ts';
@@ -72,6 +72,24 @@ export function designDepth(d: Design): number {
     d.edges,
     () => 1,
   ).length;
+}
+
+/**
+ * Parallel branches of a design: the most agents at one level, where an agent's level is the
+ * longest chain of agents feeding it (sources at level 0). A chain is 1 wide; "two solvers, then a
+ * merge" is 2. 0 for no agents; a cyclic graph (not a valid design) counts every agent at level 0.
+ */
+export function designWidth(d: Design): number {
+  const ids = d.agents.map((a) => a.id);
+  if (ids.length === 0) return 0;
+  const order = topoOrder(ids, d.edges) ?? ids;
+  const { in: inn } = adjacency(ids, d.edges);
+  const level = new Map<string, number>();
+  for (const id of order)
+    level.set(id, Math.max(-1, ...(inn.get(id) ?? []).map((p) => level.get(p) ?? -1)) + 1);
+  const count = new Map<number, number>();
+  for (const l of level.values()) count.set(l, (count.get(l) ?? 0) + 1);
+  return Math.max(...count.values());
 }
 
 /** Mean update statistics; ratioMin / ratioMax are the extremes over the minibatches. */

@@ -18,7 +18,7 @@ import {
 } from '../masbench/index.ts';
 import { pairedBootstrap, type PairedDifference } from './ablation-stats.ts';
 import { wilson } from './evaluate.ts';
-import { designDepth } from './metrics.ts';
+import { designDepth, designWidth } from './metrics.ts';
 import type { CpuExactDecoder } from './orchestrator-decode.ts';
 import { sampleDesigns, type Dom, type Query, type SamplingFormat } from './orchestrator-sampler.ts';
 
@@ -63,6 +63,9 @@ export interface HeldOutDesign {
   tokens: number;
   agents: number;
   depth: number;
+  /** Most agents side by side (parallel branches), and the agents' roles in design order. */
+  width: number;
+  roles: string[];
   /** Tokens the model wrote, and how many of them were forced by the grammar. */
   designTokens: number;
   forced: number;
@@ -132,6 +135,8 @@ export async function evaluateOrchestrator(o: HeldOutOptions): Promise<HeldOutDe
         tokens: r.tokens,
         agents: s.design?.agents.length ?? 0,
         depth: s.design ? designDepth(s.design) : 0,
+        width: s.design ? designWidth(s.design) : 0,
+        roles: s.design?.agents.map((a) => a.role ?? a.type) ?? [],
         designTokens: s.tokens.length,
         forced: s.forced.reduce((a, b) => a + b, 0),
         valid: s.design !== null,

@@ -63,3 +63,11 @@ export {
   type OrchestratorCheckpoint,
   type OrchestratorIterationMetrics,
 } from './orchestrator-checkpoint.ts';
+export {
+  VALUE_BANDS,
+  findingsMarkdown,
+  orchestratorFindings,
+  slope,
+  type OrchestratorFindings,
+  type SeedRun,
+} from './orchestrator-findings.ts';

@@ -179,6 +179,55 @@ export function beforeAfterLines(ba: BeforeAfter): string[] {
   ];
 }
 
+/** The prompt format and constraint of a model folder (tiny or tiny2, from its config.json). */
+export function samplingFormatOf(model: OrchestratorModel): ReturnType<typeof tinyDesignSampling> {
+  return tinyDesignSampling({
+    tokenizer: model.tokenizer,
+    vocabSize: model.weights.config.vocabSize,
+    maxQueryTokens: model.maxQueryTokens,
+    pool: DEFAULT_POOL,
+    format: tinyVersionOf(model.config) === 2 ? 'tiny2' : 'tiny',
+  });
+}
+
+/**
+ * Writes the trained weights as a model folder (fp32, q8, q4) that `baton orchestrate --model` and
+ * the Orchestrate page load, with `grpo-report.json` (config, curves, held-out evaluation) beside it.
+ */
+export async function writeTrainedOrchestrator(
+  outDir: string,
+  model: OrchestratorModel,
+  trainer: OrchestratorTrainer,
+  heldOut: BeforeAfter | null,
+): Promise<void> {
+  const name = model.config.baton.provenance.name;
+  const format = tinyVersionOf(model.config) === 2 ? 'tiny2' : 'tiny';
+  const files = orchestratorFolderFiles(model, trainer.weights, {
+    meta: {
+      name: `${name}-grpo`,
+      description: `${name} after ${trainer.iteration} GRPO iterations on simulated MASBench tasks (baton train --target orchestrator).`,
+      source: 'baton train --target orchestrator',
+      seed: trainer.config.seed,
+      training: {
+        format,
+        from: name,
+        iterations: trainer.iteration,
+        tasksPerIteration: trainer.config.tasksPerIteration,
+        groupSize: trainer.config.groupSize,
+        lambda: trainer.config.lambda,
+        maxQueryTokens: model.maxQueryTokens,
+      },
+    },
+  });
+  for (const [path, data] of files) {
+    const full = join(outDir, path);
+    await mkdir(dirname(full), { recursive: true });
+    await writeFile(full, data);
+  }
+  const report = { config: trainer.config, from: name, history: trainer.history, heldOut };
+  await writeFile(join(outDir, 'grpo-report.json'), `${JSON.stringify(report, null, 2)}\n`);
+}
+
 export async function runTrainOrchestrator(args: string[], io: CliIO): Promise<number> {
   if (args.includes('--help') || args.includes('-h')) {
     io.out(orchestratorUsage);
@@ -218,13 +267,7 @@ export async function runTrainOrchestrator(args: string[], io: CliIO): Promise<n
   );
   let trainer: OrchestratorTrainer | null = null;
   try {
-    const format = tinyDesignSampling({
-      tokenizer: model.tokenizer,
-      vocabSize: model.weights.config.vocabSize,
-      maxQueryTokens: model.maxQueryTokens,
-      pool: DEFAULT_POOL,
-      format: tinyVersionOf(model.config) === 2 ? 'tiny2' : 'tiny',
-    });
+    const format = samplingFormatOf(model);
     trainer = await OrchestratorTrainer.create({
       model,
       format,
@@ -244,30 +287,7 @@ export async function runTrainOrchestrator(args: string[], io: CliIO): Promise<n
       for (const l of beforeAfterLines(ba)) io.out(l);
     }
     const outDir = resolve(io.cwd, o.out);
-    const files = orchestratorFolderFiles(model, trainer.weights, {
-      meta: {
-        name: `${name}-grpo`,
-        description: `${name} after ${trainer.iteration} GRPO iterations on simulated MASBench tasks (baton train --target orchestrator).`,
-        source: 'baton train --target orchestrator',
-        seed: trainer.config.seed,
-        training: {
-          format: tinyVersionOf(model.config) === 2 ? 'tiny2' : 'tiny',
-          from: name,
-          iterations: trainer.iteration,
-          tasksPerIteration: trainer.config.tasksPerIteration,
-          groupSize: trainer.config.groupSize,
-          lambda: trainer.config.lambda,
-          maxQueryTokens: model.maxQueryTokens,
-        },
-      },
-    });
-    for (const [path, data] of files) {
-      const full = join(outDir, path);
-      await mkdir(dirname(full), { recursive: true });
-      await writeFile(full, data);
-    }
-    const report = { config: trainer.config, from: name, history: trainer.history, heldOut: ba };
-    await writeFile(join(outDir, 'grpo-report.json'), `${JSON.stringify(report, null, 2)}\n`);
+    await writeTrainedOrchestrator(outDir, model, trainer, ba);
     if (o.checkpoint) {
       const cp = resolve(io.cwd, o.checkpoint);
       await mkdir(dirname(cp), { recursive: true });
