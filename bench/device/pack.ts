@@ -8,7 +8,8 @@
  *   TF.js (its WebGPU backend runs on the same Dawn device through a navigator.gpu shim);
  * - lib/libvulkan.so.1: the Vulkan loader (used when the machine has none);
  * - torch_ceiling.py: the same matmul and MLP step in PyTorch (CUDA when present), the native ceiling;
- * - run.sh: unpacks, finds an NVIDIA Vulkan ICD (VK_ICD_FILENAMES), writes results/*.json.
+ * - run.sh: unpacks, finds an NVIDIA Vulkan ICD (VK_ICD_FILENAMES), writes results/*.json;
+ * - README.md: how to run it on a bare NVIDIA machine, and what the JSON holds.
  */
 import { execFileSync } from 'node:child_process';
 import {
@@ -85,6 +86,7 @@ else
   console.warn('no libvulkan.so.1 here: run.sh will rely on the machine’s (or apt-get download libvulkan1)');
 copyFileSync(join(root, 'bench/device/torch_ceiling.py'), join(out, 'torch_ceiling.py'));
 copyFileSync(join(root, 'bench/device/run.sh'), join(out, 'run.sh'));
+copyFileSync(join(root, 'bench/device/README.md'), join(out, 'README.md'));
 chmodSync(join(out, 'run.sh'), 0o755);
 
 const bytes = (dir: string): number =>

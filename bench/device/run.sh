@@ -3,6 +3,10 @@
 # Vulkan loader and an NVIDIA ICD, runs bench.mjs (Baton WebGPU + CPU, TF.js WebGPU) and, when
 # python3 has torch, torch_ceiling.py. Writes results/baton.json and results/torch.json.
 # Usage: ./run.sh [--quick]
+# On a bare NVIDIA machine (see README.md): set VK_ICD_FILENAMES to the driver's ICD before this
+# script starts, e.g.
+#   VK_ICD_FILENAMES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json ./run.sh
+# The full run bounds itself to about 4 minutes (bench.mjs skips rows past 190 s; torch gets 60 s).
 set -eu
 DIR=$(cd "$(dirname "$0")" && pwd)
 cd "$DIR"
@@ -21,10 +25,15 @@ if [ -z "${VK_ICD_FILENAMES:-}" ]; then
   done
 fi
 echo "VK_ICD_FILENAMES=${VK_ICD_FILENAMES:-(loader default)}" >&2
+case "${VK_ICD_FILENAMES:-}" in
+  *swiftshader*) echo "note: SwiftShader (a software adapter) — no NVIDIA ICD was found; see README.md" >&2 ;;
+esac
 ./node bench.mjs "$@" > results/baton.json
 echo "wrote $DIR/results/baton.json" >&2
 if command -v python3 >/dev/null 2>&1 && python3 -c 'import torch' 2>/dev/null; then
-  python3 torch_ceiling.py "$@" > results/torch.json && echo "wrote $DIR/results/torch.json" >&2
+  if command -v timeout >/dev/null 2>&1; then T="timeout 60"; else T=""; fi
+  $T python3 torch_ceiling.py "$@" > results/torch.json && echo "wrote $DIR/results/torch.json" >&2 ||
+    echo "torch_ceiling.py failed or ran past 60 s (results/torch.json is partial)" >&2
 else
   echo "python3 with torch not found: no native ceiling (results/torch.json)" >&2
 fi

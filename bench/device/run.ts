@@ -8,8 +8,16 @@
  * - a matmul N³ (2048, 4096) on WebGPU, TFLOP/s (plus a sum of the product: one 4-byte read-back);
  * - the MLP training step (batch 256 hidden 64×2, batch 16384 hidden 1024×2): Baton WebGPU, Baton
  *   CPU (small size) and TF.js WebGPU on the same Dawn device (navigator.gpu shim);
- * - a per-dispatch profile of one trainer step (GpuModel.profileStep: wall time per dispatch).
- * Prints one JSON object. `--quick`: the smallest size of each, for a software adapter.
+ * - the GPT-2-style training step at 3.5 M (16 × 256 tokens) and 11.2 M parameters (16 × 512 tokens)
+ *   on Baton WebGPU and TF.js WebGPU (rows.ts);
+ * - whole training iterations, episodes/s, default config and B=32, G=8, on WebGPU, wasm and the
+ *   TypeScript CPU backend in the same run (rows.ts);
+ * - the `auto` probe's two timings and its cost (rows.ts);
+ * - a per-kernel profile of one trainer update: GPU timestamps (`timestamp-query`) where the device
+ *   has them, else wall time per dispatch; the JSON says which (rows.ts).
+ * Prints one JSON object. Every measure has a rep budget, and rows that would start after
+ * DEADLINE_S are skipped (said in the JSON), so a full run ends in under 4 minutes.
+ * `--quick`: the smallest size of each, for a software adapter (no deadline).
  */
 import * as tf from '@tensorflow/tfjs';
 import { allowWgslImports } from '../../src/cli/wgsl-loader.ts';
@@ -19,14 +27,25 @@ import { Graph } from '../../src/gpu/graph.ts';
 import { uniform } from '../../src/gpu/init.ts';
 import { chooseBackend, compile, type BackendChoice } from '../../src/gpu/index.ts';
 import { nodeGpu } from '../../src/gpu/node-gpu.ts';
-import type { GpuModel } from '../../src/gpu/webgpu/model.ts';
 import { createRng } from '../../src/core/rng.ts';
 import { DEFAULT_POOL, priorCheckpoint } from '../../src/policy/index.ts';
 import { Learner, trainConfig } from '../../src/train/index.ts';
 import { ADAM, feed, problem, tfjsStep, type BenchSize } from '../gpu-common.ts';
 import { sampleBatch } from '../train-tfjs/episodes.ts';
+import { gptRows, iterationRows, probeRow, profileRow, type Bound } from './rows.ts';
 
 const quick = process.argv.includes('--quick');
+// stdout carries the one JSON object; what libraries log (TF.js prints GPU validation errors with
+// console.log) goes to stderr.
+const writeJson = (o: unknown): boolean => process.stdout.write(`${JSON.stringify(o, null, 2)}\n`);
+console.log = console.error;
+/** Rows that would start later than this many seconds into the run are skipped (full runs only). */
+const DEADLINE_S = 190;
+const t00 = performance.now();
+const bound: Bound = {
+  left: () => quick || (performance.now() - t00) / 1000 < DEADLINE_S,
+  skipped: `skipped: past the run's ${DEADLINE_S} s bound`,
+};
 const out: Record<string, unknown> = { quick, node: process.version, started: new Date().toISOString() };
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
 
@@ -44,21 +63,29 @@ async function timeIt(fn: () => Promise<unknown>, reps: number, budgetMs: number
 
 allowWgslImports();
 const gpu = await nodeGpu();
+const ta = performance.now();
 const auto = await chooseBackend('auto', { gpu });
 out.adapter = auto.adapter ? describeAdapter(auto.adapter) : null;
-out.auto = { backend: auto.backend, reason: auto.reason };
+out.auto = { backend: auto.backend, reason: auto.reason, choose_ms: performance.now() - ta };
 auto.ctx?.dispose();
 const webgpu = await chooseBackend('webgpu', { gpu });
 if (webgpu.backend !== 'webgpu' || !webgpu.ctx) throw new Error(`no WebGPU adapter: ${webgpu.reason}`);
 const ctx = webgpu.ctx;
 const cpu: BackendChoice = { backend: 'cpu', reason: 'forced', adapter: null, ctx: null };
 const budget = quick ? 4000 : 8000;
+out.device_features = [...ctx.device.features].map(String).sort();
+out.probe = await probeRow(ctx, quick);
+console.error(JSON.stringify({ probe: out.probe }));
 
 // The trainer: update and forward per minibatch, both backends.
 const trainer: Record<string, unknown>[] = [];
 const pool = DEFAULT_POOL;
 const cp = priorCheckpoint(pool);
 for (const M of quick ? [64] : [64, 256, 1024]) {
+  if (!bound.left()) {
+    trainer.push({ minibatch: M, skipped: bound.skipped });
+    continue;
+  }
   const config = trainConfig({ minibatch: M });
   const data = await sampleBatch(cp, pool, config, M, 17);
   const pick = Array.from({ length: M }, (_, i) => i);
@@ -87,6 +114,10 @@ out.trainer = trainer;
 // Matmul N³ on WebGPU (forward only).
 const matmul: Record<string, unknown>[] = [];
 for (const N of quick ? [256] : [2048, 4096]) {
+  if (!bound.left()) {
+    matmul.push({ n: N, skipped: bound.skipped });
+    continue;
+  }
   const g = new Graph();
   const rng = createRng(1);
   const x = g.input('x', [N, N]);
@@ -120,6 +151,10 @@ const sizes: BenchSize[] = quick
     ];
 const mlp: Record<string, unknown>[] = [];
 for (const s of sizes) {
+  if (!bound.left()) {
+    mlp.push({ batch: s.batch, hidden: s.hidden, skipped: bound.skipped });
+    continue;
+  }
   const pr = problem(s);
   const row: Record<string, unknown> = { batch: s.batch, hidden: s.hidden };
   const gm = await compile(webgpu, pr.graph, { loss: pr.loss, optimizer: ADAM });
@@ -141,40 +176,13 @@ for (const s of sizes) {
 }
 out.mlp = mlp;
 
-// Where one trainer step's time goes, per dispatch (wall time per dispatch, minimum of 2).
-{
-  const M = quick ? 64 : 256;
-  const config = trainConfig({ minibatch: M });
-  const data = await sampleBatch(cp, pool, config, M, 17);
-  const learner = await Learner.create(cp, cp, pool, config, webgpu);
-  const old = await learner.logProbs(data.full);
-  await learner.update(
-    data.full,
-    Array.from({ length: M }, (_, i) => i),
-    old,
-    old,
-    data.advantages,
-  );
-  const model = learner.model as GpuModel;
-  const a = await model.profileStep(2);
-  const b = await model.profileStep(2);
-  const byKernel = new Map<string, number>();
-  a.forEach((d, i) => {
-    const k = `${d.phase} ${d.kernel}`;
-    byKernel.set(k, (byKernel.get(k) ?? 0) + Math.min(d.ms, b[i]?.ms ?? d.ms));
-  });
-  const total = [...byKernel.values()].reduce((x, y) => x + y, 0);
-  out.profile = {
-    minibatch: M,
-    method: 'wall time per dispatch, each in its own submission (GpuModel.profileStep)',
-    total_ms: total,
-    kernels: [...byKernel.entries()]
-      .sort((x, y) => y[1] - x[1])
-      .map(([kernel, ms]) => ({ kernel, ms, share: ms / total })),
-  };
-  learner.dispose();
-}
+out.gpt = await gptRows(webgpu, tfWebgpu === 'webgpu' ? tf : null, quick, timeIt, bound);
+const wasm: BackendChoice = { backend: 'wasm', reason: 'forced', adapter: null, ctx: null };
+out.iterations = await iterationRows([webgpu, wasm, cpu], quick, bound);
+// Where one trainer update's time goes, per kernel.
+out.profile = bound.left() ? await profileRow(webgpu, quick ? 64 : 256) : { skipped: bound.skipped };
+out.elapsed_s = (performance.now() - t00) / 1000;
 out.finished = new Date().toISOString();
-console.log(JSON.stringify(out, null, 2));
+writeJson(out);
 ctx.dispose();
 process.exit(0);

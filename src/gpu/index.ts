@@ -7,15 +7,15 @@
 import { CpuModel } from './cpu/model.ts';
 import type { Graph } from './graph.ts';
 import type { Model } from './model.ts';
-import type { BackendChoice, BackendPreference } from './select.ts';
-import type { AcquireOptions } from './webgpu/device.ts';
+import type { BackendChoice, BackendPreference, SelectOptions } from './select.ts';
 import type { GpuModelOptions } from './webgpu/model.ts';
 
 export { Graph, MASKED_LOG_PROB } from './graph.ts';
 export type { Activation, BinaryOp, DType, ReduceOp, Shape, Tensor, UnaryOp } from './graph.ts';
 export type { BackendKind, CompileOptions, Model, RunOptions, StepResult } from './model.ts';
 export type { AdamConfig, TrainState } from './optimizer.ts';
-export type { BackendChoice, BackendPreference } from './select.ts';
+export type { BackendChoice, BackendPreference, SelectOptions } from './select.ts';
+export type { ProbeTimings } from './probe.ts';
 import type { ThreadSpawner } from './wasm/threads.ts';
 export type { ThreadInit, ThreadSpawner } from './wasm/threads.ts';
 export { describeAdapter } from './adapter.ts';
@@ -25,14 +25,14 @@ export type { GpuModel, GpuModelOptions } from './webgpu/model.ts';
 export * as init from './init.ts';
 
 /**
- * Picks the backend (`auto`: WebGPU on a hardware adapter, else WebAssembly SIMD where the engine
- * has it, else the TypeScript CPU backend, with the reason; see
- * select.ts). The adapter code loads here, on first use; the store's policy service also loads
+ * Picks the backend (`auto`: on a hardware adapter, WebGPU when a timed probe step runs faster there
+ * than on the CPU side; else WebAssembly SIMD where the engine has it, else the TypeScript CPU
+ * backend, with the reason; see select.ts). The adapter code loads here, on first use; the store's policy service also loads
  * select.ts lazily, so it stays out of the page's first chunk.
  */
 export async function chooseBackend(
   prefer: BackendPreference = 'auto',
-  opts: AcquireOptions = {},
+  opts: SelectOptions = {},
 ): Promise<BackendChoice> {
   const select = await import('./select.ts');
   return select.chooseBackend(prefer, opts);

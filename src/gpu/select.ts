@@ -1,12 +1,16 @@
 /**
- * Backend choice. `auto` takes WebGPU only on a hardware adapter: a software adapter (SwiftShader,
- * llvmpipe) runs these kernels slower than the CPU backends (measured in docs/benchmarks.md), so it
- * falls back to the CPU and says why: the WebAssembly SIMD kernels where the engine has SIMD, else
- * plain TypeScript.
+ * Backend choice. `auto` never takes a software adapter (SwiftShader, llvmpipe): it runs these
+ * kernels slower than the CPU backends (measured in docs/benchmarks.md), so it falls back to the
+ * CPU and says why: the WebAssembly SIMD kernels where the engine has SIMD, else plain TypeScript.
+ * On a hardware adapter, `auto` times a small trainer-shaped step on WebGPU and on that CPU-side
+ * backend (probe.ts, probe-run.ts), keeps the faster and puts both timings in the reason. The
+ * timings are measured once per adapter and page (or process).
  */
 import { describeAdapter } from './adapter.ts';
 import { wasmSimdAvailable } from './wasm/simd.ts';
 import type { BackendKind } from './model.ts';
+import { decideBackend, type ProbeTimings } from './probe.ts';
+import type { ProbeRunOptions } from './probe-run.ts';
 import type { AcquireOptions, AdapterReport, GpuContext } from './webgpu/device.ts';
 
 export type BackendPreference = BackendKind | 'auto';
@@ -19,11 +23,46 @@ export interface BackendChoice {
   adapter: AdapterReport | null;
   /** The device context when the choice is WebGPU. */
   ctx: GpuContext | null;
+  /** The probe's timings, when `auto` timed WebGPU against the CPU side. */
+  probe?: ProbeTimings;
+}
+
+export interface SelectOptions extends AcquireOptions {
+  /** Steps and budget of the probe (probe-run.ts). */
+  probe?: ProbeRunOptions;
+  /**
+   * Tests only: time the probe on a software adapter too, as if it were hardware, so that the
+   * timing path runs where CI has only SwiftShader. Never set by the app or the CLI.
+   */
+  probeSoftwareAdapter?: boolean;
+}
+
+/** Probe timings per adapter and CPU-side backend, for the life of the page or process. */
+const probeCache = new Map<string, Promise<ProbeTimings>>();
+
+/** Forgets the probe timings (tests). */
+export function clearProbeCache(): void {
+  probeCache.clear();
+}
+
+async function probeTimings(
+  ctx: GpuContext,
+  cpu: 'wasm' | 'cpu',
+  o: ProbeRunOptions | undefined,
+): Promise<ProbeTimings> {
+  const key = `${describeAdapter(ctx.adapter)}|${cpu}`;
+  let got = probeCache.get(key);
+  if (!got) {
+    got = import('./probe-run.ts').then((m) => m.runProbe(ctx, cpu, o));
+    probeCache.set(key, got);
+    got.catch(() => probeCache.delete(key));
+  }
+  return got;
 }
 
 export async function chooseBackend(
   prefer: BackendPreference = 'auto',
-  opts: AcquireOptions = {},
+  opts: SelectOptions = {},
 ): Promise<BackendChoice> {
   if (prefer === 'cpu') return { backend: 'cpu', reason: 'CPU backend forced', adapter: null, ctx: null };
   if (prefer === 'wasm') {
@@ -41,14 +80,27 @@ export async function chooseBackend(
   const name = describeAdapter(ctx.adapter);
   if (prefer === 'webgpu')
     return { backend: 'webgpu', reason: `WebGPU forced on ${name}`, adapter: ctx.adapter, ctx };
-  if (ctx.adapter.software) {
+  if (ctx.adapter.software && !opts.probeSoftwareAdapter) {
     ctx.dispose();
     return {
       ...cpuChoice(`${name} is a software adapter, slower than the CPU backends`),
       adapter: ctx.adapter,
     };
   }
-  return { backend: 'webgpu', reason: `hardware adapter ${name}: WebGPU backend`, adapter: ctx.adapter, ctx };
+  const cpu = wasmSimdAvailable() ? 'wasm' : 'cpu';
+  let timings: ProbeTimings | null = null;
+  let error = '';
+  try {
+    timings = await probeTimings(ctx, cpu, opts.probe);
+  } catch (e) {
+    error = e instanceof Error ? e.message : String(e);
+  }
+  const d = decideBackend(name, cpu, timings, error);
+  const probe = timings ? { probe: timings } : {};
+  if (d.backend === 'webgpu')
+    return { backend: 'webgpu', reason: d.reason, adapter: ctx.adapter, ctx, ...probe };
+  ctx.dispose();
+  return { backend: d.backend, reason: d.reason, adapter: ctx.adapter, ctx: null, ...probe };
 }
 
 /** The CPU-side choice after `why`: WebAssembly SIMD where the engine has it, else TypeScript. */

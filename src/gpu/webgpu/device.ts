@@ -27,6 +27,9 @@ export interface AcquireOptions {
   onLost?: (reason: string, message: string) => void;
 }
 
+/** Features requested at device creation when the adapter offers them. */
+export const OPTIONAL_FEATURES: GPUFeatureName[] = ['timestamp-query', 'subgroups', 'shader-f16'];
+
 const SOFTWARE = /swiftshader|llvmpipe|lavapipe|software|warp|microsoft basic render/i;
 
 const LIMIT_NAMES = [
@@ -140,7 +143,11 @@ export class GpuContext {
     if (!adapter) return null;
     const report = reportAdapter(adapter);
     // Ask for the adapter's full buffer sizes: the defaults (128 MiB bindings) would cap batch × hidden.
+    // The optional features the compute core can use, where offered: per-dispatch GPU timing for
+    // profiles, and the subgroup and f16 matmul variants (kernels.ts); none is needed.
+    const requiredFeatures = OPTIONAL_FEATURES.filter((f) => adapter.features.has(f));
     const device = await adapter.requestDevice({
+      requiredFeatures,
       requiredLimits: {
         maxBufferSize: adapter.limits.maxBufferSize,
         maxStorageBufferBindingSize: adapter.limits.maxStorageBufferBindingSize,

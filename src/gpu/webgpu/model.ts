@@ -33,7 +33,13 @@ import type { Call, Plan } from './plan.ts';
 import { csrOf, maxChunks } from './csr.ts';
 import { liveCall, liveRows } from './live.ts';
 import { UNIFORM_BIND, UNIFORM_SLOT, bindingOf, type DeviceState } from './state.ts';
-import { changedSpan, profileDispatches, type DispatchTime, type Encoded } from './profile.ts';
+import {
+  changedSpan,
+  profileDispatches,
+  profileTimestamps,
+  type DispatchTime,
+  type Encoded,
+} from './profile.ts';
 
 export type { DispatchTime } from './profile.ts';
 
@@ -460,16 +466,18 @@ export class GpuModel implements Model {
 
   /**
    * Runs one training step with every dispatch in its own submission, `repeat` times in a row, and
-   * times each (profile.ts `profileDispatches`). Diagnostics for benchmarks only: it updates the
+   * times each (profile.ts `profileDispatches`); with `timestamps` on a device that has
+   * `timestamp-query`, all in one submission timed by the device (`profileTimestamps`). Diagnostics for benchmarks only: it updates the
    * parameters as step() does, and with repeat > 1 accumulating kernels run several times, so
    * values, gradients and parameters afterwards are not a training step's (profile a throwaway model).
    */
-  async profileStep(repeat = 1, opts: RunOptions = {}): Promise<DispatchTime[]> {
+  async profileStep(repeat = 1, opts: RunOptions & { timestamps?: boolean } = {}): Promise<DispatchTime[]> {
     const s = await this.ready();
     this.applyLive(s);
     const update = this.lossId !== null && this.adam !== null && (opts.update ?? true);
     if (update) this.writeAdamUniform(s, opts.lr);
-    const out = await profileDispatches(this.device, s.clear, repeat, [
+    const stamps = opts.timestamps === true && this.device.features.has('timestamp-query');
+    const out = await (stamps ? profileTimestamps : profileDispatches)(this.device, s.clear, repeat, [
       ['forward', s.forward, this.plan.forward],
       ['backward', this.lossId === null ? [] : s.backward, this.plan.backward],
       ['update', this.lossId === null ? [] : update ? s.update : s.update.slice(0, 1), this.plan.update],

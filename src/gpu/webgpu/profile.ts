@@ -20,6 +20,73 @@ export interface DispatchTime {
   /** The first uniform words (sizes), to tell calls of one kernel apart. */
   uniform: number[];
   ms: number;
+  /** How `ms` was measured: GPU timestamps around the dispatch's pass, or host wall time. */
+  timer: 'timestamp' | 'wall';
+}
+
+/** At most this many dispatches per query set (two timestamps each; WebGPU allows 4096 queries). */
+const PER_QUERY_SET = 2048;
+
+/**
+ * Like profileDispatches, with the device's own clock: every dispatch (`repeat` times) in its own
+ * compute pass with `timestampWrites` at its beginning and end, all in one submission, the
+ * timestamps resolved and read back once. Needs a device created with `timestamp-query`
+ * (device.ts asks for it where the adapter offers it). Times are per dispatch, without the queue
+ * round trip; adapters may quantise timestamps (tens of µs and more in browsers).
+ */
+export async function profileTimestamps(
+  device: GPUDevice,
+  clear: GPUBuffer[],
+  repeat: number,
+  phases: [DispatchTime['phase'], Encoded[], Call[]][],
+): Promise<DispatchTime[]> {
+  const all: [DispatchTime['phase'], Encoded, Call][] = [];
+  for (const [phase, list, calls] of phases) list.forEach((e, i) => all.push([phase, e, calls[i] as Call]));
+  const out: DispatchTime[] = [];
+  for (let start = 0; start < all.length; start += PER_QUERY_SET) {
+    const chunk = all.slice(start, start + PER_QUERY_SET);
+    const count = chunk.length * 2;
+    const querySet = device.createQuerySet({ type: 'timestamp', count });
+    const resolve = device.createBuffer({
+      size: count * 8,
+      usage: GPUBufferUsage.QUERY_RESOLVE | GPUBufferUsage.COPY_SRC,
+    });
+    const staging = device.createBuffer({
+      size: count * 8,
+      usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST,
+    });
+    const enc = device.createCommandEncoder();
+    if (start === 0) for (const b of clear) enc.clearBuffer(b);
+    chunk.forEach(([, e], i) => {
+      const pass = enc.beginComputePass({
+        timestampWrites: { querySet, beginningOfPassWriteIndex: 2 * i, endOfPassWriteIndex: 2 * i + 1 },
+      });
+      pass.setPipeline(e.pipeline);
+      pass.setBindGroup(0, e.bindGroup);
+      for (let r = 0; r < repeat; r++) pass.dispatchWorkgroups(e.wg[0], e.wg[1], e.wg[2]);
+      pass.end();
+    });
+    enc.resolveQuerySet(querySet, 0, count, resolve, 0);
+    enc.copyBufferToBuffer(resolve, 0, staging, 0, count * 8);
+    device.queue.submit([enc.finish()]);
+    await staging.mapAsync(GPUMapMode.READ);
+    const ns = new BigUint64Array(staging.getMappedRange().slice(0));
+    staging.unmap();
+    chunk.forEach(([phase, , c], i) => {
+      const d = Number((ns[2 * i + 1] as bigint) - (ns[2 * i] as bigint));
+      out.push({
+        phase,
+        kernel: c.kernel,
+        uniform: c.uniform.slice(0, 4),
+        ms: d / 1e6 / repeat,
+        timer: 'timestamp',
+      });
+    });
+    querySet.destroy();
+    resolve.destroy();
+    staging.destroy();
+  }
+  return out;
 }
 
 /**
@@ -57,6 +124,7 @@ export async function profileDispatches(
         kernel: c.kernel,
         uniform: c.uniform.slice(0, 4),
         ms: (performance.now() - t0) / repeat,
+        timer: 'wall',
       });
     }
   }

@@ -1,0 +1,197 @@
+/**
+ * Rows of the device benchmark (run.ts) beyond the trainer, matmul and MLP step: whole training
+ * iterations (episodes/s) on every backend, the GPT-2-style training step on Baton WebGPU and TF.js
+ * WebGPU, the `auto` probe, and the per-kernel profile (timestamp queries where the device has
+ * them). Each row is bounded: a rep budget per measure, and rows past the run's deadline are
+ * skipped with the reason in the JSON.
+ */
+import type * as TF from '@tensorflow/tfjs';
+import { compile, type BackendChoice } from '../../src/gpu/index.ts';
+import { runProbe } from '../../src/gpu/probe-run.ts';
+import { wasmSimdAvailable } from '../../src/gpu/wasm/simd.ts';
+import type { GpuContext } from '../../src/gpu/webgpu/device.ts';
+import type { GpuModel } from '../../src/gpu/webgpu/model.ts';
+import { simulatedRunners } from '../../src/executor/train-runners.ts';
+import { buildTinyGptGraph, initWeights } from '../../src/lm/index.ts';
+import { TinyGptConfigSchema, paramCount } from '../../src/lm/spec.ts';
+import { DEFAULT_POOL, priorCheckpoint } from '../../src/policy/index.ts';
+import { Learner, Trainer, trainConfig, type TrainConfigInput } from '../../src/train/index.ts';
+import { sampleBatch } from '../train-tfjs/episodes.ts';
+import { ADAM, tfjsStep, window, type LmSize } from '../lm-common.ts';
+
+export type Timer = (fn: () => Promise<unknown>, reps: number, budgetMs: number) => Promise<number>;
+
+/** Run-wide bound: `left()` says whether a row may start. */
+export interface Bound {
+  left(): boolean;
+  skipped: string;
+}
+
+const errorText = (e: unknown): string => (e instanceof Error ? e.message : String(e));
+
+/** The `auto` probe's two timings (forced on whatever adapter this is, software included). */
+export async function probeRow(ctx: GpuContext, quick: boolean): Promise<Record<string, unknown>> {
+  const cpu = wasmSimdAvailable() ? 'wasm' : 'cpu';
+  const t = await runProbe(ctx, cpu, quick ? { reps: 1 } : {});
+  return { webgpu_ms: t.webgpuMs, cpu_ms: t.cpuMs, cpu_backend: t.cpuBackend, probe_ms: t.totalMs };
+}
+
+/**
+ * Episodes per second of whole training iterations (batched sampling, simulated runners, the PPO
+ * update), preset mixed from `prior`, the same seed on every backend: one untimed warm-up
+ * iteration, then up to `iters` timed ones within `budgetMs`.
+ */
+export async function iterationRows(
+  choices: BackendChoice[],
+  quick: boolean,
+  bound: Bound,
+): Promise<Record<string, unknown>[]> {
+  const configs: { name: string; over: TrainConfigInput }[] = quick
+    ? [{ name: 'quick (B=2, G=4)', over: { tasksPerIteration: 2, groupSize: 4 } }]
+    : [
+        { name: 'default (B=8, G=8)', over: {} },
+        { name: 'B=32, G=8', over: { tasksPerIteration: 32, groupSize: 8 } },
+      ];
+  const iters = quick ? 1 : 3;
+  const budgetMs = quick ? 60_000 : 12_000;
+  const rows: Record<string, unknown>[] = [];
+  for (const c of configs) {
+    const row: Record<string, unknown> = { config: c.name };
+    for (const choice of choices) {
+      if (!bound.left()) {
+        row[`${choice.backend}_episodes_per_s`] = bound.skipped;
+        continue;
+      }
+      const config = trainConfig({ preset: 'mixed', seed: 0, ...c.over });
+      const t = await Trainer.create({
+        start: priorCheckpoint(DEFAULT_POOL),
+        pool: DEFAULT_POOL,
+        config,
+        choice,
+        runners: simulatedRunners,
+        sampling: 'batched',
+        clock: () => performance.now(),
+      });
+      try {
+        await t.iterate();
+        let ms = 0;
+        let n = 0;
+        while (n < iters && (n === 0 || ms < budgetMs)) {
+          const t0 = performance.now();
+          await t.iterate();
+          ms += performance.now() - t0;
+          n += 1;
+        }
+        row[`${choice.backend}_episodes_per_s`] =
+          (n * config.tasksPerIteration * config.groupSize) / (ms / 1000);
+        row[`${choice.backend}_iterations`] = n;
+      } finally {
+        t.dispose();
+      }
+    }
+    rows.push(row);
+    console.error(JSON.stringify(row));
+  }
+  return rows;
+}
+
+export const GPT_SIZES: LmSize[] = [
+  { vocab: 1024, embd: 256, layers: 4, heads: 4, batch: 16, seq: 256 },
+  { vocab: 1024, embd: 384, layers: 6, heads: 6, batch: 16, seq: 512 },
+];
+const GPT_QUICK: LmSize[] = [{ vocab: 256, embd: 64, layers: 1, heads: 4, batch: 2, seq: 16 }];
+
+/**
+ * The GPT-2-style training step (src/lm/graph.ts: embeddings, pre-LayerNorm blocks with causal
+ * attention and a GELU MLP, tied head, cross-entropy, backward, clipping, Adam) on Baton WebGPU and
+ * the same step in TF.js WebGPU (`tf` already on its WebGPU backend, or null), same weights and
+ * inputs; the first losses are reported so that a reader can see both computed the same step.
+ */
+export async function gptRows(
+  webgpu: BackendChoice,
+  tf: typeof TF | null,
+  quick: boolean,
+  time: Timer,
+  bound: Bound,
+): Promise<Record<string, unknown>[]> {
+  const rows: Record<string, unknown>[] = [];
+  for (const s of quick ? GPT_QUICK : GPT_SIZES) {
+    const config = TinyGptConfigSchema.parse({
+      vocabSize: s.vocab,
+      nPositions: s.seq,
+      nEmbd: s.embd,
+      nHead: s.heads,
+      nLayer: s.layers,
+    });
+    const row: Record<string, unknown> = {
+      params: paramCount(config),
+      tokens: `${s.batch}x${s.seq}`,
+      size: `V ${s.vocab}, d ${s.embd}, ${s.layers} layers, ${s.heads} heads`,
+    };
+    if (!bound.left()) {
+      row.skipped = bound.skipped;
+      rows.push(row);
+      continue;
+    }
+    const weights = initWeights(config, 1);
+    const { inputs } = window(config, s);
+    const tg = buildTinyGptGraph(config, { batch: s.batch, seq: s.seq, weights });
+    const m = await compile(webgpu, tg.graph, { loss: tg.loss, optimizer: ADAM });
+    for (const [k, x] of Object.entries(inputs)) m.setInput(k, x);
+    row.baton_first_loss = (await m.step()).loss;
+    row.baton_webgpu_ms = await time(() => m.step(), quick ? 1 : 10, quick ? 0 : 6000);
+    m.dispose();
+    if (tf && bound.left()) {
+      try {
+        const tj = tfjsStep(tf, weights, s, inputs);
+        row.tfjs_first_loss = await tj.step();
+        row.tfjs_webgpu_ms = await time(() => tj.step(), quick ? 1 : 10, quick ? 0 : 6000);
+        tj.dispose();
+      } catch (e) {
+        row.tfjs_webgpu_ms = `failed: ${errorText(e)}`;
+      }
+    } else row.tfjs_webgpu_ms = tf ? bound.skipped : 'TF.js WebGPU unavailable';
+    rows.push(row);
+    console.error(JSON.stringify(row));
+  }
+  return rows;
+}
+
+/**
+ * Where one trainer update's time goes, per kernel: with `timestamp-query` on the device, GPU
+ * timestamps around each dispatch's pass (one submission); otherwise wall time per dispatch, each
+ * in its own submission. Minimum of two profiled steps per dispatch; `method` says which timer.
+ */
+export async function profileRow(webgpu: BackendChoice, M: number): Promise<Record<string, unknown>> {
+  const pool = DEFAULT_POOL;
+  const cp = priorCheckpoint(pool);
+  const config = trainConfig({ minibatch: M });
+  const data = await sampleBatch(cp, pool, config, M, 17);
+  const learner = await Learner.create(cp, cp, pool, config, webgpu);
+  const pick = Array.from({ length: M }, (_, i) => i);
+  const old = await learner.logProbs(data.full);
+  await learner.update(data.full, pick, old, old, data.advantages);
+  const model = learner.model as GpuModel;
+  const a = await model.profileStep(2, { timestamps: true });
+  const b = await model.profileStep(2, { timestamps: true });
+  const byKernel = new Map<string, number>();
+  a.forEach((d, i) => {
+    const k = `${d.phase} ${d.kernel}`;
+    byKernel.set(k, (byKernel.get(k) ?? 0) + Math.min(d.ms, b[i]?.ms ?? d.ms));
+  });
+  const total = [...byKernel.values()].reduce((x, y) => x + y, 0);
+  const stamped = a.length > 0 && a.every((d) => d.timer === 'timestamp');
+  learner.dispose();
+  return {
+    minibatch: M,
+    method: stamped
+      ? 'timestamp-query: GPU timestamps around each dispatch, all dispatches in one submission'
+      : 'wall time per dispatch, each in its own submission (no timestamp-query on this device)',
+    timer: stamped ? 'timestamp' : 'wall',
+    dispatches: a.length,
+    total_ms: total,
+    kernels: [...byKernel.entries()]
+      .sort((x, y) => y[1] - x[1])
+      .map(([kernel, ms]) => ({ kernel, ms, share: total > 0 ? ms / total : 0 })),
+  };
+}
