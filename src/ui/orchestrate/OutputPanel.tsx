@@ -102,7 +102,7 @@ export function OutputView({ g, onInterrupt }: { g: OrchGeneration; onInterrupt:
             {partial.designText || (g.status === 'running' ? '…' : '(none)')}
           </pre>
         </div>
-        <LiveDag design={partial.design} />
+        <LiveDag design={partial.design} direct={partial.direct} />
       </div>
       <AttemptsView g={g} />
     </section>
