@@ -8,7 +8,8 @@ import { configureOrchestratorRuntime, type OrchestratorRuntime } from '../servi
 import { memoryRecents } from '../services/recents.ts';
 import { resetBaton, useBaton } from '../store.ts';
 import { configureLibrary, type LibraryEnv } from './library.ts';
-import { orchDesignOf, orchDirectAnswerOf, orchRunBlockers, partialDesign } from './orchestrate.ts';
+import { directAnswerSoFar, orchDirectAnswerOf } from './orchestrate-direct.ts';
+import { orchDesignOf, orchRunBlockers, partialDesign } from './orchestrate.ts';
 
 /**
  * Low DoM's direct-answer branch on the Orchestrate slice: a runtime that answers with the `tiny2`
@@ -125,21 +126,21 @@ async function orchestrated(text: string): Promise<void> {
   await s().startOrchestrate();
 }
 
-describe('partialDesign on a direct answer', () => {
+describe('directAnswerSoFar', () => {
   it('reads the answer while it is written and once it is closed, with no agent', () => {
-    expect(partialDesign('<thinking>plan</thinking><answer>the ans').direct).toBe('the ans');
-    expect(partialDesign(DIRECT).direct).toBe('7');
+    expect(directAnswerSoFar('<thinking>plan</thinking><answer>the ans')).toBe('the ans');
+    expect(directAnswerSoFar(DIRECT)).toBe('7');
     expect(partialDesign(DIRECT).design.agents).toEqual([]);
-    expect(partialDesign('<thinking>plan</thinking><answer>').direct).toBe('');
+    expect(directAnswerSoFar('<thinking>plan</thinking><answer>')).toBe('');
   });
 
   it('is null while the model has not chosen the branch, and for a delegated design', () => {
-    expect(partialDesign('<thinking>plan</thinking>').direct).toBeNull();
+    expect(directAnswerSoFar('<thinking>plan</thinking>')).toBeNull();
     const delegate =
       '<thinking>x</thinking><agent><agent_id>cot-1</agent_id><agent_name>CoTAgent</agent_name>' +
       '<agent_description>CoT</agent_description><required_arguments><agent_input></agent_input>' +
       '</required_arguments></agent><edge></edge>';
-    expect(partialDesign(delegate).direct).toBeNull();
+    expect(directAnswerSoFar(delegate)).toBeNull();
   });
 });
 

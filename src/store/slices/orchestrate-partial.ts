@@ -17,15 +17,9 @@ export interface PartialDesign {
   designText: string;
   /** Complete agents and the edges between them, drawable as a DAG. */
   design: Design;
-  /**
-   * Low DoM's direct answer (MAS-Orchestra's second branch, the `tiny2` format's `<answer>`): its
-   * text so far once `<answer>` is written (an open block reads to the end), else null.
-   */
-  direct: string | null;
 }
 
 const OPEN_EDGE = /<edge\s*>/gi;
-const ANSWER = /<answer\s*>([^<]*)(?:<\/answer\s*>)?/i;
 const CLOSE_EDGE = /<\/edge\s*>/gi;
 
 function lastIndex(re: RegExp, text: string): number {
@@ -63,11 +57,9 @@ export function partialDesign(text: string, dom?: 'low' | 'high'): PartialDesign
     seen.add(key);
     return true;
   });
-  const answer = unique.length === 0 ? ANSWER.exec(designText) : null;
   return {
     thinking,
     designText,
     design: { dom: raw?.dom ?? dom ?? 'high', agents: unique, edges },
-    direct: answer ? (answer[1] ?? '').trim() : null,
   };
 }

@@ -243,15 +243,6 @@ export function runningGeneration(
 export const orchDesignOf = (g: OrchGeneration | null): Design | null =>
   g && g.status !== 'running' ? (g.result?.design ?? null) : null;
 
-/**
- * The finished design's direct answer (low DoM's second branch: no agent, the model answers
- * itself), or null when it delegated or there is no valid design.
- */
-export function orchDirectAnswerOf(g: OrchGeneration | null): string | null {
-  const d = orchDesignOf(g);
-  return d && d.agents.length === 0 && d.directAnswer !== undefined ? d.directAnswer : null;
-}
-
 /** Why the simulator refuses a design written for the user's own question. */
 export const SIMULATOR_MASBENCH_ONLY = 'The simulator runs generated MASBench tasks only.';
 

@@ -2,11 +2,11 @@ import type { JSX } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import {
   orchDesignOf,
-  orchDirectAnswerOf,
   orchRunBlockers,
   SIMULATOR_MASBENCH_ONLY,
   type OrchRun,
 } from '../../store/slices/orchestrate.ts';
+import { orchDirectAnswerOf } from '../../store/slices/orchestrate-direct.ts';
 import { PROVIDER_PRESETS } from '../../store/slices/settings.ts';
 import { useBaton } from '../../store/store.ts';
 import { navigate, traceHash } from '../app/route.ts';
