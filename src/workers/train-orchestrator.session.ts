@@ -10,8 +10,9 @@
  *   `cancel` (the page's "pause") arrives; the iteration in flight finishes, no further one starts.
  * - After every finished iteration the worker keeps the trainer's checkpoint text in memory. When
  *   the WebGPU device is lost during an iteration, that iteration is dropped and the trainer is
- *   built again on the CPU backend from the kept checkpoint: at most one iteration's work is lost,
- *   and a `recovered` report says so.
+ *   built again from the kept checkpoint on the best CPU-side backend (WebAssembly SIMD where the
+ *   engine has it, else TypeScript): at most one iteration's work is lost, and a `recovered` report
+ *   says so.
  * - The checkpoint goes to IndexedDB from the worker (`deps.storage`), never through the page.
  */
 import type { BackendChoice } from '../gpu/index.ts';
@@ -98,7 +99,7 @@ export interface OrchSessionDeps {
 
 const CPU_AFTER_LOSS = (message: string): BackendChoice => ({
   backend: 'cpu',
-  reason: `the WebGPU device was lost (${message}): continuing on the CPU backend`,
+  reason: `the WebGPU device was lost (${message}), no WebAssembly SIMD: continuing on the CPU (TypeScript) backend`,
   adapter: null,
   ctx: null,
 });
@@ -170,6 +171,20 @@ export function orchTrainHandlers(deps: OrchSessionDeps): Handlers<OrchTrainMeth
     return s.lost !== null || s.choice.ctx?.lost === true;
   };
 
+  /**
+   * The backend after a device loss: the best CPU-side one, WebAssembly SIMD where the engine has it
+   * (as `auto` picks without a GPU), else the TypeScript CPU backend.
+   */
+  const afterLoss = async (message: string): Promise<BackendChoice> => {
+    try {
+      const c = await deps.choose('wasm', () => undefined);
+      const how = c.reason.replace(/^WebAssembly SIMD backend forced/, 'WebAssembly SIMD backend');
+      return { ...c, reason: `the WebGPU device was lost (${message}): continuing on the ${how}` };
+    } catch {
+      return CPU_AFTER_LOSS(message);
+    }
+  };
+
   type Step =
     | { kind: 'iteration'; metrics: OrchMetrics; sampled: OrchSampled[]; ms: number }
     | { kind: 'recovered'; message: string };
@@ -195,7 +210,7 @@ export function orchTrainHandlers(deps: OrchSessionDeps): Handlers<OrchTrainMeth
       const message = s.lost ?? (failure instanceof Error ? failure.message : 'device lost');
       s.trainer.dispose();
       disposeChoice(s.choice);
-      const choice = CPU_AFTER_LOSS(message);
+      const choice = await afterLoss(message);
       const trainer = await deps.lib.create({ model: s.model, config: {}, choice, checkpoint: s.last });
       session = { ...s, trainer, choice, lost: null, loseAfter: null };
       return { kind: 'recovered', message };

@@ -370,9 +370,14 @@ async function run(args: string[], io: CliIO): Promise<number> {
       await write(trace, o, secrets, cli);
       return 1;
     }
-    cli.out(
-      `design: ${plural(design.agents.length, 'agent')}, ${plural(design.edges.length, 'edge')} (valid, dom ${design.dom})`,
-    );
+    if (design.agents.length === 0 && design.directAnswer !== undefined)
+      cli.out(
+        `design: answered directly, no sub-agent (valid, dom ${design.dom}, branch direct): ${shortAnswer(design.directAnswer)}`,
+      );
+    else
+      cli.out(
+        `design: ${plural(design.agents.length, 'agent')}, ${plural(design.edges.length, 'edge')} (valid, dom ${design.dom}${designer.branch ? `, branch ${designer.branch}` : ''})`,
+      );
     if (execute === 'simulated' && mb) {
       trace = await runDesign({
         trace,

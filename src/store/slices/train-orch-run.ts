@@ -69,7 +69,7 @@ function onProgress(set: Set, get: Get): (p: OrchProgress) => void {
         iteration: p.iteration,
         notices: [
           ...s.notices,
-          `The WebGPU device was lost during iteration ${p.iteration + 1} (${p.message}). Training resumed on the CPU backend from iteration ${p.iteration}; that iteration is being run again.`,
+          `The WebGPU device was lost during iteration ${p.iteration + 1} (${p.message}). Training resumed on the ${p.backend.backend === 'wasm' ? 'WebAssembly SIMD' : p.backend.backend === 'cpu' ? 'CPU (TypeScript)' : p.backend.backend} backend from iteration ${p.iteration}; that iteration is being run again.`,
         ],
       });
   };

@@ -23,15 +23,31 @@ function Check(): JSX.Element | null {
 }
 
 /** The parse and validation of a finished generation, in words. */
+/** The branch the designer record says the design took (`direct`, `delegate`, `mas`). */
+const branchOf = (g: OrchGeneration): string | null => {
+  const d = g.result?.designer;
+  return d && d.kind === 'orchestrator' ? (d.branch ?? null) : null;
+};
+
 export function CheckView({ g }: { g: OrchGeneration }): JSX.Element | null {
   if (g.status === 'running') return null;
   const design = orchDesignOf(g);
   return (
-    <div className="orch-check-result" data-testid="orch-check" data-valid={design ? 'true' : 'false'}>
+    <div
+      className="orch-check-result"
+      data-testid="orch-check"
+      data-valid={design ? 'true' : 'false'}
+      data-branch={branchOf(g) ?? undefined}
+    >
       {g.problems.length > 0 && (
         <ProblemAlert title="The model stopped with an error" problems={g.problems} testId="orch-gen-error" />
       )}
-      {design ? (
+      {design && design.agents.length === 0 && design.directAnswer !== undefined ? (
+        <p className="alert alert-ok" role="status" data-testid="orch-check-direct">
+          The output is valid: the model answered directly, with no sub-agent (Degree of MAS {design.dom}, the
+          direct-answer branch). {g.tokens} {g.tokens === 1 ? 'token' : 'tokens'} written, no agent to run.
+        </p>
+      ) : design ? (
         <p className="alert alert-ok" role="status">
           The design parses and passes every rule: {design.agents.length}{' '}
           {design.agents.length === 1 ? 'agent' : 'agents'}, {design.edges.length}{' '}

@@ -5,6 +5,7 @@ import {
   tokensPerSecond,
   type OrchGeneration,
 } from '../../store/slices/orchestrate.ts';
+import { directAnswerSoFar } from '../../store/slices/orchestrate-direct.ts';
 import { useBaton } from '../../store/store.ts';
 import { LiveDag } from './LiveDag.tsx';
 import { AttemptsView } from './ProviderPanel.tsx';
@@ -81,6 +82,7 @@ export function OutputPanel(): JSX.Element | null {
 /** The generation `g` (the panel's body, given its state). */
 export function OutputView({ g, onInterrupt }: { g: OrchGeneration; onInterrupt: () => void }): JSX.Element {
   const partial = useMemo(() => partialDesign(g.text), [g.text]);
+  const direct = useMemo(() => directAnswerSoFar(g.text), [g.text]);
   return (
     <section className="orch-output" data-testid="orch-output" data-started={g.startedAt}>
       <div className="orch-output-head">
@@ -102,7 +104,7 @@ export function OutputView({ g, onInterrupt }: { g: OrchGeneration; onInterrupt:
             {partial.designText || (g.status === 'running' ? '…' : '(none)')}
           </pre>
         </div>
-        <LiveDag design={partial.design} />
+        <LiveDag design={partial.design} direct={direct} />
       </div>
       <AttemptsView g={g} />
     </section>

@@ -6,6 +6,7 @@ import {
   SIMULATOR_MASBENCH_ONLY,
   type OrchRun,
 } from '../../store/slices/orchestrate.ts';
+import { orchDirectAnswerOf } from '../../store/slices/orchestrate-direct.ts';
 import { PROVIDER_PRESETS } from '../../store/slices/settings.ts';
 import { useBaton } from '../../store/store.ts';
 import { navigate, traceHash } from '../app/route.ts';
@@ -88,6 +89,8 @@ export interface RunButtonsProps {
   /** The task panel's mode now (the design may have been written for the other). */
   draftMode: 'custom' | 'masbench';
   run: OrchRun;
+  /** The design is a direct answer (no agent): a run only records and grades it. */
+  direct?: boolean;
   onRun: (target: 'simulator' | 'provider') => void;
   onStop: () => void;
   onUseMasbench: () => void;
@@ -136,6 +139,12 @@ export function RunButtons(p: RunButtonsProps): JSX.Element {
           </span>
         )}
       </div>
+      {p.direct && (
+        <p className="muted small" data-testid="orch-run-direct">
+          A direct answer has no sub-agent to run: a run records it in a trace (no agent runs, no calls) and
+          grades it against a generated task.
+        </p>
+      )}
       <ul className="orch-run-why small">
         <li id="orch-sim-blocker" data-testid="orch-sim-blocker">
           Simulator: offline programmatic sub-agents for generated MASBench tasks, a simulation, not a model
@@ -186,6 +195,7 @@ export function RunActions(): JSX.Element | null {
       providerLabel={`${PROVIDER_PRESETS[provider].label}${model.trim() ? ` · ${model.trim()}` : ''}`}
       draftMode={draftMode}
       run={run}
+      direct={orchDirectAnswerOf(g) !== null}
       onRun={(target) => void go(target)}
       onStop={stop}
       onUseMasbench={() => setDraft({ taskMode: 'masbench' })}

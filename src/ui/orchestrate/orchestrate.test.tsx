@@ -73,6 +73,42 @@ describe('the Orchestrate page', () => {
     expect(out).toContain('The interrupted output is not a complete design');
   });
 
+  it('shows a direct answer as its own state (no empty graph), as text, with the tokens it took', () => {
+    const text = `<thinking>no sub-agent is worth its cost here: answer directly</thinking><answer>${HOSTILE}</answer>`;
+    const designer = {
+      kind: 'orchestrator' as const,
+      model: 'tiny2',
+      rawOutput: text,
+      parseErrors: [],
+      branch: 'direct' as const,
+    };
+    const out = view(
+      generation({
+        text,
+        tokens: 21,
+        settings: { dom: 'low', temperature: 0, seed: 0, constrained: true },
+        check: { valid: true, lines: [] },
+        result: {
+          rawOutput: text,
+          design: { dom: 'low', agents: [], edges: [], thinking: 'x', directAnswer: HOSTILE },
+          problem: null,
+          stopReason: 'eos',
+          timings: { firstTokenMs: 1, generateMs: 10, tokens: 21, tokensPerSecond: 2100 },
+          designer,
+        },
+      }),
+    );
+    expect(out).toContain('data-testid="orch-direct"');
+    expect(out).toContain('Answered directly, no sub-agent');
+    expect(out).toContain('data-branch="direct"');
+    expect(out).not.toContain('Agents appear here as the model writes them.');
+    expect(out).not.toContain('0 agents');
+    expect(out).toContain('data-testid="orch-check-direct"');
+    expect(out).toContain('21 tokens written, no agent to run');
+    expect(out).not.toContain('<img');
+    expect(out).toContain('&lt;img src=x');
+  });
+
   it('disables Orchestrate with the reason until a model is loaded', () => {
     const out = renderToStaticMarkup(<OrchestratePage />);
     expect(out).toMatch(/data-testid="orch-start"[^>]*disabled|disabled[^>]*data-testid="orch-start"/);

@@ -23,6 +23,13 @@ function sourceText(source: Task['source']): string {
   }
 }
 
+/** MAS-Orchestra's branches, as the designer record names them. */
+const BRANCH_WORDS: Record<'direct' | 'delegate' | 'mas', string> = {
+  direct: 'direct: answered without a sub-agent',
+  delegate: 'delegate: one sub-agent',
+  mas: 'MAS: a multi-agent design',
+};
+
 function DesignerInfo({ designer }: { designer: Designer }): JSX.Element {
   const rows: [string, string][] = [];
   switch (designer.kind) {
@@ -40,6 +47,7 @@ function DesignerInfo({ designer }: { designer: Designer }): JSX.Element {
         rows.push(['Weights · device', [designer.dtype, designer.device].filter(Boolean).join(' · ')]);
       if (designer.deviceReason) rows.push(['Why this device', designer.deviceReason]);
       if (designer.dom) rows.push(['Degree of MAS asked', designer.dom]);
+      if (designer.branch) rows.push(['Branch', BRANCH_WORDS[designer.branch]]);
       if (designer.constrained !== undefined)
         rows.push(['Decoding', designer.constrained ? 'constrained to the design grammar' : 'unconstrained']);
       if (designer.stopReason) rows.push(['Stopped', designer.stopReason]);

@@ -124,17 +124,23 @@ function GraphEmpty({ trace, state }: { trace: Trace; state: ReplayState }): JSX
     return <DiagramOnlyEmpty hasDiagram={safeDiagram(trace.diagram) !== null} />;
   }
   if (trace.design.agents.length === 0 && trace.construction.length === 0) {
+    if (trace.design.directAnswer !== undefined)
+      return (
+        <div className="graph-empty" data-testid="graph-empty" data-branch="direct">
+          <h3>Answered directly, no sub-agent</h3>
+          <p>
+            The designer answered the question itself instead of delegating to sub-agents (low Degree of MAS,
+            the direct-answer branch), so there is no graph and no agent ran. The answer:
+          </p>
+          <p className="graph-direct-answer" data-testid="graph-direct-answer">
+            {trace.design.directAnswer === '' ? '(empty answer)' : trace.design.directAnswer}
+          </p>
+        </div>
+      );
     return (
       <div className="graph-empty" data-testid="graph-empty">
         <h3>No agents</h3>
-        {trace.design.directAnswer !== undefined ? (
-          <p>
-            The designer answered the question directly instead of delegating to sub-agents, so there is no
-            graph. The direct answer is in the task panel.
-          </p>
-        ) : (
-          <p>This trace has no MAS design: nothing was delegated to sub-agents.</p>
-        )}
+        <p>This trace has no MAS design: nothing was delegated to sub-agents.</p>
       </div>
     );
   }
