@@ -3,6 +3,7 @@ import type { Design } from '../core/trace.ts';
 import { designDepth, designWidth } from './metrics.ts';
 
 const design = (ids: string[], edges: [string, string][]): Design => ({
+  dom: 'high',
   agents: ids.map((id) => ({ id, type: 'CoTAgent' as const, description: '', input: '', params: {} })),
   edges: edges.map(([from, to]) => ({ from, to })),
 });

@@ -23,6 +23,8 @@ const row = (
   tokens,
   agents,
   depth: agents,
+  width: agents > 0 ? 1 : 0,
+  roles: Array.from({ length: agents }, () => 'CoT'),
   designTokens: 20,
   forced: 15,
   valid: true,
