@@ -63,21 +63,3 @@ export {
   type OrchestratorCheckpoint,
   type OrchestratorIterationMetrics,
 } from './orchestrator-checkpoint.ts';
-export {
-  MAX_ORCH_RECORD_ITERATIONS,
-  MAX_RECORD_SAMPLES,
-  MAX_SAMPLE_TEXT,
-  ORCH_CURVE_KEYS,
-  ORCH_RUN_FORMAT,
-  OrchRunRecordSchema,
-  orchRunRecord,
-  orchestratorCurves,
-  parseOrchRunRecord,
-  q8WeightChars,
-  type OrchCurveKey,
-  type OrchCurves,
-  type OrchRecordInput,
-  type OrchRecordResult,
-  type OrchRecordSample,
-  type OrchRunRecord,
-} from './orchestrator-record.ts';

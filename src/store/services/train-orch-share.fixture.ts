@@ -1,5 +1,6 @@
 /** A small orchestrator run for the share-link tests (services and slice). */
-import { orchestratorTrainConfig, type OrchRecordInput } from '../../train/orchestrator.ts';
+import { orchestratorTrainConfig } from '../../train/orchestrator.ts';
+import type { OrchRecordInput } from '../../train/orchestrator-record.ts';
 
 export function metricsRow(iteration: number): OrchRecordInput['history'][number] {
   return {

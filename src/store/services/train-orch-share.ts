@@ -18,7 +18,7 @@ import {
   q8WeightChars,
   type OrchRecordInput,
   type OrchRunRecord,
-} from '../../train/orchestrator.ts';
+} from '../../train/orchestrator-record.ts';
 import { RUN_LINK_PARAM } from './train-share.ts';
 
 export interface OrchWeightsInLink {

@@ -34,14 +34,14 @@ beforeEach(() => resetBaton());
 describe('sharing an orchestrator run', () => {
   it('makes the link of the run held, and opening it shows the same run read-only', async () => {
     const run = holdRun();
-    const link = await orchShareActions.share(BASE);
+    const link = await orchShareActions(useBaton).share(BASE);
     expect(link).not.toBeNull();
     expect(useBaton.getState().orchTrain.shareLink).toEqual(link);
     expect(link?.url).toMatch(/^https:\/\/example\.org\/baton\/#r=1\./);
     expect(link?.weights.overBy).toBeGreaterThan(0);
 
     const input = link?.url.slice(link.url.indexOf('#') + 1) ?? '';
-    expect(orchShareActions.open(input)).toBe('orchestrator');
+    expect(orchShareActions(useBaton).open(input)).toBe('orchestrator');
     const shared = useBaton.getState().orchShared;
     expect(shared && 'record' in shared).toBe(true);
     if (shared && 'record' in shared) {
@@ -52,7 +52,7 @@ describe('sharing an orchestrator run', () => {
     }
     // The same input again is a no-op: the record object is kept.
     const before = useBaton.getState().orchShared;
-    expect(orchShareActions.open(input)).toBe('orchestrator');
+    expect(orchShareActions(useBaton).open(input)).toBe('orchestrator');
     expect(useBaton.getState().orchShared).toBe(before);
   });
 
@@ -65,11 +65,11 @@ describe('sharing an orchestrator run', () => {
   it('shows a tampered link’s problems, and leaves other links to the policy run’s view', async () => {
     holdRun();
     useBaton.setState({ orchTrain: { ...useBaton.getState().orchTrain, config: { groupSize: 0 } } });
-    expect(await orchShareActions.share(BASE)).toBeNull();
+    expect(await orchShareActions(useBaton).share(BASE)).toBeNull();
     expect(useBaton.getState().orchTrain.problems[0]?.message).toMatch(/config\.groupSize/);
 
     holdRun();
-    const link = await orchShareActions.share(BASE);
+    const link = await orchShareActions(useBaton).share(BASE);
     const url = link?.url ?? '';
     // Change one character inside the compressed payload: decoding or the schema says no.
     const at = url.length - 20;
@@ -85,7 +85,7 @@ describe('sharing an orchestrator run', () => {
     }
 
     const huge = `r=1.${'A'.repeat(4_000_001)}`;
-    expect(orchShareActions.open(huge)).toBe('other');
+    expect(orchShareActions(useBaton).open(huge)).toBe('other');
     useBaton.getState().openTrainRunLink(huge);
     const p = useBaton.getState().trainShared;
     expect(p && 'problems' in p && p.problems[0]?.code).toBe('E_TOO_LARGE');

@@ -3,7 +3,7 @@
  * orchestrator run (`#r=1.…` whose record is `baton.orchrun/1`). Loaded with the views that use it
  * (the orchestrator panel and the shared-run page), never with the first page: the state it sets
  * (`orchTrain.shareLink`, `orchShared`) is optional in train-orch.ts, and `orchShareActions` binds
- * its actions to the app's store.
+ * its actions to the store a view passes.
  */
 import { problemOf } from '../../core/errors.ts';
 import {
@@ -12,13 +12,12 @@ import {
   weightsNote,
   type OrchRunLink,
 } from '../services/train-orch-share.ts';
-import { useBaton, type BatonState } from '../store.ts';
-import { ensureLive } from './train-orch-run.ts';
+import type { BatonState } from '../store.ts';
 import type { OrchShared } from './train-orch.ts';
 
 export { weightsNote, type OrchRunLink, type OrchShared };
 export { weightsInLink } from '../services/train-orch-share.ts';
-export { orchestratorCurves, type OrchCurves, type OrchRunRecord } from '../../train/orchestrator.ts';
+export { orchestratorCurves, type OrchCurves, type OrchRunRecord } from '../../train/orchestrator-record.ts';
 
 type Set = (partial: Partial<BatonState>) => void;
 type Get = () => BatonState;
@@ -31,7 +30,10 @@ export async function shareOrchRun(set: Set, get: Get, base: string): Promise<Or
   };
   if (get().orchTrain.iteration === 0) return problem('train at least one iteration first');
   // After a reload the worker holds nothing yet: the saved run tells the model and config.
-  if ((!get().orchTrain.model || !get().orchTrain.config) && !(await ensureLive(set, get))) return null;
+  if (!get().orchTrain.model || !get().orchTrain.config) {
+    const { ensureLive } = await import('./train-orch-run.ts');
+    if (!(await ensureLive(set, get))) return null;
+  }
   const t = get().orchTrain;
   if (!t.model || !t.config) return problem('the run has no model or config yet');
   const r = buildOrchRunLink(
@@ -68,10 +70,16 @@ export function openOrchRunLink(set: Set, get: Get, input: string): 'orchestrato
   return r === null ? 'other' : 'orchestrator';
 }
 
-/** The actions above on the app's store, for the lazily loaded views. */
-export const orchShareActions = {
-  share: (base: string): Promise<OrchRunLink | null> =>
-    shareOrchRun(useBaton.setState, useBaton.getState, base),
-  open: (input: string): 'orchestrator' | 'other' =>
-    openOrchRunLink(useBaton.setState, useBaton.getState, input),
-};
+/**
+ * The actions above on a store (the views pass the app's `useBaton`; this module does not import
+ * it, which would tie the lazily loaded chunk into the first page's).
+ */
+export function orchShareActions(store: { setState: Set; getState: Get }): {
+  share: (base: string) => Promise<OrchRunLink | null>;
+  open: (input: string) => 'orchestrator' | 'other';
+} {
+  return {
+    share: (base) => shareOrchRun(store.setState, store.getState, base),
+    open: (input) => openOrchRunLink(store.setState, store.getState, input),
+  };
+}

@@ -5,7 +5,7 @@
  */
 import type { Problem } from '../../core/result.ts';
 import type { BackendKind } from '../../gpu/index.ts';
-import type { OrchRunRecord } from '../../train/orchestrator.ts';
+import type { OrchRunRecord } from '../../train/orchestrator-record.ts';
 import type { OrchRunLink } from '../services/train-orch-share.ts';
 import type {
   ExportedModel,
