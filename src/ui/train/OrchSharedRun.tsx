@@ -22,7 +22,7 @@ function ConfigTable({ record }: { record: OrchRunRecord }): JSX.Element {
       <tbody>
         {Object.entries(record.config).map(([k, v]) => (
           <tr key={k} data-key={k}>
-            <th scope="row">{k}</th>
+            <td className="mono">{k}</td>
             <td className="mono">{typeof v === 'object' ? JSON.stringify(v) : String(v)}</td>
           </tr>
         ))}
