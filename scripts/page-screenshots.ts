@@ -14,6 +14,8 @@
  * - docs/train-page.png: the Train page paused after 8 iterations of the mixed preset, at 1440 × 1100;
  * - docs/train-orchestrator.png: the Train page's Orchestrator LM mode paused after 4 GRPO
  *   iterations of the shipped offline model (B 2 × G 4), with a held-out before/after, at 1440 × 1600;
+ * - docs/train-orchestrator-shared.png: that run's "Share link" opened in a new page (read-only:
+ *   model, backend, weights note, charts, evaluation, sampled designs, config), at 1440 × 1600;
  * - docs/orchestrate-page.png: the Orchestrate page after the shipped offline model wrote a
  *   constrained design for a MASBench depth-3 task on wasm, at 1440 × 1000;
  * - docs/orchestrate-provider.png: the Orchestrate page with the Settings provider as the
@@ -165,6 +167,16 @@ try {
   await grpo.click('[data-testid="orch-evaluate"]');
   await grpo.locator('[data-testid="orch-eval-table"]').waitFor({ timeout: 300_000 });
   await shot(grpo, 'docs/train-orchestrator.png');
+
+  // The same run's share link, opened read-only in a new page.
+  await grpo.waitForFunction(
+    () => document.querySelector('[data-testid="orch-status"]')?.getAttribute('data-status') === 'paused',
+  );
+  await grpo.click('[data-testid="orch-share"]');
+  const shared = await browser.newPage({ viewport: { width: 1440, height: 1600 } });
+  await shared.goto(await grpo.locator('[data-testid="orch-share-link"]').inputValue());
+  await shared.locator('[data-testid="orch-shared-page"]').waitFor();
+  await shot(shared, 'docs/train-orchestrator-shared.png');
 
   // The Orchestrate page with the shipped offline model (the default entry) on wasm, after a
   // constrained design for a generated MASBench task.

@@ -105,14 +105,22 @@ export const orchTrainLib: OrchTrainLib = {
     const c = model.weights.config;
     let params = 0;
     for (const a of model.weights.params.values()) params += a.length;
+    const promptFormat = tinyVersionOf(model.config) === 2 ? 'tiny2' : 'tiny';
     const format = tinyDesignSampling({
       tokenizer: model.tokenizer,
       vocabSize: c.vocabSize,
       maxQueryTokens: model.maxQueryTokens,
       pool: DEFAULT_POOL,
-      format: tinyVersionOf(model.config) === 2 ? 'tiny2' : 'tiny',
+      format: promptFormat,
     });
-    return { model, format, name: model.config.baton.provenance.name, params, positions: c.nPositions };
+    return {
+      model,
+      format,
+      promptFormat,
+      name: model.config.baton.provenance.name,
+      params,
+      positions: c.nPositions,
+    };
   },
   async create({ model, config, choice, checkpoint }) {
     const h = model as Handle;

@@ -96,6 +96,8 @@ export const OrchModelInfoSchema = z.object({
   name: z.string().max(200),
   params: z.number().int().min(0),
   positions: z.number().int().min(1),
+  /** The design text format it writes (`tiny`, `tiny2`). */
+  promptFormat: z.string().max(40).optional(),
 });
 
 /** The run as the worker holds or saved it. */

@@ -42,6 +42,8 @@ export interface OrchModelHandle {
   name: string;
   params: number;
   positions: number;
+  /** The design text format it writes (`tiny`, `tiny2`). */
+  promptFormat?: string;
 }
 
 /** One trainer, as the session drives it. */
@@ -257,7 +259,13 @@ export function orchTrainHandlers(deps: OrchSessionDeps): Handlers<OrchTrainMeth
             backend: choice.backend,
             reason: choice.reason,
             run: info(s) as OutputIn<OrchTrainMethods['orchStart']>['run'],
-            model: { id: folder, name: model.name, params: model.params, positions: model.positions },
+            model: {
+              id: folder,
+              name: model.name,
+              params: model.params,
+              positions: model.positions,
+              ...(model.promptFormat ? { promptFormat: model.promptFormat } : {}),
+            },
           };
         } catch (e) {
           disposeChoice(choice);

@@ -45,6 +45,7 @@ const fail = (set: Set, get: Get, errors: readonly Problem[], status?: OrchTrain
 const shown = (info: OrchRunInfo): Partial<OrchTrainState> => ({
   iteration: info.iteration,
   history: info.history.slice(-MAX_HISTORY),
+  config: info.config,
 });
 
 function onProgress(set: Set, get: Get): (p: OrchProgress) => void {
@@ -219,7 +220,7 @@ export async function resetOrchTrain(set: Set, _get: Get): Promise<void> {
 }
 
 /** The worker holds the run (rebuilt from the saved checkpoint when it does not). */
-async function ensureLive(set: Set, get: Get): Promise<boolean> {
+export async function ensureLive(set: Set, get: Get): Promise<boolean> {
   if (running) await halt(set, get);
   if (live) return true;
   if (get().orchTrain.savedAt === null) {

@@ -5,6 +5,8 @@
  */
 import type { Problem } from '../../core/result.ts';
 import type { BackendKind } from '../../gpu/index.ts';
+import type { OrchRunRecord } from '../../train/orchestrator-record.ts';
+import type { OrchRunLink } from '../services/train-orch-share.ts';
 import type {
   ExportedModel,
   OrchEvaluation,
@@ -65,7 +67,11 @@ export interface OrchTrainState {
   status: OrchTrainStatus;
   iteration: number;
   backend: { backend: BackendKind; reason: string } | null;
-  model: { id: string; name: string; params: number; positions: number } | null;
+  model: { id: string; name: string; params: number; positions: number; promptFormat?: string } | null;
+  /** The trainer's whole config, as the worker reported it (absent until a run starts or is found). */
+  config?: Record<string, unknown>;
+  /** The link "Share link" made of the run (absent until made; a new run drops it). */
+  shareLink?: OrchRunLink;
   /** Iteration of the checkpoint last stored in this browser. */
   savedAt: number | null;
   /** A run saved in this browser, found on opening the mode. */
@@ -81,8 +87,17 @@ export interface OrchTrainState {
   problems: Problem[];
 }
 
+/** A shared orchestrator run opened from `#r=1.…` (train-orch-share.ts): its record, or why it cannot be shown. */
+export type OrchShared =
+  | { input: string; record: OrchRunRecord }
+  | { input: string; problems: Problem[] }
+  /** The link is not an orchestrator run's (the construction-policy view reads it). */
+  | { input: string; other: true };
+
 export interface TrainOrchSlice {
   trainMode: TrainMode;
+  /** Set by train-orch-share.ts, loaded with the views that use it (absent until a link is opened). */
+  orchShared?: OrchShared;
   orchForm: OrchForm;
   orchTrain: OrchTrainState;
   setTrainMode(mode: TrainMode): void;

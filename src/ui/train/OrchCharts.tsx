@@ -6,12 +6,13 @@
 import { useEffect, useRef, type JSX } from 'react';
 import 'uplot/dist/uPlot.min.css';
 import { useBaton } from '../../store/store.ts';
-import { ORCH_CHARTS, orchColumns } from './orch-charts.ts';
+import { ORCH_CHARTS, orchColumns, type OrchColumns } from './orch-charts.ts';
 import { lineChart } from './TrainCharts.tsx';
 
 const SMOOTHING = 0.5;
 
-export function OrchCharts(): JSX.Element {
+/** The live run's charts; with `curves`, those of a finished run (a shared one), drawn once. */
+export function OrchCharts({ curves }: { curves?: OrchColumns } = {}): JSX.Element {
   const host = useRef<HTMLDivElement>(null);
   useEffect(() => {
     const root = host.current;
@@ -24,17 +25,18 @@ export function OrchCharts(): JSX.Element {
     let frame = 0;
     const draw = (): void => {
       frame = 0;
-      const history = useBaton.getState().orchTrain.history;
-      const c = orchColumns(history);
-      for (const d of drawn) d.update({ length: history.length }, c, SMOOTHING);
+      const c = curves ?? orchColumns(useBaton.getState().orchTrain.history);
+      for (const d of drawn) d.update({ length: c.iteration.length }, c, SMOOTHING);
     };
     const schedule = (): void => {
       if (frame === 0) frame = requestAnimationFrame(draw);
     };
     schedule();
-    const unsubscribe = useBaton.subscribe((s, prev) => {
-      if (s.orchTrain.history !== prev.orchTrain.history) schedule();
-    });
+    const unsubscribe = curves
+      ? () => undefined
+      : useBaton.subscribe((s, prev) => {
+          if (s.orchTrain.history !== prev.orchTrain.history) schedule();
+        });
     const resize = new ResizeObserver(() => {
       for (const d of drawn) d.plot.setSize({ width: width(d.el), height: d.plot.height });
     });
@@ -45,7 +47,7 @@ export function OrchCharts(): JSX.Element {
       if (frame) cancelAnimationFrame(frame);
       for (const d of drawn) d.plot.destroy();
     };
-  }, []);
+  }, [curves]);
   return (
     <div className="train-charts" ref={host}>
       {ORCH_CHARTS.map((c) => (

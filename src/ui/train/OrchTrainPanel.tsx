@@ -5,14 +5,16 @@
  * before/after evaluation and "Use in Orchestrate". Loaded with the mode (React.lazy), not with the
  * page; it reads the store and calls its actions only.
  */
-import { useEffect, type JSX } from 'react';
+import { useEffect, useMemo, type JSX } from 'react';
 import { navigate } from '../app/route.ts';
 import { ProblemAlert } from '../common/ProblemAlert.tsx';
 import { COMPUTE_CHOICES, type ComputeChoice } from '../../store/construction.ts';
-import type { OrchEvaluation, OrchForm } from '../../store/slices/train-orch.ts';
+import type { OrchForm } from '../../store/slices/train-orch.ts';
 import { useBaton } from '../../store/store.ts';
-import { MiniDag } from './MiniDag.tsx';
+import { orchColumns } from './orch-charts.ts';
 import { OrchCharts } from './OrchCharts.tsx';
+import { OrchShareRun } from './OrchShareRun.tsx';
+import { OrchCurveTable, OrchEvalTable, OrchSamples } from './OrchViews.tsx';
 
 type NumField = { [K in keyof OrchForm]: OrchForm[K] extends number ? K : never }[keyof OrchForm];
 
@@ -216,91 +218,7 @@ function Controls(): JSX.Element {
 function Sampled(): JSX.Element | null {
   const sampled = useBaton((s) => s.orchTrain.sampled);
   const iteration = useBaton((s) => s.orchTrain.iteration);
-  if (sampled.length === 0) return null;
-  return (
-    <section className="train-section">
-      <h2>What the orchestrator writes now (iteration {iteration}, sampled)</h2>
-      <div className="train-samples">
-        {sampled.map((s, i) => (
-          <figure key={`${s.taskId}-${s.dom}-${i}`} className="train-sample" data-testid="orch-sample">
-            <figcaption>
-              <strong>{s.axis}</strong> {s.value} · {s.dom} DoM · {s.correct ? 'correct' : 'wrong'} · R{' '}
-              {s.reward.toFixed(2)} ·{' '}
-              {s.design === null
-                ? 'unreadable'
-                : s.design.agents.length === 0
-                  ? 'answers directly'
-                  : `${s.design.agents.length} agents, ${s.design.edges.length} edges`}
-            </figcaption>
-            {s.design && s.design.agents.length > 0 ? (
-              <MiniDag design={s.design} label={`Design sampled for a ${s.axis} task`} />
-            ) : (
-              <p className="muted small">no sub-agent: the orchestrator answers itself</p>
-            )}
-            <details>
-              <summary className="small">text</summary>
-              <pre className="orch-text">{s.text}</pre>
-            </details>
-          </figure>
-        ))}
-      </div>
-    </section>
-  );
-}
-
-const pct = (x: number): string => `${(x * 100).toFixed(1)}%`;
-const signed = (x: number, f: (v: number) => string): string => `${x >= 0 ? '+' : '−'}${f(Math.abs(x))}`;
-
-function EvalTable({ e }: { e: OrchEvaluation }): JSX.Element {
-  const rows = [
-    { name: 'SFT model (before)', r: e.before },
-    { name: `after ${e.iteration} iterations`, r: e.after },
-  ];
-  return (
-    <table className="table" data-testid="orch-eval-table">
-      <thead>
-        <tr>
-          <th>weights</th>
-          <th>accuracy (95% CI)</th>
-          <th>tokens / task</th>
-          <th>agents</th>
-          <th>low DoM delegated</th>
-          <th>forced tokens</th>
-          <th>valid</th>
-        </tr>
-      </thead>
-      <tbody>
-        {rows.map(({ name, r }) => (
-          <tr key={name}>
-            <td>{name}</td>
-            <td>
-              {pct(r.accuracy)} ({pct(r.interval[0])}–{pct(r.interval[1])})
-            </td>
-            <td>{Math.round(r.tokens)}</td>
-            <td>{r.agents.toFixed(2)}</td>
-            <td>{r.lowDomDelegated === null ? '–' : pct(r.lowDomDelegated)}</td>
-            <td>{pct(r.forcedShare)}</td>
-            <td>{pct(r.validity)}</td>
-          </tr>
-        ))}
-        <tr>
-          <td>after − before (paired bootstrap 95%)</td>
-          <td data-testid="orch-eval-diff">
-            {signed(e.accuracy.difference, pct)} ({pct(e.accuracy.interval[0])} to{' '}
-            {pct(e.accuracy.interval[1])})
-          </td>
-          <td>
-            {signed(e.tokens.difference, (v) => String(Math.round(v)))} ({Math.round(e.tokens.interval[0])} to{' '}
-            {Math.round(e.tokens.interval[1])})
-          </td>
-          <td colSpan={4} className="muted small">
-            {e.before.n} queries: {e.tasks} test-split tasks, each in low and high DoM, greedy designs, the
-            same simulated sub-agents for both
-          </td>
-        </tr>
-      </tbody>
-    </table>
-  );
+  return <OrchSamples sampled={sampled} iteration={iteration} />;
 }
 
 function Evaluation(): JSX.Element {
@@ -323,9 +241,15 @@ function Evaluation(): JSX.Element {
         </button>
         {status === 'evaluating' && <span className="muted">evaluating…</span>}
       </div>
-      {e && <EvalTable e={e} />}
+      {e && <OrchEvalTable e={e} />}
     </section>
   );
+}
+
+function LiveCurveTable(): JSX.Element | null {
+  const history = useBaton((s) => s.orchTrain.history);
+  const curves = useMemo(() => orchColumns(history), [history]);
+  return history.length > 0 ? <OrchCurveTable curves={curves} /> : null;
 }
 
 function UseInOrchestrate(): JSX.Element {
@@ -418,8 +342,10 @@ export default function OrchTrainPanel(): JSX.Element {
       <UseInOrchestrate />
       <TestHooks />
       <OrchCharts />
+      <LiveCurveTable />
       <Sampled />
       <Evaluation />
+      <OrchShareRun />
     </div>
   );
 }

@@ -2,12 +2,15 @@ import { useEffect, useMemo, type JSX } from 'react';
 import { navigate } from '../app/route.ts';
 import { ProblemAlert } from '../common/ProblemAlert.tsx';
 import { recordRing, rerunStart, type RunRecord } from '../../store/slices/train-share.ts';
+import { orchShareActions } from '../../store/slices/train-orch-share.ts';
 import { useBaton } from '../../store/store.ts';
+import { OrchSharedRun } from './OrchSharedRun.tsx';
 import { TrainCharts } from './TrainCharts.tsx';
 import './train.css';
 
 /**
- * A shared training run (`#r=1.…`), read-only: its config, the curves in the Train page's charts,
+ * A shared training run (`#r=1.…`), read-only. An orchestrator LM's run has its own view
+ * (OrchSharedRun.tsx); a construction policy's shows its config, the curves in the Train page's charts,
  * the evaluation table it carried, a CPU re-run compared number for number, and "Use in Build"
  * when the link carries the trained parameters. Everything from the link is shown as text.
  */
@@ -146,9 +149,14 @@ function Rerun({ record }: { record: RunRecord }): JSX.Element {
 export function SharedRunPage({ input }: { input: string }): JSX.Element {
   const shared = useBaton((s) => s.trainShared);
   const open = useBaton((s) => s.openTrainRunLink);
-  useEffect(() => open(input), [input, open]);
+  const orch = useBaton((s) => s.orchShared);
+  // An orchestrator run's record is shown by its own view; any other link by this one.
+  useEffect(() => {
+    if (orchShareActions(useBaton).open(input) === 'other') open(input);
+  }, [input, open]);
   const record = shared && shared.input === input && 'record' in shared ? shared.record : null;
   const ring = useMemo(() => (record ? recordRing(record) : undefined), [record]);
+  if (orch && orch.input === input && !('other' in orch)) return <OrchSharedRun shared={orch} />;
   return (
     <section className="page train-page" data-testid="shared-run-page">
       <header className="train-head">

@@ -2,6 +2,7 @@
  * The orchestrator mode's charts: which series each draws, and the columns they are drawn from
  * (one row per finished iteration). Pure.
  */
+import { orchestratorCurves } from '../../store/slices/train-orch-share.ts';
 import type { OrchMetrics } from '../../store/slices/train-orch.ts';
 import type { ChartSpec } from './charts.ts';
 
@@ -88,26 +89,8 @@ export const ORCH_CHARTS: readonly ChartSpec<OrchSeries>[] = [
   },
 ];
 
-/** One column per series, one row per iteration; a value the metrics lack is null (a gap). */
-export function orchColumns(history: readonly OrchMetrics[]): OrchColumns {
-  const col = (f: (m: OrchMetrics) => number | null | undefined): (number | null)[] =>
-    history.map((m) => {
-      const v = f(m);
-      return v === undefined || v === null || !Number.isFinite(v) ? null : v;
-    });
-  return {
-    iteration: col((m) => m.iteration),
-    reward: col((m) => m.reward),
-    rewardStd: col((m) => m.rewardStd),
-    accuracy: col((m) => m.accuracy),
-    tokens: col((m) => m.tokensPerTask),
-    agents: col((m) => m.agents),
-    depth: col((m) => m.depth),
-    delegated: col((m) => m.lowDomDelegated),
-    kl: col((m) => m.kl),
-    entropy: col((m) => m.entropy),
-    clipFraction: col((m) => m.clipFraction),
-    rolloutTps: col((m) => m.rolloutTokensPerSec),
-    updateTps: col((m) => m.updateTokensPerSec),
-  };
-}
+/**
+ * One column per series, one row per iteration; a value the metrics lack is null (a gap). The
+ * columns of a shared run's record (src/train orchestrator-record.ts), so both views draw the same.
+ */
+export const orchColumns = (history: readonly OrchMetrics[]): OrchColumns => orchestratorCurves(history);
