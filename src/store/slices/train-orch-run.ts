@@ -3,8 +3,9 @@
  * The run lives in the training worker (src/workers/train-orchestrator.session.ts), which stores its
  * checkpoint in IndexedDB itself; this module calls it and records what it reports:
  *
- * - Start builds a trainer from the SFT model (the manifest's offline model, read from this build's
- *   models/ folder as the Orchestrate page reads it) and runs to the form's iteration count.
+ * - Start builds a trainer from the SFT model the form picks (one of the manifest's offline models,
+ *   read from this build's models/ folder as the Orchestrate page reads it) and runs to the form's
+ *   iteration count. Resuming continues the run's own model, whatever the form picks now.
  * - Pause cancels the run call (the iteration in flight finishes in the worker) and stores the
  *   checkpoint; after a reload the saved run is shown paused, and Resume rebuilds the trainer from it.
  * - A lost WebGPU device is reported by the worker, which continues on the CPU from the last
@@ -17,13 +18,11 @@ import type { Problem } from '../../core/result.ts';
 import { orchTrainEnv, type OrchProgress, type OrchRunInfo } from '../services/train-orchestrator.ts';
 import type { BatonState } from '../store.ts';
 import { buildEnv } from './build-env.ts';
-import { IDLE_ORCH_TRAIN, type OrchTrainState } from './train-orch.ts';
+import { IDLE_ORCH_TRAIN, isOrchSftModel, type OrchTrainState } from './train-orch.ts';
 
 type Set = (partial: Partial<BatonState>) => void;
 type Get = () => BatonState;
 
-/** The model folder under models/ the runs start from (the manifest's offline model). */
-export const SFT_FOLDER = 'baton-orchestrator-tiny';
 /** Most iterations the charts keep (the oldest are dropped). */
 const MAX_HISTORY = 5000;
 
@@ -115,14 +114,22 @@ async function halt(set: Set, get: Get): Promise<void> {
   patch(set, get, { status: 'paused' });
 }
 
+/** The folder a run starts from: the form's model, or (resuming) the model the run was made from. */
+function folderOf(get: Get, resume: boolean): string {
+  const t = get().orchTrain;
+  const own = t.model?.id ?? t.resumable?.model;
+  return resume && own !== undefined && isOrchSftModel(own) ? own : get().orchForm.sftModel;
+}
+
 async function start(set: Set, get: Get, resume: boolean): Promise<boolean> {
   const f = get().orchForm;
+  const folder = folderOf(get, resume);
   patch(set, get, { status: 'starting', problems: [] });
   const r = await (
     await orchTrainEnv().client()
   ).call('orchStart', {
     baseUrl: orchTrainEnv().baseUrl(),
-    folder: SFT_FOLDER,
+    folder,
     config: {
       tasksPerIteration: f.tasksPerIteration,
       groupSize: f.groupSize,
@@ -133,6 +140,7 @@ async function start(set: Set, get: Get, resume: boolean): Promise<boolean> {
       lr: f.lr,
       dom: f.dom,
       maxNewTokens: f.maxNewTokens,
+      values: f.values,
       seed: f.seed,
       evalTasks: f.evalTasks,
     },
@@ -165,9 +173,15 @@ export async function initOrchTrain(set: Set, get: Get): Promise<void> {
   const c = r.value.config;
   const num = (k: string, d: number): number => (typeof c[k] === 'number' ? c[k] : d);
   const f = get().orchForm;
+  const model = r.value.model;
+  const values = Array.isArray(c.values) && c.values.every((v) => typeof v === 'number') ? c.values : null;
   set({
     orchForm: {
       ...f,
+      ...(isOrchSftModel(model) ? { sftModel: model } : {}),
+      maxNewTokens: num('maxNewTokens', f.maxNewTokens),
+      ...(values ? { values: values as number[] } : {}),
+      evalTasks: num('evalTasks', f.evalTasks),
       tasksPerIteration: num('tasksPerIteration', f.tasksPerIteration),
       groupSize: num('groupSize', f.groupSize),
       temperature: num('temperature', f.temperature),
