@@ -27,6 +27,7 @@ import { ISOLATION_HEADERS, serveStatic } from '../tests/e2e/static-server.ts';
 import {
   downloadOrchRun,
   openOrchMode,
+  pickOrchModel,
   orchProblems,
   orchStatus,
   setOrchField,
@@ -97,7 +98,7 @@ async function inChromium() {
     page.setDefaultTimeout(120_000);
     await page.goto(`${url}#/train`);
     await openOrchMode(page);
-    await page.getByTestId('orch-field-model').selectOption(modelId);
+    await pickOrchModel(page, modelId);
     await page.getByTestId('orch-compute').selectOption(values.backend);
     await setOrchField(page, 'iterations', 1_000_000);
     await setOrchField(page, 'evalTasks', evalTasks);

@@ -1,6 +1,12 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { downloadOrchRun, openOrchMode, setOrchField, waitOrchPaused } from '../support/orch-train-page.ts';
+import {
+  downloadOrchRun,
+  openOrchMode,
+  pickOrchModel,
+  setOrchField,
+  waitOrchPaused,
+} from '../support/orch-train-page.ts';
 import { launch, openPage } from './browser.ts';
 
 /**
@@ -20,7 +26,7 @@ describe('the Orchestrator LM mode from the v2 model', () => {
   it('trains an iteration from v2 with its settings and downloads the run', async () => {
     const { page, errors } = await openPage(browser, '#/train');
     await openOrchMode(page);
-    await page.getByTestId('orch-field-model').selectOption('baton-orchestrator-tiny-v2');
+    await pickOrchModel(page, 'baton-orchestrator-tiny-v2');
     expect(await page.getByTestId('orch-values').textContent()).toMatch(/2–12/);
     expect(Number(await page.getByTestId('orch-field-maxNewTokens').inputValue())).toBeGreaterThanOrEqual(
       400,

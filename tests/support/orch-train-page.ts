@@ -12,6 +12,15 @@ export async function openOrchMode(page: Page): Promise<void> {
   await page.getByTestId('orch-setup').waitFor();
 }
 
+/** Picks the SFT model (a folder id) and waits until the form holds it with its settings. */
+export async function pickOrchModel(page: Page, id: string): Promise<void> {
+  await page.getByTestId('orch-field-model').selectOption(id);
+  await page.waitForFunction(
+    (want) => document.querySelector('[data-testid="orch-values"]')?.getAttribute('data-model') === want,
+    id,
+  );
+}
+
 /** Types a number into one of the mode's numeric settings (`orch-field-<key>`). */
 export async function setOrchField(page: Page, key: string, value: number): Promise<void> {
   await page.getByTestId(`orch-field-${key}`).fill(String(value));

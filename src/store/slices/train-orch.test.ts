@@ -5,7 +5,8 @@ import {
   type OrchTrainEnv,
 } from '../services/train-orchestrator.ts';
 import { resetBaton, useBaton } from '../store.ts';
-import { DEFAULT_ORCH_FORM, IDLE_ORCH_TRAIN, orchRunFile, withOrchModel } from './train-orch.ts';
+import { orchRunFile, withOrchModel } from './train-orch-run.ts';
+import { DEFAULT_ORCH_FORM, IDLE_ORCH_TRAIN } from './train-orch.ts';
 
 /**
  * The orchestrator mode's slice against a recording stand-in for its training worker: which SFT
@@ -108,7 +109,7 @@ describe('the Orchestrator LM mode: the SFT model a run starts from', () => {
   it('picking v2 sets its design length and axis values 2–12, and Start sends its folder and values', async () => {
     const { client, calls } = fakeClient(null);
     use(client);
-    useBaton.getState().setOrchModel('baton-orchestrator-tiny-v2');
+    await useBaton.getState().setOrchModel('baton-orchestrator-tiny-v2');
     const form = useBaton.getState().orchForm;
     expect(form.sftModel).toBe('baton-orchestrator-tiny-v2');
     expect(form.maxNewTokens).toBeGreaterThanOrEqual(400);
@@ -148,7 +149,7 @@ describe('the Orchestrator LM mode: the SFT model a run starts from', () => {
     expect(form.maxNewTokens).toBe(448);
     expect(form.values).toEqual([2, 7, 12]);
     expect(form.evalTasks).toBe(30);
-    useBaton.getState().setOrchModel('baton-orchestrator-tiny');
+    await useBaton.getState().setOrchModel('baton-orchestrator-tiny');
     await useBaton.getState().stepOrchTrain();
     const [start] = starts(calls);
     expect(start?.input.resume).toBe(true);

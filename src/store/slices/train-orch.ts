@@ -12,6 +12,7 @@ import type {
   OrchSampled,
 } from '../services/train-orchestrator.ts';
 import type { SliceCreator } from '../store.ts';
+import type { OrchSftModelId } from './train-orch-run.ts';
 
 export type { ExportedModel, OrchEvaluation, OrchMetrics, OrchSampled };
 
@@ -19,36 +20,6 @@ export type TrainMode = 'policy' | 'orchestrator';
 
 export type OrchTrainStatus =
   'idle' | 'starting' | 'running' | 'pausing' | 'paused' | 'evaluating' | 'exporting' | 'error';
-
-/**
- * The offline SFT models a run can start from (the manifest's local orchestrator folders under
- * models/), each with the settings that suit it: v1 was trained on axis values 2–6 and writes
- * short designs; v2 reads the whole query, was trained on values 2–12, and its designs (plan
- * included) reach 372 tokens.
- */
-export const ORCH_SFT_MODELS = [
-  {
-    id: 'baton-orchestrator-tiny',
-    label: 'v1 · baton-orchestrator-tiny (role picker, last 64 query tokens)',
-    maxNewTokens: 256,
-    values: [2, 3, 4, 5, 6],
-  },
-  {
-    id: 'baton-orchestrator-tiny-v2',
-    label: 'v2 · baton-orchestrator-tiny-v2 (whole query, states its plan)',
-    maxNewTokens: 448,
-    values: [2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12],
-  },
-] as const;
-export type OrchSftModelId = (typeof ORCH_SFT_MODELS)[number]['id'];
-
-/** The form with `id` as its SFT model and that model's design-length and axis-value settings. */
-export function withOrchModel(form: OrchForm, id: OrchSftModelId): OrchForm {
-  const m = ORCH_SFT_MODELS.find((x) => x.id === id) ?? ORCH_SFT_MODELS[0];
-  return { ...form, sftModel: m.id, maxNewTokens: m.maxNewTokens, values: [...m.values] };
-}
-
-export const isOrchSftModel = (id: unknown): id is OrchSftModelId => ORCH_SFT_MODELS.some((m) => m.id === id);
 
 /** What the page sets of a run (the trainer's config holds the rest: src/train orchestrator-config.ts). */
 export interface OrchForm {
@@ -123,8 +94,11 @@ export interface TrainOrchSlice {
   orchTrain: OrchTrainState;
   setTrainMode(mode: TrainMode): void;
   setOrchForm(patch: Partial<OrchForm>): void;
-  /** Picks the SFT model a new run starts from, with its design-length and axis-value settings. */
-  setOrchModel(id: OrchSftModelId): void;
+  /**
+   * Picks the SFT model a new run starts from, with its design-length and axis-value settings
+   * (train-orch-run.ts, loaded with the mode).
+   */
+  setOrchModel(id: OrchSftModelId): Promise<void>;
   /** Shows the run saved in this browser, paused (after a reload). */
   initOrchTrain(): Promise<void>;
   /** A new run from the SFT model with the form's settings; runs until paused or done. */
@@ -163,26 +137,6 @@ export const IDLE_ORCH_TRAIN: OrchTrainState = {
   problems: [],
 };
 
-/**
- * The run as a JSON file a user can keep or plot elsewhere: the SFT model, the backend and why, the
- * form's settings, every iteration's metrics (what the charts draw) and the latest held-out
- * before/after evaluation. Null before the first iteration.
- */
-export function orchRunFile(form: OrchForm, t: OrchTrainState): { name: string; text: string } | null {
-  if (t.history.length === 0) return null;
-  const model = t.model?.id ?? form.sftModel;
-  const body = {
-    format: 'baton.orchestrator-run/1',
-    model: t.model ?? { id: model },
-    backend: t.backend,
-    settings: form,
-    iteration: t.iteration,
-    history: t.history,
-    evaluation: t.evaluation,
-  };
-  return { name: `${model}-grpo-${t.iteration}.metrics.json`, text: JSON.stringify(body, null, 2) };
-}
-
 const run = () => import('./train-orch-run.ts');
 
 export const createTrainOrchSlice: SliceCreator<TrainOrchSlice> = (set, get) => {
@@ -196,7 +150,7 @@ export const createTrainOrchSlice: SliceCreator<TrainOrchSlice> = (set, get) => 
     orchTrain: IDLE_ORCH_TRAIN,
     setTrainMode: (mode) => set({ trainMode: mode }),
     setOrchForm: (patch) => set({ orchForm: { ...get().orchForm, ...patch } }),
-    setOrchModel: (id) => set({ orchForm: withOrchModel(get().orchForm, id) }),
+    setOrchModel: act((m) => (id: OrchSftModelId) => m.setOrchModel(set, get, id)),
     initOrchTrain: act((m) => () => m.initOrchTrain(set, get)),
     startOrchTrain: act((m) => () => m.startOrchTrain(set, get)),
     pauseOrchTrain: act((m) => () => m.pauseOrchTrain(set, get)),

@@ -3,7 +3,7 @@
  * latest held-out evaluation as one JSON file (`orchRunFile`).
  */
 import type { JSX } from 'react';
-import { orchRunFile } from '../../store/slices/train-orch.ts';
+import { orchRunFile } from '../../store/slices/train-orch-run.ts';
 import { useBaton } from '../../store/store.ts';
 import { downloadText } from '../share/download.ts';
 

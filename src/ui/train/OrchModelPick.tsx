@@ -3,7 +3,7 @@
  * v2), which sets that model's design length and axis values (`withOrchModel`).
  */
 import type { JSX } from 'react';
-import { ORCH_SFT_MODELS, isOrchSftModel } from '../../store/slices/train-orch.ts';
+import { ORCH_SFT_MODELS, isOrchSftModel } from '../../store/slices/train-orch-run.ts';
 import { useBaton } from '../../store/store.ts';
 
 export function OrchModelPick({ locked }: { locked: boolean }): JSX.Element {
@@ -18,7 +18,7 @@ export function OrchModelPick({ locked }: { locked: boolean }): JSX.Element {
           value={form.sftModel}
           disabled={locked}
           onChange={(e) => {
-            if (isOrchSftModel(e.target.value)) setModel(e.target.value);
+            if (isOrchSftModel(e.target.value)) void setModel(e.target.value);
           }}
           data-testid="orch-field-model"
         >
@@ -29,7 +29,7 @@ export function OrchModelPick({ locked }: { locked: boolean }): JSX.Element {
           ))}
         </select>
       </label>{' '}
-      <span className="muted small" data-testid="orch-values">
+      <span className="muted small" data-testid="orch-values" data-model={form.sftModel}>
         axis values {form.values.length > 0 ? `${Math.min(...form.values)}–${Math.max(...form.values)}` : '–'}
       </span>
     </div>
