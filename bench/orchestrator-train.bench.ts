@@ -11,7 +11,7 @@
  * (the simulator's fast path), not LLM calls.
  *
  * Writes bench/results/orchestrator-train.json and the "## Orchestrator LM: GRPO training in
- * Chromium" section of docs/benchmarks.md (`--no-doc` skips it). The same loop in Node:
+ * Chromium" section of docs/benchmarks.md (`--no-doc` skips both: the quick check's way). The same loop in Node:
  * `npm run bench:orchestrator-train-node`.
  *
  *   npm run bench:orchestrator-train [-- --minutes 10 --eval-tasks 100 --model v2 --backend auto
@@ -219,7 +219,9 @@ async function measure(): Promise<Recorded> {
     throughput: throughputOf(r.file.history),
     pageErrors: r.errors,
   };
-  writeResults('orchestrator-train', { ...rec, pageDiffText: r.diffText, chartPoints: r.chartPoints });
+  // --no-doc (the quick check) leaves the recorded run alone: neither the results file nor the docs.
+  if (!values['no-doc'])
+    writeResults('orchestrator-train', { ...rec, pageDiffText: r.diffText, chartPoints: r.chartPoints });
   return rec;
 }
 
