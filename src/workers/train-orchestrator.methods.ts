@@ -37,6 +37,8 @@ export const OrchConfigInputSchema = z
     maxNewTokens: z.number().int().min(8).max(4096),
     advantageNorm: z.enum(['mean', 'std']),
     dom: z.enum(['both', 'low', 'high']),
+    /** MASBench axis values the train and held-out tasks are drawn from. */
+    values: z.array(z.number().int().min(1).max(12)).min(1).max(12),
     evalTasks: z.number().int().min(0).max(2000),
     seed,
   })

@@ -1,5 +1,6 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openOrchMode, setOrchField as field, waitOrchPaused } from '../support/orch-train-page.ts';
 import { launch, openPage } from './browser.ts';
 
 /**
@@ -48,21 +49,9 @@ async function waitLoaded(page: Page): Promise<void> {
 }
 
 async function waitIteration(page: Page, n: number): Promise<void> {
-  await page.waitForFunction(
-    (want) => {
-      const st = document.querySelector('[data-testid="orch-status"]')?.getAttribute('data-status');
-      const it = Number(document.querySelector('[data-testid="orch-iteration"]')?.textContent);
-      return (st === 'paused' && it >= want) || st === 'error';
-    },
-    n,
-    { timeout: 40_000 },
-  );
+  await waitOrchPaused(page, n, 40_000);
   expect(await page.getByTestId('orch-status').getAttribute('data-status')).toBe('paused');
   expect(await page.getByTestId('orch-iteration').textContent()).toBe(String(n));
-}
-
-async function field(page: Page, key: string, value: number): Promise<void> {
-  await page.getByTestId(`orch-field-${key}`).fill(String(value));
 }
 
 describe('the Train page in Orchestrator LM mode', () => {
@@ -83,8 +72,7 @@ describe('the Train page in Orchestrator LM mode', () => {
 
     // Train two iterations.
     await page.goto(`${new URL(page.url()).origin}${new URL(page.url()).pathname}#/train`);
-    await page.getByTestId('train-mode-orchestrator').check();
-    await page.getByTestId('orch-setup').waitFor();
+    await openOrchMode(page);
     await field(page, 'tasksPerIteration', 1);
     await field(page, 'groupSize', 2);
     await field(page, 'lr', 0.05);

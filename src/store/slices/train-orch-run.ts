@@ -3,12 +3,15 @@
  * The run lives in the training worker (src/workers/train-orchestrator.session.ts), which stores its
  * checkpoint in IndexedDB itself; this module calls it and records what it reports:
  *
- * - Start builds a trainer from the SFT model (the manifest's offline model, read from this build's
- *   models/ folder as the Orchestrate page reads it) and runs to the form's iteration count.
+ * - Start builds a trainer from the SFT model the form picks (one of the manifest's offline models,
+ *   read from this build's models/ folder as the Orchestrate page reads it) and runs to the form's
+ *   iteration count. Resuming continues the run's own model, whatever the form picks now.
  * - Pause cancels the run call (the iteration in flight finishes in the worker) and stores the
  *   checkpoint; after a reload the saved run is shown paused, and Resume rebuilds the trainer from it.
  * - A lost WebGPU device is reported by the worker, which continues on the CPU from the last
  *   finished iteration.
+ * - The offline SFT models a run can start from, with the settings that suit each
+ *   (`ORCH_SFT_MODELS`), and the run file of "Download metrics" (`orchRunFile`) live here too.
  * - "Use in Orchestrate" exports the current weights as a model folder (fp32, q8, q4) kept in Cache
  *   Storage, and points the Orchestrate page's model at it.
  */
@@ -17,13 +20,61 @@ import type { Problem } from '../../core/result.ts';
 import { orchTrainEnv, type OrchProgress, type OrchRunInfo } from '../services/train-orchestrator.ts';
 import type { BatonState } from '../store.ts';
 import { buildEnv } from './build-env.ts';
-import { IDLE_ORCH_TRAIN, type OrchTrainState } from './train-orch.ts';
+import { IDLE_ORCH_TRAIN, type OrchForm, type OrchTrainState } from './train-orch.ts';
+
+/**
+ * The offline SFT models a run can start from (the manifest's local orchestrator folders under
+ * models/), each with the settings that suit it: v1 was trained on axis values 2–6 and writes
+ * short designs; v2 reads the whole query, was trained on values 2–12, and its designs (plan
+ * included) reach 372 tokens.
+ */
+export const ORCH_SFT_MODELS = [
+  {
+    id: 'baton-orchestrator-tiny',
+    label: 'v1 · baton-orchestrator-tiny (role picker, last 64 query tokens)',
+    maxNewTokens: 256,
+    values: [2, 3, 4, 5, 6],
+  },
+  {
+    id: 'baton-orchestrator-tiny-v2',
+    label: 'v2 · baton-orchestrator-tiny-v2 (whole query, states its plan)',
+    maxNewTokens: 448,
+    values: [2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12],
+  },
+] as const;
+export type OrchSftModelId = (typeof ORCH_SFT_MODELS)[number]['id'];
+
+/** The form with `id` as its SFT model and that model's design-length and axis-value settings. */
+export function withOrchModel(form: OrchForm, id: OrchSftModelId): OrchForm {
+  const m = ORCH_SFT_MODELS.find((x) => x.id === id) ?? ORCH_SFT_MODELS[0];
+  return { ...form, sftModel: m.id, maxNewTokens: m.maxNewTokens, values: [...m.values] };
+}
+
+export const isOrchSftModel = (id: unknown): id is OrchSftModelId => ORCH_SFT_MODELS.some((m) => m.id === id);
+
+/**
+ * The run as a JSON file a user can keep or plot elsewhere: the SFT model, the backend and why, the
+ * form's settings, every iteration's metrics (what the charts draw) and the latest held-out
+ * before/after evaluation. Null before the first iteration.
+ */
+export function orchRunFile(form: OrchForm, t: OrchTrainState): { name: string; text: string } | null {
+  if (t.history.length === 0) return null;
+  const model = t.model?.id ?? form.sftModel;
+  const body = {
+    format: 'baton.orchestrator-run/1',
+    model: t.model ?? { id: model },
+    backend: t.backend,
+    settings: form,
+    iteration: t.iteration,
+    history: t.history,
+    evaluation: t.evaluation,
+  };
+  return { name: `${model}-grpo-${t.iteration}.metrics.json`, text: JSON.stringify(body, null, 2) };
+}
 
 type Set = (partial: Partial<BatonState>) => void;
 type Get = () => BatonState;
 
-/** The model folder under models/ the runs start from (the manifest's offline model). */
-export const SFT_FOLDER = 'baton-orchestrator-tiny';
 /** Most iterations the charts keep (the oldest are dropped). */
 const MAX_HISTORY = 5000;
 
@@ -116,14 +167,22 @@ async function halt(set: Set, get: Get): Promise<void> {
   patch(set, get, { status: 'paused' });
 }
 
+/** The folder a run starts from: the form's model, or (resuming) the model the run was made from. */
+function folderOf(get: Get, resume: boolean): string {
+  const t = get().orchTrain;
+  const own = t.model?.id ?? t.resumable?.model;
+  return resume && own !== undefined && isOrchSftModel(own) ? own : get().orchForm.sftModel;
+}
+
 async function start(set: Set, get: Get, resume: boolean): Promise<boolean> {
   const f = get().orchForm;
+  const folder = folderOf(get, resume);
   patch(set, get, { status: 'starting', problems: [] });
   const r = await (
     await orchTrainEnv().client()
   ).call('orchStart', {
     baseUrl: orchTrainEnv().baseUrl(),
-    folder: SFT_FOLDER,
+    folder,
     config: {
       tasksPerIteration: f.tasksPerIteration,
       groupSize: f.groupSize,
@@ -134,6 +193,7 @@ async function start(set: Set, get: Get, resume: boolean): Promise<boolean> {
       lr: f.lr,
       dom: f.dom,
       maxNewTokens: f.maxNewTokens,
+      values: f.values,
       seed: f.seed,
       evalTasks: f.evalTasks,
     },
@@ -155,6 +215,10 @@ async function start(set: Set, get: Get, resume: boolean): Promise<boolean> {
   return true;
 }
 
+export async function setOrchModel(set: Set, get: Get, id: OrchSftModelId): Promise<void> {
+  set({ orchForm: withOrchModel(get().orchForm, id) });
+}
+
 export async function initOrchTrain(set: Set, get: Get): Promise<void> {
   if (live || get().orchTrain.status !== 'idle') return;
   const r = await (await orchTrainEnv().client()).call('orchSaved', {});
@@ -166,9 +230,15 @@ export async function initOrchTrain(set: Set, get: Get): Promise<void> {
   const c = r.value.config;
   const num = (k: string, d: number): number => (typeof c[k] === 'number' ? c[k] : d);
   const f = get().orchForm;
+  const model = r.value.model;
+  const values = Array.isArray(c.values) && c.values.every((v) => typeof v === 'number') ? c.values : null;
   set({
     orchForm: {
       ...f,
+      ...(isOrchSftModel(model) ? { sftModel: model } : {}),
+      maxNewTokens: num('maxNewTokens', f.maxNewTokens),
+      ...(values ? { values: values as number[] } : {}),
+      evalTasks: num('evalTasks', f.evalTasks),
       tasksPerIteration: num('tasksPerIteration', f.tasksPerIteration),
       groupSize: num('groupSize', f.groupSize),
       temperature: num('temperature', f.temperature),

@@ -14,6 +14,7 @@ import type {
   OrchSampled,
 } from '../services/train-orchestrator.ts';
 import type { SliceCreator } from '../store.ts';
+import type { OrchSftModelId } from './train-orch-run.ts';
 
 export type { ExportedModel, OrchEvaluation, OrchMetrics, OrchSampled };
 
@@ -24,6 +25,8 @@ export type OrchTrainStatus =
 
 /** What the page sets of a run (the trainer's config holds the rest: src/train orchestrator-config.ts). */
 export interface OrchForm {
+  /** The SFT model the run starts from (a folder under models/). */
+  sftModel: OrchSftModelId;
   /** B: queries per iteration. */
   tasksPerIteration: number;
   /** G: designs sampled per query. */
@@ -43,12 +46,15 @@ export interface OrchForm {
   dom: 'both' | 'low' | 'high';
   /** Most tokens a design may take. */
   maxNewTokens: number;
+  /** MASBench axis values the train and held-out tasks are drawn from. */
+  values: number[];
   seed: number;
   /** Held-out test-split tasks of the before/after evaluation (each in low and high DoM). */
   evalTasks: number;
 }
 
 export const DEFAULT_ORCH_FORM: OrchForm = {
+  sftModel: 'baton-orchestrator-tiny',
   tasksPerIteration: 2,
   groupSize: 4,
   temperature: 1,
@@ -59,6 +65,7 @@ export const DEFAULT_ORCH_FORM: OrchForm = {
   iterations: 20,
   dom: 'both',
   maxNewTokens: 256,
+  values: [2, 3, 4, 5, 6],
   seed: 0,
   evalTasks: 10,
 };
@@ -102,6 +109,11 @@ export interface TrainOrchSlice {
   orchTrain: OrchTrainState;
   setTrainMode(mode: TrainMode): void;
   setOrchForm(patch: Partial<OrchForm>): void;
+  /**
+   * Picks the SFT model a new run starts from, with its design-length and axis-value settings
+   * (train-orch-run.ts, loaded with the mode).
+   */
+  setOrchModel(id: OrchSftModelId): Promise<void>;
   /** Shows the run saved in this browser, paused (after a reload). */
   initOrchTrain(): Promise<void>;
   /** A new run from the SFT model with the form's settings; runs until paused or done. */
@@ -153,6 +165,7 @@ export const createTrainOrchSlice: SliceCreator<TrainOrchSlice> = (set, get) => 
     orchTrain: IDLE_ORCH_TRAIN,
     setTrainMode: (mode) => set({ trainMode: mode }),
     setOrchForm: (patch) => set({ orchForm: { ...get().orchForm, ...patch } }),
+    setOrchModel: act((m) => (id: OrchSftModelId) => m.setOrchModel(set, get, id)),
     initOrchTrain: act((m) => () => m.initOrchTrain(set, get)),
     startOrchTrain: act((m) => () => m.startOrchTrain(set, get)),
     pauseOrchTrain: act((m) => () => m.pauseOrchTrain(set, get)),

@@ -13,6 +13,8 @@ import type { OrchForm } from '../../store/slices/train-orch.ts';
 import { useBaton } from '../../store/store.ts';
 import { orchColumns } from './orch-charts.ts';
 import { OrchCharts } from './OrchCharts.tsx';
+import { OrchMetricsDownload } from './OrchMetricsDownload.tsx';
+import { OrchModelPick } from './OrchModelPick.tsx';
 import { OrchShareRun } from './OrchShareRun.tsx';
 import { OrchCurveTable, OrchEvalTable, OrchSamples } from './OrchViews.tsx';
 
@@ -69,6 +71,13 @@ const FIELDS: { key: NumField; label: string; step: number; min: number; title: 
     min: 1,
     title: 'Start and Resume run to this many iterations',
   },
+  {
+    key: 'maxNewTokens',
+    label: 'max design tokens',
+    step: 1,
+    min: 8,
+    title: 'most tokens a sampled design may take (plan included), capped by the positions the query leaves',
+  },
   { key: 'seed', label: 'seed', step: 1, min: 0, title: 'seed of task draws, sampling and minibatch order' },
   {
     key: 'evalTasks',
@@ -88,11 +97,12 @@ function Setup({ locked }: { locked: boolean }): JSX.Element {
   const setCompute = useBaton((s) => s.setTrainCompute);
   return (
     <div className="train-setup" data-testid="orch-setup">
+      <OrchModelPick locked={locked} />
       <p data-testid="orch-sft-model">
-        SFT model: <strong>{model ? model.name : 'baton-orchestrator-tiny'}</strong>{' '}
+        Run from: <strong>{model ? model.name : form.sftModel}</strong>{' '}
         <span className="muted">
           {model ? `· ${model.params.toLocaleString()} parameters, ${model.positions} positions · ` : ''}
-          the offline model this build serves from models/, loaded as the Orchestrate page loads it; the run
+          an offline model this build serves from models/, loaded as the Orchestrate page loads it; the run
           starts from it and is held near it by the KL term
         </span>
       </p>
@@ -340,6 +350,7 @@ export default function OrchTrainPanel(): JSX.Element {
       <Setup locked={locked} />
       <Controls />
       <UseInOrchestrate />
+      <OrchMetricsDownload />
       <TestHooks />
       <OrchCharts />
       <LiveCurveTable />
