@@ -10,7 +10,7 @@ import { TS_KERNELS, type Kernels } from '../cpu/runtime.ts';
 import * as ops from '../cpu/ops.ts';
 import { adamStep, clipScale } from '../optimizer.ts';
 import type { Exports } from './exports.ts';
-import { MatmulThreads, THREAD_SOURCE, type ThreadSpawner } from './threads.ts';
+import { CTRL_SLOTS, MatmulThreads, THREAD_SOURCE, type ThreadSpawner } from './threads.ts';
 
 const ACT: Record<Activation, number> = { none: 0, relu: 1, tanh: 2, gelu: 3, sigmoid: 4 };
 /** The matmul's `transB` value for "B is op(B) packed whole" (assembly/matmul.ts). */
@@ -83,7 +83,7 @@ export class WasmArena {
   ) {
     this.next = align(exports.heapBase(), 64);
     this.work = this.next;
-    this.next += align(exports.matmulWorkBytes(), 64) * (threaded ? 2 : 1) + (threaded ? 64 : 0);
+    this.next += align(exports.matmulWorkBytes(), 64) * (threaded ? 2 : 1) + (threaded ? 4 * CTRL_SLOTS : 0);
     this.end = this.next + floats * 4;
   }
 
@@ -101,7 +101,8 @@ export class WasmArena {
       exports: Exports;
     };
     const work = align(bare.exports.matmulWorkBytes(), 64);
-    const bytes = align(bare.exports.heapBase(), 64) + (spawn ? 2 * work + 64 : work) + floats * 4;
+    const bytes =
+      align(bare.exports.heapBase(), 64) + (spawn ? 2 * work + 4 * CTRL_SLOTS : work) + floats * 4;
     const pages = Math.ceil(bytes / PAGE) + 1;
     if (pages > 65536) throw new Error(`the wasm backend needs ${bytes} bytes, more than 4 GiB`);
     const memory = spawn
