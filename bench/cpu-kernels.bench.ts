@@ -35,7 +35,7 @@ const SAMPLE = 4096;
 type Msg = { op: 'size'; n: number } | { op: 'run'; form: Form } | { op: 'idle'; ms: number };
 type Reply =
   | { op: 'ready'; sample: number[]; hash: number }
-  | { op: 'timed'; ms: number; cpuMs: number }
+  | { op: 'timed'; ms: number; cpuMs: number; workerChunks: number }
   | { op: 'idle'; cpuMs: number };
 
 function fill(a: Float32Array, seed: number): void {
@@ -60,6 +60,8 @@ async function child(backend: Backend): Promise<void> {
   type Run = (form: Form) => Promise<void>;
   let run: Run = async () => undefined;
   let out: () => Float32Array = () => new Float32Array(0);
+  /** Chunks the two-thread product's worker ran so far (0 elsewhere). */
+  let workerChunks = (): number => 0;
   const send = (r: Reply): void => void process.send?.(r);
   const setup = async (n: number): Promise<void> => {
     if (backend === 'ts') {
@@ -73,6 +75,7 @@ async function child(backend: Backend): Promise<void> {
       const { WasmArena, wasmKernels } = await import('../src/gpu/wasm/kernels.ts');
       const { nodeThreadSpawner } = await import('../src/workers/wasm-threads.node.ts');
       const arena = await WasmArena.create(3 * n * n, backend === 'wasm2' ? nodeThreadSpawner : undefined);
+      workerChunks = () => arena.threads?.workerChunks ?? 0;
       const k = wasmKernels(arena);
       const [A, B, C] = [arena.f32(n * n), arena.f32(n * n), arena.f32(n * n)];
       fill(A, 1);
@@ -118,12 +121,12 @@ async function child(backend: Backend): Promise<void> {
         for (let i = 0; i < c.length; i += stride) sample.push(c[i] as number);
         send({ op: 'ready', sample, hash: hashOf(c) });
       } else if (m.op === 'run') {
-        const u0 = process.cpuUsage();
+        const [u0, w0] = [process.cpuUsage(), workerChunks()];
         const t0 = performance.now();
         await run(m.form);
         const ms = performance.now() - t0;
         const u = process.cpuUsage(u0);
-        send({ op: 'timed', ms, cpuMs: (u.user + u.system) / 1000 });
+        send({ op: 'timed', ms, cpuMs: (u.user + u.system) / 1000, workerChunks: workerChunks() - w0 });
       } else {
         const u0 = process.cpuUsage();
         await new Promise((ok) => setTimeout(ok, m.ms));
@@ -179,6 +182,8 @@ interface Row {
   bitIdentical2: boolean;
   /** CPU ms onnxruntime-web's two-thread child used in 1 s idle after its last product. */
   ort2IdleCpuMs: number;
+  /** Share of the two-thread products' row chunks that the worker ran (8 chunks per product at N ≥ 512). */
+  workerShare: number;
   load: [number, number, number];
 }
 
@@ -186,9 +191,9 @@ interface Row {
 async function timePaths(
   children: Map<Backend, Child>,
   paths: Path[],
-  times: Map<Path, { ms: number[]; cpu: number[] }>,
+  times: Map<Path, { ms: number[]; cpu: number[]; workerChunks: number }>,
 ): Promise<void> {
-  for (const p of paths) times.set(p, { ms: [], cpu: [] });
+  for (const p of paths) times.set(p, { ms: [], cpu: [], workerChunks: 0 });
   const enough = (p: Path): boolean => {
     const t = times.get(p)!.ms;
     const spent = t.reduce((a, b) => a + b, 0);
@@ -204,6 +209,7 @@ async function timePaths(
       const r = await children.get(backend)!.ask<Extract<Reply, { op: 'timed' }>>({ op: 'run', form });
       times.get(p)!.ms.push(r.ms);
       times.get(p)!.cpu.push(r.cpuMs / r.ms);
+      times.get(p)!.workerChunks += r.workerChunks;
     }
     if (!more) break;
   }
@@ -223,7 +229,7 @@ async function parent(): Promise<void> {
     const own = new Map<Backend, Child>((['ts', 'wasm', 'wasm2'] as Backend[]).map((b) => [b, new Child(b)]));
     const ready = new Map<Backend, Extract<Reply, { op: 'ready' }>>();
     for (const [b, c] of own) ready.set(b, await c.ask({ op: 'size', n }));
-    const times = new Map<Path, { ms: number[]; cpu: number[] }>();
+    const times = new Map<Path, { ms: number[]; cpu: number[]; workerChunks: number }>();
     await timePaths(own, ['ts:ab', 'wasm:ab', 'wasm:abt', 'wasm:atb', 'wasm2:ab'], times);
     for (const c of own.values()) c.stop();
     // onnxruntime-web after the others, each thread count in its own process, alone.
@@ -246,7 +252,20 @@ async function parent(): Promise<void> {
     const bitIdentical2 = ready.get('wasm2')!.hash === ref.hash;
     if (!bitIdentical2) throw new Error(`two threads differ from one at ${n}`);
     const flop = 2 * n ** 3;
-    const row: Row = { n, gflops: {}, cpuPerWall: {}, reps: {}, maxDiff, bitIdentical2, ort2IdleCpuMs, load };
+    const two = times.get('wasm2:ab')!;
+    const chunks = Math.min(8, Math.max(2, Math.floor(n / 64)));
+    const workerShare = +(two.workerChunks / (chunks * two.ms.length)).toFixed(2);
+    const row: Row = {
+      n,
+      gflops: {},
+      cpuPerWall: {},
+      reps: {},
+      maxDiff,
+      bitIdentical2,
+      ort2IdleCpuMs,
+      workerShare,
+      load,
+    };
     for (const [p, t] of times) {
       row.gflops[p] = +(flop / median(t.ms) / 1e6).toFixed(2);
       row.cpuPerWall[p] = +median(t.cpu).toFixed(2);
@@ -260,12 +279,12 @@ async function parent(): Promise<void> {
   writeResults('cpu-kernels', { date: new Date().toISOString(), machine: m, load: [load0, load1], rows });
   const f = (x: number | undefined): string => (x ?? 0).toFixed(2);
   const table = [
-    '| N | load avg | TypeScript | wasm SIMD A·B | wasm A·Bᵀ | wasm Aᵀ·B | wasm A·B, 2 threads (CPU/wall) | onnxruntime-web 1 thread | onnxruntime-web 2 threads (CPU/wall) | wasm / TypeScript | wasm / ort 1 thread | wasm 2 threads / wasm 1 thread | wasm 2 threads / ort 1 thread | ort 2 threads / ort 1 thread |',
+    '| N | load avg | TypeScript | wasm SIMD A·B | wasm A·Bᵀ | wasm Aᵀ·B | wasm A·B, 2 threads (CPU/wall, worker share) | onnxruntime-web 1 thread | onnxruntime-web 2 threads (CPU/wall) | wasm / TypeScript | wasm / ort 1 thread | wasm 2 threads / wasm 1 thread | wasm 2 threads / ort 1 thread | ort 2 threads / ort 1 thread |',
     '| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
     ...rows.map((r) => {
       const g = r.gflops;
       const x = (a: number | undefined, b: number | undefined): string => `${f((a ?? 0) / (b ?? 1))}×`;
-      return `| ${r.n} | ${r.load[0]} | ${f(g['ts:ab'])} | ${f(g['wasm:ab'])} | ${f(g['wasm:abt'])} | ${f(g['wasm:atb'])} | ${f(g['wasm2:ab'])} (${f(r.cpuPerWall['wasm2:ab'])}) | ${f(g['ort:ab'])} | ${f(g['ort2:ab'])} (${f(r.cpuPerWall['ort2:ab'])}) | ${x(g['wasm:ab'], g['ts:ab'])} | ${x(g['wasm:ab'], g['ort:ab'])} | ${x(g['wasm2:ab'], g['wasm:ab'])} | ${x(g['wasm2:ab'], g['ort:ab'])} | ${x(g['ort2:ab'], g['ort:ab'])} |`;
+      return `| ${r.n} | ${r.load[0]} | ${f(g['ts:ab'])} | ${f(g['wasm:ab'])} | ${f(g['wasm:abt'])} | ${f(g['wasm:atb'])} | ${f(g['wasm2:ab'])} (${f(r.cpuPerWall['wasm2:ab'])}, ${Math.round(100 * r.workerShare)}%) | ${f(g['ort:ab'])} | ${f(g['ort2:ab'])} (${f(r.cpuPerWall['ort2:ab'])}) | ${x(g['wasm:ab'], g['ts:ab'])} | ${x(g['wasm:ab'], g['ort:ab'])} | ${x(g['wasm2:ab'], g['wasm:ab'])} | ${x(g['wasm2:ab'], g['ort:ab'])} | ${x(g['ort2:ab'], g['ort:ab'])} |`;
     }),
   ];
   writeDocSection(
@@ -280,7 +299,8 @@ async function parent(): Promise<void> {
       "in its own child process, so no runtime shares a process with another's threads; the TypeScript and",
       'wasm children alternate per repetition, the onnxruntime-web ones run after them at each N, alone.',
       '"CPU/wall" is the process CPU time (all its threads) per product over its wall time: about 2 when',
-      'both threads ran at once, about 1 when the second thread found no free core. The products agree',
+      'both threads ran at once, about 1 when the second thread found no free core; "worker share" is',
+      "the share of the two-thread products' row chunks the worker ran (the caller runs the rest). The products agree",
       'within 1e-3·√N, and the two-thread wasm product is bit-identical to the one-thread one (checked at',
       'every N). Command: `npm run bench:cpu-kernels` (writes `bench/results/cpu-kernels.json`).',
       '',
