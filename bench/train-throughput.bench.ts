@@ -343,8 +343,7 @@ ${profileTable}
 "State encoding" is turning construction states into the sampling pass's inputs (features, masks,
 packed agent and edge rows); "policy forward" the sampling pass itself. "Learner forward" is the PPO minibatch forward passes and the log π of the sampling and reference
 policies; "backward" the compute core's backward pass, "Adam" its optimizer step; "other" the
-state encoding and packing, minibatch assembly, advantages, episode bookkeeping and the event
-loop (the profiler's own work lands there too). The goal of 2,000
+minibatch assembly, advantages, episode bookkeeping and the event loop (the profiler's own work lands there too). The goal of 2,000
 episodes/s and why these numbers are far from it: docs/train.md, "Throughput".
 `,
 );
