@@ -5,11 +5,12 @@
  * (a) from random, a wall-clock training budget on the mixed preset, then held-out greedy reward vs
  * the prior's; (b) from the prior, the same budget, then held-out accuracy and tokens/task vs the
  * prior with a 95% paired bootstrap interval of the accuracy difference. The backend is chosen by
- * a short probe (CPU vs WebGPU, the faster wins). Writes bench/results/train-browser.json and the
+ * a short probe: the TypeScript backend against the one `auto` picks (the wasm backend beside
+ * SwiftShader), each in a worker of its own in the same run; the faster trains. Writes bench/results/train-browser.json and the
  * "## Training in the tab" section of docs/benchmarks.md.
  *
  * Options: --budget-s S (training seconds per phase, default 300), --eval-n N (default 200),
- * --curve-n N (default 50), --backend auto|cpu|webgpu (default auto: probe), --no-doc, --render
+ * --curve-n N (default 50), --backend auto|cpu|wasm|webgpu (default auto: probe), --no-doc, --render
  * (rewrite the docs section from bench/results/train-browser.json without running).
  */
 import { readFileSync } from 'node:fs';
@@ -101,6 +102,7 @@ function doc(r: Recorded): string {
   const { cpu, cores } = machine();
   const a = r.random;
   const b = r.fromPrior;
+  const perIteration = r.config.tasksPerIteration * r.config.groupSize;
   const epsPerS = (p: PhaseResult): string => (p.episodes / (p.trainMs / 1000)).toFixed(1);
   return [
     'The trainer in a Web Worker in headless Chromium (`/usr/bin/chromium`), mixed preset, simulated',
@@ -111,7 +113,7 @@ function doc(r: Recorded): string {
     'interval (4,000 resamples of the tasks).',
     '',
     `- Measured ${measured.date} on ${cores} CPU cores (${cpu}), shared with other work (load average at the end ${measured.load.join(', ')}).`,
-    `- Backend: ${r.backend} (${r.backendReason})${r.probe.length ? `; chosen by a probe of 2 timed iterations per backend in its own worker (cut off after 120 s): ${r.probe.map((p) => `${p.backend} ${p.msPerIteration === null ? 'not finished / not available' : `${p.msPerIteration.toFixed(0)} ms/iteration`}`).join(', ')}` : ''}.`,
+    `- Backend: ${r.backend} (${r.backendReason})${r.probe.length ? `; chosen by a probe of 2 timed iterations per backend in its own worker (cut off after 120 s): ${r.probe.map((p) => `${p.backend} ${p.msPerIteration === null ? 'not finished / not available' : `${p.msPerIteration.toFixed(0)} ms/iteration (${((1000 * perIteration) / p.msPerIteration).toFixed(1)} episodes/s)`}`).join(', ')}` : ''}.`,
     `- Budget per phase: ${(r.budgetMs / 1000).toFixed(0)} s of training.`,
     `- Goal (a), from random the greedy held-out reward exceeds the prior's: ${a.trained.reward > a.prior.reward ? 'met' : '**not met**'} (${f3(a.trained.reward)} vs ${f3(a.prior.reward)}).`,
     `- Goal (b), from the prior held-out accuracy +5 points or more with the 95% interval above 0, at no more tokens/task: ${b.accuracyDiff.difference >= 0.05 && b.accuracyDiff.interval[0] > 0 && b.trained.tokens <= b.prior.tokens ? 'met' : '**not met**'} (${ci(b.accuracyDiff)}; tokens ${b.trained.tokens.toFixed(0)} vs ${b.prior.tokens.toFixed(0)}).`,

@@ -17,8 +17,8 @@
  * Rounds alternate the paths so that load on the machine hits all alike; each timed run starts
  * with one untimed warm-up iteration. Then one more fast run under the V8 sampling profiler splits
  * iteration time into policy forward (sampling), simulator, learner forward (log π of old,
- * reference and current policy), backward, Adam, garbage collection, and other (encoding, rewards,
- * bookkeeping).
+ * reference and current policy), backward, Adam, garbage collection, state encoding, and other
+ * (rewards, bookkeeping), on each backend.
  *
  *   npm run bench:train-throughput            (ROUNDS=2 ITERS=3 by default)
  *
@@ -63,6 +63,8 @@ interface Timed {
   steps: number;
   rolloutMs: number;
   updateMs: number;
+  /** Process CPU time over the timed iterations (load leaves less than one core: cpuMs < ms). */
+  cpuMs: number;
   metrics: string;
 }
 
@@ -80,12 +82,14 @@ async function timedRun(over: TrainConfigInput, path: Path, iters: number): Prom
   });
   try {
     await t.iterate();
-    const r: Timed = { ms: 0, episodes: 0, steps: 0, rolloutMs: 0, updateMs: 0, metrics: '' };
+    const r: Timed = { ms: 0, episodes: 0, steps: 0, rolloutMs: 0, updateMs: 0, cpuMs: 0, metrics: '' };
     const seen: unknown[] = [];
     for (let i = 0; i < iters; i++) {
-      const t0 = performance.now();
+      const [t0, u0] = [performance.now(), process.cpuUsage()];
       const m = await t.iterate();
       r.ms += performance.now() - t0;
+      const u = process.cpuUsage(u0);
+      r.cpuMs += (u.user + u.system) / 1000;
       r.episodes += config.tasksPerIteration * config.groupSize;
       r.steps += m.steps * config.tasksPerIteration * config.groupSize;
       r.rolloutMs += m.timings?.rolloutMs ?? 0;
@@ -103,8 +107,16 @@ async function timedRun(over: TrainConfigInput, path: Path, iters: number): Prom
 // ---------------------------------------------------------------- profile
 
 type Category =
-  'policy forward' | 'simulator' | 'learner forward' | 'backward' | 'Adam' | 'garbage collection' | 'other';
+  | 'state encoding'
+  | 'policy forward'
+  | 'simulator'
+  | 'learner forward'
+  | 'backward'
+  | 'Adam'
+  | 'garbage collection'
+  | 'other';
 const CATEGORIES: Category[] = [
+  'state encoding',
   'policy forward',
   'simulator',
   'learner forward',
@@ -137,6 +149,8 @@ function categorise(stack: readonly ProfileNode['callFrame'][]): Category {
     if (has('backwardNode', '/src/gpu/')) return 'backward';
     return 'learner forward';
   }
+  // Encoding states into the sampling pass's inputs (features, masks, packed rows), in or out of it.
+  if (has(null, '/src/policy/encoder.ts') || has(null, '/src/policy/pack.ts')) return 'state encoding';
   if (
     has('nodePass', '/src/policy/') ||
     has('edgePass', '/src/policy/') ||
@@ -146,13 +160,17 @@ function categorise(stack: readonly ProfileNode['callFrame'][]): Category {
   return 'other';
 }
 
-async function profileShares(over: TrainConfigInput, iters: number): Promise<Record<Category, number>> {
+async function profileShares(
+  over: TrainConfigInput,
+  iters: number,
+  choice: Path['choice'],
+): Promise<Record<Category, number>> {
   const config = trainConfig({ preset: 'mixed', seed: 0, ...over });
   const t = await Trainer.create({
     start: priorCheckpoint(DEFAULT_POOL),
     pool: DEFAULT_POOL,
     config,
-    choice: CPU,
+    choice,
     runners: simulatedRunners,
   });
   await t.iterate();
@@ -206,6 +224,11 @@ const rows: {
   learnerRatio: number;
   fastUpdateMsPerEpisode: number;
   wasmUpdateMsPerEpisode: number;
+  /** Episodes per second of process CPU time, TypeScript and wasm fast paths. */
+  fastEpsCpu: number;
+  wasmEpsCpu: number;
+  /** CPU time over wall time of the wasm path's iterations. */
+  wasmCpuPerWall: number;
 }[] = [];
 const load0 = loadavg()[0] ?? 0;
 for (const c of CONFIGS) {
@@ -223,6 +246,8 @@ for (const c of CONFIGS) {
   const eps = (xs: Timed[]): number =>
     (1000 * xs.reduce((a, x) => a + x.episodes, 0)) / xs.reduce((a, x) => a + x.ms, 0);
   const fast = acc.fast;
+  const epsCpu = (xs: Timed[]): number =>
+    (1000 * xs.reduce((a, x) => a + x.episodes, 0)) / xs.reduce((a, x) => a + x.cpuMs, 0);
   const updatePerEpisode = (xs: Timed[]): number =>
     xs.reduce((a, x) => a + x.updateMs, 0) / xs.reduce((a, x) => a + x.episodes, 0);
   const same = acc.fast.every((f, i) => f.metrics === acc.baseline[i]?.metrics);
@@ -239,9 +264,13 @@ for (const c of CONFIGS) {
     learnerRatio: updatePerEpisode(fast) / updatePerEpisode(acc.wasm),
     fastUpdateMsPerEpisode: updatePerEpisode(fast),
     wasmUpdateMsPerEpisode: updatePerEpisode(acc.wasm),
+    fastEpsCpu: epsCpu(fast),
+    wasmEpsCpu: epsCpu(acc.wasm),
+    wasmCpuPerWall: acc.wasm.reduce((a, x) => a + x.cpuMs, 0) / acc.wasm.reduce((a, x) => a + x.ms, 0),
   });
 }
-const shares = await profileShares(CONFIGS[1]?.over ?? {}, 2);
+const shares = await profileShares(CONFIGS[1]?.over ?? {}, 2, CPU);
+const wasmShares = await profileShares(CONFIGS[1]?.over ?? {}, 2, WASM);
 const load1 = loadavg()[0] ?? 0;
 const m = machine();
 writeResults(RESULTS, {
@@ -251,15 +280,16 @@ writeResults(RESULTS, {
   iterations: ITERS,
   rows,
   shares,
+  wasmShares,
 });
 
 const pct = (x: number): string => `${(100 * x).toFixed(0)}%`;
 const wasmTable = [
-  '| config | fast, TypeScript backend (episodes/s) | fast, wasm backend (episodes/s) | wasm / TypeScript | learner ms/episode, TypeScript | learner ms/episode, wasm | learner speed-up |',
-  '|---|---|---|---|---|---|---|',
+  '| config | fast, TypeScript backend (episodes/s) | fast, wasm backend (episodes/s) | wasm / TypeScript | learner ms/episode, TypeScript | learner ms/episode, wasm | learner speed-up | episodes per CPU-second, TypeScript | episodes per CPU-second, wasm | CPU/wall, wasm |',
+  '|---|---|---|---|---|---|---|---|---|---|',
   ...rows.map(
     (r) =>
-      `| ${r.config} | ${r.fastEps.toFixed(1)} | ${r.wasmEps.toFixed(1)} | ${(r.wasmEps / r.fastEps).toFixed(2)}× | ${r.fastUpdateMsPerEpisode.toFixed(2)} | ${r.wasmUpdateMsPerEpisode.toFixed(2)} | ${r.learnerRatio.toFixed(2)}× |`,
+      `| ${r.config} | ${r.fastEps.toFixed(1)} | ${r.wasmEps.toFixed(1)} | ${(r.wasmEps / r.fastEps).toFixed(2)}× | ${r.fastUpdateMsPerEpisode.toFixed(2)} | ${r.wasmUpdateMsPerEpisode.toFixed(2)} | ${r.learnerRatio.toFixed(2)}× | ${r.fastEpsCpu.toFixed(1)} | ${r.wasmEpsCpu.toFixed(1)} | ${r.wasmCpuPerWall.toFixed(2)} |`,
   ),
 ].join('\n');
 const table = [
@@ -271,9 +301,10 @@ const table = [
   ),
 ].join('\n');
 const profileTable = [
-  '| policy forward (sampling) | simulator | learner forward (log π) | backward | Adam | garbage collection | other |',
-  '|---|---|---|---|---|---|---|',
-  `| ${CATEGORIES.map((c) => pct(shares[c])).join(' | ')} |`,
+  '| backend | state encoding | policy forward (sampling) | simulator | learner forward (log π) | backward | Adam | garbage collection | other |',
+  '|---|---|---|---|---|---|---|---|---|',
+  `| TypeScript | ${CATEGORIES.map((c) => pct(shares[c])).join(' | ')} |`,
+  `| wasm | ${CATEGORIES.map((c) => pct(wasmShares[c])).join(' | ')} |`,
 ].join('\n');
 writeDocSection(
   HEADING,
@@ -297,19 +328,22 @@ ${table}
 
 The fast path on the WebAssembly SIMD backend (src/gpu/wasm) against the TypeScript backend, in the
 same run (rounds alternate all three paths). "Learner" is the PPO update (the iteration's
-\`updateMs\`: minibatch forward passes, backward, Adam) per episode:
+\`updateMs\`: minibatch forward passes, backward, Adam) per episode. "Episodes per CPU-second" divides
+by the process's CPU time instead of wall time: what one free core would give, less exposed to the
+load (which also slows a core's caches, so it is still not an idle machine's number); "CPU/wall" is
+the share of a core the wasm path got:
 
 ${wasmTable}
 
-Where the fast path's iteration time goes (TypeScript backend, large config, 2 iterations under the V8 sampling
+Where the fast path's iteration time goes (each backend, large config, 2 iterations under the V8 sampling
 profiler; shares of busy time, idle excluded):
 
 ${profileTable}
 
-"Learner forward" is the PPO minibatch forward passes and the log π of the sampling and reference
+"State encoding" is turning construction states into the sampling pass's inputs (features, masks,
+packed agent and edge rows); "policy forward" the sampling pass itself. "Learner forward" is the PPO minibatch forward passes and the log π of the sampling and reference
 policies; "backward" the compute core's backward pass, "Adam" its optimizer step; "other" the
-state encoding and packing, minibatch assembly, advantages, episode bookkeeping and the event
-loop. The goal of 2,000
+minibatch assembly, advantages, episode bookkeeping and the event loop (the profiler's own work lands there too). The goal of 2,000
 episodes/s and why these numbers are far from it: docs/train.md, "Throughput".
 `,
 );

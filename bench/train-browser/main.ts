@@ -9,7 +9,7 @@ import type { WorkerRequest } from './worker.ts';
 type Message =
   | { type: 'progress'; line: string }
   | { type: 'done'; result: StudyResult }
-  | { type: 'probed'; ms: number | null }
+  | { type: 'probed'; backend: string; reason: string; ms: number | null }
   | { type: 'error'; message: string };
 
 const log = (line: string): void => {
@@ -20,19 +20,26 @@ const log = (line: string): void => {
 
 const spawn = (): Worker => new Worker(new URL('./worker.ts', import.meta.url), { type: 'module' });
 
-/** ms per iteration of one backend in a worker of its own, cut off (null) after `limitMs`. */
-function probe(backend: 'cpu' | 'webgpu', iterations: number, limitMs: number): Promise<number | null> {
+/**
+ * ms per iteration of one backend (or of the one `auto` picks) in a worker of its own, cut off (null)
+ * after `limitMs`; with the backend that ran.
+ */
+function probe(
+  backend: 'cpu' | 'auto',
+  iterations: number,
+  limitMs: number,
+): Promise<{ backend: string; reason: string; ms: number | null }> {
   const worker = spawn();
-  return new Promise<number | null>((resolve) => {
+  return new Promise<{ backend: string; reason: string; ms: number | null }>((resolve) => {
     const timer = setTimeout(() => {
       log(`probe: ${backend} did not finish ${iterations + 1} iterations in ${limitMs / 1000} s; stopped`);
-      resolve(null);
+      resolve({ backend, reason: 'cut off', ms: null });
     }, limitMs);
     worker.onmessage = (e: MessageEvent<Message>) => {
       clearTimeout(timer);
       const m = e.data;
       if (m.type === 'error') log(`probe: ${backend} failed: ${m.message}`);
-      resolve(m.type === 'probed' ? m.ms : null);
+      resolve(m.type === 'probed' ? m : { backend, reason: 'failed', ms: null });
     };
     worker.postMessage({ type: 'probe', backend, iterations } satisfies WorkerRequest);
   }).finally(() => worker.terminate());
@@ -42,14 +49,17 @@ async function runTrainBench(o: StudyOptions): Promise<StudyResult> {
   const probes: { backend: string; msPerIteration: number | null }[] = [];
   let options = o;
   if (o.backend === 'auto' && o.probeIterations > 0) {
-    for (const backend of ['cpu', 'webgpu'] as const)
-      probes.push({ backend, msPerIteration: await probe(backend, o.probeIterations, o.probeLimitMs) });
+    // The TypeScript backend against the one `auto` picks (the wasm backend beside SwiftShader), each
+    // in a worker of its own, in the same run; the study trains on the faster.
+    const ts = await probe('cpu', o.probeIterations, o.probeLimitMs);
+    const auto = await probe('auto', o.probeIterations, o.probeLimitMs);
+    probes.push({ backend: 'cpu', msPerIteration: ts.ms });
+    if (auto.backend !== 'cpu') probes.push({ backend: `${auto.backend} (auto)`, msPerIteration: auto.ms });
     log(
       `probe: ${probes.map((p) => `${p.backend} ${p.msPerIteration === null ? 'n/a' : `${p.msPerIteration.toFixed(0)} ms/iteration`}`).join(', ')}`,
     );
-    const [cpu, gpu] = probes.map((p) => p.msPerIteration ?? Infinity) as [number, number];
-    // WebGPU only where it is not slower than the CPU.
-    options = { ...o, backend: gpu <= cpu ? 'webgpu' : 'cpu' };
+    const pick = auto.ms !== null && auto.ms <= (ts.ms ?? Infinity) ? auto.backend : 'cpu';
+    options = { ...o, backend: pick as StudyOptions['backend'] };
   }
   const worker = spawn();
   return new Promise<StudyResult>((resolve, reject) => {

@@ -218,14 +218,19 @@ async function phase(
 }
 
 /**
- * ms per training iteration on one backend (after one warm-up iteration); null when the backend is
- * not available. The page runs it in a worker of its own, so a slow adapter can be cut off.
+ * ms per training iteration on one backend (after one warm-up iteration), or on the one `auto` picks,
+ * with the backend that ran and why; ms null when the backend is not available. The page runs it in a worker of its own, so a slow adapter can be cut off.
  */
-export async function probeBackend(backend: 'cpu' | 'webgpu', iterations: number): Promise<number | null> {
+export async function probeBackend(
+  backend: 'cpu' | 'webgpu' | 'auto',
+  iterations: number,
+): Promise<{ backend: string; reason: string; ms: number | null }> {
   const choice = await chooseBackend(backend);
-  if (choice.backend !== backend) return null;
+  if (backend !== 'auto' && choice.backend !== backend)
+    return { backend: choice.backend, reason: choice.reason, ms: null };
   try {
-    return await probe(trainConfig({ preset: 'mixed' }), choice, iterations);
+    const ms = await probe(trainConfig({ preset: 'mixed' }), choice, iterations);
+    return { backend: choice.backend, reason: choice.reason, ms };
   } finally {
     choice.ctx?.dispose();
   }

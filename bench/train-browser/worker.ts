@@ -3,7 +3,7 @@ import { probeBackend, runStudy, type StudyOptions } from './study.ts';
 
 export type WorkerRequest =
   | { type: 'study'; options: StudyOptions; probes: { backend: string; msPerIteration: number | null }[] }
-  | { type: 'probe'; backend: 'cpu' | 'webgpu'; iterations: number };
+  | { type: 'probe'; backend: 'cpu' | 'webgpu' | 'auto'; iterations: number };
 
 const fail = (err: unknown): void =>
   self.postMessage({
@@ -14,7 +14,7 @@ const fail = (err: unknown): void =>
 self.onmessage = (e: MessageEvent<WorkerRequest>) => {
   const m = e.data;
   if (m.type === 'probe')
-    probeBackend(m.backend, m.iterations).then((ms) => self.postMessage({ type: 'probed', ms }), fail);
+    probeBackend(m.backend, m.iterations).then((r) => self.postMessage({ type: 'probed', ...r }), fail);
   else
     runStudy(m.options, (line) => self.postMessage({ type: 'progress', line }), m.probes).then(
       (result) => self.postMessage({ type: 'done', result }),

@@ -73,6 +73,25 @@ describe('the wasm matmul on two threads (worker_threads, shared memory)', () =>
     },
   );
 
+  it('a worker that never runs does not hold the product up: the caller runs every chunk itself', async () => {
+    // A spawner whose "worker" is never started: as if the scheduler gave the thread no time.
+    const idle = await WasmArena.create(200_000, () => Promise.resolve({ terminate: () => undefined }));
+    idle.threads!.minSplitMacs = 0;
+    const [m, n, k] = [67, 33, 45];
+    const [A1, B1, C1] = [one.f32(m * k), one.f32(k * n), one.f32(m * n)];
+    const [A2, B2, C2] = [idle.f32(m * k), idle.f32(k * n), idle.f32(m * n)];
+    fill(A1, 3);
+    fill(B1, 5);
+    A2.set(A1);
+    B2.set(B1);
+    wasmKernels(one).matmul(A1, B1, C1, 1, m, n, k, false, false, false);
+    wasmKernels(idle).matmul(A2, B2, C2, 1, m, n, k, false, false, false);
+    expect(idle.calls.get('matmul2'), 'split into chunks').toBe(1);
+    expect(idle.threads!.workerChunks).toBe(0);
+    expect(C2.findIndex((v, i) => v !== C1[i])).toBe(-1);
+    idle.close();
+  });
+
   it('small products stay on the calling thread', () => {
     two.threads!.minSplitMacs = 1 << 18;
     const k2 = wasmKernels(two);

@@ -35,6 +35,7 @@ type Buf = Float32Array | Uint32Array;
 export class CpuModel implements Model {
   readonly backend: BackendKind;
   private readonly k: Kernels;
+  private readonly runtime: CpuRuntime;
   private readonly layout: ParamLayout;
   private readonly params: Float32Array;
   private readonly paramGrads: Float32Array;
@@ -71,10 +72,12 @@ export class CpuModel implements Model {
     runtime: CpuRuntime = TS_RUNTIME,
   ) {
     this.backend = runtime.backend;
+    this.runtime = runtime;
     this.k = runtime.kernels;
     this.layout = paramLayout(graph);
     this.params = runtime.f32(this.layout.total);
     this.params.set(initialParams(graph, this.layout));
+    runtime.weights?.(this.params);
     this.paramGrads = runtime.f32(this.layout.total);
     this.m = runtime.f32(this.layout.total);
     this.v = runtime.f32(this.layout.total);
@@ -194,6 +197,7 @@ export class CpuModel implements Model {
 
   private paramsChanged(): void {
     for (const id of this.paramIds) this.changed[id] = 1;
+    this.runtime.weightsChanged?.();
   }
 
   /** Runs every node that has never run or reads a node that changed, then clears the marks. */

@@ -71,6 +71,10 @@ export interface CpuRuntime {
   kernels: Kernels;
   f32(len: number): Float32Array;
   u32(len: number): Uint32Array;
+  /** Told which array holds the model's weights (once, after allocation); kernels may cache what they derive from them. */
+  weights?(params: Float32Array): void;
+  /** Told each time the weights were written (optimizer step, import): such caches are stale. */
+  weightsChanged?(): void;
 }
 
 export const TS_RUNTIME: CpuRuntime = {

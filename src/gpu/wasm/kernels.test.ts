@@ -103,6 +103,48 @@ describe('wasm matmul', () => {
   });
 });
 
+describe('wasm matmul with B packed once (weights)', () => {
+  const bits = (x: Float32Array): number[] => [...new Uint32Array(x.buffer, x.byteOffset, x.length)];
+
+  it('a product reading a weight packs it once per weights version, bit-identical to packing per call', async () => {
+    const own = await WasmArena.create(2_000_000);
+    const kk = wasmKernels(own);
+    const plain = await WasmArena.create(2_000_000);
+    const kp = wasmKernels(plain);
+    // Straddles the 8-wide panels, the 256-deep and 512-wide blocks.
+    for (const [m, n, depth] of [
+      [5, 7, 3],
+      [9, 515, 259],
+      [3, 33, 600],
+    ] as const)
+      for (const tb of [false, true]) {
+        const W = own.f32(n * depth);
+        const A = own.f32(m * depth);
+        for (let i = 0; i < W.length; i++) W[i] = rng.next() * 2 - 1;
+        for (let i = 0; i < A.length; i++) A[i] = rng.next() * 2 - 1;
+        own.setWeights(W);
+        const [A2, W2, C2] = [plain.f32(A.length), plain.f32(W.length), plain.f32(m * n)];
+        A2.set(A);
+        W2.set(W);
+        const C = own.f32(m * n);
+        const packs0 = own.calls.get('packB') ?? 0;
+        for (let r = 0; r < 3; r++) kk.matmul(A, W, C, 1, m, n, depth, false, tb, false);
+        expect(own.calls.get('packB'), 'one pack for three products').toBe(packs0 + 1);
+        kp.matmul(A2, W2, C2, 1, m, n, depth, false, tb, false);
+        expect(plain.calls.get('matmulPacked') ?? 0, 'no weights, no pack').toBe(0);
+        expect(bits(C)).toEqual(bits(C2));
+        // The weights change: the next product repacks and sees the new values.
+        W[0] = (W[0] as number) + 1;
+        W2[0] = (W2[0] as number) + 1;
+        own.weightsChanged();
+        kk.matmul(A, W, C, 1, m, n, depth, false, tb, false);
+        kp.matmul(A2, W2, C2, 1, m, n, depth, false, tb, false);
+        expect(own.calls.get('packB')).toBe(packs0 + 2);
+        expect(bits(C)).toEqual(bits(C2));
+      }
+  });
+});
+
 describe('wasm row and element-wise kernels', () => {
   for (const act of ['none', 'relu', 'tanh', 'gelu', 'sigmoid'] as const) {
     it(`bias + ${act} and its gradient (13 rows × 7, 3 live; 0 live)`, () => {

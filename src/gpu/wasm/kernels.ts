@@ -9,158 +9,25 @@ import type { Activation } from '../graph.ts';
 import { TS_KERNELS, type Kernels } from '../cpu/runtime.ts';
 import * as ops from '../cpu/ops.ts';
 import { adamStep, clipScale } from '../optimizer.ts';
-import { MatmulThreads, THREAD_SOURCE, type ThreadSpawner } from './threads.ts';
-
-/** The module's exports (pointers are byte offsets into the memory, 0 = none). */
-interface Exports {
-  heapBase(): number;
-  matmulWorkBytes(): number;
-  matmulRows(
-    a: number,
-    b: number,
-    c: number,
-    batch: number,
-    m: number,
-    n: number,
-    k: number,
-    transA: number,
-    transB: number,
-    accumulate: number,
-    work: number,
-    r0: number,
-    r1: number,
-  ): void;
-  matmul(
-    a: number,
-    b: number,
-    c: number,
-    batch: number,
-    m: number,
-    n: number,
-    k: number,
-    transA: number,
-    transB: number,
-    accumulate: number,
-    work: number,
-  ): void;
-  sumSquares(g: number, len: number): number;
-  adam(
-    p: number,
-    g: number,
-    m: number,
-    v: number,
-    len: number,
-    s: number,
-    beta1: number,
-    beta2: number,
-    bc1: number,
-    bc2: number,
-    lr: number,
-    eps: number,
-    wd: number,
-  ): void;
-  biasAct(x: number, bias: number, y: number, cols: number, act: number, count: number): void;
-  biasActGrad(
-    x: number,
-    bias: number,
-    gy: number,
-    gx: number,
-    gb: number,
-    cols: number,
-    act: number,
-    count: number,
-  ): void;
-  softmax(
-    x: number,
-    mask: number,
-    maskRows: number,
-    y: number,
-    cols: number,
-    log: number,
-    rows: number,
-  ): void;
-  softmaxGrad(
-    y: number,
-    gy: number,
-    mask: number,
-    maskRows: number,
-    gx: number,
-    cols: number,
-    log: number,
-    rows: number,
-  ): void;
-  gatherRows(table: number, idx: number, out: number, cols: number, acc: number, count: number): void;
-  scatterAddRows(
-    src: number,
-    idx: number,
-    out: number,
-    cols: number,
-    acc: number,
-    count: number,
-    outLen: number,
-  ): void;
-  layerNorm(
-    x: number,
-    gamma: number,
-    beta: number,
-    y: number,
-    stats: number,
-    cols: number,
-    eps: number,
-    rows: number,
-  ): void;
-  layerNormGrad(
-    x: number,
-    gamma: number,
-    stats: number,
-    gy: number,
-    gx: number,
-    gGamma: number,
-    gBeta: number,
-    cols: number,
-    rows: number,
-  ): void;
-  crossEntropy(x: number, t: number, w: number, stats: number, cols: number, rows: number): number;
-  crossEntropyGrad(
-    x: number,
-    t: number,
-    w: number,
-    stats: number,
-    gy: number,
-    gx: number,
-    cols: number,
-    rows: number,
-  ): void;
-  causalAttention(
-    q: number,
-    k: number,
-    v: number,
-    out: number,
-    probs: number,
-    batch: number,
-    seq: number,
-    heads: number,
-    d: number,
-    segments: number,
-  ): void;
-  causalAttentionGrad(
-    q: number,
-    k: number,
-    v: number,
-    out: number,
-    probs: number,
-    gOut: number,
-    gq: number,
-    gk: number,
-    gv: number,
-    batch: number,
-    seq: number,
-    heads: number,
-    d: number,
-  ): void;
-}
+import type { Exports } from './exports.ts';
+import { CTRL_SLOTS, MatmulThreads, THREAD_SOURCE, type ThreadSpawner } from './threads.ts';
 
 const ACT: Record<Activation, number> = { none: 0, relu: 1, tanh: 2, gelu: 3, sigmoid: 4 };
+/** The matmul's `transB` value for "B is op(B) packed whole" (assembly/matmul.ts). */
+const PACKED = 2;
+
+/** Floats of op(B) [k, n] packed whole (assembly/matmul.ts `packedBFloats`: NR = 8). */
+export function packedBFloats(n: number, k: number): number {
+  return k * Math.ceil(n / 8) * 8;
+}
+
+/** A weight's op(B) packed whole, and the weights version it was packed at. */
+interface Pack {
+  ptr: number;
+  n: number;
+  k: number;
+  version: number;
+}
 const PAGE = 65536;
 
 let compiled: Promise<WebAssembly.Module> | null = null;
@@ -200,6 +67,13 @@ export class WasmArena {
   readonly calls = new Map<string, number>();
   /** The second matmul thread, when the arena was created with a spawner. */
   threads: MatmulThreads | null = null;
+  /** Byte range of the model's weights (`setWeights`): a product whose B lies in it uses a cached pack. */
+  private weightsLo = 0;
+  private weightsHi = 0;
+  /** Bumped by `weightsChanged` (each optimizer step, each import): packs of older versions are stale. */
+  private weightsVersion = 0;
+  /** Packs by B's byte offset, transB and shape. */
+  private readonly packs = new Map<string, Pack>();
 
   private constructor(
     readonly memory: WebAssembly.Memory,
@@ -209,7 +83,7 @@ export class WasmArena {
   ) {
     this.next = align(exports.heapBase(), 64);
     this.work = this.next;
-    this.next += align(exports.matmulWorkBytes(), 64) * (threaded ? 2 : 1) + (threaded ? 64 : 0);
+    this.next += align(exports.matmulWorkBytes(), 64) * (threaded ? 2 : 1) + (threaded ? 4 * CTRL_SLOTS : 0);
     this.end = this.next + floats * 4;
   }
 
@@ -227,7 +101,8 @@ export class WasmArena {
       exports: Exports;
     };
     const work = align(bare.exports.matmulWorkBytes(), 64);
-    const bytes = align(bare.exports.heapBase(), 64) + (spawn ? 2 * work + 64 : work) + floats * 4;
+    const bytes =
+      align(bare.exports.heapBase(), 64) + (spawn ? 2 * work + 4 * CTRL_SLOTS : work) + floats * 4;
     const pages = Math.ceil(bytes / PAGE) + 1;
     if (pages > 65536) throw new Error(`the wasm backend needs ${bytes} bytes, more than 4 GiB`);
     const memory = spawn
@@ -257,6 +132,40 @@ export class WasmArena {
     this.next += align(len * 4, 16);
     if (this.next > this.end) throw new Error('wasm arena exhausted (sizing error)');
     return at;
+  }
+
+  /** Marks `weights` (an array of this arena) as the model's weights: products reading them as B pack them once per version. */
+  setWeights(weights: Float32Array): void {
+    this.weightsLo = this.ptr(weights);
+    this.weightsHi = this.weightsLo < 0 ? 0 : this.weightsLo + weights.byteLength;
+    this.weightsChanged();
+  }
+
+  /** The weights were written (optimizer step, import): every pack is repacked on its next use. */
+  weightsChanged(): void {
+    this.weightsVersion++;
+  }
+
+  /**
+   * The byte offset of op(B) packed whole for a B of the weights (packed now when stale or new),
+   * or −1 when B is not a weight or no room is left for its pack (then the product packs B itself).
+   */
+  packedB(b: number, bytes: number, n: number, k: number, transB: boolean): number {
+    if (b < this.weightsLo || b + bytes > this.weightsHi) return -1;
+    const key = `${b}:${+transB}:${n}:${k}`;
+    let pack = this.packs.get(key);
+    if (!pack) {
+      const floats = this.exports.packedBFloats(n, k);
+      if (this.next + floats * 4 > this.end) return -1;
+      pack = { ptr: this.take(floats), n, k, version: -1 };
+      this.packs.set(key, pack);
+    }
+    if (pack.version !== this.weightsVersion) {
+      this.exports.packBAll(b, pack.ptr, n, k, +transB);
+      pack.version = this.weightsVersion;
+      this.calls.set('packB', (this.calls.get('packB') ?? 0) + 1);
+    }
+    return pack.ptr;
   }
   f32(len: number): Float32Array {
     return new Float32Array(this.memory.buffer, this.take(len), len);
@@ -299,9 +208,15 @@ export function wasmKernels(arena: WasmArena): Kernels {
       const p = ptrs(A, B, C);
       if (!p) return ops.matmul(A, B, C, batch, m, n, k, transA, transB, accumulate);
       ran('matmul');
-      const args = [p[0]!, p[1]!, p[2]!, batch, m, n, k, +transA, +transB, +accumulate];
+      let [b, tb] = [p[1]!, +transB];
+      const packed = batch === 1 ? arena.packedB(b, B.byteLength, n, k, transB) : -1;
+      if (packed >= 0) {
+        [b, tb] = [packed, PACKED];
+        ran('matmulPacked');
+      }
+      const args = [p[0]!, b, p[2]!, batch, m, n, k, +transA, tb, +accumulate];
       if (arena.threads?.matmul(args, m, n, k, batch)) return ran('matmul2');
-      x.matmul(p[0]!, p[1]!, p[2]!, batch, m, n, k, +transA, +transB, +accumulate, arena.work);
+      x.matmul(p[0]!, b, p[2]!, batch, m, n, k, +transA, tb, +accumulate, arena.work);
     },
     biasAct(xs, bias, y, cols, act, count = xs.length) {
       const p = ptrs(xs, bias, y);

@@ -53,7 +53,7 @@ describe('wasm backend matches the TypeScript reference on every op case (forwar
       'scatterAddRows',
     ];
     want.push('layerNorm', 'layerNormGrad', 'crossEntropy', 'crossEntropyGrad', 'causalAttention');
-    want.push('causalAttentionGrad');
+    want.push('causalAttentionGrad', 'matmulPacked', 'packB');
     expect(new Set(ran)).toEqual(new Set(want));
   });
 });
@@ -143,6 +143,28 @@ describe('wasm backend training', () => {
     expect(bits(a.state.params)).toEqual(bits(b.state.params));
     expect(bits(a.state.m)).toEqual(bits(b.state.m));
     expect(bits(a.state.v)).toEqual(bits(b.state.v));
+  });
+
+  it('after an Adam step the next forward reads the new weights, not a stale pack of the old ones', async () => {
+    const p = mlpPolicyGraph(cfg, createRng(1));
+    const model = await createWasmModel(p.graph, opts(p.loss));
+    const inputs = mlpPolicyInputs(cfg, createRng(2));
+    for (const [k, v] of Object.entries(inputs)) model.setInput(k, v);
+    await model.step({ backward: false });
+    await model.step({ backward: false });
+    const packs = wasmKernelCalls(model)?.get('packB') ?? 0;
+    expect(packs, 'the weights were packed').toBeGreaterThan(0);
+    await model.step(); // forward, backward, Adam: the weights change
+    const after = await model.step({ backward: false });
+    expect(wasmKernelCalls(model)?.get('packB') ?? 0, 'repacked after the step').toBeGreaterThan(packs);
+    // A fresh model on the stepped state (no packs yet) computes the same loss and output, bit for bit.
+    const fresh = await createWasmModel(p.graph, opts(p.loss));
+    fresh.importState(await model.exportState());
+    for (const [k, v] of Object.entries(inputs)) fresh.setInput(k, v);
+    const want = await fresh.step({ backward: false });
+    expect(after.loss).toBe(want.loss);
+    const bits = (x: Float32Array) => [...new Uint32Array(x.buffer, x.byteOffset, x.length)];
+    expect(bits(await model.read(p.logits))).toEqual(bits(await fresh.read(p.logits)));
   });
 
   it('a table read by a lookup and a tied head sums both gradients', async () => {

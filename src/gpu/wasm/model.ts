@@ -10,7 +10,7 @@ import { paramLayout } from '../layout.ts';
 import type { CompileOptions } from '../model.ts';
 import { CpuModel } from '../cpu/model.ts';
 import { statsLength } from '../cpu/runtime.ts';
-import { WasmArena, arenaFloats, wasmKernels } from './kernels.ts';
+import { WasmArena, arenaFloats, packedBFloats, wasmKernels } from './kernels.ts';
 import type { ThreadSpawner } from './threads.ts';
 
 /**
@@ -30,7 +30,24 @@ function modelArrayLengths(graph: Graph): number[] {
     const stats = statsLength(graph, n);
     if (stats > 0) out.push(stats);
   }
-  return out;
+  return [...out, ...weightPackLengths(graph)];
+}
+
+/**
+ * Floats of the packs of weights (kernels.ts `packedB`): one per weight, form (B or Bᵀ) and shape
+ * a one-batch product reads it as B in — the forward's, and the backward's dA = dC·op(B)ᵀ.
+ */
+function weightPackLengths(graph: Graph): number[] {
+  const packs = new Map<string, number>();
+  for (const n of graph.nodes) {
+    const op = n.op;
+    if (op.kind !== 'matmul' || op.batch !== 1 || graph.node(op.b).op.kind !== 'param') continue;
+    packs.set(`${op.b}:${+op.transB}:${op.n}:${op.k}`, packedBFloats(op.n, op.k));
+    // Backward, gA: op.transA ? B·dCᵀ-form (B is A there) : dC·op(B)ᵀ with B as B, k ↔ n.
+    if (graph.node(op.a).requiresGrad && !op.transA)
+      packs.set(`${op.b}:${+!op.transB}:${op.k}:${op.n}`, packedBFloats(op.k, op.n));
+  }
+  return [...packs.values()];
 }
 
 const arenas = new WeakMap<CpuModel, WasmArena>();
@@ -62,6 +79,8 @@ export async function createWasmModel(
     kernels: wasmKernels(arena),
     f32: (len) => arena.f32(len),
     u32: (len) => arena.u32(len),
+    weights: (params) => arena.setWeights(params),
+    weightsChanged: () => arena.weightsChanged(),
   });
   arenas.set(model, arena);
   const dispose = model.dispose.bind(model);

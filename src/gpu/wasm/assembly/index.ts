@@ -1,5 +1,5 @@
 /** Entry point of the WebAssembly SIMD kernels (AssemblyScript); see docs/compute-core.md. */
-export { matmul, matmulRows, matmulWorkBytes } from './matmul';
+export { matmul, matmulRows, matmulWorkBytes, packBAll, packedBFloats } from './matmul';
 export { adam, sumSquares } from './adam';
 export { biasAct, biasActGrad, softmax, softmaxGrad } from './elementwise';
 export {

@@ -6,6 +6,10 @@
  * pack it into MR-high panels; then an MR×NR register block of C is accumulated in eight f32x4
  * registers per micro-kernel call. Packing absorbs both transposes, so all four forms run the same
  * inner loop. Partial edge blocks are packed with zeros and their valid part added from a buffer.
+ *
+ * `transB` is 0 (B as stored), 1 (B transposed) or PACKED: then B points at op(B) already packed
+ * whole by `packBAll` (every NC×KC block in the loop order below, one after the other), and the
+ * product skips packing B — what the host does for a weight between two optimizer steps.
  */
 
 const MR = 4;
@@ -13,6 +17,8 @@ const NR = 8;
 const MC = 64;
 const KC = 256;
 const NC = 512;
+/** `transB` value meaning "B is op(B) packed by packBAll". */
+const PACKED = 2;
 
 /** Bytes of workspace `matmul` needs: packed A block, packed B block, an edge tile. */
 export function matmulWorkBytes(): i32 {
@@ -40,10 +46,10 @@ function packA(A: usize, ap: usize, m: i32, k: i32, transA: bool, i0: i32, mc: i
   }
 }
 
-function packB(B: usize, bp: usize, n: i32, k: i32, transB: bool, j0: i32, nc: i32, p0: i32, kc: i32): void {
+function packB(B: usize, bp: usize, n: i32, k: i32, transB: i32, j0: i32, nc: i32, p0: i32, kc: i32): void {
   for (let jr = 0; jr < nc; jr += NR) {
     const colsN = min(NR, nc - jr);
-    if (!transB && colsN == NR) {
+    if (transB == 0 && colsN == NR) {
       for (let p = 0; p < kc; p++) {
         const src = B + ((<usize>((p0 + p) * n + j0 + jr)) << 2);
         v128.store(bp, v128.load(src));
@@ -57,11 +63,28 @@ function packB(B: usize, bp: usize, n: i32, k: i32, transB: bool, j0: i32, nc: i
         let v: f32 = 0;
         if (t < colsN) {
           const j = j0 + jr + t;
-          v = transB ? f32At(B, j * k + p0 + p) : f32At(B, (p0 + p) * n + j);
+          v = transB != 0 ? f32At(B, j * k + p0 + p) : f32At(B, (p0 + p) * n + j);
         }
         store<f32>(bp, v);
         bp += 4;
       }
+    }
+  }
+}
+
+/** Floats of op(B) [k, n] packed whole: k steps of every NR-wide panel, the last padded with zeros. */
+export function packedBFloats(n: i32, k: i32): i32 {
+  return k * (((n + NR - 1) / NR) * NR);
+}
+
+/** Packs op(B) [k, n] (`transB` 0 or 1) whole into `dst` in the order `matmulRows` reads it with PACKED. */
+export function packBAll(B: usize, dst: usize, n: i32, k: i32, transB: i32): void {
+  for (let jc = 0; jc < n; jc += NC) {
+    const nc = min(NC, n - jc);
+    for (let pc = 0; pc < k; pc += KC) {
+      const kc = min(KC, k - pc);
+      packB(B, dst, n, k, transB, jc, nc, pc, kc);
+      dst += <usize>(((nc + NR - 1) / NR) * NR * kc * 4);
     }
   }
 }
@@ -134,7 +157,7 @@ export function matmul(
   n: i32,
   k: i32,
   transA: bool,
-  transB: bool,
+  transB: i32,
   accumulate: bool,
   work: usize,
 ): void {
@@ -155,25 +178,30 @@ export function matmulRows(
   n: i32,
   k: i32,
   transA: bool,
-  transB: bool,
+  transB: i32,
   accumulate: bool,
   work: usize,
   r0: i32,
   r1: i32,
 ): void {
   const ap = work;
-  const bp = work + <usize>(MC * KC * 4);
-  const tmp = bp + <usize>(KC * NC * 4);
+  const bwork = work + <usize>(MC * KC * 4);
+  const tmp = bwork + <usize>(KC * NC * 4);
   for (let bi = 0; bi < batch; bi++) {
     const Ab = A + <usize>bi * <usize>m * <usize>k * 4;
     const Bb = B + <usize>bi * <usize>k * <usize>n * 4;
     const Cb = C + <usize>bi * <usize>m * <usize>n * 4;
     if (!accumulate) memory.fill(Cb + <usize>r0 * <usize>n * 4, 0, <usize>(r1 - r0) * <usize>n * 4);
+    let packed = B + <usize>bi * <usize>packedBFloats(n, k) * 4;
     for (let jc = 0; jc < n; jc += NC) {
       const nc = min(NC, n - jc);
       for (let pc = 0; pc < k; pc += KC) {
         const kc = min(KC, k - pc);
-        packB(Bb, bp, n, k, transB, jc, nc, pc, kc);
+        let bp = bwork;
+        if (transB == PACKED) {
+          bp = packed;
+          packed += <usize>(((nc + NR - 1) / NR) * NR * kc * 4);
+        } else packB(Bb, bp, n, k, transB, jc, nc, pc, kc);
         for (let ic = r0; ic < r1; ic += MC) {
           const mc = min(MC, r1 - ic);
           packA(Ab, ap, m, k, transA, ic, mc, pc, kc);
