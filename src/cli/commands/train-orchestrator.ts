@@ -46,7 +46,7 @@ export const DEFAULT_ORCHESTRATOR_FOLDER = fileURLToPath(
 );
 
 export const orchestratorUsage = `Usage: baton train --target orchestrator [--model <folder>] [--iterations N] [--seed S]
-                   [--config <settings.json>] [--eval-tasks N] [--backend cpu|auto|webgpu]
+                   [--config <settings.json>] [--eval-tasks N] [--backend cpu|wasm|auto|webgpu]
                    [--resume <checkpoint.json>] [--checkpoint <checkpoint.json>] --out <folder>
 
 GRPO of the orchestrator LM: per iteration, B train-split MASBench queries x G designs sampled
@@ -62,7 +62,7 @@ Options:
                 {"groupSize": 8, "lambda": 0.3}; --seed and --eval-tasks override it
   --eval-tasks  held-out test-split tasks, each in low and high DoM, scored before and after
                 (default 20; 0 = no evaluation)
-  --backend     cpu (default), auto or webgpu: where the updates run (sampling runs on the CPU)
+  --backend     cpu (default), wasm, auto or webgpu: where the updates run (sampling runs on the CPU)
   --resume      continue from a checkpoint written by --checkpoint
   --checkpoint  also write the trainer's checkpoint (parameters, Adam moments, curves)
   --out         the model folder to write`;
