@@ -16,9 +16,9 @@ import {
   loadOrchestratorFolder,
   samplingFormatOf,
   simulatorDesignRun,
+  trainDefaultsOf,
   writeTrainedOrchestrator,
 } from '../src/cli/commands/train-orchestrator.ts';
-import { tinyVersionOf } from '../src/orchestrator/index.ts';
 import {
   OrchestratorTrainer,
   beforeAfter,
@@ -61,11 +61,9 @@ const choice = {
 const now = (): number => performance.now();
 
 const model = await loadOrchestratorFolder(resolve(values.model));
-const v2 = tinyVersionOf(model.config) === 2;
 const format = samplingFormatOf(model);
 const extra = JSON.parse(values.config) as Record<string, unknown>;
-// v2 reads tasks of every axis value and writes designs of up to 372 tokens; v1 keeps its defaults.
-const v2Defaults = v2 ? { values: [2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12], maxNewTokens: 400 } : {};
+const v2Defaults = trainDefaultsOf(model);
 const name = model.config.baton.provenance.name;
 const t0 = now();
 

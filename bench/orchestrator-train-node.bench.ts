@@ -18,10 +18,10 @@ import {
   DEFAULT_ORCHESTRATOR_FOLDER,
   beforeAfterLines,
   loadOrchestratorFolder,
+  samplingFormatOf,
   simulatorDesignRun,
+  trainDefaultsOf,
 } from '../src/cli/commands/train-orchestrator.ts';
-import { tinyDesignSampling, tinyVersionOf } from '../src/orchestrator/index.ts';
-import { DEFAULT_POOL } from '../src/policy/index.ts';
 import { orchestratorTrainConfig, type OrchestratorIterationMetrics } from '../src/train/orchestrator.ts';
 import { OrchestratorTrainer, beforeAfter } from '../src/train/orchestrator.ts';
 import { curveTable, heldOutTable, throughputOf, throughputTable } from './orchestrator-train-report.ts';
@@ -50,22 +50,13 @@ const folder = values.model === undefined ? DEFAULT_ORCHESTRATOR_FOLDER : resolv
 const model = await loadOrchestratorFolder(folder);
 const modelPath = relative(process.cwd(), folder) || folder;
 console.log(`backend: ${choice.backend} (${choice.reason}) · from ${modelPath}`);
-// v2 was trained on axis values 2–12 and its designs (plan included) reach 372 tokens: the Train
-// page's settings for it (src/store/slices/train-orch.ts, ORCH_SFT_MODELS).
-const v2 = tinyVersionOf(model.config) === 2;
 const config = orchestratorTrainConfig({
-  ...(v2 ? { values: [2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12], maxNewTokens: 448 } : {}),
+  ...trainDefaultsOf(model),
   evalTasks,
   seed: Number(values.seed),
   ...(JSON.parse(values.config) as Record<string, unknown>),
 });
-const format = tinyDesignSampling({
-  tokenizer: model.tokenizer,
-  vocabSize: model.weights.config.vocabSize,
-  maxQueryTokens: model.maxQueryTokens,
-  pool: DEFAULT_POOL,
-  format: v2 ? 'tiny2' : 'tiny',
-});
+const format = samplingFormatOf(model);
 const trainer = await OrchestratorTrainer.create({
   model,
   format,

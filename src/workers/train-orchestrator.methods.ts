@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { DesignSchema } from '../core/trace.ts';
 import { defineMethods } from './rpc/protocol.ts';
 import { BackendPreferenceSchema, BackendStateSchema } from './train.methods.ts';
+import { OrchRecordEvaluationSchema } from '../train/orchestrator-record.ts';
 
 /**
  * The training worker's methods for GRPO of the orchestrator LM (src/train orchestrator-*.ts), beside
@@ -137,37 +138,11 @@ export const OrchProgressSchema = z.discriminatedUnion('kind', [
 ]);
 export type OrchProgress = z.output<typeof OrchProgressSchema>;
 
-const SummarySchema = z.object({
-  n: z.number().int().min(0),
-  accuracy: num,
-  interval: z.tuple([num, num]),
-  tokens: num,
-  agents: num,
-  designTokens: num,
-  forcedShare: num,
-  validity: num,
-  lowDomDelegated: num.nullable(),
-});
-/** after − before: mean difference and its 95% percentile bootstrap interval (src/train ablation-stats.ts). */
-const DiffSchema = z.object({
-  n: z.number().int().min(0),
-  difference: num,
-  interval: z.tuple([num, num]),
-  onlyA: z.number().int().min(0),
-  onlyB: z.number().int().min(0),
-  reps: z.number().int().min(0),
-});
-
-export const OrchEvaluationSchema = z.object({
-  iteration: z.number().int().min(0),
-  /** Held-out test-split tasks (each asked in low and in high DoM). */
-  tasks: z.number().int().min(1),
-  before: SummarySchema,
-  after: SummarySchema,
-  /** after − before over the same queries (paired bootstrap, 95%). */
-  accuracy: DiffSchema,
-  tokens: DiffSchema,
-});
+/**
+ * The held-out before/after evaluation: after − before over the same queries (paired bootstrap,
+ * 95%). One schema with the shared run record's (src/train/orchestrator-record.ts).
+ */
+export const OrchEvaluationSchema = OrchRecordEvaluationSchema;
 export type OrchEvaluation = z.output<typeof OrchEvaluationSchema>;
 
 const baseUrl = z.url({ protocol: /^https?$/ }).max(TEXT);

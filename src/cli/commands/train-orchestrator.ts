@@ -179,6 +179,18 @@ export function beforeAfterLines(ba: BeforeAfter): string[] {
   ];
 }
 
+/**
+ * Training settings a model folder needs beyond the config's defaults: v2 (`tiny2`) was trained on
+ * axis values 2–12 and its designs (plan included) reach 372 tokens, so it trains on those values
+ * with room for 448 design tokens (the Train page's settings for it, ORCH_SFT_MODELS); v1 keeps the
+ * defaults.
+ */
+export function trainDefaultsOf(model: OrchestratorModel): { values?: number[]; maxNewTokens?: number } {
+  return tinyVersionOf(model.config) === 2
+    ? { values: [2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12], maxNewTokens: 448 }
+    : {};
+}
+
 /** The prompt format and constraint of a model folder (tiny or tiny2, from its config.json). */
 export function samplingFormatOf(model: OrchestratorModel): ReturnType<typeof tinyDesignSampling> {
   return tinyDesignSampling({
