@@ -63,10 +63,10 @@ export function ProviderPanel(): JSX.Element {
     <section className="orch-box" data-testid="orch-provider">
       <p>
         <strong className="mono">{model || '(no model)'}</strong> on <span className="mono">{provider}</span>{' '}
-        writes the design{' '}
+        is asked for the design{' '}
         <span data-testid="orch-design-output">
           {output === 'json-schema'
-            ? "in the design's JSON schema (structured output)"
+            ? "in the design's JSON schema (structured output; XML again if the server refuses the schema, as the attempts below then say)"
             : 'in MAS-Orchestra XML'}
         </span>
         ; an invalid design goes back to it with the validator&apos;s numbered problems, up to{' '}
