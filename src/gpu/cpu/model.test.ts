@@ -4,6 +4,7 @@ import { Graph, type Tensor } from '../graph.ts';
 import * as init from '../init.ts';
 import { mlpPolicyGraph, mlpPolicyInputs } from '../mlp.ts';
 import { CpuModel } from './model.ts';
+import * as ops from './ops.ts';
 
 const cfg = { batch: 6, obs: 5, hidden: [7, 4], actions: 3 };
 
@@ -170,5 +171,36 @@ describe('CPU shared prefixes', () => {
       await model.step();
     }
     expect(bits(await shared.read(y))).toEqual(bits(await plain.read(y)));
+  });
+
+  it('the prefix index gives equal prefixes one id, keeps ids across calls, and starts a new epoch when full', () => {
+    const [k, d] = [6, 4];
+    const rows = (prefixes: number[]): Float32Array => {
+      const a = new Float32Array(prefixes.length * k);
+      prefixes.forEach((p, i) => {
+        a.fill(p, i * k, i * k + d);
+        a[i * k + d] = i; // the rest differs row by row
+      });
+      return a;
+    };
+    const index = new ops.PrefixIndex(d, 4);
+    index.index(rows([1, 2, 1, 0.5]), 4, k);
+    expect([...index.ids.subarray(0, 4)]).toEqual([0, 1, 0, 2]);
+    // -0 and 0 differ in bits: two prefixes.
+    index.index(rows([2, 0, -0]), 1, k);
+    expect([...index.ids.subarray(0, 1)]).toEqual([1]);
+    expect(index.epoch).toBe(0);
+    index.index(rows([0, -0]), 2, k); // 3 known + 2 new > 4: a new epoch, ids from 0
+    expect(index.epoch).toBe(1);
+    expect([...index.ids.subarray(0, 2)]).toEqual([0, 1]);
+    // The product over the new epoch's ids with fresh partial sums: the plain product's bits.
+    const rng = createRng(9);
+    const n = 5;
+    const B = init.uniform(rng, k * n, 1);
+    const A = rows([0, -0]);
+    const [got, want] = [new Float32Array(2 * n), new Float32Array(2 * n)];
+    ops.matmulSharedPrefix(A, B, got, 2, n, k, d, index.ids, []);
+    ops.matmul(A, B, want, 1, 2, n, k, false, false, false);
+    expect(bits(got)).toEqual(bits(want));
   });
 });

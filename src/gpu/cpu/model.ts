@@ -62,9 +62,13 @@ export class CpuModel implements Model {
   private readonly dim0: Int32Array;
   private readonly inner: Int32Array;
   private readonly live: Int32Array;
-  /** Per input node with `sharedPrefix`: the prefix columns (a multiple of 4); per matmul reading one, its cache. */
-  private readonly prefixCols = new Map<number, number>();
-  private readonly prefixCaches = new Map<number, ops.PrefixCache>();
+  /**
+   * Per input node with `sharedPrefix`: its rows' prefix ids (re-indexed when the input was set
+   * with other bits; `setCount` counts those sets); per matmul reading one, its partial sums.
+   */
+  private readonly prefixIndex = new Map<number, { index: ops.PrefixIndex; seen: number }>();
+  private readonly prefixPartials = new Map<number, ops.PrefixPartials>();
+  private readonly setCount: Int32Array;
 
   constructor(
     readonly graph: Graph,
@@ -92,10 +96,11 @@ export class CpuModel implements Model {
     this.dim0 = Int32Array.from(graph.nodes, (n) => (n.shape.length === 0 ? 1 : (n.shape[0] as number)));
     this.inner = Int32Array.from(graph.nodes, (n, i) => size(n.shape) / (this.dim0[i] as number));
     this.live = Int32Array.from(this.dim0);
+    this.setCount = new Int32Array(graph.nodes.length);
     for (const [name, cols] of Object.entries(opts.sharedPrefix ?? {})) {
       const n = this.inputByName.get(name);
       const d = Math.floor(cols / 4) * 4;
-      if (n && d >= 4) this.prefixCols.set(n.id, d);
+      if (n && d >= 4) this.prefixIndex.set(n.id, { index: new ops.PrefixIndex(d), seen: -1 });
     }
     for (const n of graph.nodes) {
       const len = size(n.shape);
@@ -122,6 +127,31 @@ export class CpuModel implements Model {
     return this.grads[id] ?? null;
   }
 
+  /** y = a·b over `live` rows of an input whose rows share prefixes (`CompileOptions.sharedPrefix`). */
+  private sharedPrefixProduct(
+    id: number,
+    a: number,
+    b: number,
+    pre: { index: ops.PrefixIndex; seen: number },
+    y: Float32Array,
+    live: number,
+    n: number,
+    k: number,
+  ): void {
+    const index = pre.index;
+    if (pre.seen !== this.setCount[a] || index.rows !== live) {
+      index.index(this.f(a), live, k);
+      pre.seen = this.setCount[a] as number;
+    }
+    let partials = this.prefixPartials.get(id);
+    // Partial sums hold for one B and one epoch of the index: a new B or epoch starts over.
+    if (!partials || this.changed[b] !== 0 || partials.epoch !== index.epoch) {
+      partials = { epoch: index.epoch, rows: [] };
+      this.prefixPartials.set(id, partials);
+    }
+    this.k.matmulSharedPrefix(this.f(a), this.f(b), y, live, n, k, index.d, index.ids, partials.rows);
+  }
+
   setInput(name: string, data: Float32Array | Uint32Array, rows?: number): void {
     const n = this.inputByName.get(name);
     if (!n) throw new Error(`no input named "${name}"`);
@@ -136,6 +166,7 @@ export class CpuModel implements Model {
     have.set(data);
     this.live[n.id] = live;
     this.changed[n.id] = 1;
+    this.setCount[n.id] = (this.setCount[n.id] as number) + 1;
   }
 
   /** Live rows of op node `n` from those of the nodes it reads (see the header). */
@@ -240,16 +271,9 @@ export class CpuModel implements Model {
       case 'param':
         return;
       case 'matmul': {
-        const d = this.prefixCols.get(op.a);
-        if (d !== undefined && op.batch === 1 && !op.transA && !op.transB && d <= op.k) {
-          let cache = this.prefixCaches.get(n.id);
-          // Partial sums hold for one B: a new B (or a cache grown large) starts over.
-          if (!cache || this.changed[op.b] !== 0 || cache.size > 4096) {
-            cache = ops.prefixCache();
-            this.prefixCaches.set(n.id, cache);
-          }
-          return ops.matmulSharedPrefix(this.f(op.a), this.f(op.b), y, live, op.n, op.k, d, cache);
-        }
+        const pre = this.prefixIndex.get(op.a);
+        if (pre && op.batch === 1 && !op.transA && !op.transB && pre.index.d <= op.k)
+          return this.sharedPrefixProduct(n.id, op.a, op.b, pre, y, live, op.n, op.k);
         return this.k.matmul(
           this.f(op.a),
           this.f(op.b),

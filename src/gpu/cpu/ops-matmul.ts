@@ -137,22 +137,83 @@ export function matmul(
   }
 }
 
-/** Partial sums of `matmulSharedPrefix` kept between calls: prefix bits → the row's sum over them. */
-export interface PrefixCache {
-  /** Hash of a prefix → entries with that hash. */
-  byHash: Map<number, { prefix: Uint32Array; partial: Float32Array }[]>;
-  size: number;
+/**
+ * The distinct prefixes among an input's rows (the first `d` columns, compared as bits): each row's
+ * prefix id, and a registry of the prefixes seen so far, kept across calls so that a prefix keeps
+ * its id. When the registry reaches `limit` prefixes it starts over with a new `epoch` (ids of the
+ * old epoch mean nothing any more; partial sums keyed by them are dropped).
+ */
+export class PrefixIndex {
+  /** Prefix id per row (the first `rows` entries are current). */
+  ids = new Int32Array(0);
+  rows = 0;
+  epoch = 0;
+  private byHash = new Map<number, { prefix: Uint32Array; id: number }[]>();
+  private next = 0;
+
+  constructor(
+    readonly d: number,
+    private readonly limit = 4096,
+  ) {}
+
+  /** Assigns ids to the first m rows of A (rows of k floats). */
+  index(A: F32, m: number, k: number): void {
+    const d = this.d;
+    if (this.next + m > this.limit) {
+      this.byHash = new Map();
+      this.next = 0;
+      this.epoch++;
+    }
+    if (this.ids.length < m) this.ids = new Int32Array(m);
+    const bits = new Uint32Array(A.buffer, A.byteOffset, A.length);
+    for (let i = 0; i < m; i++) {
+      const ao = i * k;
+      let h = 0x811c9dc5;
+      for (let p = 0; p < d; p++) h = Math.imul(h ^ (bits[ao + p] as number), 0x01000193);
+      let list = this.byHash.get(h);
+      let id = -1;
+      if (list) {
+        for (const e of list) {
+          let same = true;
+          for (let p = 0; p < d; p++) {
+            if (e.prefix[p] !== bits[ao + p]) {
+              same = false;
+              break;
+            }
+          }
+          if (same) {
+            id = e.id;
+            break;
+          }
+        }
+      }
+      if (id < 0) {
+        if (!list) {
+          list = [];
+          this.byHash.set(h, list);
+        }
+        id = this.next++;
+        list.push({ prefix: bits.slice(ao, ao + d), id });
+      }
+      this.ids[i] = id;
+    }
+    this.rows = m;
+  }
 }
 
-export const prefixCache = (): PrefixCache => ({ byHash: new Map(), size: 0 });
+/** One product's partial sums over the prefix columns, by prefix id, for one B and one index epoch. */
+export interface PrefixPartials {
+  epoch: number;
+  rows: (Float32Array | undefined)[];
+}
 
 /**
  * C = A·B (one batch, neither operand transposed) for `m` rows, where rows of A often share their
- * first `d` columns (d a multiple of 4): the sum over those columns is computed once per distinct
- * prefix (found by hashing its bits and comparing them) and kept in `cache` for later calls with
- * the same B (the caller empties it when B changes). Bit for bit `matmul`: that kernel stores each
- * row's running sum in f32 after every 4 columns, so the sum after the first d columns is one f32
- * row whatever follows, and the rest of the row continues from it in the same order.
+ * first `d` columns (d a multiple of 4; `ids` says which rows share, see PrefixIndex): the sum
+ * over those columns is computed once per distinct prefix and kept in `partials` for later calls
+ * with the same B (the caller empties it when B changes). Bit for bit `matmul`: that kernel stores
+ * each row's running sum in f32 after every 4 columns, so the sum after the first d columns is one
+ * f32 row whatever follows, and the rest of the row continues from it in the same order.
  */
 export function matmulSharedPrefix(
   A: F32,
@@ -162,31 +223,14 @@ export function matmulSharedPrefix(
   n: number,
   k: number,
   d: number,
-  cache: PrefixCache,
+  ids: Int32Array,
+  partials: (Float32Array | undefined)[],
 ): void {
-  const bits = new Uint32Array(A.buffer, A.byteOffset, A.length);
   const row = new Float32Array(n);
   for (let i = 0; i < m; i++) {
     const ao = i * k;
-    let h = 0x811c9dc5;
-    for (let p = 0; p < d; p++) h = Math.imul(h ^ (bits[ao + p] as number), 0x01000193);
-    let list = cache.byHash.get(h);
-    let hit: Float32Array | null = null;
-    if (list) {
-      for (const e of list) {
-        let same = true;
-        for (let p = 0; p < d; p++) {
-          if (e.prefix[p] !== bits[ao + p]) {
-            same = false;
-            break;
-          }
-        }
-        if (same) {
-          hit = e.partial;
-          break;
-        }
-      }
-    }
+    const id = ids[i] as number;
+    let hit = partials[id];
     if (!hit) {
       row.fill(0);
       for (let p = 0; p < d; p += 4) {
@@ -208,12 +252,7 @@ export function matmulSharedPrefix(
         }
       }
       hit = Float32Array.from(row);
-      if (!list) {
-        list = [];
-        cache.byHash.set(h, list);
-      }
-      list.push({ prefix: bits.slice(ao, ao + d), partial: hit });
-      cache.size++;
+      partials[id] = hit;
     }
     const crow = i * n;
     C.set(hit, crow);

@@ -32,6 +32,19 @@ export interface Exports {
     accumulate: number,
     work: number,
   ): void;
+  sparseRows(
+    a: number,
+    b: number,
+    c: number,
+    m: number,
+    n: number,
+    k: number,
+    p0: number,
+    p1: number,
+    accumulate: number,
+  ): void;
+  binary(op: number, a: number, b: number, y: number, count: number): void;
+  binaryGrad(op: number, which: number, a: number, b: number, gy: number, g: number, count: number): void;
   sumSquares(g: number, len: number): number;
   adam(
     p: number,

@@ -171,6 +171,68 @@ describe('wasm row and element-wise kernels', () => {
     });
   }
 
+  // The f32 approximations (assembly/activation.ts) across their branch points (|x| = 0.625 for
+  // tanh, the exp clamps), tiny and huge inputs, and a tail of 3 lanes; relu and identity stay exact.
+  const EDGES = [
+    0, -0, 1e-7, -1e-7, 0.01, 0.3, 0.6249, 0.625, 0.6251, -0.6249, -0.6251, 1, -1, 2.5, -3, 4.5, 8.99, 9.01,
+    -9.01, 17, -17, 44, -44, 87.5, -87.5, 100, -100, 1e6, -1e6,
+  ];
+  for (const act of ['none', 'relu', 'tanh', 'gelu', 'sigmoid'] as const) {
+    it(`${act} and its gradient at branch points and extremes`, () => {
+      const cols = 31; // 7 chunks of 4 and a tail of 3
+      const rows = Math.ceil(EDGES.length / cols) + 1;
+      const xs = new Float32Array(rows * cols);
+      for (let i = 0; i < xs.length; i++) xs[i] = EDGES[i % EDGES.length]! * (i < cols ? 1 : 0.37);
+      const x = inArena(xs);
+      const b = inArena(new Float32Array(cols)); // zero bias: z is x exactly
+      const y = inArena(rows * cols);
+      const want = new Float32Array(rows * cols);
+      ops.biasAct(copy(x), copy(b), want, cols, act, rows * cols);
+      k.biasAct(x, b, y, cols, act, rows * cols);
+      for (const v of y) expect(Number.isFinite(v)).toBe(true);
+      if (act === 'none' || act === 'relu') expect([...y]).toEqual([...want]);
+      else close(y, want, [2e-7, 2e-6], 'forward');
+      const gy = inArena(rows * cols, 1);
+      const gx = inArena(rows * cols);
+      const gb = inArena(cols);
+      const [wx, wb] = [copy(gx), copy(gb)];
+      ops.biasActGrad(copy(x), copy(b), copy(gy), wx, wb, cols, act, rows * cols);
+      k.biasActGrad(x, b, gy, gx, gb, cols, act, rows * cols);
+      if (act === 'none' || act === 'relu') {
+        expect([...gx]).toEqual([...wx]);
+        expect([...gb]).toEqual([...wb]);
+      } else {
+        close(gx, wx, [1e-6, 1e-5], 'gx');
+        close(gb, wb, [1e-6, 1e-5], 'gb');
+      }
+    });
+  }
+
+  for (const op of ['add', 'sub', 'mul'] as const) {
+    it(`binary ${op} and its gradients (odd length, live prefix, 0 live)`, () => {
+      for (const count of [37, 13, 0]) {
+        const [a, b] = [inArena(37, 1e3), inArena(37, 1e-2)];
+        const y = inArena(37);
+        const want = copy(y);
+        const before = callsOf('binary');
+        ops.binary(op, copy(a), copy(b), want, count);
+        k.binary(op, a, b, y, count);
+        // One f32 operation per element: the reference's bits, and the tail past `count` untouched.
+        expect([...y]).toEqual([...want]);
+        ranInWasm('binary', before);
+        for (const which of [0, 1] as const) {
+          const gy = inArena(37, 3);
+          const g = inArena(37);
+          const wg = copy(g);
+          ops.binaryGrad(op, which, copy(a), copy(b), copy(gy), wg, count);
+          k.binaryGrad(op, which, a, b, gy, g, count);
+          if (op === 'mul') close(g, wg, [1e-6, 1e-6], `grad ${which}`);
+          else expect([...g]).toEqual([...wg]);
+        }
+      }
+    });
+  }
+
   it('bias-free relu over a length that is not a multiple of 4', () => {
     const x = inArena(23, 2);
     const y = inArena(23);

@@ -5,7 +5,7 @@
  * the module. A call whose arrays do not all live in the arena's memory runs the TypeScript kernel
  * instead, as do the kernels that were not ported (binary, unary, pick, reduce, ...).
  */
-import type { Activation } from '../graph.ts';
+import type { Activation, BinaryOp } from '../graph.ts';
 import { TS_KERNELS, type Kernels } from '../cpu/runtime.ts';
 import * as ops from '../cpu/ops.ts';
 import { adamStep, clipScale } from '../optimizer.ts';
@@ -13,6 +13,7 @@ import type { Exports } from './exports.ts';
 import { CTRL_SLOTS, MatmulThreads, THREAD_SOURCE, type ThreadSpawner } from './threads.ts';
 
 const ACT: Record<Activation, number> = { none: 0, relu: 1, tanh: 2, gelu: 3, sigmoid: 4 };
+const BINARY: Record<BinaryOp, number> = { add: 0, sub: 1, mul: 2 };
 /** The matmul's `transB` value for "B is op(B) packed whole" (assembly/matmul.ts). */
 const PACKED = 2;
 
@@ -217,6 +218,35 @@ export function wasmKernels(arena: WasmArena): Kernels {
       const args = [p[0]!, b, p[2]!, batch, m, n, k, +transA, tb, +accumulate];
       if (arena.threads?.matmul(args, m, n, k, batch)) return ran('matmul2');
       x.matmul(p[0]!, b, p[2]!, batch, m, n, k, +transA, tb, +accumulate, arena.work);
+    },
+    matmulSharedPrefix(A, B, C, m, n, k, d, ids, partials) {
+      const p = ptrs(A, B, C);
+      if (!p) return ops.matmulSharedPrefix(A, B, C, m, n, k, d, ids, partials);
+      ran('matmulSharedPrefix');
+      const [a, b, c] = [p[0]!, p[1]!, p[2]!];
+      // Each distinct prefix summed once (then copied), then every row's other columns on top.
+      for (let i = 0; i < m; i++) {
+        const id = ids[i] as number;
+        const hit = partials[id];
+        if (hit) C.set(hit, i * n);
+        else {
+          x.sparseRows(a + i * k * 4, b, c + i * n * 4, 1, n, k, 0, d, 0);
+          partials[id] = C.slice(i * n, (i + 1) * n);
+        }
+      }
+      x.sparseRows(a, b, c, m, n, k, d, k, 1);
+    },
+    binary(op, a, b, y, count = y.length) {
+      const p = ptrs(a, b, y);
+      if (!p) return ops.binary(op, a, b, y, count);
+      ran('binary');
+      x.binary(BINARY[op], p[0]!, p[1]!, p[2]!, count);
+    },
+    binaryGrad(op, which, a, b, gy, g, count = gy.length) {
+      const p = ptrs(a, b, gy, g);
+      if (!p) return ops.binaryGrad(op, which, a, b, gy, g, count);
+      ran('binaryGrad');
+      x.binaryGrad(BINARY[op], which, p[0]!, p[1]!, p[2]!, p[3]!, count);
     },
     biasAct(xs, bias, y, cols, act, count = xs.length) {
       const p = ptrs(xs, bias, y);

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { createRng } from '../../core/rng.ts';
 import { CpuModel } from '../cpu/model.ts';
-import type { Tensor } from '../graph.ts';
+import { Graph, type Tensor } from '../graph.ts';
+import * as init from '../init.ts';
 import { mlpPolicyGraph, mlpPolicyInputs } from '../mlp.ts';
 import { CASE_NAMES, buildCase, tiedTables, worstError } from '../testing/cases.ts';
 import { createWasmModel, wasmKernelCalls } from './model.ts';
@@ -53,8 +54,77 @@ describe('wasm backend matches the TypeScript reference on every op case (forwar
       'scatterAddRows',
     ];
     want.push('layerNorm', 'layerNormGrad', 'crossEntropy', 'crossEntropyGrad', 'causalAttention');
-    want.push('causalAttentionGrad', 'matmulPacked', 'packB');
+    want.push('causalAttentionGrad', 'matmulPacked', 'packB', 'binary', 'binaryGrad');
     expect(new Set(ran)).toEqual(new Set(want));
+  });
+});
+
+describe('wasm shared prefixes', () => {
+  // Rows 0, 3, 6 share their first d columns, rows 1, 4, 7 too; rows 2, 5, 8 have their own.
+  const [m, k, n, d] = [9, 23, 13, 12];
+  function sharedRows(rng: ReturnType<typeof createRng>): Float32Array {
+    const data = new Float32Array(m * k);
+    for (let i = 0; i < data.length; i++) data[i] = rng.next() < 0.3 ? 0 : rng.next() * 2 - 1;
+    for (let i = 3; i < m; i++) if (i % 3 !== 2) data.copyWithin(i * k, (i % 3) * k, (i % 3) * k + d);
+    return data;
+  }
+  function productGraph(rng: ReturnType<typeof createRng>) {
+    const g = new Graph();
+    const a = g.input('a', [m, k]);
+    const w = g.param('w', [k, n], init.uniform(rng, k * n, 1));
+    return { graph: g, y: g.matmul(a, w) };
+  }
+  const bits = (x: Float32Array) => [...new Uint32Array(x.buffer, x.byteOffset, x.length)];
+
+  it('the product sums each prefix once in the module and matches the TypeScript reference', async () => {
+    const { graph, y } = productGraph(createRng(4));
+    const data = sharedRows(createRng(5));
+    const shared = await createWasmModel(graph, { sharedPrefix: { a: d } });
+    const ref = new CpuModel(graph);
+    for (const model of [shared, ref]) model.setInput('a', data);
+    await shared.step();
+    await ref.step();
+    expect(worstError(await shared.read(y), await ref.read(y), FWD.abs, FWD.rel)).toBeLessThanOrEqual(1);
+    expect(wasmKernelCalls(shared)?.get('matmulSharedPrefix')).toBe(1);
+  });
+
+  it('a row gives the same bits whether its prefix was summed for it or kept from another row', async () => {
+    const { graph, y } = productGraph(createRng(4));
+    const data = sharedRows(createRng(6));
+    const all = await createWasmModel(graph, { sharedPrefix: { a: d } });
+    all.setInput('a', data);
+    await all.step();
+    const out = await all.read(y);
+    // Row 4 alone (its prefix summed for it), padded with zero rows, in a fresh model.
+    for (const row of [4, 5, 6]) {
+      const alone = await createWasmModel(graph, { sharedPrefix: { a: d } });
+      const one = new Float32Array(m * k);
+      one.set(data.subarray(row * k, (row + 1) * k));
+      alone.setInput('a', one, 1);
+      await alone.step();
+      expect(bits((await alone.read(y)).subarray(0, n))).toEqual(bits(out.subarray(row * n, (row + 1) * n)));
+      // And again in the first model, after the other rows were seen: a kept prefix.
+      all.setInput('a', one, 1);
+      await all.step();
+      expect(bits((await all.read(y)).subarray(0, n))).toEqual(bits(out.subarray(row * n, (row + 1) * n)));
+    }
+  });
+
+  it('new weights drop the kept prefix sums', async () => {
+    const { graph, y } = productGraph(createRng(4));
+    const data = sharedRows(createRng(7));
+    const shared = await createWasmModel(graph, { sharedPrefix: { a: d } });
+    const plain = await createWasmModel(graph);
+    shared.setInput('a', data);
+    await shared.step();
+    const state = await shared.exportState();
+    const params = Float32Array.from(state.params, (x) => x * 0.5 + 0.25);
+    for (const model of [shared, plain]) {
+      model.importState({ ...state, params });
+      model.setInput('a', data);
+      await model.step();
+    }
+    expect(worstError(await shared.read(y), await plain.read(y), FWD.abs, FWD.rel)).toBeLessThanOrEqual(1);
   });
 });
 

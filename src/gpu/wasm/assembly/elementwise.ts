@@ -1,46 +1,18 @@
 /**
  * Bias + activation and softmax / log-softmax with their gradients: ports of
- * src/gpu/cpu/ops-elementwise.ts. relu and identity run four lanes at a time (f32 addition gives
- * the reference's bits); the transcendental activations and row sums use f64 as the reference does.
+ * src/gpu/cpu/ops-elementwise.ts. Bias + activation runs four lanes at a time: relu and identity
+ * in f32 give the reference's bits; tanh, GELU and sigmoid use the f32 approximations of
+ * activation.ts (within a few ulps). Softmax row sums use f64 as the reference does.
  */
+import { activate4, activateGrad4 } from './activation';
 
 // Activation codes, as in src/gpu/wasm/kernels.ts.
 const NONE = 0;
 const RELU = 1;
-const TANH = 2;
-const GELU = 3;
-const SIGMOID = 4;
-const GELU_C: f64 = Math.sqrt(2 / Math.PI);
 const MASKED_LOG_PROB: f32 = -1e30;
 
 function at(base: usize, i: i32): usize {
   return base + ((<usize>i) << 2);
-}
-
-function activate(z: f64, act: i32): f64 {
-  if (act == RELU) return z > 0 ? z : 0;
-  if (act == TANH) return Math.tanh(z);
-  if (act == GELU) return 0.5 * z * (1 + Math.tanh(GELU_C * (z + 0.044715 * z * z * z)));
-  if (act == SIGMOID) return 1 / (1 + Math.exp(-z));
-  return z;
-}
-
-function activateGrad(z: f64, act: i32): f64 {
-  if (act == RELU) return z > 0 ? 1 : 0;
-  if (act == TANH) {
-    const t = Math.tanh(z);
-    return 1 - t * t;
-  }
-  if (act == GELU) {
-    const u = GELU_C * (z + 0.044715 * z * z * z);
-    const t = Math.tanh(u);
-    return 0.5 * (1 + t) + 0.5 * z * (1 - t * t) * GELU_C * (1 + 3 * 0.044715 * z * z);
-  }
-  if (act == SIGMOID) {
-    const s = 1 / (1 + Math.exp(-z));
-    return s * (1 - s);
-  }
-  return 1;
 }
 
 /** y = act(x + bias[i % cols]) for i < count; bias 0 = none. */
@@ -64,13 +36,24 @@ export function biasAct(x: usize, bias: usize, y: usize, cols: i32, act: i32, co
     }
     return;
   }
-  for (let i = 0; i < count; i++) {
-    const z = <f64>load<f32>(at(x, i)) + (bias == 0 ? 0 : <f64>load<f32>(at(bias, i % cols)));
-    store<f32>(at(y, i), <f32>activate(z, act));
+  const rowLen = bias == 0 ? count : cols;
+  for (let o = 0; o < count; o += rowLen) {
+    const end = min(rowLen, count - o);
+    let c = 0;
+    for (; c + 3 < end; c += 4) {
+      let z = v128.load(at(x, o + c));
+      if (bias != 0) z = f32x4.add(z, v128.load(at(bias, c)));
+      v128.store(at(y, o + c), activate4(z, act));
+    }
+    for (; c < end; c++) {
+      let z = load<f32>(at(x, o + c));
+      if (bias != 0) z += load<f32>(at(bias, c));
+      store<f32>(at(y, o + c), f32x4.extract_lane(activate4(f32x4.splat(z), act), 0));
+    }
   }
 }
 
-/** gx += gy·act'(x + b); gb[c] += Σ_r gy·act'(x + b) (gx, gb 0 = not wanted). */
+/** gx += gy·act'(x + b); gb[c] += Σ_r gy·act'(x + b) (gx, gb 0 = not wanted); four lanes at a time. */
 export function biasActGrad(
   x: usize,
   bias: usize,
@@ -81,12 +64,23 @@ export function biasActGrad(
   act: i32,
   count: i32,
 ): void {
-  for (let i = 0; i < count; i++) {
-    const c = i % cols;
-    const z = <f64>load<f32>(at(x, i)) + (bias == 0 ? 0 : <f64>load<f32>(at(bias, c)));
-    const dz = <f64>load<f32>(at(gy, i)) * activateGrad(z, act);
-    if (gx != 0) store<f32>(at(gx, i), <f32>(<f64>load<f32>(at(gx, i)) + dz));
-    if (gb != 0) store<f32>(at(gb, c), <f32>(<f64>load<f32>(at(gb, c)) + dz));
+  for (let o = 0; o < count; o += cols) {
+    const end = min(cols, count - o);
+    let c = 0;
+    for (; c + 3 < end; c += 4) {
+      let z = v128.load(at(x, o + c));
+      if (bias != 0) z = f32x4.add(z, v128.load(at(bias, c)));
+      const dz = f32x4.mul(v128.load(at(gy, o + c)), activateGrad4(z, act));
+      if (gx != 0) v128.store(at(gx, o + c), f32x4.add(v128.load(at(gx, o + c)), dz));
+      if (gb != 0) v128.store(at(gb, c), f32x4.add(v128.load(at(gb, c)), dz));
+    }
+    for (; c < end; c++) {
+      let z = load<f32>(at(x, o + c));
+      if (bias != 0) z += load<f32>(at(bias, c));
+      const dz = load<f32>(at(gy, o + c)) * f32x4.extract_lane(activateGrad4(f32x4.splat(z), act), 0);
+      if (gx != 0) store<f32>(at(gx, o + c), load<f32>(at(gx, o + c)) + dz);
+      if (gb != 0) store<f32>(at(gb, c), load<f32>(at(gb, c)) + dz);
+    }
   }
 }
 
@@ -149,5 +143,52 @@ export function softmaxGrad(
       const d = log ? g - Math.exp(yc) * s : yc * (g - s);
       store<f32>(at(gx, o + c), <f32>(<f64>load<f32>(at(gx, o + c)) + d));
     }
+  }
+}
+
+// Binary op codes, as in src/gpu/wasm/kernels.ts.
+const SUB = 1;
+const MUL = 2;
+
+/** y = a op b element-wise for i < count (add 0, sub 1, mul 2): one f32 operation, the reference's bits. */
+export function binary(op: i32, a: usize, b: usize, y: usize, count: i32): void {
+  let i = 0;
+  for (; i + 3 < count; i += 4) {
+    const u = v128.load(at(a, i));
+    const v = v128.load(at(b, i));
+    v128.store(at(y, i), op == MUL ? f32x4.mul(u, v) : op == SUB ? f32x4.sub(u, v) : f32x4.add(u, v));
+  }
+  for (; i < count; i++) {
+    const u = load<f32>(at(a, i));
+    const v = load<f32>(at(b, i));
+    store<f32>(at(y, i), op == MUL ? u * v : op == SUB ? u - v : u + v);
+  }
+}
+
+/**
+ * g += ∂(a op b)/∂operand · gy for operand `which` (0 = a, 1 = b). For add and sub the reference's
+ * bits; for mul the product is rounded to f32 before the sum (the reference adds the exact f64
+ * product), within an ulp.
+ */
+export function binaryGrad(op: i32, which: i32, a: usize, b: usize, gy: usize, g: usize, count: i32): void {
+  const other = which == 0 ? b : a;
+  let i = 0;
+  for (; i + 3 < count; i += 4) {
+    const d = v128.load(at(gy, i));
+    const gi = v128.load(at(g, i));
+    let r: v128;
+    if (op == MUL) r = f32x4.add(gi, f32x4.mul(v128.load(at(other, i)), d));
+    else if (op == SUB && which == 1) r = f32x4.sub(gi, d);
+    else r = f32x4.add(gi, d);
+    v128.store(at(g, i), r);
+  }
+  for (; i < count; i++) {
+    const d = load<f32>(at(gy, i));
+    const gi = load<f32>(at(g, i));
+    let r: f32;
+    if (op == MUL) r = gi + load<f32>(at(other, i)) * d;
+    else if (op == SUB && which == 1) r = gi - d;
+    else r = gi + d;
+    store<f32>(at(g, i), r);
   }
 }

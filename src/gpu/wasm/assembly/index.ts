@@ -1,7 +1,8 @@
 /** Entry point of the WebAssembly SIMD kernels (AssemblyScript); see docs/compute-core.md. */
 export { matmul, matmulRows, matmulWorkBytes, packBAll, packedBFloats } from './matmul';
 export { adam, sumSquares } from './adam';
-export { biasAct, biasActGrad, softmax, softmaxGrad } from './elementwise';
+export { sparseRows } from './sparse';
+export { biasAct, biasActGrad, binary, binaryGrad, softmax, softmaxGrad } from './elementwise';
 export {
   gatherRows,
   scatterAddRows,
