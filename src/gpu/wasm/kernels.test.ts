@@ -78,6 +78,31 @@ describe('wasm matmul', () => {
     }
   }
 
+  // One or two columns, or a depth of one or two: the row kernel instead of 8-column panels.
+  for (const [m, n, kk] of [
+    [37, 1, 64],
+    [37, 2, 18],
+    [41, 32, 1],
+    [6, 9, 2],
+    [0, 1, 3],
+  ] as const) {
+    it(`small product [${m}×${kk}]·[${kk}×${n}] with zeros in A, then accumulated`, () => {
+      const A = inArena(m * kk);
+      for (let i = 0; i < A.length; i += 3) A[i] = 0;
+      const B = inArena(kk * n);
+      const C = inArena(m * n, 1);
+      const want = copy(C);
+      const before = callsOf('matmulSmall');
+      ops.matmul(copy(A), copy(B), want, 1, m, n, kk, false, false, true);
+      k.matmul(A, B, C, 1, m, n, kk, false, false, true);
+      close(C, want, GRAD);
+      ops.matmul(copy(A), copy(B), want, 1, m, n, kk, false, false, false);
+      k.matmul(A, B, C, 1, m, n, kk, false, false, false);
+      close(C, want, FWD);
+      expect(callsOf('matmulSmall')).toBe(before + 2);
+    });
+  }
+
   it('large values stay finite and match (|x| ~ 1e15: products near f32 max)', () => {
     const [m, n, kk] = [9, 11, 13];
     const A = inArena(m * kk, 1e15);

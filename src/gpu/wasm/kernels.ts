@@ -14,6 +14,8 @@ import { CTRL_SLOTS, MatmulThreads, THREAD_SOURCE, type ThreadSpawner } from './
 
 const ACT: Record<Activation, number> = { none: 0, relu: 1, tanh: 2, gelu: 3, sigmoid: 4 };
 const BINARY: Record<BinaryOp, number> = { add: 0, sub: 1, mul: 2 };
+/** Products with at most this many columns or this depth run `sparseRows` instead of the tiled matmul. */
+const SMALL = 2;
 /** The matmul's `transB` value for "B is op(B) packed whole" (assembly/matmul.ts). */
 const PACKED = 2;
 
@@ -209,6 +211,12 @@ export function wasmKernels(arena: WasmArena): Kernels {
       const p = ptrs(A, B, C);
       if (!p) return ops.matmul(A, B, C, batch, m, n, k, transA, transB, accumulate);
       ran('matmul');
+      // A product with one or two columns or a depth of one or two (a column of ones summing a
+      // row, a weight column widened to a matrix) would be mostly padding in 8-column panels.
+      if (batch === 1 && !transA && !transB && (n <= SMALL || k <= SMALL)) {
+        ran('matmulSmall');
+        return x.sparseRows(p[0]!, p[1]!, p[2]!, m, n, k, 0, k, +accumulate);
+      }
       let [b, tb] = [p[1]!, +transB];
       const packed = batch === 1 ? arena.packedB(b, B.byteLength, n, k, transB) : -1;
       if (packed >= 0) {
