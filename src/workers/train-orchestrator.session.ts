@@ -17,6 +17,7 @@
  */
 import type { BackendChoice } from '../gpu/index.ts';
 import { TRAINED_MODELS_PATH } from '../orchestrator/index.ts';
+import { backendAfterLoss } from './device-loss.ts';
 import type { Handlers } from './rpc/server.ts';
 import type { OutputIn } from './rpc/protocol.ts';
 import type {
@@ -99,13 +100,6 @@ export interface OrchSessionDeps {
   maxSampled?: number;
 }
 
-const CPU_AFTER_LOSS = (message: string): BackendChoice => ({
-  backend: 'cpu',
-  reason: `the WebGPU device was lost (${message}), no WebAssembly SIMD: continuing on the CPU (TypeScript) backend`,
-  adapter: null,
-  ctx: null,
-});
-
 /** Where the worker keeps the run's checkpoint (`baton.orchestrator-grpo/1` JSON, as a Blob). */
 export const ORCH_CHECKPOINT_IDB = {
   db: 'baton-train-orchestrator',
@@ -173,20 +167,6 @@ export function orchTrainHandlers(deps: OrchSessionDeps): Handlers<OrchTrainMeth
     return s.lost !== null || s.choice.ctx?.lost === true;
   };
 
-  /**
-   * The backend after a device loss: the best CPU-side one, WebAssembly SIMD where the engine has it
-   * (as `auto` picks without a GPU), else the TypeScript CPU backend.
-   */
-  const afterLoss = async (message: string): Promise<BackendChoice> => {
-    try {
-      const c = await deps.choose('wasm', () => undefined);
-      const how = c.reason.replace(/^WebAssembly SIMD backend forced/, 'WebAssembly SIMD backend');
-      return { ...c, reason: `the WebGPU device was lost (${message}): continuing on the ${how}` };
-    } catch {
-      return CPU_AFTER_LOSS(message);
-    }
-  };
-
   type Step =
     | { kind: 'iteration'; metrics: OrchMetrics; sampled: OrchSampled[]; ms: number }
     | { kind: 'recovered'; message: string };
@@ -212,7 +192,7 @@ export function orchTrainHandlers(deps: OrchSessionDeps): Handlers<OrchTrainMeth
       const message = s.lost ?? (failure instanceof Error ? failure.message : 'device lost');
       s.trainer.dispose();
       disposeChoice(s.choice);
-      const choice = await afterLoss(message);
+      const choice = await backendAfterLoss(deps.choose, message);
       const trainer = await deps.lib.create({ model: s.model, config: {}, choice, checkpoint: s.last });
       session = { ...s, trainer, choice, lost: null, loseAfter: null };
       return { kind: 'recovered', message };

@@ -64,7 +64,7 @@ export const TrainProgressSchema = z.discriminatedUnion('kind', [
     accuracy: num.min(0).max(1),
     reward: num,
   }),
-  /** The WebGPU device was lost: the trainer continues on the CPU from the last finished iteration. */
+  /** The WebGPU device was lost: the trainer continues on the CPU side (wasm or TypeScript) from the last finished iteration. */
   z.object({
     kind: z.literal('recovered'),
     iteration: z.number().int().min(0),

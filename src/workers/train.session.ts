@@ -12,8 +12,8 @@
  *   macrotask every few tens of milliseconds, which is when their `cancel` can arrive.
  * - After every finished iteration the worker keeps the trainer's snapshot in memory. When the
  *   WebGPU device is lost during an iteration, that iteration is dropped and the trainer is built
- *   again on the CPU backend from the kept snapshot: at most one iteration's work is lost, and a
- *   `recovered` report says so.
+ *   again from the kept snapshot on the best CPU-side backend (WebAssembly SIMD where the engine
+ *   has it, else TypeScript): at most one iteration's work is lost, and a `recovered` report says so.
  */
 import { simulatedRunners } from '../executor/train-runners.ts';
 import type { BackendChoice, BackendPreference } from '../gpu/index.ts';
@@ -40,6 +40,7 @@ import {
   type TrainConfig,
   type TrainerSnapshot,
 } from '../train/index.ts';
+import { backendAfterLoss } from './device-loss.ts';
 import type { Handlers } from './rpc/server.ts';
 import type { OutputIn, ProgressIn } from './rpc/protocol.ts';
 import type { StructureRow, TrainMethods } from './train.methods.ts';
@@ -66,13 +67,6 @@ export interface TrainSessionDeps {
    */
   storeSnapshot?: (text: string) => Promise<void>;
 }
-
-const CPU_AFTER_LOSS = (message: string): BackendChoice => ({
-  backend: 'cpu',
-  reason: `the WebGPU device was lost (${message}): continuing on the CPU backend`,
-  adapter: null,
-  ctx: null,
-});
 
 /** Held-out tasks of the periodic evaluation while a run trains (greedy, the same tasks each time). */
 export const HELDOUT_N = 16;
@@ -204,12 +198,17 @@ export function trainHandlers(deps: TrainSessionDeps): Handlers<TrainMethods> {
       failure = e;
     }
     if (await wasLost(s)) {
-      // The iteration ran (partly) on a lost device: drop it and continue on the CPU from `last`.
+      // The iteration ran (partly) on a lost device: drop it and continue on the CPU side from `last`.
       const message = s.lost ?? (failure instanceof Error ? failure.message : 'device lost');
       s.trainer.dispose();
       disposeChoice(s.choice);
       session = await build(
-        { choice: CPU_AFTER_LOSS(message), config: s.last.config, lost: null, loseAfter: null },
+        {
+          choice: await backendAfterLoss(deps.choose, message),
+          config: s.last.config,
+          lost: null,
+          loseAfter: null,
+        },
         s.last.start,
         s.last,
       );

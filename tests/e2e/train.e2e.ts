@@ -198,7 +198,7 @@ describe('Train page on WebGPU (SwiftShader)', () => {
     }
   });
 
-  it('loses the device mid-iteration, says so, and goes on on the CPU with at most one iteration lost', async () => {
+  it('loses the device mid-iteration, says so, and goes on on WebAssembly SIMD with at most one iteration lost', async () => {
     const { context, page, errors } = await openPage(browser, '?train-test-hooks#/train');
     try {
       await page.locator('[data-testid=train-page]').waitFor();
@@ -217,10 +217,10 @@ describe('Train page on WebGPU (SwiftShader)', () => {
       await notice.waitFor({ timeout: 60_000 });
       expect(await notice.innerText()).toMatch(/WebGPU device was lost during iteration \d+/);
       expect(await page.locator('[data-testid=train-backend]').innerText()).toMatch(
-        /^cpu: the WebGPU device was lost/,
+        /^wasm: the WebGPU device was lost \(.+\): continuing on the WebAssembly SIMD backend/,
       );
       const lostAt = Number(
-        /resumed on the CPU backend from iteration (\d+)/.exec(await notice.innerText())?.[1],
+        /resumed on the WebAssembly SIMD backend from iteration (\d+)/.exec(await notice.innerText())?.[1],
       );
       await waitFor(
         page,

@@ -187,7 +187,7 @@ export const createTrainSlice: SliceCreator<TrainSlice> = (set, get) => {
         trainBackend: p.backend,
         trainNotices: [
           ...get().trainNotices,
-          `The WebGPU device was lost during iteration ${p.iteration + 1} (${p.message}). Training resumed on the CPU backend from iteration ${p.iteration}; ${p.lost} iteration was lost and is being run again.`,
+          `The WebGPU device was lost during iteration ${p.iteration + 1} (${p.message}). Training resumed on the ${p.backend.backend === 'wasm' ? 'WebAssembly SIMD' : p.backend.backend === 'cpu' ? 'CPU (TypeScript)' : p.backend.backend} backend from iteration ${p.iteration}; ${p.lost} iteration was lost and is being run again.`,
         ],
       });
     }
