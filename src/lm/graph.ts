@@ -51,6 +51,22 @@ export function buildTinyGptGraph(
   config: TinyGptConfig,
   opts: TinyGptWindow & { weights?: TinyGptWeights; seed?: number },
 ): TinyGptGraph {
+  const t = buildTinyGptLogits(config, opts);
+  const g = t.graph;
+  const targets = inputNamed(g, 'targets');
+  const lossWeights = g.input('weights', [t.batch * t.seq]);
+  return { ...t, loss: g.crossEntropy(t.logits, targets, lossWeights) };
+}
+
+/**
+ * The same graph up to the logits, without the cross-entropy loss or its `weights` input: for a
+ * caller that builds its own objective on the logits (the orchestrator's GRPO learner), so no pass
+ * spends a log-sum-exp over the vocabulary on a loss nobody reads.
+ */
+export function buildTinyGptLogits(
+  config: TinyGptConfig,
+  opts: TinyGptWindow & { weights?: TinyGptWeights; seed?: number },
+): Omit<TinyGptGraph, 'loss'> {
   const { batch, seq } = opts;
   if (!Number.isInteger(batch) || batch < 1)
     throw new Error(`batch must be a positive integer, got ${batch}`);
@@ -70,8 +86,7 @@ export function buildTinyGptGraph(
   const n = batch * seq;
   const ids = g.input('ids', [n], 'u32');
   const positions = g.input('positions', [n], 'u32');
-  const targets = g.input('targets', [n], 'u32');
-  const lossWeights = g.input('weights', [n]);
+  g.input('targets', [n], 'u32');
   const packed = opts.packed ?? false;
   const segments = packed ? g.input('segments', [n], 'u32') : undefined;
   const params = new Map<string, Tensor>();
@@ -97,8 +112,13 @@ export function buildTinyGptGraph(
   }
   const h = g.layerNorm(x, p('ln_f.g'), p('ln_f.b'), eps);
   const logits = g.matmul(h, wte, { transB: true });
-  const loss = g.crossEntropy(logits, targets, lossWeights);
-  return { graph: g, config, batch, seq, packed, loss, logits, params };
+  return { graph: g, config, batch, seq, packed, logits, params };
+}
+
+function inputNamed(g: Graph, name: string): Tensor {
+  const n = g.inputs().find((i) => i.op.kind === 'input' && i.op.name === name);
+  if (!n) throw new Error(`the graph has no input ${name}`);
+  return n;
 }
 
 /**

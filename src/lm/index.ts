@@ -15,6 +15,7 @@ export { initWeights } from './init.ts';
 export {
   TINY_GPT_INPUTS,
   buildTinyGptGraph,
+  buildTinyGptLogits,
   weightsOf,
   type TinyGptGraph,
   type TinyGptWindow,

@@ -7,7 +7,7 @@ import { drawTeacherTasks, tinyDesignSampling } from '../orchestrator/index.ts';
 import { DEFAULT_POOL } from '../policy/index.ts';
 import { orchestratorTrainConfig } from './orchestrator-config.ts';
 import { CpuExactDecoder } from './orchestrator-decode.ts';
-import { OrchestratorLearner, windowFor } from './orchestrator-learner.ts';
+import { OrchestratorLearner, windowFor, PAD_SEGMENT } from './orchestrator-learner.ts';
 import { readOrchestratorModel } from './orchestrator-model.ts';
 import { sampleDesigns, type Sample } from './orchestrator-sampler.ts';
 
@@ -80,7 +80,16 @@ describe('OrchestratorLearner', () => {
     const seq = model.weights.config.nPositions;
     const packedWindow = windowFor(samples, 2, seq, model.weights.config.vocabSize, true);
     expect(packedWindow.rowsUsed).toBeLessThan(samples.length);
-    expect(Math.max(...packedWindow.segments)).toBeGreaterThan(1);
+    const real = [...packedWindow.segments].filter((x) => x < PAD_SEGMENT);
+    expect(Math.max(...real)).toBeGreaterThan(1);
+    // Each padding position is a segment of its own (attention over padding grows linearly).
+    for (let row = 0; row < 2; row++) {
+      const pads = [...packedWindow.segments.subarray(row * seq, (row + 1) * seq)].filter(
+        (x) => x >= PAD_SEGMENT,
+      );
+      expect(pads.length).toBeGreaterThan(0);
+      expect(new Set(pads).size).toBe(pads.length);
+    }
     const base = { minibatch: 4, klCoef: 0.1, entropyCoef: 0.05 };
     const packed = await OrchestratorLearner.create(
       model.weights,

@@ -15,7 +15,10 @@
  * (one allowed token: log-probability 0 whatever θ) get g_t = v_t = 0, hence no gradient.
  */
 import { compile, type BackendChoice, type Model, type Tensor, type TrainState } from '../gpu/index.ts';
-import { buildTinyGptGraph, weightsOf, type TinyGptGraph, type TinyGptWeights } from '../lm/index.ts';
+import { buildTinyGptLogits, weightsOf, type TinyGptGraph, type TinyGptWeights } from '../lm/index.ts';
+
+/** The LM graph up to its logits (no cross-entropy loss): what the learner scores with. */
+type LogitsGraph = Omit<TinyGptGraph, 'loss'>;
 import { ppoObjective } from './objective.ts';
 import type { OrchestratorTrainConfig } from './orchestrator-config.ts';
 
@@ -42,7 +45,7 @@ export interface OrchestratorUpdateStats {
 }
 
 interface Compiled {
-  tg: TinyGptGraph;
+  tg: LogitsGraph;
   model: Model;
   logp: Tensor;
 }
@@ -74,9 +77,13 @@ export function packSequences(
 /**
  * The window's inputs for `seqs`. Unpacked (`packed` false): sequence b fills row b from position
  * 0, at most `batch` sequences. Packed: sequences are laid first fit into the rows, each its own
- * attention segment (id k + 1 for the k-th of a row, padding 0) whose positions restart at 0, so a
+ * attention segment (id k + 1 for the k-th of a row; each padding position its own, `PAD_SEGMENT`
+ * + its position) whose positions restart at 0, so a
  * sequence's every row computes what it computes alone from position 0 (graph.ts, `packed`).
  */
+/** Segment ids of packed padding: PAD_SEGMENT + position in the row (sequences use 1, 2, …). */
+export const PAD_SEGMENT = 0x8000_0000;
+
 export function windowFor(
   seqs: readonly ScoredSequence[],
   batch: number,
@@ -135,15 +142,20 @@ export function windowFor(
       return r;
     });
   });
-  // Padding: positions count on from the last sequence of the row (segment 0, token 0).
+  // Padding: positions count on from the last sequence of the row (token 0). Packed, each padding
+  // position is a segment of its own, so it attends to itself only: a row's padding (or a whole
+  // unused row) costs attention in proportion to its length, not its square, and no sequence
+  // reads it either way.
   for (let row = 0; row < batch; row++)
-    for (let t = fill[row] as number; t < seq; t++)
+    for (let t = fill[row] as number; t < seq; t++) {
       positions[row * seq + t] = packed ? t - (fill[row] as number) : t;
+      if (packed) segments[row * seq + t] = PAD_SEGMENT + t;
+    }
   const rowsUsed = count.filter((c) => c > 0).length;
   return { ids, positions, targets, mask, segments, trained, index, rowsUsed };
 }
 
-const inputOf = (tg: TinyGptGraph, name: string): Tensor => {
+const inputOf = (tg: LogitsGraph, name: string): Tensor => {
   const n = tg.graph.inputs().find((i) => i.op.kind === 'input' && i.op.name === name);
   if (!n) throw new Error(`the LM graph has no input ${name}`);
   return n;
@@ -155,9 +167,9 @@ function scoredGraph(
   batch: number,
   temperature: number,
   packed: boolean,
-): { tg: TinyGptGraph; lp: Tensor; logp: Tensor } {
+): { tg: LogitsGraph; lp: Tensor; logp: Tensor } {
   const seq = w.config.nPositions;
-  const tg = buildTinyGptGraph(w.config, { batch, seq, weights: w, packed });
+  const tg = buildTinyGptLogits(w.config, { batch, seq, weights: w, packed });
   const g = tg.graph;
   const mask = g.input('mask', [batch * seq, w.config.vocabSize]);
   const lp = g.logSoftmax(g.scale(tg.logits, 1 / temperature), mask);
@@ -233,20 +245,25 @@ export class OrchestratorLearner {
   private feed(c: Compiled, seqs: readonly ScoredSequence[]): ReturnType<typeof windowFor> {
     const seq = this.modelConfig.nPositions;
     const w = windowFor(seqs, this.rows, seq, this.modelConfig.vocabSize, this.packed);
-    // All rows are fed (attention cannot take padding rows); unused rows hold padding.
-    if (this.packed) c.model.setInput('segments', w.segments);
-    c.model.setInput('ids', w.ids);
-    c.model.setInput('positions', w.positions);
-    c.model.setInput('targets', w.targets);
-    c.model.setInput('weights', new Float32Array(w.ids.length));
-    c.model.setInput('mask', w.mask);
+    // Only the rows holding a sequence are live (they come first): the unused ones are padding by
+    // whole sequences, which the backends skip (or, on WebGPU, compute and never read).
+    const live = w.rowsUsed * seq;
+    this.live = live;
+    if (this.packed) c.model.setInput('segments', w.segments, live);
+    c.model.setInput('ids', w.ids, live);
+    c.model.setInput('positions', w.positions, live);
+    c.model.setInput('targets', w.targets, live);
+    c.model.setInput('mask', w.mask, live);
     return w;
   }
 
+  /** Live positions of the last window fed. */
+  private live = 0;
+
   private zeroLoss(): void {
     const n = this.rows * this.modelConfig.nPositions;
-    this.train.model.setInput('coef', new Float32Array(n));
-    this.train.model.setInput('valid', new Float32Array(n));
+    this.train.model.setInput('coef', new Float32Array(n), this.live);
+    this.train.model.setInput('valid', new Float32Array(n), this.live);
   }
 
   /**
@@ -317,10 +334,11 @@ export class OrchestratorLearner {
         entropy -= negH[r] as number;
       }
     entropy /= Math.max(1, n);
-    model.setInput('coef', Float32Array.from(obj.grad));
+    model.setInput('coef', Float32Array.from(obj.grad), this.live);
     model.setInput(
       'valid',
       Float32Array.from(w.trained, (x) => x / Math.max(1, n)),
+      this.live,
     );
     const step = await model.step({ update: apply });
     return {
@@ -351,7 +369,7 @@ export class OrchestratorLearner {
     return this.train.model;
   }
 
-  get graph(): TinyGptGraph {
+  get graph(): LogitsGraph {
     return this.train.tg;
   }
 

@@ -131,6 +131,59 @@ describe('CPU live rows', () => {
     expect(bits(skip.gw)).toEqual(bits(full.gw));
   });
 
+  it('attention takes padding by whole sequences: the live ones only, bit for bit as without padding', async () => {
+    const [seq, d, heads] = [4, 6, 2];
+    const build = (batch: number) => {
+      const g = new Graph();
+      const rng = createRng(12);
+      const x = g.input('x', [batch * seq, d]);
+      const seg = g.input('seg', [batch * seq], 'u32');
+      const wq = g.param('wq', [d, d], init.uniform(rng, d * d, 1));
+      const wk = g.param('wk', [d, d], init.uniform(rng, d * d, 1));
+      const att = g.causalAttention(g.matmul(x, wq), g.matmul(x, wk), x, {
+        batch,
+        seq,
+        heads,
+        segments: seg,
+      });
+      const w = g.input('w', [batch * seq, d]);
+      return { graph: g, att, wq, loss: g.sum(g.sum(g.mul(att, w))) };
+    };
+    const rng = createRng(3);
+    const x = init.uniform(rng, 2 * seq * d, 1);
+    const w = init.uniform(rng, 2 * seq * d, 1);
+    const seg = Uint32Array.from([1, 1, 2, 2, 1, 1, 1, 1]);
+    const run = async (batch: number, rows?: number) => {
+      const b = build(batch);
+      const m = new CpuModel(b.graph, { loss: b.loss });
+      const pad = (a: Float32Array): Float32Array => {
+        const out = new Float32Array(batch * seq * d).fill(NaN);
+        out.set(a);
+        return out;
+      };
+      const padSeg = new Uint32Array(batch * seq).fill(7);
+      padSeg.set(seg);
+      m.setInput('x', pad(x), rows);
+      m.setInput('w', pad(w), rows);
+      m.setInput('seg', padSeg, rows);
+      const r = await m.step({ update: false });
+      return { m, r, att: (await m.read(b.att)).subarray(0, 2 * seq * d), gq: await m.readGrad(b.wq) };
+    };
+    const exact = await run(2);
+    const padded = await run(3, 2 * seq); // a third sequence of NaN, skipped
+    expect(Number.isFinite(padded.r.loss)).toBe(true);
+    expect(padded.r.loss).toBe(exact.r.loss);
+    expect(bits(padded.att)).toEqual(bits(exact.att));
+    expect(bits(padded.gq)).toEqual(bits(exact.gq));
+    // Padding inside a sequence would be attended to: refused.
+    const cut = build(3);
+    const m = new CpuModel(cut.graph, { loss: cut.loss });
+    m.setInput('x', new Float32Array(3 * seq * d), seq + 1);
+    m.setInput('w', new Float32Array(3 * seq * d), seq + 1);
+    m.setInput('seg', new Uint32Array(3 * seq), seq + 1);
+    await expect(m.step()).rejects.toThrow(/padding rows inside a sequence/);
+  });
+
   it('refuses padding where an op would read it (a softmax over a padded vector)', async () => {
     const g = new Graph();
     const v = g.input('v', [4]);

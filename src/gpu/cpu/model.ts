@@ -180,6 +180,15 @@ export class CpuModel implements Model {
           throw new Error(`${op.kind} cannot take padding rows (node ${id})`);
       return full;
     };
+    // Attention mixes a sequence's rows: its inputs may end in padding only by whole sequences
+    // (the same live rows for all, a multiple of seq), and then only the live sequences are computed.
+    const wholeSequences = (seq: number, ids: number[]): number => {
+      const live = L[ids[0] as number] as number;
+      for (const id of ids)
+        if ((L[id] as number) !== live || live % seq !== 0)
+          throw new Error(`${op.kind} cannot take padding rows inside a sequence (node ${id})`);
+      return live;
+    };
     const rowWise = (x: number): number => {
       // A vector is one row: a row-wise op over a padded vector would read its padding.
       if (this.graph.node(x).shape.length < 2) return whole(x);
@@ -217,7 +226,7 @@ export class CpuModel implements Model {
         // A padded vector reduces over its live entries; a matrix keeps its live rows.
         return this.graph.node(op.x).shape.length < 2 ? full : rowWise(op.x);
       case 'causalAttention':
-        return whole(...opInputs(op));
+        return wholeSequences(op.seq, opInputs(op));
       case 'crossEntropy':
         return whole(...opInputs(op));
       case 'ppoClip':
@@ -321,18 +330,22 @@ export class CpuModel implements Model {
         const [rowsN, used] = this.reduced(n.id, op.x);
         return this.k.reduce(op.op, this.f(op.x), y, cols(this.graph.node(op.x).shape), rowsN, used);
       }
-      case 'causalAttention':
+      case 'causalAttention': {
+        // The live sequences only: every array cut to its first `b` sequences.
+        const b = live / op.seq;
+        const rows = (a: Float32Array): Float32Array => a.subarray(0, (a.length / op.batch) * b);
         return this.k.causalAttention(
-          this.f(op.q),
-          this.f(op.k),
-          this.f(op.v),
-          y,
-          this.stats.get(n.id) as Float32Array,
-          op.batch,
+          rows(this.f(op.q)),
+          rows(this.f(op.k)),
+          rows(this.f(op.v)),
+          rows(y),
+          rows(this.stats.get(n.id) as Float32Array),
+          b,
           op.seq,
           op.heads,
-          op.segments === null ? null : this.u(op.segments),
+          op.segments === null ? null : this.u(op.segments).subarray(0, live),
         );
+      }
       case 'crossEntropy':
         y[0] = this.k.crossEntropy(
           this.f(op.logits),
@@ -474,21 +487,25 @@ export class CpuModel implements Model {
         }
         return;
       }
-      case 'causalAttention':
+      case 'causalAttention': {
+        const b = (this.live[n.id] as number) / op.seq;
+        const rows = (a: Float32Array): Float32Array => a.subarray(0, (a.length / op.batch) * b);
+        const maybe = (a: Float32Array | null): Float32Array | null => (a === null ? null : rows(a));
         return this.k.causalAttentionGrad(
-          this.f(op.q),
-          this.f(op.k),
-          this.f(op.v),
-          y,
-          this.stats.get(n.id) as Float32Array,
-          gy,
-          this.g(op.q),
-          this.g(op.k),
-          this.g(op.v),
-          op.batch,
+          rows(this.f(op.q)),
+          rows(this.f(op.k)),
+          rows(this.f(op.v)),
+          rows(y),
+          rows(this.stats.get(n.id) as Float32Array),
+          rows(gy),
+          maybe(this.g(op.q)),
+          maybe(this.g(op.k)),
+          maybe(this.g(op.v)),
+          b,
           op.seq,
           op.heads,
         );
+      }
       case 'crossEntropy': {
         const gx = this.g(op.logits);
         if (gx)

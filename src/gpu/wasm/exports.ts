@@ -44,6 +44,8 @@ export interface Exports {
     accumulate: number,
   ): void;
   binary(op: number, a: number, b: number, y: number, count: number): void;
+  unary(op: number, x: number, y: number, alpha: number, count: number): void;
+  unaryGrad(op: number, y: number, gy: number, gx: number, alpha: number, count: number): void;
   binaryGrad(op: number, which: number, a: number, b: number, gy: number, g: number, count: number): void;
   sumSquares(g: number, len: number): number;
   adam(

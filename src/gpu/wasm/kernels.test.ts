@@ -258,6 +258,39 @@ describe('wasm row and element-wise kernels', () => {
     });
   }
 
+  for (const op of ['scale', 'exp', 'sigmoid', 'tanh', 'log'] as const) {
+    it(`unary ${op} and its gradient (odd length, a live prefix)`, () => {
+      for (const count of [23, 6]) {
+        const x = inArena(23, 4);
+        if (op === 'log') for (let i = 0; i < x.length; i++) x[i] = Math.abs(x[i]!) + 0.01;
+        const y = inArena(23);
+        const want = copy(y);
+        const alpha = 1 / 0.7; // not an f32: scaling rounds once, as the reference does
+        const [before, beforeGrad] = [callsOf('unary'), callsOf('unaryGrad')];
+        ops.unary(op, copy(x), want, alpha, count);
+        k.unary(op, x, y, alpha, count);
+        if (op === 'scale' || op === 'log') expect([...y]).toEqual([...want]);
+        else close(y, want, [2e-7, 2e-6], 'forward');
+        // The gradient reads y = f(x): give both the reference's y, so only the gradient differs.
+        y.set(want);
+        const gy = inArena(23, 2);
+        const gx = inArena(23);
+        const wx = copy(gx);
+        ops.unaryGrad(op, copy(x), copy(y), copy(gy), wx, alpha, count);
+        k.unaryGrad(op, x, y, gy, gx, alpha, count);
+        // f64 in the reference's order: its bits.
+        expect([...gx]).toEqual([...wx]);
+        if (op === 'log') {
+          expect(callsOf('unary'), 'log runs the TypeScript kernel').toBe(before);
+          expect(callsOf('unaryGrad')).toBe(beforeGrad);
+        } else {
+          ranInWasm('unary', before);
+          ranInWasm('unaryGrad', beforeGrad);
+        }
+      }
+    });
+  }
+
   it('bias-free relu over a length that is not a multiple of 4', () => {
     const x = inArena(23, 2);
     const y = inArena(23);

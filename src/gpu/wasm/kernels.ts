@@ -5,7 +5,7 @@
  * the module. A call whose arrays do not all live in the arena's memory runs the TypeScript kernel
  * instead, as do the kernels that were not ported (binary, unary, pick, reduce, ...).
  */
-import type { Activation, BinaryOp } from '../graph.ts';
+import type { Activation, BinaryOp, UnaryOp } from '../graph.ts';
 import { TS_KERNELS, type Kernels } from '../cpu/runtime.ts';
 import * as ops from '../cpu/ops.ts';
 import { adamStep, clipScale } from '../optimizer.ts';
@@ -14,6 +14,8 @@ import { CTRL_SLOTS, MatmulThreads, THREAD_SOURCE, type ThreadSpawner } from './
 
 const ACT: Record<Activation, number> = { none: 0, relu: 1, tanh: 2, gelu: 3, sigmoid: 4 };
 const BINARY: Record<BinaryOp, number> = { add: 0, sub: 1, mul: 2 };
+/** Unary ops the module runs (log runs the TypeScript kernel). */
+const UNARY: Partial<Record<UnaryOp, number>> = { scale: 0, exp: 1, sigmoid: 2, tanh: 3 };
 /** Products with at most this many columns or this depth run `sparseRows` instead of the tiled matmul. */
 const SMALL = 2;
 /** The matmul's `transB` value for "B is op(B) packed whole" (assembly/matmul.ts). */
@@ -255,6 +257,20 @@ export function wasmKernels(arena: WasmArena): Kernels {
       if (!p) return ops.binaryGrad(op, which, a, b, gy, g, count);
       ran('binaryGrad');
       x.binaryGrad(BINARY[op], which, p[0]!, p[1]!, p[2]!, p[3]!, count);
+    },
+    unary(op, xs, y, alpha, count = xs.length) {
+      const p = ptrs(xs, y);
+      const code = UNARY[op];
+      if (!p || code === undefined) return ops.unary(op, xs, y, alpha, count);
+      ran('unary');
+      x.unary(code, p[0]!, p[1]!, alpha, count);
+    },
+    unaryGrad(op, xs, y, gy, gx, alpha, count = xs.length) {
+      const p = ptrs(y, gy, gx);
+      const code = UNARY[op];
+      if (!p || code === undefined) return ops.unaryGrad(op, xs, y, gy, gx, alpha, count);
+      ran('unaryGrad');
+      x.unaryGrad(code, p[0]!, p[1]!, p[2]!, alpha, count);
     },
     biasAct(xs, bias, y, cols, act, count = xs.length) {
       const p = ptrs(xs, bias, y);

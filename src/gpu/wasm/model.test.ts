@@ -54,7 +54,7 @@ describe('wasm backend matches the TypeScript reference on every op case (forwar
       'scatterAddRows',
     ];
     want.push('layerNorm', 'layerNormGrad', 'crossEntropy', 'crossEntropyGrad', 'causalAttention');
-    want.push('causalAttentionGrad', 'matmulPacked', 'packB', 'binary', 'binaryGrad');
+    want.push('causalAttentionGrad', 'matmulPacked', 'packB', 'binary', 'binaryGrad', 'unary', 'unaryGrad');
     expect(new Set(ran)).toEqual(new Set(want));
   });
 });

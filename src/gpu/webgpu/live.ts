@@ -65,9 +65,17 @@ export function liveRows(graph: Graph, inputLive: ReadonlyMap<number, number>): 
       case 'reduce':
         v = graph.node(op.x).shape.length < 2 ? full : (L[op.x] as number);
         break;
-      case 'causalAttention':
-        v = whole(op.q, op.k, op.v);
+      case 'causalAttention': {
+        // Padding by whole sequences only (as on the CPU); the kernel still computes every
+        // sequence, and the padding ones are never read.
+        const ins = [op.q, op.k, op.v, ...(op.segments === null ? [] : [op.segments])];
+        const live = L[op.q] as number;
+        for (const id of ins)
+          if ((L[id] as number) !== live || live % op.seq !== 0)
+            throw new Error(`${op.kind} cannot take padding rows inside a sequence (node ${id})`);
+        v = live;
         break;
+      }
       case 'crossEntropy':
         v = whole(op.logits, op.targets, op.weights);
         break;

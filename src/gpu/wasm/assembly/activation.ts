@@ -110,3 +110,37 @@ export function activateGrad4(z: v128, act: i32): v128 {
   }
   return one;
 }
+
+/**
+ * Σ_{c<n} e^{x[c] − mx} (in f64, the terms added in order), each term computed in f32 lanes; with
+ * `y`, each term is also stored there. A column whose `mask` value is not above 0.5 (mask 0 = all
+ * allowed; `mask` is read at the same offsets as x) adds nothing and its y is left alone.
+ */
+export function expSum(x: usize, mask: usize, y: usize, mx: f32, n: i32): f64 {
+  const mxv = f32x4.splat(mx);
+  const half = f32x4.splat(0.5);
+  let s: f64 = 0;
+  let c = 0;
+  for (; c + 3 < n; c += 4) {
+    const o = (<usize>c) << 2;
+    let e = exp4(f32x4.sub(v128.load(x + o), mxv));
+    if (mask != 0) {
+      const keep = f32x4.gt(v128.load(mask + o), half);
+      e = v128.and(e, keep);
+      if (y != 0) v128.store(y + o, v128.bitselect(e, v128.load(y + o), keep));
+    } else if (y != 0) v128.store(y + o, e);
+    s +=
+      <f64>f32x4.extract_lane(e, 0) +
+      <f64>f32x4.extract_lane(e, 1) +
+      <f64>f32x4.extract_lane(e, 2) +
+      <f64>f32x4.extract_lane(e, 3);
+  }
+  for (; c < n; c++) {
+    const o = (<usize>c) << 2;
+    if (mask != 0 && !(load<f32>(mask + o) > 0.5)) continue;
+    const e = f32x4.extract_lane(exp4(f32x4.splat(load<f32>(x + o) - mx)), 0);
+    if (y != 0) store<f32>(y + o, e);
+    s += <f64>e;
+  }
+  return s;
+}

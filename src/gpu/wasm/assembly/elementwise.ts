@@ -4,7 +4,7 @@
  * in f32 give the reference's bits; tanh, GELU and sigmoid use the f32 approximations of
  * activation.ts (within a few ulps). Softmax row sums use f64 as the reference does.
  */
-import { activate4, activateGrad4 } from './activation';
+import { activate4, activateGrad4, exp4, expSum } from './activation';
 
 // Activation codes, as in src/gpu/wasm/kernels.ts.
 const NONE = 0;
@@ -102,15 +102,14 @@ export function softmax(
     const mo = (r % maskRows) * cols;
     let mx: f64 = -Infinity;
     for (let c = 0; c < cols; c++) if (allowed(mask, mo, c)) mx = Math.max(mx, <f64>load<f32>(at(x, o + c)));
-    let s: f64 = 0;
-    for (let c = 0; c < cols; c++) if (allowed(mask, mo, c)) s += Math.exp(<f64>load<f32>(at(x, o + c)) - mx);
+    // The terms e^{x − max} (f32 lanes, activation.ts), kept in y for the plain softmax.
+    const s = expSum(at(x, o), mask == 0 ? 0 : at(mask, mo), log ? 0 : at(y, o), <f32>mx, cols);
     const lse = Math.log(s);
     for (let c = 0; c < cols; c++) {
       let v: f32;
       if (!allowed(mask, mo, c)) v = log ? MASKED_LOG_PROB : 0;
       else {
-        const xc = <f64>load<f32>(at(x, o + c));
-        v = <f32>(log ? xc - mx - lse : Math.exp(xc - mx) / s);
+        v = <f32>(log ? <f64>load<f32>(at(x, o + c)) - mx - lse : <f64>load<f32>(at(y, o + c)) / s);
       }
       store<f32>(at(y, o + c), v);
     }
@@ -136,12 +135,32 @@ export function softmaxGrad(
       const g = <f64>load<f32>(at(gy, o + c));
       s += log ? g : g * <f64>load<f32>(at(y, o + c));
     }
+    if (log) {
+      // gx += gy − e^{y}·Σ gy, four lanes at a time in f32 (masked columns left alone).
+      const sv = f32x4.splat(<f32>s);
+      const half = f32x4.splat(0.5);
+      let c = 0;
+      for (; c + 3 < cols; c += 4) {
+        const d = f32x4.sub(v128.load(at(gy, o + c)), f32x4.mul(exp4(v128.load(at(y, o + c))), sv));
+        const sum = f32x4.add(v128.load(at(gx, o + c)), d);
+        if (mask == 0) v128.store(at(gx, o + c), sum);
+        else {
+          const keep = f32x4.gt(v128.load(at(mask, mo + c)), half);
+          v128.store(at(gx, o + c), v128.bitselect(sum, v128.load(at(gx, o + c)), keep));
+        }
+      }
+      for (; c < cols; c++) {
+        if (!allowed(mask, mo, c)) continue;
+        const e = f32x4.extract_lane(exp4(f32x4.splat(load<f32>(at(y, o + c)))), 0);
+        store<f32>(at(gx, o + c), load<f32>(at(gx, o + c)) + (load<f32>(at(gy, o + c)) - e * <f32>s));
+      }
+      continue;
+    }
     for (let c = 0; c < cols; c++) {
       if (!allowed(mask, mo, c)) continue;
       const yc = <f64>load<f32>(at(y, o + c));
       const g = <f64>load<f32>(at(gy, o + c));
-      const d = log ? g - Math.exp(yc) * s : yc * (g - s);
-      store<f32>(at(gx, o + c), <f32>(<f64>load<f32>(at(gx, o + c)) + d));
+      store<f32>(at(gx, o + c), <f32>(<f64>load<f32>(at(gx, o + c)) + yc * (g - s)));
     }
   }
 }
@@ -190,5 +209,66 @@ export function binaryGrad(op: i32, which: i32, a: usize, b: usize, gy: usize, g
     else if (op == SUB && which == 1) r = gi - d;
     else r = gi + d;
     store<f32>(at(g, i), r);
+  }
+}
+
+// Unary op codes, as in src/gpu/wasm/kernels.ts (log is not ported: the host runs the reference).
+const U_SCALE = 0;
+const U_EXP = 1;
+const U_SIGMOID = 2;
+const U_TANH = 3;
+
+/** y = f(x) for i < count: exp, sigmoid and tanh in f32 lanes (activation.ts); scale in f64, the reference's bits. */
+export function unary(op: i32, x: usize, y: usize, alpha: f64, count: i32): void {
+  let i = 0;
+  if (op == U_SCALE) {
+    const av = f64x2.splat(alpha);
+    for (; i + 1 < count; i += 2) {
+      const o = (<usize>i) << 2;
+      const v = f64x2.mul(av, f64x2.promote_low_f32x4(v128.load64_zero(x + o)));
+      v128.store64_lane(y + o, f32x4.demote_f64x2_zero(v), 0);
+    }
+    for (; i < count; i++) store<f32>(at(y, i), <f32>(alpha * <f64>load<f32>(at(x, i))));
+    return;
+  }
+  const act = op == U_EXP ? -1 : op == U_SIGMOID ? 4 : 2;
+  for (; i + 3 < count; i += 4) {
+    const v = v128.load(at(x, i));
+    v128.store(at(y, i), act < 0 ? exp4(v) : activate4(v, act));
+  }
+  for (; i < count; i++) {
+    const v = f32x4.splat(load<f32>(at(x, i)));
+    store<f32>(at(y, i), f32x4.extract_lane(act < 0 ? exp4(v) : activate4(v, act), 0));
+  }
+}
+
+/**
+ * gx += gy·f′(x), from y = f(x) as the reference does (scale: alpha; exp: y; sigmoid: y(1 − y);
+ * tanh: 1 − y²), in f64 two lanes at a time in the reference's order: its bits.
+ */
+export function unaryGrad(op: i32, y: usize, gy: usize, gx: usize, alpha: f64, count: i32): void {
+  const one = f64x2.splat(1);
+  const av = f64x2.splat(alpha);
+  let i = 0;
+  for (; i + 1 < count; i += 2) {
+    const o = (<usize>i) << 2;
+    const yi = f64x2.promote_low_f32x4(v128.load64_zero(y + o));
+    let d: v128;
+    if (op == U_SCALE) d = av;
+    else if (op == U_EXP) d = yi;
+    else if (op == U_SIGMOID) d = f64x2.mul(yi, f64x2.sub(one, yi));
+    else d = f64x2.sub(one, f64x2.mul(yi, yi));
+    const g = f64x2.promote_low_f32x4(v128.load64_zero(gy + o));
+    const sum = f64x2.add(f64x2.promote_low_f32x4(v128.load64_zero(gx + o)), f64x2.mul(d, g));
+    v128.store64_lane(gx + o, f32x4.demote_f64x2_zero(sum), 0);
+  }
+  for (; i < count; i++) {
+    const yi = <f64>load<f32>(at(y, i));
+    let d: f64;
+    if (op == U_SCALE) d = alpha;
+    else if (op == U_EXP) d = yi;
+    else if (op == U_SIGMOID) d = yi * (1 - yi);
+    else d = 1 - yi * yi;
+    store<f32>(at(gx, i), <f32>(<f64>load<f32>(at(gx, i)) + d * <f64>load<f32>(at(gy, i))));
   }
 }

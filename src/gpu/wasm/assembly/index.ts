@@ -2,7 +2,16 @@
 export { matmul, matmulRows, matmulWorkBytes, packBAll, packedBFloats } from './matmul';
 export { adam, sumSquares } from './adam';
 export { sparseRows } from './sparse';
-export { biasAct, biasActGrad, binary, binaryGrad, softmax, softmaxGrad } from './elementwise';
+export {
+  biasAct,
+  biasActGrad,
+  binary,
+  binaryGrad,
+  softmax,
+  softmaxGrad,
+  unary,
+  unaryGrad,
+} from './elementwise';
 export {
   gatherRows,
   scatterAddRows,

@@ -5,6 +5,8 @@
  * multiple of 4.
  */
 
+import { exp4, expSum } from './activation';
+
 function at(base: usize, i: i32): usize {
   return base + ((<usize>i) << 2);
 }
@@ -143,8 +145,7 @@ export function crossEntropy(
     const t = <i32>load<u32>(at(targets, r));
     let mx: f64 = -Infinity;
     for (let c = 0; c < cols; c++) mx = Math.max(mx, f(x, o + c));
-    let s: f64 = 0;
-    for (let c = 0; c < cols; c++) s += Math.exp(f(x, o + c) - mx);
+    const s = expSum(at(x, o), 0, 0, <f32>mx, cols);
     const ls = Math.log(s);
     store<f32>(at(stats, 2 * r), <f32>mx);
     store<f32>(at(stats, 2 * r + 1), <f32>ls);
@@ -170,14 +171,26 @@ export function crossEntropyGrad(
     const o = r * cols;
     const mx = f(stats, 2 * r);
     const ls = f(stats, 2 * r + 1);
-    for (let c = 0; c < cols; c++)
-      store<f32>(at(gx, o + c), <f32>(f(gx, o + c) + g * Math.exp(f(x, o + c) - mx - ls)));
+    // gx += g·e^{x − max − log Σ}, four lanes at a time in f32.
+    const shift = f32x4.splat(<f32>(mx + ls));
+    const gv = f32x4.splat(<f32>g);
+    let c = 0;
+    for (; c + 3 < cols; c += 4) {
+      const e = exp4(f32x4.sub(v128.load(at(x, o + c)), shift));
+      v128.store(at(gx, o + c), f32x4.add(v128.load(at(gx, o + c)), f32x4.mul(gv, e)));
+    }
+    for (; c < cols; c++) {
+      const e = f32x4.extract_lane(exp4(f32x4.splat(load<f32>(at(x, o + c)) - <f32>(mx + ls))), 0);
+      store<f32>(at(gx, o + c), load<f32>(at(gx, o + c)) + <f32>g * e);
+    }
     const t = o + <i32>load<u32>(at(targets, r));
     store<f32>(at(gx, t), <f32>(f(gx, t) - g));
   }
 }
 
 /** Σ_c a[c]·b[c] over n floats. */
+// @ts-ignore: decorator
+@inline
 function dot(a: usize, b: usize, n: i32): f64 {
   let c = 0;
   let s: f64 = 0;
@@ -196,6 +209,8 @@ function dot(a: usize, b: usize, n: i32): f64 {
 }
 
 /** y[c] += alpha·x[c] over n floats. */
+// @ts-ignore: decorator
+@inline
 function axpy(y: usize, alpha: f64, x: usize, n: i32): void {
   let c = 0;
   if ((n & 3) == 0) {
@@ -233,20 +248,41 @@ export function causalAttention(
         const qo = base + i * d + ho;
         const si = segments == 0 ? 0 : load<u32>(at(segments, b * seq + i));
         let mx: f64 = -Infinity;
+        // The first position of i's segment: packed rows hold several designs one after another,
+        // and every position before it has another segment (its score stays 0, its weight 0).
+        let lo = -1;
         for (let j = 0; j <= i; j++) {
           if (segments != 0 && load<u32>(at(segments, b * seq + j)) != si) continue;
+          if (lo < 0) lo = j;
           const s = dot(at(q, qo), at(k, base + j * d + ho), hd) * scale;
           store<f32>(at(probs, po + j), <f32>s);
           if (s > mx) mx = s;
         }
+        // e^{s − max} four scores at a time (f32, activation.ts), from `lo`; another segment's
+        // scores were never written and stay 0. The total adds the terms in order, in f64.
         let total: f64 = 0;
-        for (let j = 0; j <= i; j++) {
-          if (segments != 0 && load<u32>(at(segments, b * seq + j)) != si) continue;
-          const e = Math.exp(f(probs, po + j) - mx);
-          store<f32>(at(probs, po + j), <f32>e);
-          total += e;
+        const mxv = f32x4.splat(<f32>mx);
+        let j = lo;
+        for (; j + 3 <= i; j += 4) {
+          let e = exp4(f32x4.sub(v128.load(at(probs, po + j)), mxv));
+          if (segments != 0) {
+            const same = i32x4.eq(v128.load(at(segments, b * seq + j)), i32x4.splat(si));
+            e = v128.and(e, same);
+          }
+          v128.store(at(probs, po + j), e);
+          total +=
+            <f64>f32x4.extract_lane(e, 0) +
+            <f64>f32x4.extract_lane(e, 1) +
+            <f64>f32x4.extract_lane(e, 2) +
+            <f64>f32x4.extract_lane(e, 3);
         }
-        for (let j = 0; j <= i; j++) {
+        for (; j <= i; j++) {
+          if (segments != 0 && load<u32>(at(segments, b * seq + j)) != si) continue;
+          const e = f32x4.extract_lane(exp4(f32x4.splat(load<f32>(at(probs, po + j)) - <f32>mx)), 0);
+          store<f32>(at(probs, po + j), e);
+          total += <f64>e;
+        }
+        for (let j = lo; j <= i; j++) {
           if (segments != 0 && load<u32>(at(segments, b * seq + j)) != si) continue;
           const p = <f32>(f(probs, po + j) / total);
           store<f32>(at(probs, po + j), p);
