@@ -7,7 +7,11 @@
  * log-probs of every design, then the PPO minibatch updates. Live tokens are prompt + design
  * tokens of the designs.
  *
- *   npm run bench:orchestrator-update [-- --rounds 2 --pack-rows 5 --seed 1]
+ * `--backend wasm` runs both on the WebAssembly SIMD backend (one thread) instead of TypeScript;
+ * `--model` picks the model folder (default: the shipped v1). Also prints the process CPU time of
+ * each layout's median round.
+ *
+ *   npm run bench:orchestrator-update [-- --rounds 2 --pack-rows 5 --seed 1 --backend cpu|wasm --model DIR]
  */
 import { parseArgs } from 'node:util';
 import {
@@ -29,14 +33,23 @@ const { values } = parseArgs({
     rounds: { type: 'string', default: '2' },
     'pack-rows': { type: 'string', default: '5' },
     seed: { type: 'string', default: '1' },
+    backend: { type: 'string', default: 'cpu' },
+    model: { type: 'string' },
   },
 });
 const rounds = Number(values.rounds);
 const packRows = Number(values['pack-rows']);
 const seed = Number(values.seed);
-const CPU = { backend: 'cpu', reason: 'benchmark: CPU backend', adapter: null, ctx: null } as const;
+if (values.backend !== 'cpu' && values.backend !== 'wasm') throw new Error('--backend is cpu or wasm');
+const CHOICE = {
+  backend: values.backend,
+  reason: `benchmark: ${values.backend === 'wasm' ? 'WebAssembly SIMD' : 'TypeScript CPU'} backend`,
+  adapter: null,
+  ctx: null,
+} as const;
 
-const model = await loadOrchestratorFolder(DEFAULT_ORCHESTRATOR_FOLDER);
+const modelDir = values.model ?? DEFAULT_ORCHESTRATOR_FOLDER;
+const model = await loadOrchestratorFolder(modelDir);
 const format = tinyDesignSampling({
   tokenizer: model.tokenizer,
   vocabSize: model.weights.config.vocabSize,
@@ -64,6 +77,7 @@ interface Layout {
   packRows: number;
   learner: OrchestratorLearner;
   ms: number[];
+  cpuMs: number[];
   updates: number;
   windowPositions: number;
 }
@@ -73,14 +87,16 @@ for (const [name, rows] of [
   [`packed (packRows ${packRows})`, packRows],
 ] as const) {
   const config = orchestratorTrainConfig({ packRows: rows });
-  const learner = await OrchestratorLearner.create(model.weights, model.weights, config, CPU);
-  layouts.push({ name, packRows: rows, learner, ms: [], updates: 0, windowPositions: 0 });
+  const learner = await OrchestratorLearner.create(model.weights, model.weights, config, CHOICE);
+  layouts.push({ name, packRows: rows, learner, ms: [], cpuMs: [], updates: 0, windowPositions: 0 });
 }
 
 async function updatePhase(l: Layout): Promise<void> {
   const t0 = performance.now();
+  const c0 = process.cpuUsage();
   const ref = await l.learner.logProbs(samples, 'reference');
   let updates = 0;
+  let positions = 0;
   for (let start = 0; start < samples.length;) {
     const k = l.learner.fit(samples, start, 8);
     const part = samples.slice(start, start + k);
@@ -92,10 +108,15 @@ async function updatePhase(l: Layout): Promise<void> {
     );
     start += k;
     updates++;
+    // Positions the learner computes: the window's rows that hold a design (the rest are skipped).
+    positions +=
+      windowFor(part, l.learner.rows, seq, model.weights.config.vocabSize, l.packRows > 0).rowsUsed * seq;
   }
   l.ms.push(performance.now() - t0);
+  const c = process.cpuUsage(c0);
+  l.cpuMs.push((c.user + c.system) / 1000);
   l.updates = updates;
-  l.windowPositions = updates * l.learner.rows * seq;
+  l.windowPositions = positions;
 }
 
 for (let r = 0; r < rounds; r++)
@@ -121,12 +142,15 @@ const out = layouts.map((l) => ({
   updates: l.updates,
   windowPositions: l.windowPositions,
   medianSeconds: Math.round(median(l.ms)) / 1000,
+  medianCpuSeconds: Math.round(median(l.cpuMs)) / 1000,
   liveTokensPerSec: Math.round((10 * 1000 * live) / median(l.ms)) / 10,
 }));
 const ratio = out[0]!.medianSeconds / out[1]!.medianSeconds;
 const load = loadAverage();
 const mach = machine();
-writeResults('orchestrator-update', {
+writeResults(values.backend === 'cpu' ? 'orchestrator-update' : 'orchestrator-update-wasm', {
+  backend: values.backend,
+  model: modelDir,
   machine: mach,
   load,
   rounds,
@@ -140,7 +164,7 @@ console.log(
 );
 for (const o of out)
   console.log(
-    `| ${o.layout} | ${o.updates} | ${o.windowPositions} | ${o.medianSeconds.toFixed(1)} | ${o.liveTokensPerSec} |`,
+    `| ${values.backend} | ${o.layout} | ${o.updates} | ${o.windowPositions} | ${o.medianSeconds.toFixed(2)} | ${o.medianCpuSeconds.toFixed(2)} | ${o.liveTokensPerSec} |`,
   );
 console.log(`speed-up (median update phase, unpacked ÷ packed): ${ratio.toFixed(2)}×`);
 console.log(
