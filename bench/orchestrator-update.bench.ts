@@ -7,7 +7,8 @@
  * log-probs of every design, then the PPO minibatch updates. Live tokens are prompt + design
  * tokens of the designs.
  *
- * `--backend wasm` runs both on the WebAssembly SIMD backend (one thread) instead of TypeScript;
+ * `--backend wasm` runs both on the WebAssembly SIMD backend (one thread) instead of TypeScript, and
+ * also times the sampling of the same 16 designs with the CPU decoder and with `WasmDecoder`;
  * `--model` picks the model folder (default: the shipped v1). Also prints the process CPU time of
  * each layout's median round.
  *
@@ -22,7 +23,8 @@ import { createRng } from '../src/core/rng.ts';
 import { tinyDesignSampling } from '../src/orchestrator/index.ts';
 import { drawSplitTasks } from '../src/train/orchestrator-eval.ts';
 import { DEFAULT_POOL } from '../src/policy/index.ts';
-import { CpuExactDecoder } from '../src/train/orchestrator-decode.ts';
+import { CpuExactDecoder, type Decoder } from '../src/train/orchestrator-decode.ts';
+import { WasmDecoder } from '../src/train/orchestrator-decode-wasm.ts';
 import { OrchestratorLearner, windowFor } from '../src/train/orchestrator-learner.ts';
 import { sampleDesigns, type Sample } from '../src/train/orchestrator-sampler.ts';
 import { orchestratorTrainConfig } from '../src/train/orchestrator.ts';
@@ -58,16 +60,38 @@ const format = tinyDesignSampling({
 });
 // One iteration's rollouts at the default B 4 × G 4, τ 1.
 const tasks = drawSplitTasks({ count: 4, baseSeed: seed, split: 'train', values: [2, 3, 4, 5, 6] });
-const samples: Sample[] = await sampleDesigns({
-  decoder: new CpuExactDecoder(model.weights),
-  format,
-  queries: tasks.map((task, i) => ({ task, dom: i % 2 === 0 ? 'low' : 'high' })),
-  group: 4,
-  temperature: 1,
-  greedy: false,
-  rng: createRng(seed),
-  maxNewTokens: 256,
-});
+const sample = (decoder: Decoder): Promise<Sample[]> =>
+  sampleDesigns({
+    decoder,
+    format,
+    queries: tasks.map((task, i) => ({ task, dom: i % 2 === 0 ? 'low' : 'high' })),
+    group: 4,
+    temperature: 1,
+    greedy: false,
+    rng: createRng(seed),
+    maxNewTokens: 256,
+  });
+const samples: Sample[] = await sample(new CpuExactDecoder(model.weights));
+
+// On wasm, the sampling phase on both decoders, alternating: what the trainer samples with on the
+// TypeScript backend (CpuExactDecoder) and on wasm (WasmDecoder).
+const sampling: { decoder: string; ms: number[]; cpuMs: number[] }[] = [];
+if (values.backend === 'wasm') {
+  const decoders: [string, Decoder][] = [
+    ['CpuExactDecoder (TypeScript)', new CpuExactDecoder(model.weights)],
+    ['WasmDecoder', await WasmDecoder.create(model.weights, 16)],
+  ];
+  for (const [name] of decoders) sampling.push({ decoder: name, ms: [], cpuMs: [] });
+  for (let r = 0; r < rounds; r++)
+    for (const i of r % 2 === 0 ? [0, 1] : [1, 0]) {
+      const t0 = performance.now();
+      const c0 = process.cpuUsage();
+      await sample(decoders[i]![1]);
+      const c = process.cpuUsage(c0);
+      sampling[i]!.ms.push(performance.now() - t0);
+      sampling[i]!.cpuMs.push((c.user + c.system) / 1000);
+    }
+}
 const live = samples.reduce((a, s) => a + s.prompt.length + s.tokens.length, 0);
 const seq = model.weights.config.nPositions;
 const adv = samples.map((_, i) => (i % 2 === 0 ? 0.5 : -0.5));
@@ -158,6 +182,11 @@ writeResults(values.backend === 'cpu' ? 'orchestrator-update' : 'orchestrator-up
   live,
   out,
   ratio,
+  sampling: sampling.map((x) => ({
+    decoder: x.decoder,
+    medianSeconds: Math.round(median(x.ms)) / 1000,
+    medianCpuSeconds: Math.round(median(x.cpuMs)) / 1000,
+  })),
 });
 console.log(
   `${samples.length} designs, ${live} live tokens (mean ${(live / samples.length).toFixed(0)} per design); first packed minibatch in ${rowsPacked} rows`,
@@ -167,6 +196,10 @@ for (const o of out)
     `| ${values.backend} | ${o.layout} | ${o.updates} | ${o.windowPositions} | ${o.medianSeconds.toFixed(2)} | ${o.medianCpuSeconds.toFixed(2)} | ${o.liveTokensPerSec} |`,
   );
 console.log(`speed-up (median update phase, unpacked ÷ packed): ${ratio.toFixed(2)}×`);
+for (const x of sampling)
+  console.log(
+    `sampling the 16 designs, ${x.decoder}: median ${(median(x.ms) / 1000).toFixed(2)} s wall, ${(median(x.cpuMs) / 1000).toFixed(2)} s CPU (${x.ms.map((v) => (v / 1000).toFixed(2)).join(', ')})`,
+  );
 console.log(
   `machine: ${mach.cores} × ${mach.cpu}, Node ${mach.node}; load average at the end ${load.join(' / ')}`,
 );

@@ -18,6 +18,8 @@ export type { BackendChoice, BackendPreference, SelectOptions } from './select.t
 export type { ProbeTimings } from './probe.ts';
 import type { ThreadSpawner } from './wasm/threads.ts';
 export type { ThreadInit, ThreadSpawner } from './wasm/threads.ts';
+export type { DecodeKernels } from './wasm/decode.ts';
+import type { DecodeKernels } from './wasm/decode.ts';
 export { describeAdapter } from './adapter.ts';
 export type { AdapterReport, AcquireOptions, GpuContext } from './webgpu/device.ts';
 export { CpuModel } from './cpu/model.ts';
@@ -47,6 +49,12 @@ let wasmThreads: ThreadSpawner | null = null;
  */
 export function useWasmThreads(spawn: ThreadSpawner | null): void {
   wasmThreads = spawn;
+}
+
+/** The wasm kernels for a decoder with its own arena of `floats` floats (loaded on first use). */
+export async function decodeKernels(floats: number): Promise<DecodeKernels> {
+  const { createDecodeKernels } = await import('./wasm/decode.ts');
+  return createDecodeKernels(floats);
 }
 
 /**

@@ -128,7 +128,22 @@ export interface SequenceCache {
   length: number;
 }
 
-export class CpuExactDecoder {
+/**
+ * A sampler's forward with a KV cache per sequence: `CpuExactDecoder` (the CPU backend's arithmetic,
+ * bit for bit) or `WasmDecoder` (orchestrator-decode-wasm.ts: the wasm kernels).
+ */
+export interface Decoder {
+  readonly config: TinyGptConfig;
+  readonly weights: TinyGptWeights;
+  newSequence(): SequenceCache;
+  /** A new sequence with a copy of `s`'s cache. */
+  fork(s: SequenceCache): SequenceCache;
+  /** Called before a batch: the sequences of earlier batches are no longer used. */
+  reset(): void;
+  step(seqs: readonly SequenceCache[], ids: readonly number[], want: readonly number[]): F32;
+}
+
+export class CpuExactDecoder implements Decoder {
   private readonly p: (name: string) => F32;
   private readonly scores: F32;
 
@@ -154,6 +169,17 @@ export class CpuExactDecoder {
       length: 0,
     };
   }
+
+  fork(s: SequenceCache): SequenceCache {
+    return {
+      keys: s.keys.map((k) => k.slice()),
+      values: s.values.map((v) => v.slice()),
+      length: s.length,
+    };
+  }
+
+  /** Nothing to free: caches are plain arrays. */
+  reset(): void {}
 
   /**
    * Appends token `ids[i]` to `seqs[i]` for every row (in row order) and returns the logits of the

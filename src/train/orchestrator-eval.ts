@@ -19,7 +19,7 @@ import {
 import { pairedBootstrap, type PairedDifference } from './ablation-stats.ts';
 import { wilson } from './evaluate.ts';
 import { designDepth, designWidth } from './metrics.ts';
-import type { CpuExactDecoder } from './orchestrator-decode.ts';
+import type { Decoder } from './orchestrator-decode.ts';
 import { sampleDesigns, type Dom, type Query, type SamplingFormat } from './orchestrator-sampler.ts';
 
 /** Runs a design on a task under a simulator seed (the simulator's fast path in `baton train`). */
@@ -86,7 +86,7 @@ export interface HeldOutSummary {
 }
 
 export interface HeldOutOptions {
-  decoder: CpuExactDecoder;
+  decoder: Decoder;
   format: SamplingFormat;
   run: DesignRunner;
   tasks: number;

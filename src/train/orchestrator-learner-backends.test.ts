@@ -1,6 +1,6 @@
 /**
- * The sampler decodes on the CPU (CpuExactDecoder); the learner may run on the wasm or the WebGPU
- * backend. Their kernels sum in other orders than the TypeScript backend, so the learner's masked
+ * The sampler decodes on the CPU (CpuExactDecoder, or on the wasm backend WasmDecoder); the learner
+ * may run on the wasm or the WebGPU backend. Their kernels sum in other orders than the TypeScript backend, so the learner's masked
  * log-probability of a sampled token differs from the sampler's by float rounding: within 1e-4
  * (absolute, on log-probs of magnitude up to ~10) on both, and the first PPO ratio within 1e-4 of 1.
  */
@@ -12,7 +12,8 @@ import { nodeGpu } from '../gpu/node-gpu.ts';
 import { drawTeacherTasks, tinyDesignSampling } from '../orchestrator/index.ts';
 import { DEFAULT_POOL } from '../policy/index.ts';
 import { orchestratorTrainConfig } from './orchestrator-config.ts';
-import { CpuExactDecoder } from './orchestrator-decode.ts';
+import { CpuExactDecoder, type Decoder } from './orchestrator-decode.ts';
+import { WasmDecoder } from './orchestrator-decode-wasm.ts';
 import { OrchestratorLearner } from './orchestrator-learner.ts';
 import { readOrchestratorModel } from './orchestrator-model.ts';
 import { sampleDesigns } from './orchestrator-sampler.ts';
@@ -32,10 +33,13 @@ const format = tinyDesignSampling({
 });
 const TOLERANCE = 1e-4;
 
-async function compare(choice: BackendChoice): Promise<number> {
+async function compare(
+  choice: BackendChoice,
+  decoder: Decoder = new CpuExactDecoder(model.weights),
+): Promise<number> {
   const tasks = drawTeacherTasks({ count: 2, baseSeed: 11, split: 'train', values: [2, 3] });
   const samples = await sampleDesigns({
-    decoder: new CpuExactDecoder(model.weights),
+    decoder,
     format,
     queries: [
       { task: tasks[0]!, dom: 'high' },
@@ -81,6 +85,12 @@ describe('the learner’s masked log-probs on other backends than the sampler’
 
   it('wasm: equal to the CPU sampler’s within 1e-4', async () => {
     const worst = await compare({ backend: 'wasm', reason: 'test', adapter: null, ctx: null });
+    expect(worst).toBeGreaterThanOrEqual(0);
+  }, 120_000);
+
+  it('wasm learner and wasm sampler (what the trainer runs on wasm): within 1e-4', async () => {
+    const wasm = { backend: 'wasm', reason: 'test', adapter: null, ctx: null } as const;
+    const worst = await compare(wasm, await WasmDecoder.create(model.weights, 4));
     expect(worst).toBeGreaterThanOrEqual(0);
   }, 120_000);
 

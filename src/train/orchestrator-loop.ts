@@ -27,7 +27,8 @@ import {
   type OrchestratorIterationMetrics,
 } from './orchestrator-checkpoint.ts';
 import type { OrchestratorTrainConfig } from './orchestrator-config.ts';
-import { CpuExactDecoder } from './orchestrator-decode.ts';
+import { CpuExactDecoder, type Decoder } from './orchestrator-decode.ts';
+import { WasmDecoder } from './orchestrator-decode-wasm.ts';
 import {
   drawSplitTasks,
   evaluateOrchestrator,
@@ -64,12 +65,32 @@ export interface SampledOrchestration {
   correct: boolean;
 }
 
+/** Sequences a wasm decoder holds at most: a batch of B·G samples (or a held-out batch) within it. */
+const WASM_DECODER_SEQUENCES = 64;
+/** Held-out queries decoded at once (orchestrator-eval.ts's default batch). */
+const EVAL_BATCH = 16;
+
+/**
+ * The sampler's decoder: on the wasm backend the wasm kernels (the learner's log-probs then equal
+ * the sampler's within rounding, as between any two backends); otherwise, or when a batch of B·G
+ * sequences would not fit its arena, the decoder with the CPU backend's arithmetic bit for bit.
+ */
+async function decoderFor(
+  choice: BackendChoice,
+  config: OrchestratorTrainConfig,
+  weights: TinyGptWeights,
+): Promise<Decoder> {
+  const batch = Math.max(config.tasksPerIteration * config.groupSize, EVAL_BATCH);
+  if (choice.backend === 'wasm' && batch <= WASM_DECODER_SEQUENCES) return WasmDecoder.create(weights, batch);
+  return new CpuExactDecoder(weights);
+}
+
 export class OrchestratorTrainer {
   private constructor(
     private readonly o: OrchestratorTrainerOptions,
     readonly config: OrchestratorTrainConfig,
     private readonly learner: OrchestratorLearner,
-    private decoder: CpuExactDecoder,
+    private decoder: Decoder,
     private done: number,
     private readonly past: OrchestratorIterationMetrics[],
   ) {}
@@ -86,7 +107,7 @@ export class OrchestratorTrainer {
       const state = stateOfCheckpoint(r, learner.model.graph.params());
       learner.importState(state);
     }
-    const decoder = new CpuExactDecoder(r ? await learner.weights() : sft);
+    const decoder = await decoderFor(o.choice, config, r ? await learner.weights() : sft);
     return new OrchestratorTrainer(o, config, learner, decoder, r ? r.iteration : 0, r ? [...r.history] : []);
   }
 
@@ -197,7 +218,8 @@ export class OrchestratorTrainer {
         );
       }
     }
-    this.decoder = new CpuExactDecoder(await this.learner.weights());
+    if (this.decoder instanceof WasmDecoder) this.decoder.load(await this.learner.weights());
+    else this.decoder = new CpuExactDecoder(await this.learner.weights());
     const t3 = clock?.() ?? 0;
     this.done++;
     this.lastRollouts = samples.map((sample, i) => ({
@@ -217,9 +239,12 @@ export class OrchestratorTrainer {
   }
 
   /** Held-out greedy designs of the current weights (or the SFT model's, `which: 'sft'`). */
-  evaluate(tasks: number, which: 'current' | 'sft' = 'current'): Promise<HeldOutDesign[]> {
+  async evaluate(tasks: number, which: 'current' | 'sft' = 'current'): Promise<HeldOutDesign[]> {
     return evaluateOrchestrator({
-      decoder: which === 'current' ? this.decoder : new CpuExactDecoder(this.o.model.weights),
+      decoder:
+        which === 'current'
+          ? this.decoder
+          : await decoderFor(this.o.choice, this.config, this.o.model.weights),
       format: this.o.format,
       run: this.o.run,
       tasks,

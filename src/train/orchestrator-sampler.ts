@@ -13,7 +13,7 @@
 import type { Rng } from '../core/rng.ts';
 import type { Design } from '../core/trace.ts';
 import type { MasBenchTask } from '../masbench/index.ts';
-import type { CpuExactDecoder } from './orchestrator-decode.ts';
+import type { Decoder } from './orchestrator-decode.ts';
 import { maskedLogSoftmax, type SequenceCache } from './orchestrator-decode.ts';
 
 export type Dom = 'low' | 'high';
@@ -63,7 +63,7 @@ export interface SamplingFormat {
 }
 
 export interface SampleOptions {
-  decoder: CpuExactDecoder;
+  decoder: Decoder;
   format: SamplingFormat;
   queries: readonly Query[];
   /** Samples per query. */
@@ -112,12 +112,6 @@ function pickToken(logp: Float32Array, mask: Int32Array, greedy: boolean, rng: R
   return best;
 }
 
-const cloneCache = (c: SequenceCache): SequenceCache => ({
-  keys: c.keys.map((k) => k.slice()),
-  values: c.values.map((v) => v.slice()),
-  length: c.length,
-});
-
 /** Decodes G designs per query; samples come out query by query, G each, in order. */
 export async function sampleDesigns(o: SampleOptions): Promise<Sample[]> {
   const { decoder } = o;
@@ -127,6 +121,7 @@ export async function sampleDesigns(o: SampleOptions): Promise<Sample[]> {
     if (p.length >= nPos)
       throw new Error(`a prompt of ${p.length} tokens leaves no room in ${nPos} positions`);
   // One prefill per query (all prompts in one call), its cache copied to the G samples.
+  decoder.reset();
   const base = prompts.map(() => decoder.newSequence());
   const rowSeq: SequenceCache[] = [];
   const rowIds: number[] = [];
@@ -161,7 +156,7 @@ export async function sampleDesigns(o: SampleOptions): Promise<Sample[]> {
         design: null,
         problems: [],
       });
-      caches.push(g === o.group - 1 ? (base[qi] as SequenceCache) : cloneCache(base[qi] as SequenceCache));
+      caches.push(g === o.group - 1 ? (base[qi] as SequenceCache) : decoder.fork(base[qi] as SequenceCache));
       constraints.push(await o.format.constraint(q.dom, budget));
       logits.push(first.subarray(qi * V, (qi + 1) * V));
     }

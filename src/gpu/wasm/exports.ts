@@ -47,6 +47,16 @@ export interface Exports {
   unary(op: number, x: number, y: number, alpha: number, count: number): void;
   unaryGrad(op: number, y: number, gy: number, gx: number, alpha: number, count: number): void;
   binaryGrad(op: number, which: number, a: number, b: number, gy: number, g: number, count: number): void;
+  attendRow(
+    q: number,
+    keys: number,
+    values: number,
+    out: number,
+    probs: number,
+    t: number,
+    d: number,
+    heads: number,
+  ): void;
   sumSquares(g: number, len: number): number;
   adam(
     p: number,

@@ -21,6 +21,7 @@ export {
   crossEntropyGrad,
   causalAttention,
   causalAttentionGrad,
+  attendRow,
 } from './rows';
 
 /** First byte past the module's static data: the host allocates above it. */

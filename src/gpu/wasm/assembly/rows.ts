@@ -333,3 +333,54 @@ export function causalAttentionGrad(
     }
   }
 }
+
+/**
+ * One query row against a sequence's cached keys and values at positions 0..t ([positions, d]
+ * each): out[d] = Σ_j softmax_j(q·k_j/√hd)·v_j per head, written (not accumulated); `probs` is
+ * scratch for t + 1 floats. The arithmetic of `causalAttention` for that row (its scores, f32
+ * exp lanes, f64 total in order): what a decoder with a KV cache runs per new token.
+ */
+export function attendRow(
+  q: usize,
+  keys: usize,
+  values: usize,
+  out: usize,
+  probs: usize,
+  t: i32,
+  d: i32,
+  heads: i32,
+): void {
+  const hd = d / heads;
+  const scale = 1 / Math.sqrt(<f64>hd);
+  memory.fill(out, 0, (<usize>d) << 2);
+  for (let h = 0; h < heads; h++) {
+    const ho = h * hd;
+    let mx: f64 = -Infinity;
+    for (let j = 0; j <= t; j++) {
+      const s = dot(at(q, ho), at(keys, j * d + ho), hd) * scale;
+      store<f32>(at(probs, j), <f32>s);
+      if (s > mx) mx = s;
+    }
+    let total: f64 = 0;
+    const mxv = f32x4.splat(<f32>mx);
+    let j = 0;
+    for (; j + 3 <= t; j += 4) {
+      const e = exp4(f32x4.sub(v128.load(at(probs, j)), mxv));
+      v128.store(at(probs, j), e);
+      total +=
+        <f64>f32x4.extract_lane(e, 0) +
+        <f64>f32x4.extract_lane(e, 1) +
+        <f64>f32x4.extract_lane(e, 2) +
+        <f64>f32x4.extract_lane(e, 3);
+    }
+    for (; j <= t; j++) {
+      const e = f32x4.extract_lane(exp4(f32x4.splat(load<f32>(at(probs, j)) - <f32>mx)), 0);
+      store<f32>(at(probs, j), e);
+      total += <f64>e;
+    }
+    for (let j = 0; j <= t; j++) {
+      const p = <f32>(f(probs, j) / total);
+      axpy(at(out, ho), <f64>p, at(values, j * d + ho), hd);
+    }
+  }
+}
