@@ -16,8 +16,8 @@
  *   answered from memory without running anything. A new design is run agent by agent: an agent
  *   whose resolved input was seen before (every agent an ADD leaves alone) is answered from memory
  *   with its output and its calls' tokens, and only the others run, each on its own with the
- *   archive runner and the calls run.ts would make (no event log or trace); a design with a failed
- *   agent runs whole through the executor. No final trace is built: the final outcome is the
+ *   archive runner and the calls run.ts would make, straight to the simulator (no event log or
+ *   trace); a design with a failed agent runs whole through the executor, its calls remembered. No final trace is built: the final outcome is the
  *   result for the same design. Tested equal to the traced form, step for step and in the final
  *   correctness and tokens (train-runners.test.ts).
  */
@@ -126,6 +126,8 @@ function rememberingBackend(inner: ChatBackend): ChatBackend {
   };
 }
 
+const NO_OUTPUTS: ReadonlyMap<string, string> = new Map();
+
 /** The fields of an agent (`AgentSchema`) the agent-by-agent memo keys on. */
 const AGENT_FIELDS = new Set(['id', 'type', 'description', 'input', 'role', 'params']);
 
@@ -152,9 +154,12 @@ interface AgentOutcome {
  * event log, budget and trace; null when a call fails or the agent throws (the caller then runs
  * the design whole, which records the failure as the traced path does).
  */
+/** Solo runs are never cancelled: they share one signal that never aborts. */
+const NEVER_ABORTED = new AbortController().signal;
+
 async function soloRun(backend: ChatBackend, agent: Agent, t: Task): Promise<AgentOutcome | null> {
-  const input = agentInput(agent, t.query, new Map());
-  const signal = new AbortController().signal;
+  const input = agentInput(agent, t.query, NO_OUTPUTS);
+  const signal = NEVER_ABORTED;
   const usage = { calls: 0, promptTokens: 0, completionTokens: 0 };
   let pending = 0;
   let failed = false;
@@ -205,10 +210,13 @@ async function soloRun(backend: ChatBackend, agent: Agent, t: Task): Promise<Age
 
 /** The fast path (see the header): the same numbers as `tracedSimulatedRunners`, without a final trace. */
 export function simulatedRunners(task: MasBenchTask, seed: number): SimulatedRunners {
-  const backend = rememberingBackend(backendFromSpec({ kind: 'simulated', task, seed }));
-  const executor = createIntermediateExecutor({ backend, cache: false });
+  const simulator = backendFromSpec({ kind: 'simulated', task, seed });
+  // Whole runs (rare) go through the executor with calls remembered; solo runs call the simulator
+  // directly (`runAgent` remembers each agent's outcome, so none of their calls repeats).
+  let executor: ReturnType<typeof createIntermediateExecutor> | null = null;
   const runs = new Map<string, Promise<Outcome>>();
   const whole = async (design: Design, t: Task): Promise<Outcome> => {
+    executor ??= createIntermediateExecutor({ backend: rememberingBackend(simulator), cache: false });
     const x = await executor.run(design, t);
     return {
       step: stepResultOf(x, 'simulated'),
@@ -242,7 +250,7 @@ export function simulatedRunners(task: MasBenchTask, seed: number): SimulatedRun
     }
     let r = byInput.get(agent.input);
     if (!r) {
-      r = soloRun(backend, agent, t);
+      r = soloRun(simulator, agent, t);
       byInput.set(agent.input, r);
     }
     return r;

@@ -16,15 +16,15 @@ import { estimatePromptTokens } from '../llm/index.ts';
 import type { ChatBackend, ChatCall, ChatReply } from '../types.ts';
 import { subtaskPart } from '../input.ts';
 import { COST_MODEL, ERROR_MODEL, SIM_MODEL, factorsFor, slipChance } from './model.ts';
-import { instructionOf, type RefuseRule } from './roles.ts';
+import { readInstruction, type RefuseRule } from './roles.ts';
 import {
   holdsPlan,
   inputProposesAnswer,
-  knownValues,
   partsOf,
-  prepareTask,
+  preparedTask,
   questionFor,
-  targetsOf,
+  readKnownValues,
+  readTargets,
   valueSentence,
   type SimTask,
 } from './task.ts';
@@ -133,8 +133,16 @@ function extraText(call: ChatCall): string {
     .join('\n');
 }
 
+/** The true answer's key for `targets` (an array of the targets memo, so kept by identity). */
+const truthKeys = new WeakMap<readonly string[], string>();
+
 function truthKey(sim: SimTask, targets: readonly string[]): string {
-  return normalizeMathAnswer(targets.map((t) => sim.byId.get(t)?.answer ?? 0).join(', '));
+  let k = truthKeys.get(targets);
+  if (k === undefined) {
+    k = normalizeMathAnswer(targets.map((t) => sim.byId.get(t)?.answer ?? 0).join(', '));
+    truthKeys.set(targets, k);
+  }
+  return k;
 }
 
 /** One reply: its text and its completion tokens under the cost model. */
@@ -250,12 +258,14 @@ const NOTHING_TO_COMBINE: Reply = {
 /** One programmatic reply: the text and its completion tokens under the cost model. */
 function reply(sim: SimTask, call: ChatCall, rng: Rng): Reply {
   const c = COST_MODEL;
-  const targets = targetsOf(sim, call.input);
-  const given = knownValues(sim, call.input);
-  const extra = extraText(call);
+  const targets = readTargets(sim, call.input);
+  const given = readKnownValues(sim, call.input);
+  // What other agents said: read only by the kinds that weigh it, so built only for them.
+  let extraMemo: string | undefined;
+  const extra = (): string => (extraMemo ??= extraText(call));
 
   if (call.kind === 'critic') {
-    const proposed = lastBoxed(extra);
+    const proposed = lastBoxed(extra());
     const right = proposed !== null && normalizeMathAnswer(proposed) === truthKey(sim, targets);
     const reject = right ? rng.next() < ERROR_MODEL.criticFalseReject : rng.next() < ERROR_MODEL.criticCatch;
     return reject
@@ -267,7 +277,7 @@ function reply(sim: SimTask, call: ChatCall, rng: Rng): Reply {
   }
   if (call.kind === 'ceo') {
     // Stop once the last round of reviews (if any) holds no rejection.
-    const lastReviews = extra.split('Reviews:\n').slice(1).pop();
+    const lastReviews = extra().split('Reviews:\n').slice(1).pop();
     const agreed = lastReviews !== undefined && !lastReviews.includes('REJECT');
     const decision = {
       decision: agreed ? 'stop' : 'continue',
@@ -278,7 +288,7 @@ function reply(sim: SimTask, call: ChatCall, rng: Rng): Reply {
     return { text: JSON.stringify(decision), completionTokens: c.ceo };
   }
   if (call.kind === 'recruit') {
-    const count = Number(/Recruit (\d+) expert/.exec(extra)?.[1] ?? '2');
+    const count = Number(/Recruit (\d+) expert/.exec(extra())?.[1] ?? '2');
     const pool = [
       'Arithmetic Solver',
       'Dependency Checker',
@@ -293,7 +303,7 @@ function reply(sim: SimTask, call: ChatCall, rng: Rng): Reply {
   }
 
   // What the agent's own instruction asks of it (roles.ts): refuse, split, review, copy, or solve.
-  const instruction = instructionOf(call.agent);
+  const instruction = readInstruction(call.agent);
   const why = refusalReason(sim, instruction.refuse, call.input);
   if (why !== null) return { text: `REFUSE: ${why}`, completionTokens: c.refuse };
   if (instruction.duty === 'decompose') return decomposition(sim);
@@ -316,7 +326,7 @@ function reply(sim: SimTask, call: ChatCall, rng: Rng): Reply {
 
   if (call.kind === 'decide' || call.kind === 'extract') {
     // A judge with candidate answers in front of it picks the most common one.
-    const candidates = [...extra.matchAll(/\\boxed\{([^{}]*)\}/g)].map((m) =>
+    const candidates = [...extra().matchAll(/\\boxed\{([^{}]*)\}/g)].map((m) =>
       normalizeMathAnswer(m[1] ?? ''),
     );
     if (candidates.length > 0) {
@@ -359,7 +369,7 @@ export function simulatedBackend(
   seed: number,
   options: SimulatedBackendOptions = {},
 ): ChatBackend {
-  const sim = prepareTask(task);
+  const sim = preparedTask(task);
   const timeScale = options.timeScale ?? 0;
   const sleep = options.sleep ?? abortableSleep;
   return {

@@ -20,6 +20,12 @@ export interface SimSubtask {
   statedRe: RegExp;
   /** The sub-task's id as a word (`targetsOf`). */
   idRe: RegExp;
+  /**
+   * `targetsOf`'s lower-case phrases, built once per task exactly as it would build them per call:
+   * the three ways of asking for the quantity, and "Owner's Item".
+   */
+  askedPhrases: readonly [string, string, string];
+  namedPhrase: string;
 }
 
 export interface SimTask {
@@ -43,6 +49,8 @@ export function prepareTask(task: MasBenchTask): SimTask {
     const item = m?.[1] ?? s.id;
     const owner = m?.[2] ?? s.id;
     const claims = s.note ? /(-?\d+)\D*$/.exec(s.note)?.[1] : undefined;
+    const lowerItem = item.toLowerCase();
+    const lowerOwner = owner.toLowerCase();
     byId.set(s.id, {
       id: s.id,
       deps: s.deps,
@@ -52,6 +60,12 @@ export function prepareTask(task: MasBenchTask): SimTask {
       name: `each ${owner}'s ${item}`,
       statedRe: new RegExp(`${escape(`each ${owner}'s ${item}`)} is (-?\\d+)`, 'g'),
       idRe: new RegExp(`(^|[^A-Za-z0-9_])${escape(s.id)}(?![A-Za-z0-9_])`),
+      askedPhrases: [
+        `many ${lowerItem} does each ${lowerOwner}`,
+        `many ${lowerItem} each ${lowerOwner}`,
+        `${lowerItem} per ${lowerOwner}`,
+      ],
+      namedPhrase: `${owner}'s ${item}`.toLowerCase(),
       ...(s.note ? { note: { text: s.note, claims: claims !== undefined ? Number(claims) : null } } : {}),
     });
   }
@@ -65,6 +79,22 @@ export function prepareTask(task: MasBenchTask): SimTask {
   };
   for (const s of task.subtasks) visit(s.id);
   return { task, byId, order, needed: neededSubtaskIds(task), modulus: task.modulus };
+}
+
+/**
+ * `prepareTask` once per task object: the runners of one task's episodes (a training group, G
+ * seeds) share it, and with it the memo of what each input asks for and hands over (`memo`), which
+ * does not depend on the seed. Tasks are not changed once generated.
+ */
+const prepared = new WeakMap<MasBenchTask, SimTask>();
+
+export function preparedTask(task: MasBenchTask): SimTask {
+  let sim = prepared.get(task);
+  if (!sim) {
+    sim = prepareTask(task);
+    prepared.set(task, sim);
+  }
+  return sim;
 }
 
 /** The question that asks for a sub-task's quantity, as the task words it. */
@@ -88,7 +118,7 @@ export const holdsPlan = (text: string): boolean => new RegExp(PLAN_LINE.source,
  */
 export function inputProposesAnswer(sim: SimTask, input: string): boolean {
   const part = subtaskPart(input);
-  return part !== null && (lastBoxed(part) !== null || knownValues(sim, part).size > 0);
+  return part !== null && (lastBoxed(part) !== null || readKnownValues(sim, part).size > 0);
 }
 
 /**
@@ -135,7 +165,12 @@ export function valueSentence(s: Pick<SimSubtask, 'name'>, value: number): strin
 
 /** Values stated as "each Owner's Item is N" in `text` (the last statement wins). */
 export function knownValues(sim: SimTask, text: string): Map<string, number> {
-  return new Map(memo(sim, 'known', text, () => knownValuesOf(sim, text)));
+  return new Map(readKnownValues(sim, text));
+}
+
+/** `knownValues` without the copy: the memo's own map, for readers that do not change it. */
+export function readKnownValues(sim: SimTask, text: string): ReadonlyMap<string, number> {
+  return memo(sim, 'known', text, () => knownValuesOf(sim, text));
 }
 
 /**
@@ -144,6 +179,9 @@ export function knownValues(sim: SimTask, text: string): Map<string, number> {
  */
 const memos = new WeakMap<SimTask, { known: Map<string, unknown>; targets: Map<string, unknown> }>();
 
+/** A memo table is emptied when it reaches this many texts (a task kept for a long time). */
+const MEMO_LIMIT = 20_000;
+
 function memo<T>(sim: SimTask, which: 'known' | 'targets', text: string, make: () => T): T {
   let m = memos.get(sim);
   if (!m) {
@@ -151,13 +189,58 @@ function memo<T>(sim: SimTask, which: 'known' | 'targets', text: string, make: (
     memos.set(sim, m);
   }
   const table = m[which];
-  if (table.has(text)) return table.get(text) as T;
+  const kept = table.get(text);
+  if (kept !== undefined) return kept as T;
   const v = make();
+  if (table.size >= MEMO_LIMIT) table.clear();
   table.set(text, v);
   return v;
 }
 
+/**
+ * What `knownValues` finds, in one pass: every `statedRe` match ends in " is " and a number, so
+ * the text is searched once for those, and a sub-task's statement is one whose name ends right
+ * before. Per name, statements are taken left to right without overlap and the last one wins, as
+ * a global scan with `statedRe` takes them (`knownValuesScanned`, the reference, tested equal).
+ */
 function knownValuesOf(sim: SimTask, text: string): Map<string, number> {
+  let last: Map<SimSubtask, string> | null = null;
+  let ends: Map<SimSubtask, number> | null = null;
+  for (let q = text.indexOf(' is '); q !== -1; q = text.indexOf(' is ', q + 1)) {
+    const value = numberAt(text, q + 4);
+    if (value === null) continue;
+    for (const s of sim.byId.values()) {
+      const start = q - s.name.length;
+      if (start < 0 || !text.startsWith(s.name, start)) continue;
+      if (start < (ends?.get(s) ?? 0)) continue;
+      (last ??= new Map()).set(s, value);
+      (ends ??= new Map()).set(s, q + 4 + value.length);
+    }
+  }
+  const known = new Map<string, number>();
+  if (last === null) return known;
+  for (const s of sim.byId.values()) {
+    const v = last.get(s);
+    if (v !== undefined) known.set(s.id, Number(v));
+  }
+  return known;
+}
+
+const isDigit = (text: string, i: number): boolean => {
+  const c = text.charCodeAt(i);
+  return c >= 48 && c <= 57;
+};
+
+/** The text `-?\d+` matches at `i` (greedy, ASCII digits), or null. */
+function numberAt(text: string, i: number): string | null {
+  const from = text.charCodeAt(i) === 45 && isDigit(text, i + 1) ? i + 1 : i;
+  let j = from;
+  while (isDigit(text, j)) j++;
+  return j === from ? null : text.slice(i, j);
+}
+
+/** `knownValues` by a global `statedRe` scan per sub-task: the reference for `knownValuesOf`. */
+export function knownValuesScanned(sim: SimTask, text: string): Map<string, number> {
   const known = new Map<string, number>();
   for (const s of sim.byId.values()) {
     let last: string | undefined;
@@ -175,7 +258,12 @@ function knownValuesOf(sim: SimTask, text: string): Map<string, number> {
  * on; else, when nothing is named, the whole task.
  */
 export function targetsOf(sim: SimTask, input: string): string[] {
-  return [...memo(sim, 'targets', input, () => targetsOfText(sim, input))];
+  return [...readTargets(sim, input)];
+}
+
+/** `targetsOf` without the copy: the memo's own array (the same one for the same text). */
+export function readTargets(sim: SimTask, input: string): readonly string[] {
+  return memo(sim, 'targets', input, () => targetsOfText(sim, input));
 }
 
 function targetsOfText(sim: SimTask, input: string): string[] {
@@ -191,19 +279,15 @@ function targetsOfText(sim: SimTask, input: string): string[] {
   for (const id of sim.order) {
     const s = sim.byId.get(id);
     if (!s) continue;
-    const item = s.item.toLowerCase();
-    const owner = s.owner.toLowerCase();
+    const [does, each, per] = s.askedPhrases;
     const byId = s.idRe.test(text);
-    const asked =
-      lower.includes(`many ${item} does each ${owner}`) ||
-      lower.includes(`many ${item} each ${owner}`) ||
-      lower.includes(`${item} per ${owner}`);
+    const asked = lower.includes(does) || lower.includes(each) || lower.includes(per);
     if (byId || asked) direct.push(id);
   }
   if (direct.length > 0) return direct;
   const named = sim.order.filter((id) => {
     const s = sim.byId.get(id);
-    return s !== undefined && lower.includes(`${s.owner}'s ${s.item}`.toLowerCase());
+    return s !== undefined && lower.includes(s.namedPhrase);
   });
   if (named.length === 0) return [...sim.task.asks];
   const ancestors = new Set<string>();
