@@ -131,6 +131,62 @@ const NO_OUTPUTS: ReadonlyMap<string, string> = new Map();
 /** The fields of an agent (`AgentSchema`) the agent-by-agent memo keys on. */
 const AGENT_FIELDS = new Set(['id', 'type', 'description', 'input', 'role', 'params']);
 
+/** An agent's last run in an episode (`agentOutcome` in `simulatedRunners`). */
+interface LastRun {
+  agent: Agent;
+  /** The references its input asked for, in order, and the outputs they were filled with. */
+  asked: readonly string[];
+  gave: readonly (string | undefined)[];
+  result: Promise<AgentOutcome | null> | null;
+}
+
+/** True when the agent has no field beyond `AGENT_FIELDS`. */
+function plainAgent(agent: Agent): boolean {
+  for (const k in agent) if (!AGENT_FIELDS.has(k)) return false;
+  return true;
+}
+
+/** Two plain agents with equal fields (parameters compared as their JSON would be). */
+const sameAgent = (a: Agent, b: Agent): boolean =>
+  a.id === b.id &&
+  a.type === b.type &&
+  a.role === b.role &&
+  a.description === b.description &&
+  a.input === b.input &&
+  sameJson(a.params, b.params);
+
+/** The references fill in as they did for `run`: the same outputs (or none) for each. */
+function sameOutputs(run: LastRun, outputs: ReadonlyMap<string, string>): boolean {
+  for (let i = 0; i < run.asked.length; i++)
+    if (outputs.get(run.asked[i] as string) !== run.gave[i]) return false;
+  return true;
+}
+
+/**
+ * True only when both values serialise to the same JSON: equal primitives, or plain objects and
+ * arrays with the same keys in the same order and such values. (Anything else reads as different,
+ * which only costs a lookup.)
+ */
+function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return typeof a !== 'object' || a === null || isPlain(a);
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (!isPlain(a) || !isPlain(b) || Array.isArray(a) !== Array.isArray(b)) return false;
+  const ka = Object.keys(a);
+  const kb = Object.keys(b);
+  if (ka.length !== kb.length) return false;
+  for (let i = 0; i < ka.length; i++) {
+    const k = ka[i] as string;
+    if (k !== kb[i]) return false;
+    if (!sameJson((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k])) return false;
+  }
+  return true;
+}
+
+const isPlain = (x: object): boolean => {
+  const proto: unknown = Object.getPrototypeOf(x);
+  return proto === Object.prototype || proto === Array.prototype || proto === null;
+};
+
 /** The design's identity for the memo: agents (with inputs and parameters) and edges. */
 const designKey = (d: Design): string => JSON.stringify([d.agents, d.edges]);
 
@@ -255,6 +311,36 @@ export function simulatedRunners(task: MasBenchTask, seed: number): SimulatedRun
     }
     return r;
   };
+  // Per agent id, its last run in this episode: the agent, the references its input asked for and
+  // the outputs they were filled with, and the outcome (null: the filled-in input was blank). A
+  // later design holding the same agent whose references fill in with the same outputs (every
+  // agent an ADD leaves alone) gets that outcome without filling in or looking up its input.
+  const lastRuns = new Map<string, LastRun>();
+  const agentOutcome = (
+    agent: Agent,
+    outputs: ReadonlyMap<string, string>,
+    t: Task,
+  ): Promise<AgentOutcome | null> | null => {
+    const plain = plainAgent(agent);
+    const prev = plain ? lastRuns.get(agent.id) : undefined;
+    if (prev !== undefined && sameAgent(prev.agent, agent) && sameOutputs(prev, outputs)) return prev.result;
+    const asked: string[] = [];
+    const gave: (string | undefined)[] = [];
+    const fill = (ref: string): string | undefined => {
+      const out = outputs.get(ref);
+      asked.push(ref);
+      gave.push(out);
+      return out;
+    };
+    // The same agent with its references filled in: on its own it gets the very same input
+    // (`agentInput` leaves a text without known references as it is), unless the filled-in
+    // input is blank, which would read as "the original question".
+    const own = agent.input.trim() === '';
+    const resolved = own ? '' : resolveReferences(agent.input, fill);
+    const result = !own && resolved.trim() === '' ? null : runAgent({ ...agent, input: resolved }, t);
+    if (plain) lastRuns.set(agent.id, { agent, asked, gave, result });
+    return result;
+  };
   const byAgents = async (design: Design, t: Task): Promise<Outcome | null> => {
     const sink = sinkOf(design);
     const order = topoOrder(
@@ -269,14 +355,9 @@ export function simulatedRunners(task: MasBenchTask, seed: number): SimulatedRun
     for (const id of order) {
       const agent = byId.get(id);
       if (!agent) return null;
-      // The same agent with its references filled in: on its own it gets the very same input
-      // (`agentInput` leaves a text without known references as it is), unless the filled-in
-      // input is blank, which would read as "the original question".
-      const own = agent.input.trim() === '';
-      const resolved = own ? '' : resolveReferences(agent.input, (ref) => outputs.get(ref));
-      if (!own && resolved.trim() === '') return null;
-      const solo = { ...agent, input: resolved };
-      const r = await runAgent(solo, t);
+      const pending = agentOutcome(agent, outputs, t);
+      if (pending === null) return null;
+      const r = await pending;
       if (r === null) return null;
       outputs.set(id, r.output);
       usage.calls += r.calls;

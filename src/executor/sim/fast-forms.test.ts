@@ -17,6 +17,7 @@ import { instructionOf, readInstruction } from './roles.ts';
 import {
   knownValues,
   knownValuesScanned,
+  namesId,
   prepareTask,
   preparedTask,
   targetsOf,
@@ -126,6 +127,28 @@ describe('stated values, read in one pass', () => {
     const self = [...sim.byId.values()].find((s) => s.item === "a is 1 each a's a")?.id ?? '';
     expect(knownValues(sim, fixed[1] as string).get(self)).toBe(1);
     expect(knownValues(sim, fixed[2] as string).get(self)).toBe(3);
+  });
+});
+
+describe('sub-task ids named in a text, found without the pattern', () => {
+  it('agree with the id pattern next to word characters, other characters and the ends', () => {
+    const ids = ['s1', 's12', 'a.b', 'x-1', 'Q_2'];
+    const pieces = [...ids, 's', '1', '2', '_', 'x', '.', '-', ' ', '\n', '(', 'é', '٣', 'S1', 'ab'];
+    let found = 0;
+    for (let k = 0; k < 4000; k++) {
+      const rng = createRng(k);
+      let text = '';
+      for (let n = rng.int(10); n >= 0; n--) text += rng.pick(pieces);
+      for (const id of ids) {
+        const idRe = new RegExp(
+          `(^|[^A-Za-z0-9_])${id.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![A-Za-z0-9_])`,
+        );
+        const hit = namesId(text, { id, idRe });
+        expect(hit).toBe(idRe.test(text));
+        if (hit) found++;
+      }
+    }
+    expect(found).toBeGreaterThan(1000);
   });
 });
 

@@ -18,7 +18,7 @@ export interface SimSubtask {
   note?: { text: string; claims: number | null };
   /** `<name> is N` (global): a stated value, compiled once per task (`knownValues` runs per call). */
   statedRe: RegExp;
-  /** The sub-task's id as a word (`targetsOf`). */
+  /** The sub-task's id as a word (`targetsOf` reads it with `namesId`, a search without a scan). */
   idRe: RegExp;
   /**
    * `targetsOf`'s lower-case phrases, built once per task exactly as it would build them per call:
@@ -250,6 +250,24 @@ export function knownValuesScanned(sim: SimTask, text: string): Map<string, numb
   return known;
 }
 
+const isWordUnit = (c: number): boolean =>
+  (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95;
+
+/**
+ * True when `idRe` matches: the id occurs with no ASCII word character (`[A-Za-z0-9_]`) right
+ * before or after it. Found with `indexOf` rather than the pattern, which tries every position.
+ */
+export function namesId(text: string, s: Pick<SimSubtask, 'id' | 'idRe'>): boolean {
+  const id = s.id;
+  if (id === '') return s.idRe.test(text);
+  for (let at = text.indexOf(id); at !== -1; at = text.indexOf(id, at + 1)) {
+    const before = at === 0 || !isWordUnit(text.charCodeAt(at - 1));
+    const end = at + id.length;
+    if (before && (end === text.length || !isWordUnit(text.charCodeAt(end)))) return true;
+  }
+  return false;
+}
+
 /**
  * The sub-tasks an assignment asks for. The whole task (its asked sub-tasks) when the input is
  * the original question. Otherwise, in the sub-task text with given values, boxed answers and
@@ -280,7 +298,7 @@ function targetsOfText(sim: SimTask, input: string): string[] {
     const s = sim.byId.get(id);
     if (!s) continue;
     const [does, each, per] = s.askedPhrases;
-    const byId = s.idRe.test(text);
+    const byId = namesId(text, s);
     const asked = lower.includes(does) || lower.includes(each) || lower.includes(per);
     if (byId || asked) direct.push(id);
   }
