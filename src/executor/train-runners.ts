@@ -10,16 +10,18 @@
  *   design once more through `runDesign` with its full trace (the reference);
  * - `simulatedRunners` (the fast path the trainer uses): the simulator is a pure function of the
  *   seed, the task and each call (its reply's generator is seeded from the call's identity, and
- *   its text from the call's content), so a call seen before is answered from memory with the very
- *   reply, tokens included, the simulator would give again, and a design run before (the EXIT
- *   step's, which is the previous step's design; the final design, which is the last step's) is
- *   answered from memory without running anything. A new design is run agent by agent: an agent
- *   whose resolved input was seen before (every agent an ADD leaves alone) is answered from memory
- *   with its output and its calls' tokens, and only the others run, each on its own with the
- *   archive runner and the calls run.ts would make, straight to the simulator (no event log or
- *   trace); a design with a failed agent runs whole through the executor, its calls remembered. No final trace is built: the final outcome is the
- *   result for the same design. Tested equal to the traced form, step for step and in the final
- *   correctness and tokens (train-runners.test.ts).
+ *   its text from the call's content), so an agent's run is a function of the agent and its
+ *   filled-in input. A design is run agent by agent: an agent unchanged since its last run in the
+ *   episode whose references fill in with the same outputs (every agent an ADD leaves alone, and
+ *   every agent of a design run before: the EXIT step's, the final one) is answered from memory
+ *   with its output and its calls' tokens, without filling in its input; only the others run,
+ *   each on its own with the archive runner and the calls run.ts would make, straight to the
+ *   simulator (no event log or trace). A design this cannot follow (a failed agent, no single
+ *   sink) runs whole through the executor, its calls remembered. No final trace is built: the
+ *   final outcome is the result for the same design. The simulator shares what it reads from a
+ *   task and from each input across the task's episodes (sim/task.ts). Tested equal to the traced
+ *   form, step for step and in the final correctness and tokens (train-runners.test.ts,
+ *   train-runners-reuse.test.ts).
  */
 import { topoOrder } from '../core/graph.ts';
 import type { Agent, Design, Task, Trace } from '../core/trace.ts';
@@ -128,7 +130,7 @@ function rememberingBackend(inner: ChatBackend): ChatBackend {
 
 const NO_OUTPUTS: ReadonlyMap<string, string> = new Map();
 
-/** The fields of an agent (`AgentSchema`) the agent-by-agent memo keys on. */
+/** The fields of an agent (`AgentSchema`) the reuse check compares (`sameAgent`). */
 const AGENT_FIELDS = new Set(['id', 'type', 'description', 'input', 'role', 'params']);
 
 /** An agent's last run in an episode (`agentOutcome` in `simulatedRunners`). */
@@ -268,7 +270,7 @@ async function soloRun(backend: ChatBackend, agent: Agent, t: Task): Promise<Age
 export function simulatedRunners(task: MasBenchTask, seed: number): SimulatedRunners {
   const simulator = backendFromSpec({ kind: 'simulated', task, seed });
   // Whole runs (rare) go through the executor with calls remembered; solo runs call the simulator
-  // directly (`runAgent` remembers each agent's outcome, so none of their calls repeats).
+  // directly (`agentOutcome` reuses an unchanged agent's outcome, so their calls rarely repeat).
   let executor: ReturnType<typeof createIntermediateExecutor> | null = null;
   const runs = new Map<string, Promise<Outcome>>();
   const whole = async (design: Design, t: Task): Promise<Outcome> => {
@@ -285,32 +287,6 @@ export function simulatedRunners(task: MasBenchTask, seed: number): SimulatedRun
   // earlier one by an ADD reuses every other agent's run and runs only the new agent (and those
   // whose inputs changed), each on its own (`soloRun`). Any design this cannot follow exactly (a
   // failed agent, no single sink, no agents) runs whole through the executor.
-  // By the agent's short fields, then its description and its input (long strings, each the
-  // same object run after run, so their hashes are computed once; never serialised).
-  const agentRuns = new Map<string, Map<string, Map<string, Promise<AgentOutcome | null>>>>();
-  const runAgent = (agent: Agent, t: Task): Promise<AgentOutcome | null> => {
-    const known = Object.keys(agent).every((k) => AGENT_FIELDS.has(k));
-    const key = known
-      ? [agent.id, agent.type, agent.role ?? '', JSON.stringify(agent.params)].join('\u0001')
-      : JSON.stringify({ ...agent, input: '' });
-    let byDescription = agentRuns.get(key);
-    if (!byDescription) {
-      byDescription = new Map();
-      agentRuns.set(key, byDescription);
-    }
-    const description = known ? agent.description : '';
-    let byInput = byDescription.get(description);
-    if (!byInput) {
-      byInput = new Map();
-      byDescription.set(description, byInput);
-    }
-    let r = byInput.get(agent.input);
-    if (!r) {
-      r = soloRun(simulator, agent, t);
-      byInput.set(agent.input, r);
-    }
-    return r;
-  };
   // Per agent id, its last run in this episode: the agent, the references its input asked for and
   // the outputs they were filled with, and the outcome (null: the filled-in input was blank). A
   // later design holding the same agent whose references fill in with the same outputs (every
@@ -337,7 +313,8 @@ export function simulatedRunners(task: MasBenchTask, seed: number): SimulatedRun
     // input is blank, which would read as "the original question".
     const own = agent.input.trim() === '';
     const resolved = own ? '' : resolveReferences(agent.input, fill);
-    const result = !own && resolved.trim() === '' ? null : runAgent({ ...agent, input: resolved }, t);
+    const result =
+      !own && resolved.trim() === '' ? null : soloRun(simulator, { ...agent, input: resolved }, t);
     if (plain) lastRuns.set(agent.id, { agent, asked, gave, result });
     return result;
   };
