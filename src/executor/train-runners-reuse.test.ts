@@ -89,4 +89,25 @@ describe('the fast path reuses an agent’s run only when nothing it depends on 
     }
     expect(changed).toBeGreaterThan(0);
   });
+
+  it('grades each output against the ground truth its runners are given, across a task’s episodes', async () => {
+    const task = generateTask({ axis: 'breadth', value: 3, seed: 12 });
+    const right = taskOfMasbench(task);
+    const wrong = {
+      ...right,
+      groundTruths: (right.groundTruths ?? []).map((g) => `${g}1`),
+      groundTruth: 'x',
+    };
+    const design = designOf([{ id: 'A' }, { id: 'B', type: 'SCAgent', input: 'Check ${A}.' }]);
+    const seen = new Set<string>();
+    // Episodes of one task object, in turn with the true and a changed ground truth.
+    for (const seed of [1, 2, 3, 4, 5, 6])
+      for (const t of [right, wrong]) {
+        const got = await simulatedRunners(task, seed).intermediate(design, t);
+        expect(got).toEqual(await tracedSimulatedRunners(task, seed).intermediate(design, t));
+        seen.add(`${t === right}:${String(got.correct)}`);
+      }
+    // Right answers graded right against the truth and wrong against the changed one.
+    expect(seen.has('true:true') && seen.has('false:false')).toBe(true);
+  });
 });

@@ -215,7 +215,41 @@ interface AgentOutcome {
 /** Solo runs are never cancelled: they share one signal that never aborts. */
 const NEVER_ABORTED = new AbortController().signal;
 
-async function soloRun(backend: ChatBackend, agent: Agent, t: Task): Promise<AgentOutcome | null> {
+/**
+ * `gradeAnswer` remembered per task and ground truth, for the task's episodes together: an agent
+ * that makes no slip writes the same output whatever the seed, so outputs repeat across a group.
+ */
+const grades = new WeakMap<MasBenchTask, Map<string, Map<string, boolean | null>>>();
+const GRADES_LIMIT = 4096;
+
+function gradeOf(task: MasBenchTask, output: string, t: Task): boolean | null {
+  let byTruth = grades.get(task);
+  if (!byTruth) {
+    byTruth = new Map();
+    grades.set(task, byTruth);
+  }
+  // What `gradeAnswer` reads of the task.
+  const truth = JSON.stringify([t.groundTruths ?? null, t.groundTruth ?? null]);
+  let byOutput = byTruth.get(truth);
+  if (!byOutput) {
+    byOutput = new Map();
+    byTruth.set(truth, byOutput);
+  }
+  let correct = byOutput.get(output);
+  if (correct === undefined) {
+    correct = gradeAnswer(output, t);
+    if (byOutput.size >= GRADES_LIMIT) byOutput.clear();
+    byOutput.set(output, correct);
+  }
+  return correct;
+}
+
+async function soloRun(
+  backend: ChatBackend,
+  agent: Agent,
+  t: Task,
+  task: MasBenchTask,
+): Promise<AgentOutcome | null> {
   const input = agentInput(agent, t.query, NO_OUTPUTS);
   const signal = NEVER_ABORTED;
   const usage = { calls: 0, promptTokens: 0, completionTokens: 0 };
@@ -263,7 +297,7 @@ async function soloRun(backend: ChatBackend, agent: Agent, t: Task): Promise<Age
     return null;
   }
   if (failed || pending > 0) return null;
-  return { output, correct: gradeAnswer(output, t), ...usage };
+  return { output, correct: gradeOf(task, output, t), ...usage };
 }
 
 /** The fast path (see the header): the same numbers as `tracedSimulatedRunners`, without a final trace. */
@@ -314,7 +348,7 @@ export function simulatedRunners(task: MasBenchTask, seed: number): SimulatedRun
     const own = agent.input.trim() === '';
     const resolved = own ? '' : resolveReferences(agent.input, fill);
     const result =
-      !own && resolved.trim() === '' ? null : soloRun(simulator, { ...agent, input: resolved }, t);
+      !own && resolved.trim() === '' ? null : soloRun(simulator, { ...agent, input: resolved }, t, task);
     if (plain) lastRuns.set(agent.id, { agent, asked, gave, result });
     return result;
   };

@@ -11,12 +11,13 @@
  */
 import { lastBoxed, normalizeMathAnswer } from '../../answers/index.ts';
 import type { MasBenchTask } from '../../masbench/index.ts';
-import { createRng, hashString, type Rng } from '../../core/rng.ts';
+import { hashString } from '../../core/rng.ts';
 import { estimatePromptTokens } from '../llm/index.ts';
 import type { ChatBackend, ChatCall, ChatReply } from '../types.ts';
 import { subtaskPart } from '../input.ts';
 import { COST_MODEL, ERROR_MODEL, SIM_MODEL, factorsFor, slipChance } from './model.ts';
 import { readInstruction, type RefuseRule } from './roles.ts';
+import { CallRng, type SimRng } from './rng.ts';
 import {
   holdsPlan,
   inputProposesAnswer,
@@ -57,13 +58,25 @@ function propagatedWrong(sim: SimTask, id: string, inputs: readonly number[], tr
   return mod(truth + 1 + (h % (sim.modulus - 1)), sim.modulus);
 }
 
+/** Adds `id` and what it needs, down to values given, to `needed`, depth first. */
+function markNeeded(
+  sim: SimTask,
+  id: string,
+  needed: Set<string>,
+  trusted: ReadonlyMap<string, number>,
+): void {
+  if (needed.has(id) || trusted.has(id)) return;
+  needed.add(id);
+  for (const d of sim.byId.get(id)?.deps ?? []) markNeeded(sim, d, needed, trusted);
+}
+
 /** Solves `targets` from the values it was given, walking the sub-task graph in dependency order. */
 function solve(
   sim: SimTask,
   targets: readonly string[],
   given: ReadonlyMap<string, number>,
   call: ChatCall,
-  rng: Rng,
+  rng: SimRng,
 ): Solution {
   const f = factorsFor(call.kind);
   // A revision re-checks given values of noted sub-tasks, and of everything computed from them,
@@ -75,14 +88,10 @@ function solve(
       if (s && (s.note || s.deps.some((d) => suspect.has(d)))) suspect.add(id);
     }
   }
-  const trusted = new Map([...given].filter(([id]) => !suspect.has(id)));
+  const trusted = new Map<string, number>();
+  for (const [id, v] of given) if (!suspect.has(id)) trusted.set(id, v);
   const needed = new Set<string>();
-  const visit = (id: string): void => {
-    if (needed.has(id) || trusted.has(id)) return;
-    needed.add(id);
-    for (const d of sim.byId.get(id)?.deps ?? []) visit(d);
-  };
-  for (const t of targets) visit(t);
+  for (const t of targets) markNeeded(sim, t, needed, trusted);
   const steps = sim.order.filter((id) => needed.has(id));
   const values = new Map(trusted);
   for (const id of steps) {
@@ -127,10 +136,13 @@ function solutionText(
 
 /** All message text except the agent's own input: what other agents said in this call. */
 function extraText(call: ChatCall): string {
-  return call.messages
-    .filter((m) => m.role !== 'system')
-    .map((m) => m.content.split(call.input).join('\n'))
-    .join('\n');
+  let out: string | null = null;
+  for (const m of call.messages) {
+    if (m.role === 'system') continue;
+    const own = m.content.split(call.input).join('\n');
+    out = out === null ? own : `${out}\n${own}`;
+  }
+  return out ?? '';
 }
 
 /** The true answer's key for `targets` (an array of the targets memo, so kept by identity). */
@@ -234,7 +246,7 @@ function plan(sim: SimTask): Reply {
  * (a wrong answer is caught with probability κ, a right one flagged with probability 0.05), with no
  * answer of its own.
  */
-function critique(sim: SimTask, targets: readonly string[], input: string, rng: Rng): Reply {
+function critique(sim: SimTask, targets: readonly string[], input: string, rng: SimRng): Reply {
   const proposed = lastBoxed(subtaskPart(input) ?? '');
   const right = proposed !== null && normalizeMathAnswer(proposed) === truthKey(sim, targets);
   const flag = right ? rng.next() < ERROR_MODEL.criticFalseReject : rng.next() < ERROR_MODEL.criticCatch;
@@ -256,16 +268,14 @@ const NOTHING_TO_COMBINE: Reply = {
 };
 
 /** One programmatic reply: the text and its completion tokens under the cost model. */
-function reply(sim: SimTask, call: ChatCall, rng: Rng): Reply {
+function reply(sim: SimTask, call: ChatCall, rng: SimRng): Reply {
   const c = COST_MODEL;
   const targets = readTargets(sim, call.input);
   const given = readKnownValues(sim, call.input);
-  // What other agents said: read only by the kinds that weigh it, so built only for them.
-  let extraMemo: string | undefined;
-  const extra = (): string => (extraMemo ??= extraText(call));
+  // What other agents said (`extraText`) is read only by the kinds that weigh it, once each.
 
   if (call.kind === 'critic') {
-    const proposed = lastBoxed(extra());
+    const proposed = lastBoxed(extraText(call));
     const right = proposed !== null && normalizeMathAnswer(proposed) === truthKey(sim, targets);
     const reject = right ? rng.next() < ERROR_MODEL.criticFalseReject : rng.next() < ERROR_MODEL.criticCatch;
     return reject
@@ -277,7 +287,7 @@ function reply(sim: SimTask, call: ChatCall, rng: Rng): Reply {
   }
   if (call.kind === 'ceo') {
     // Stop once the last round of reviews (if any) holds no rejection.
-    const lastReviews = extra().split('Reviews:\n').slice(1).pop();
+    const lastReviews = extraText(call).split('Reviews:\n').slice(1).pop();
     const agreed = lastReviews !== undefined && !lastReviews.includes('REJECT');
     const decision = {
       decision: agreed ? 'stop' : 'continue',
@@ -288,7 +298,7 @@ function reply(sim: SimTask, call: ChatCall, rng: Rng): Reply {
     return { text: JSON.stringify(decision), completionTokens: c.ceo };
   }
   if (call.kind === 'recruit') {
-    const count = Number(/Recruit (\d+) expert/.exec(extra())?.[1] ?? '2');
+    const count = Number(/Recruit (\d+) expert/.exec(extraText(call))?.[1] ?? '2');
     const pool = [
       'Arithmetic Solver',
       'Dependency Checker',
@@ -326,7 +336,7 @@ function reply(sim: SimTask, call: ChatCall, rng: Rng): Reply {
 
   if (call.kind === 'decide' || call.kind === 'extract') {
     // A judge with candidate answers in front of it picks the most common one.
-    const candidates = [...extra().matchAll(/\\boxed\{([^{}]*)\}/g)].map((m) =>
+    const candidates = [...extraText(call).matchAll(/\\boxed\{([^{}]*)\}/g)].map((m) =>
       normalizeMathAnswer(m[1] ?? ''),
     );
     if (candidates.length > 0) {
@@ -394,7 +404,7 @@ export function simulatedBackend(
       }
       // One generator per call, from the seed and the call's identity: the same call gets the same
       // reply whatever order parallel calls run in.
-      const rng = createRng(
+      const rng = new CallRng(
         hashString(`${seed}|${task.id}|${call.agent.id}|${call.callIndex}|${call.label}`),
       );
       const r = reply(sim, call, rng);

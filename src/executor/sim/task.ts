@@ -109,8 +109,11 @@ export function questionFor(s: Pick<SimSubtask, 'item' | 'owner'>): string {
  */
 export const PLAN_LINE = /^(?:Sub-question|Work item): [^\n]*$/gm;
 
+/** `PLAN_LINE` without the global flag, compiled once (`test` then keeps no state). */
+const PLAN_LINE_ONCE = new RegExp(PLAN_LINE.source, 'm');
+
 /** True when the text holds a plan the simulator wrote (a list of sub-questions or work items). */
-export const holdsPlan = (text: string): boolean => new RegExp(PLAN_LINE.source, 'm').test(text);
+export const holdsPlan = (text: string): boolean => PLAN_LINE_ONCE.test(text);
 
 /**
  * True when an agent's inputs propose an answer: a boxed answer or a stated value in the part of
