@@ -203,6 +203,19 @@ function refusalReason(sim: SimTask, rules: readonly RefuseRule[], input: string
   return null;
 }
 
+/** Replies that depend on the task alone (a plan, a decomposition), made once per task. */
+const decompositions = new WeakMap<SimTask, Reply>();
+const plans = new WeakMap<SimTask, Reply>();
+
+function perTask(kept: WeakMap<SimTask, Reply>, sim: SimTask, make: (sim: SimTask) => Reply): Reply {
+  let r = kept.get(sim);
+  if (r === undefined) {
+    r = make(sim);
+    kept.set(sim, r);
+  }
+  return r;
+}
+
 /** A Decomposer's reply: the needed sub-questions in dependency order, none answered. */
 function decomposition(sim: SimTask): Reply {
   const ids = sim.order.filter((id) => sim.needed.has(id));
@@ -316,8 +329,8 @@ function reply(sim: SimTask, call: ChatCall, rng: SimRng): Reply {
   const instruction = readInstruction(call.agent);
   const why = refusalReason(sim, instruction.refuse, call.input);
   if (why !== null) return { text: `REFUSE: ${why}`, completionTokens: c.refuse };
-  if (instruction.duty === 'decompose') return decomposition(sim);
-  if (instruction.duty === 'plan') return plan(sim);
+  if (instruction.duty === 'decompose') return perTask(decompositions, sim, decomposition);
+  if (instruction.duty === 'plan') return perTask(plans, sim, plan);
   if (instruction.duty === 'critique') return critique(sim, targets, call.input, rng);
   if (instruction.duty === 'extract') {
     const found = lastBoxed(subtaskPart(call.input) ?? '');
