@@ -140,6 +140,9 @@ interface LastRun {
   asked: readonly string[];
   gave: readonly (string | undefined)[];
   result: Promise<AgentOutcome | null> | null;
+  /** True once `result` has resolved, to `value`. */
+  settled: boolean;
+  value: AgentOutcome | null;
 }
 
 /** True when the agent has no field beyond `AGENT_FIELDS`. */
@@ -326,14 +329,10 @@ export function simulatedRunners(task: MasBenchTask, seed: number): SimulatedRun
   // later design holding the same agent whose references fill in with the same outputs (every
   // agent an ADD leaves alone) gets that outcome without filling in or looking up its input.
   const lastRuns = new Map<string, LastRun>();
-  const agentOutcome = (
-    agent: Agent,
-    outputs: ReadonlyMap<string, string>,
-    t: Task,
-  ): Promise<AgentOutcome | null> | null => {
+  const agentOutcome = (agent: Agent, outputs: ReadonlyMap<string, string>, t: Task): LastRun => {
     const plain = plainAgent(agent);
     const prev = plain ? lastRuns.get(agent.id) : undefined;
-    if (prev !== undefined && sameAgent(prev.agent, agent) && sameOutputs(prev, outputs)) return prev.result;
+    if (prev !== undefined && sameAgent(prev.agent, agent) && sameOutputs(prev, outputs)) return prev;
     const asked: string[] = [];
     const gave: (string | undefined)[] = [];
     const fill = (ref: string): string | undefined => {
@@ -349,8 +348,17 @@ export function simulatedRunners(task: MasBenchTask, seed: number): SimulatedRun
     const resolved = own ? '' : resolveReferences(agent.input, fill);
     const result =
       !own && resolved.trim() === '' ? null : soloRun(simulator, { ...agent, input: resolved }, t, task);
-    if (plain) lastRuns.set(agent.id, { agent, asked, gave, result });
-    return result;
+    const run: LastRun = { agent, asked, gave, result, settled: false, value: null };
+    // Once settled, a reuse reads the outcome without waiting a turn for it.
+    void result?.then(
+      (v) => {
+        run.settled = true;
+        run.value = v;
+      },
+      () => undefined,
+    );
+    if (plain) lastRuns.set(agent.id, run);
+    return run;
   };
   const byAgents = async (design: Design, t: Task): Promise<Outcome | null> => {
     const sink = sinkOf(design);
@@ -366,9 +374,9 @@ export function simulatedRunners(task: MasBenchTask, seed: number): SimulatedRun
     for (const id of order) {
       const agent = byId.get(id);
       if (!agent) return null;
-      const pending = agentOutcome(agent, outputs, t);
-      if (pending === null) return null;
-      const r = await pending;
+      const run = agentOutcome(agent, outputs, t);
+      if (run.result === null) return null;
+      const r = run.settled ? run.value : await run.result;
       if (r === null) return null;
       outputs.set(id, r.output);
       usage.calls += r.calls;

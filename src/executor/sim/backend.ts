@@ -12,7 +12,7 @@
 import { lastBoxed, normalizeMathAnswer } from '../../answers/index.ts';
 import type { MasBenchTask } from '../../masbench/index.ts';
 import { hashString } from '../../core/rng.ts';
-import { estimatePromptTokens } from '../llm/index.ts';
+import { estimatePromptTokens, type ChatMessage as LlmMessage } from '../llm/index.ts';
 import type { ChatBackend, ChatCall, ChatReply } from '../types.ts';
 import { subtaskPart } from '../input.ts';
 import { COST_MODEL, ERROR_MODEL, SIM_MODEL, factorsFor, slipChance } from './model.ts';
@@ -402,9 +402,8 @@ export function simulatedBackend(
     modelFor: () => SIM_MODEL,
     costOf: () => 0,
     async chat(call): Promise<ChatReply> {
-      const promptTokens = estimatePromptTokens(
-        call.messages.map((m) => ({ role: m.role === 'tool' ? 'user' : m.role, content: m.content })),
-      );
+      // The estimate reads each message's content only.
+      const promptTokens = estimatePromptTokens(call.messages as readonly LlmMessage[]);
       if (call.signal.aborted) {
         return {
           ok: false,
@@ -423,7 +422,10 @@ export function simulatedBackend(
       const r = reply(sim, call, rng);
       const completionTokens = Math.min(r.completionTokens, call.maxTokens ?? Infinity);
       const latency = COST_MODEL.latencyBaseMs + COST_MODEL.latencyPerTokenMs * completionTokens;
-      const finished = await sleep(latency * timeScale, call.signal);
+      const ms = latency * timeScale;
+      // No delay to wait for with the default timer: what it would resolve to, without a turn.
+      const finished =
+        ms <= 0 && options.sleep === undefined ? !call.signal.aborted : await sleep(ms, call.signal);
       if (!finished) {
         return {
           ok: false,
