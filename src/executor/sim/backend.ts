@@ -17,7 +17,7 @@ import type { ChatBackend, ChatCall, ChatReply } from '../types.ts';
 import { subtaskPart } from '../input.ts';
 import { COST_MODEL, ERROR_MODEL, SIM_MODEL, factorsFor, slipChance } from './model.ts';
 import { readInstruction, type RefuseRule } from './roles.ts';
-import { CallRng, type SimRng } from './rng.ts';
+import { CallRng, callSeed, callSeedPrefix, type SimRng } from './rng.ts';
 import {
   holdsPlan,
   inputProposesAnswer,
@@ -393,6 +393,8 @@ export function simulatedBackend(
   options: SimulatedBackendOptions = {},
 ): ChatBackend {
   const sim = preparedTask(task);
+  // Each call's generator is seeded with hashString(`${seed}|${task.id}|${agent}|${index}|${label}`).
+  const seedPrefix = callSeedPrefix(seed, task.id);
   const timeScale = options.timeScale ?? 0;
   const sleep = options.sleep ?? abortableSleep;
   return {
@@ -416,9 +418,7 @@ export function simulatedBackend(
       }
       // One generator per call, from the seed and the call's identity: the same call gets the same
       // reply whatever order parallel calls run in.
-      const rng = new CallRng(
-        hashString(`${seed}|${task.id}|${call.agent.id}|${call.callIndex}|${call.label}`),
-      );
+      const rng = new CallRng(callSeed(seedPrefix, call.agent.id, call.callIndex, call.label));
       const r = reply(sim, call, rng);
       const completionTokens = Math.min(r.completionTokens, call.maxTokens ?? Infinity);
       const latency = COST_MODEL.latencyBaseMs + COST_MODEL.latencyPerTokenMs * completionTokens;

@@ -216,6 +216,32 @@ describe('per-task preparation, shared by a task’s runs', () => {
   });
 });
 
+describe('what an assignment asks for, with the parts it skips', () => {
+  it('skips plan lines, stated values, boxes and placeholders that name a sub-task, and only those', () => {
+    for (let i = 0; i < 10; i++) {
+      const task = generateTask({ axis: AXES[i % 5] as Axis, value: 4, seed: 20 + i });
+      const sim = prepareTask(task);
+      const s = [...sim.byId.values()].find((x) => !task.asks.includes(x.id));
+      if (!s) continue;
+      const input = (part: string) => agentInput({ input: part }, task.question, new Map());
+      const question = `How many ${s.item} does each ${s.owner} have?`;
+      // Named outside the skipped parts, the sub-task is the assignment.
+      expect(targetsOf(sim, input(`Answer this: ${question}`))).toEqual([s.id]);
+      expect(targetsOf(sim, input(`Work on ${s.id}.`))).toEqual([s.id]);
+      expect(targetsOf(sim, input(`Use each ${s.owner}'s ${s.item}.`))).toContain(s.id);
+      // Inside them, it is not: the whole task is.
+      for (const part of [
+        `Sub-question: ${question}`,
+        `Work item: ${question}`,
+        `${valueSentence(s, 3)} Go on.`,
+        `So \\boxed{${s.id}}.`,
+        `[no output: agent ${s.id} failed (timeout); work without it]`,
+      ])
+        expect(targetsOf(sim, input(part))).toEqual(task.asks);
+    }
+  });
+});
+
 describe('instructions, read once per description', () => {
   it('equal a fresh reading for every role of the pool, the summariser and an empty description', () => {
     const agents = [

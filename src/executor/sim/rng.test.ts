@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createRng } from '../../core/rng.ts';
-import { CallRng } from './rng.ts';
+import { createRng, hashString } from '../../core/rng.ts';
+import { CallRng, callSeed, callSeedPrefix } from './rng.ts';
 
 describe('the simulator’s per-call generator', () => {
   it('draws what createRng draws from the same seed, next and int interleaved', () => {
@@ -16,5 +16,17 @@ describe('the simulator’s per-call generator', () => {
       }
     }
     expect(() => new CallRng(1).int(0)).toThrow(/positive integer/);
+  });
+
+  it('is seeded as hashString of the call’s identity would seed it, without the string', () => {
+    const labels = ['answer', 'sample 3/5', 'debate round 2 · Solver', 'critic round 1', '', 'ü ✓ 🙂'];
+    const agents = ['solver-1', 'summarizer', 'A', '', 'ñandú'];
+    for (const seed of [0, 1, 7, 4294967295, 123456])
+      for (const taskId of ['depth-4-11', 'x', ''])
+        for (const agent of agents)
+          for (const [i, label] of labels.entries())
+            expect(callSeed(callSeedPrefix(seed, taskId), agent, i * 7, label)).toBe(
+              hashString(`${seed}|${taskId}|${agent}|${i * 7}|${label}`),
+            );
   });
 });

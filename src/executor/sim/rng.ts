@@ -28,3 +28,31 @@ export class CallRng {
 
 /** What the simulator draws from a call's generator. */
 export type SimRng = Pick<CallRng, 'next' | 'int'>;
+
+/** FNV-1a offset basis: `hashString` starts here (core/rng.ts). */
+const FNV_OFFSET = 0x811c9dc5;
+
+/** `hashString`'s state after `h`, continued over the characters of `s` (not yet made unsigned). */
+export function fnvContinue(h: number, s: string): number {
+  for (let i = 0; i < s.length; i++) {
+    h ^= s.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return h;
+}
+
+/**
+ * The seed of a call's generator, `hashString(`${seed}|${taskId}|${agentId}|${callIndex}|${label}`)`,
+ * without building the string: `prefix` is the state after `${seed}|${taskId}|`
+ * (`callSeedPrefix`), the same for every call of a backend.
+ */
+export function callSeed(prefix: number, agentId: string, callIndex: number, label: string): number {
+  let h = fnvContinue(prefix, agentId);
+  h = fnvContinue(h, '|');
+  h = fnvContinue(h, String(callIndex));
+  h = fnvContinue(h, '|');
+  return fnvContinue(h, label) >>> 0;
+}
+
+export const callSeedPrefix = (seed: number, taskId: string): number =>
+  fnvContinue(FNV_OFFSET, `${seed}|${taskId}|`);

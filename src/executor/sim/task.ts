@@ -290,11 +290,12 @@ export function readTargets(sim: SimTask, input: string): readonly string[] {
 function targetsOfText(sim: SimTask, input: string): string[] {
   const part = subtaskPart(input);
   if (part === null) return [...sim.task.asks];
-  const text = part
-    .replace(PLAN_LINE, ' ')
-    .replace(/The number of each [^.]*? is -?\d+\./g, ' ')
-    .replace(/\\boxed\{[^{}]*\}/g, ' ')
-    .replace(/\[no output: agent [^\]]*\]/g, ' ');
+  // Each pattern is tried only where its literal start occurs (a text without it is left as is).
+  let text = part;
+  if (text.includes('Sub-question: ') || text.includes('Work item: ')) text = text.replace(PLAN_LINE, ' ');
+  if (text.includes('The number of each ')) text = text.replace(/The number of each [^.]*? is -?\d+\./g, ' ');
+  if (text.includes('\\boxed{')) text = text.replace(/\\boxed\{[^{}]*\}/g, ' ');
+  if (text.includes('[no output: agent ')) text = text.replace(/\[no output: agent [^\]]*\]/g, ' ');
   const lower = text.toLowerCase();
   const direct: string[] = [];
   for (const id of sim.order) {
