@@ -15,9 +15,32 @@ const AGREEMENT_BOXES = { commands: ['\\boxed'], bareTokens: false } as const;
  * whitespace runs collapsed to one space. Empty for an answer with no text.
  */
 export function answerKey(answer: string): string {
+  if (answer.length > MEMO_MAX_CHARS) return answerKeyUncached(answer);
+  let key = keys.get(answer);
+  if (key === undefined) {
+    key = answerKeyUncached(answer);
+    if (keys.size >= MEMO_LIMIT) keys.clear();
+    keys.set(answer, key);
+  }
+  return key;
+}
+
+/**
+ * Keys already read: the encoder reads the last few answers of a construction again at every
+ * step (and `isRefusal` reads them too), so each answer is read once while it is in use.
+ */
+const keys = new Map<string, string>();
+const MEMO_LIMIT = 4096;
+const MEMO_MAX_CHARS = 8192;
+
+/** `answerKey` without its memo (the reference its tests compare with). */
+export function answerKeyUncached(answer: string): string {
   const boxes = scanBoxes(answer, AGREEMENT_BOXES);
-  const lines = answer.split('\n').filter((l) => l.trim() !== '');
-  const core = boxes[boxes.length - 1] ?? lines[lines.length - 1] ?? '';
+  // The last line is read only when there is no box.
+  const core =
+    boxes.length > 0
+      ? (boxes[boxes.length - 1] as string)
+      : (answer.split('\n').findLast((l) => l.trim() !== '') ?? '');
   return core.toLowerCase().replace(/\s+/g, ' ').trim();
 }
 

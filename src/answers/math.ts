@@ -31,8 +31,28 @@ function stripDelimiters(s: string): string {
   }
 }
 
-/** Canonical text of an answer; the rules are listed in docs/masbench.md ("Answer checking"). */
+/**
+ * Canonical text of an answer; the rules are listed in docs/masbench.md ("Answer checking").
+ * A pure function of the text, so short texts (answers, not whole outputs) are read once and
+ * remembered: graders and voters normalise the same few answers over and over.
+ */
 export function normalizeMathAnswer(raw: string): string {
+  if (raw.length > MEMO_MAX_CHARS) return normalizeMathAnswerUncached(raw);
+  let s = normalized.get(raw);
+  if (s === undefined) {
+    s = normalizeMathAnswerUncached(raw);
+    if (normalized.size >= MEMO_LIMIT) normalized.clear();
+    normalized.set(raw, s);
+  }
+  return s;
+}
+
+const normalized = new Map<string, string>();
+const MEMO_LIMIT = 4096;
+const MEMO_MAX_CHARS = 200;
+
+/** `normalizeMathAnswer` without its memo (the reference its tests compare with). */
+export function normalizeMathAnswerUncached(raw: string): string {
   let s = stripDelimiters(raw.replace(/\u2212/g, '-'));
   for (let prev = ''; prev !== s;) {
     prev = s;

@@ -10,16 +10,18 @@
  *   design once more through `runDesign` with its full trace (the reference);
  * - `simulatedRunners` (the fast path the trainer uses): the simulator is a pure function of the
  *   seed, the task and each call (its reply's generator is seeded from the call's identity, and
- *   its text from the call's content), so a call seen before is answered from memory with the very
- *   reply, tokens included, the simulator would give again, and a design run before (the EXIT
- *   step's, which is the previous step's design; the final design, which is the last step's) is
- *   answered from memory without running anything. A new design is run agent by agent: an agent
- *   whose resolved input was seen before (every agent an ADD leaves alone) is answered from memory
- *   with its output and its calls' tokens, and only the others run, each on its own with the
- *   archive runner and the calls run.ts would make (no event log or trace); a design with a failed
- *   agent runs whole through the executor. No final trace is built: the final outcome is the
- *   result for the same design. Tested equal to the traced form, step for step and in the final
- *   correctness and tokens (train-runners.test.ts).
+ *   its text from the call's content), so an agent's run is a function of the agent and its
+ *   filled-in input. A design is run agent by agent: an agent unchanged since its last run in the
+ *   episode whose references fill in with the same outputs (every agent an ADD leaves alone, and
+ *   every agent of a design run before: the EXIT step's, the final one) is answered from memory
+ *   with its output and its calls' tokens, without filling in its input; only the others run,
+ *   each on its own with the archive runner and the calls run.ts would make, straight to the
+ *   simulator (no event log or trace). A design this cannot follow (a failed agent, no single
+ *   sink) runs whole through the executor, its calls remembered. No final trace is built: the
+ *   final outcome is the result for the same design. The simulator shares what it reads from a
+ *   task and from each input across the task's episodes (sim/task.ts). Tested equal to the traced
+ *   form, step for step and in the final correctness and tokens (train-runners.test.ts,
+ *   train-runners-reuse.test.ts).
  */
 import { topoOrder } from '../core/graph.ts';
 import type { Agent, Design, Task, Trace } from '../core/trace.ts';
@@ -126,8 +128,69 @@ function rememberingBackend(inner: ChatBackend): ChatBackend {
   };
 }
 
-/** The fields of an agent (`AgentSchema`) the agent-by-agent memo keys on. */
+const NO_OUTPUTS: ReadonlyMap<string, string> = new Map();
+
+/** The fields of an agent (`AgentSchema`) the reuse check compares (`sameAgent`). */
 const AGENT_FIELDS = new Set(['id', 'type', 'description', 'input', 'role', 'params']);
+
+/** An agent's last run in an episode (`agentOutcome` in `simulatedRunners`). */
+interface LastRun {
+  agent: Agent;
+  /** The references its input asked for, in order, and the outputs they were filled with. */
+  asked: readonly string[];
+  gave: readonly (string | undefined)[];
+  result: Promise<AgentOutcome | null> | null;
+  /** True once `result` has resolved, to `value`. */
+  settled: boolean;
+  value: AgentOutcome | null;
+}
+
+/** True when the agent has no field beyond `AGENT_FIELDS`. */
+function plainAgent(agent: Agent): boolean {
+  for (const k in agent) if (!AGENT_FIELDS.has(k)) return false;
+  return true;
+}
+
+/** Two plain agents with equal fields (parameters compared as their JSON would be). */
+const sameAgent = (a: Agent, b: Agent): boolean =>
+  a.id === b.id &&
+  a.type === b.type &&
+  a.role === b.role &&
+  a.description === b.description &&
+  a.input === b.input &&
+  sameJson(a.params, b.params);
+
+/** The references fill in as they did for `run`: the same outputs (or none) for each. */
+function sameOutputs(run: LastRun, outputs: ReadonlyMap<string, string>): boolean {
+  for (let i = 0; i < run.asked.length; i++)
+    if (outputs.get(run.asked[i] as string) !== run.gave[i]) return false;
+  return true;
+}
+
+/**
+ * True only when both values serialise to the same JSON: equal primitives, or plain objects and
+ * arrays with the same keys in the same order and such values. (Anything else reads as different,
+ * which only costs a lookup.)
+ */
+function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return typeof a !== 'object' || a === null || isPlain(a);
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (!isPlain(a) || !isPlain(b) || Array.isArray(a) !== Array.isArray(b)) return false;
+  const ka = Object.keys(a);
+  const kb = Object.keys(b);
+  if (ka.length !== kb.length) return false;
+  for (let i = 0; i < ka.length; i++) {
+    const k = ka[i] as string;
+    if (k !== kb[i]) return false;
+    if (!sameJson((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k])) return false;
+  }
+  return true;
+}
+
+const isPlain = (x: object): boolean => {
+  const proto: unknown = Object.getPrototypeOf(x);
+  return proto === Object.prototype || proto === Array.prototype || proto === null;
+};
 
 /** The design's identity for the memo: agents (with inputs and parameters) and edges. */
 const designKey = (d: Design): string => JSON.stringify([d.agents, d.edges]);
@@ -152,9 +215,46 @@ interface AgentOutcome {
  * event log, budget and trace; null when a call fails or the agent throws (the caller then runs
  * the design whole, which records the failure as the traced path does).
  */
-async function soloRun(backend: ChatBackend, agent: Agent, t: Task): Promise<AgentOutcome | null> {
-  const input = agentInput(agent, t.query, new Map());
-  const signal = new AbortController().signal;
+/** Solo runs are never cancelled: they share one signal that never aborts. */
+const NEVER_ABORTED = new AbortController().signal;
+
+/**
+ * `gradeAnswer` remembered per task and ground truth, for the task's episodes together: an agent
+ * that makes no slip writes the same output whatever the seed, so outputs repeat across a group.
+ */
+const grades = new WeakMap<MasBenchTask, Map<string, Map<string, boolean | null>>>();
+const GRADES_LIMIT = 4096;
+
+function gradeOf(task: MasBenchTask, output: string, t: Task): boolean | null {
+  let byTruth = grades.get(task);
+  if (!byTruth) {
+    byTruth = new Map();
+    grades.set(task, byTruth);
+  }
+  // What `gradeAnswer` reads of the task.
+  const truth = JSON.stringify([t.groundTruths ?? null, t.groundTruth ?? null]);
+  let byOutput = byTruth.get(truth);
+  if (!byOutput) {
+    byOutput = new Map();
+    byTruth.set(truth, byOutput);
+  }
+  let correct = byOutput.get(output);
+  if (correct === undefined) {
+    correct = gradeAnswer(output, t);
+    if (byOutput.size >= GRADES_LIMIT) byOutput.clear();
+    byOutput.set(output, correct);
+  }
+  return correct;
+}
+
+async function soloRun(
+  backend: ChatBackend,
+  agent: Agent,
+  t: Task,
+  task: MasBenchTask,
+): Promise<AgentOutcome | null> {
+  const input = agentInput(agent, t.query, NO_OUTPUTS);
+  const signal = NEVER_ABORTED;
   const usage = { calls: 0, promptTokens: 0, completionTokens: 0 };
   let pending = 0;
   let failed = false;
@@ -200,15 +300,18 @@ async function soloRun(backend: ChatBackend, agent: Agent, t: Task): Promise<Age
     return null;
   }
   if (failed || pending > 0) return null;
-  return { output, correct: gradeAnswer(output, t), ...usage };
+  return { output, correct: gradeOf(task, output, t), ...usage };
 }
 
 /** The fast path (see the header): the same numbers as `tracedSimulatedRunners`, without a final trace. */
 export function simulatedRunners(task: MasBenchTask, seed: number): SimulatedRunners {
-  const backend = rememberingBackend(backendFromSpec({ kind: 'simulated', task, seed }));
-  const executor = createIntermediateExecutor({ backend, cache: false });
+  const simulator = backendFromSpec({ kind: 'simulated', task, seed });
+  // Whole runs (rare) go through the executor with calls remembered; solo runs call the simulator
+  // directly (`agentOutcome` reuses an unchanged agent's outcome, so their calls rarely repeat).
+  let executor: ReturnType<typeof createIntermediateExecutor> | null = null;
   const runs = new Map<string, Promise<Outcome>>();
   const whole = async (design: Design, t: Task): Promise<Outcome> => {
+    executor ??= createIntermediateExecutor({ backend: rememberingBackend(simulator), cache: false });
     const x = await executor.run(design, t);
     return {
       step: stepResultOf(x, 'simulated'),
@@ -221,31 +324,41 @@ export function simulatedRunners(task: MasBenchTask, seed: number): SimulatedRun
   // earlier one by an ADD reuses every other agent's run and runs only the new agent (and those
   // whose inputs changed), each on its own (`soloRun`). Any design this cannot follow exactly (a
   // failed agent, no single sink, no agents) runs whole through the executor.
-  // By the agent's short fields, then its description and its input (long strings, each the
-  // same object run after run, so their hashes are computed once; never serialised).
-  const agentRuns = new Map<string, Map<string, Map<string, Promise<AgentOutcome | null>>>>();
-  const runAgent = (agent: Agent, t: Task): Promise<AgentOutcome | null> => {
-    const known = Object.keys(agent).every((k) => AGENT_FIELDS.has(k));
-    const key = known
-      ? [agent.id, agent.type, agent.role ?? '', JSON.stringify(agent.params)].join('\u0001')
-      : JSON.stringify({ ...agent, input: '' });
-    let byDescription = agentRuns.get(key);
-    if (!byDescription) {
-      byDescription = new Map();
-      agentRuns.set(key, byDescription);
-    }
-    const description = known ? agent.description : '';
-    let byInput = byDescription.get(description);
-    if (!byInput) {
-      byInput = new Map();
-      byDescription.set(description, byInput);
-    }
-    let r = byInput.get(agent.input);
-    if (!r) {
-      r = soloRun(backend, agent, t);
-      byInput.set(agent.input, r);
-    }
-    return r;
+  // Per agent id, its last run in this episode: the agent, the references its input asked for and
+  // the outputs they were filled with, and the outcome (null: the filled-in input was blank). A
+  // later design holding the same agent whose references fill in with the same outputs (every
+  // agent an ADD leaves alone) gets that outcome without filling in or looking up its input.
+  const lastRuns = new Map<string, LastRun>();
+  const agentOutcome = (agent: Agent, outputs: ReadonlyMap<string, string>, t: Task): LastRun => {
+    const plain = plainAgent(agent);
+    const prev = plain ? lastRuns.get(agent.id) : undefined;
+    if (prev !== undefined && sameAgent(prev.agent, agent) && sameOutputs(prev, outputs)) return prev;
+    const asked: string[] = [];
+    const gave: (string | undefined)[] = [];
+    const fill = (ref: string): string | undefined => {
+      const out = outputs.get(ref);
+      asked.push(ref);
+      gave.push(out);
+      return out;
+    };
+    // The same agent with its references filled in: on its own it gets the very same input
+    // (`agentInput` leaves a text without known references as it is), unless the filled-in
+    // input is blank, which would read as "the original question".
+    const own = agent.input.trim() === '';
+    const resolved = own ? '' : resolveReferences(agent.input, fill);
+    const result =
+      !own && resolved.trim() === '' ? null : soloRun(simulator, { ...agent, input: resolved }, t, task);
+    const run: LastRun = { agent, asked, gave, result, settled: false, value: null };
+    // Once settled, a reuse reads the outcome without waiting a turn for it.
+    void result?.then(
+      (v) => {
+        run.settled = true;
+        run.value = v;
+      },
+      () => undefined,
+    );
+    if (plain) lastRuns.set(agent.id, run);
+    return run;
   };
   const byAgents = async (design: Design, t: Task): Promise<Outcome | null> => {
     const sink = sinkOf(design);
@@ -261,14 +374,9 @@ export function simulatedRunners(task: MasBenchTask, seed: number): SimulatedRun
     for (const id of order) {
       const agent = byId.get(id);
       if (!agent) return null;
-      // The same agent with its references filled in: on its own it gets the very same input
-      // (`agentInput` leaves a text without known references as it is), unless the filled-in
-      // input is blank, which would read as "the original question".
-      const own = agent.input.trim() === '';
-      const resolved = own ? '' : resolveReferences(agent.input, (ref) => outputs.get(ref));
-      if (!own && resolved.trim() === '') return null;
-      const solo = { ...agent, input: resolved };
-      const r = await runAgent(solo, t);
+      const run = agentOutcome(agent, outputs, t);
+      if (run.result === null) return null;
+      const r = run.settled ? run.value : await run.result;
       if (r === null) return null;
       outputs.set(id, r.output);
       usage.calls += r.calls;

@@ -11,20 +11,21 @@
  */
 import { lastBoxed, normalizeMathAnswer } from '../../answers/index.ts';
 import type { MasBenchTask } from '../../masbench/index.ts';
-import { createRng, hashString, type Rng } from '../../core/rng.ts';
-import { estimatePromptTokens } from '../llm/index.ts';
+import { hashString } from '../../core/rng.ts';
+import { estimatePromptTokens, type ChatMessage as LlmMessage } from '../llm/index.ts';
 import type { ChatBackend, ChatCall, ChatReply } from '../types.ts';
 import { subtaskPart } from '../input.ts';
 import { COST_MODEL, ERROR_MODEL, SIM_MODEL, factorsFor, slipChance } from './model.ts';
-import { instructionOf, type RefuseRule } from './roles.ts';
+import { readInstruction, type RefuseRule } from './roles.ts';
+import { CallRng, callSeed, callSeedPrefix, type SimRng } from './rng.ts';
 import {
   holdsPlan,
   inputProposesAnswer,
-  knownValues,
   partsOf,
-  prepareTask,
+  preparedTask,
   questionFor,
-  targetsOf,
+  readKnownValues,
+  readTargets,
   valueSentence,
   type SimTask,
 } from './task.ts';
@@ -57,13 +58,25 @@ function propagatedWrong(sim: SimTask, id: string, inputs: readonly number[], tr
   return mod(truth + 1 + (h % (sim.modulus - 1)), sim.modulus);
 }
 
+/** Adds `id` and what it needs, down to values given, to `needed`, depth first. */
+function markNeeded(
+  sim: SimTask,
+  id: string,
+  needed: Set<string>,
+  trusted: ReadonlyMap<string, number>,
+): void {
+  if (needed.has(id) || trusted.has(id)) return;
+  needed.add(id);
+  for (const d of sim.byId.get(id)?.deps ?? []) markNeeded(sim, d, needed, trusted);
+}
+
 /** Solves `targets` from the values it was given, walking the sub-task graph in dependency order. */
 function solve(
   sim: SimTask,
   targets: readonly string[],
   given: ReadonlyMap<string, number>,
   call: ChatCall,
-  rng: Rng,
+  rng: SimRng,
 ): Solution {
   const f = factorsFor(call.kind);
   // A revision re-checks given values of noted sub-tasks, and of everything computed from them,
@@ -75,14 +88,10 @@ function solve(
       if (s && (s.note || s.deps.some((d) => suspect.has(d)))) suspect.add(id);
     }
   }
-  const trusted = new Map([...given].filter(([id]) => !suspect.has(id)));
+  const trusted = new Map<string, number>();
+  for (const [id, v] of given) if (!suspect.has(id)) trusted.set(id, v);
   const needed = new Set<string>();
-  const visit = (id: string): void => {
-    if (needed.has(id) || trusted.has(id)) return;
-    needed.add(id);
-    for (const d of sim.byId.get(id)?.deps ?? []) visit(d);
-  };
-  for (const t of targets) visit(t);
+  for (const t of targets) markNeeded(sim, t, needed, trusted);
   const steps = sim.order.filter((id) => needed.has(id));
   const values = new Map(trusted);
   for (const id of steps) {
@@ -127,14 +136,25 @@ function solutionText(
 
 /** All message text except the agent's own input: what other agents said in this call. */
 function extraText(call: ChatCall): string {
-  return call.messages
-    .filter((m) => m.role !== 'system')
-    .map((m) => m.content.split(call.input).join('\n'))
-    .join('\n');
+  let out: string | null = null;
+  for (const m of call.messages) {
+    if (m.role === 'system') continue;
+    const own = m.content.split(call.input).join('\n');
+    out = out === null ? own : `${out}\n${own}`;
+  }
+  return out ?? '';
 }
 
+/** The true answer's key for `targets` (an array of the targets memo, so kept by identity). */
+const truthKeys = new WeakMap<readonly string[], string>();
+
 function truthKey(sim: SimTask, targets: readonly string[]): string {
-  return normalizeMathAnswer(targets.map((t) => sim.byId.get(t)?.answer ?? 0).join(', '));
+  let k = truthKeys.get(targets);
+  if (k === undefined) {
+    k = normalizeMathAnswer(targets.map((t) => sim.byId.get(t)?.answer ?? 0).join(', '));
+    truthKeys.set(targets, k);
+  }
+  return k;
 }
 
 /** One reply: its text and its completion tokens under the cost model. */
@@ -183,6 +203,19 @@ function refusalReason(sim: SimTask, rules: readonly RefuseRule[], input: string
   return null;
 }
 
+/** Replies that depend on the task alone (a plan, a decomposition), made once per task. */
+const decompositions = new WeakMap<SimTask, Reply>();
+const plans = new WeakMap<SimTask, Reply>();
+
+function perTask(kept: WeakMap<SimTask, Reply>, sim: SimTask, make: (sim: SimTask) => Reply): Reply {
+  let r = kept.get(sim);
+  if (r === undefined) {
+    r = make(sim);
+    kept.set(sim, r);
+  }
+  return r;
+}
+
 /** A Decomposer's reply: the needed sub-questions in dependency order, none answered. */
 function decomposition(sim: SimTask): Reply {
   const ids = sim.order.filter((id) => sim.needed.has(id));
@@ -226,7 +259,7 @@ function plan(sim: SimTask): Reply {
  * (a wrong answer is caught with probability κ, a right one flagged with probability 0.05), with no
  * answer of its own.
  */
-function critique(sim: SimTask, targets: readonly string[], input: string, rng: Rng): Reply {
+function critique(sim: SimTask, targets: readonly string[], input: string, rng: SimRng): Reply {
   const proposed = lastBoxed(subtaskPart(input) ?? '');
   const right = proposed !== null && normalizeMathAnswer(proposed) === truthKey(sim, targets);
   const flag = right ? rng.next() < ERROR_MODEL.criticFalseReject : rng.next() < ERROR_MODEL.criticCatch;
@@ -248,14 +281,14 @@ const NOTHING_TO_COMBINE: Reply = {
 };
 
 /** One programmatic reply: the text and its completion tokens under the cost model. */
-function reply(sim: SimTask, call: ChatCall, rng: Rng): Reply {
+function reply(sim: SimTask, call: ChatCall, rng: SimRng): Reply {
   const c = COST_MODEL;
-  const targets = targetsOf(sim, call.input);
-  const given = knownValues(sim, call.input);
-  const extra = extraText(call);
+  const targets = readTargets(sim, call.input);
+  const given = readKnownValues(sim, call.input);
+  // What other agents said (`extraText`) is read only by the kinds that weigh it, once each.
 
   if (call.kind === 'critic') {
-    const proposed = lastBoxed(extra);
+    const proposed = lastBoxed(extraText(call));
     const right = proposed !== null && normalizeMathAnswer(proposed) === truthKey(sim, targets);
     const reject = right ? rng.next() < ERROR_MODEL.criticFalseReject : rng.next() < ERROR_MODEL.criticCatch;
     return reject
@@ -267,7 +300,7 @@ function reply(sim: SimTask, call: ChatCall, rng: Rng): Reply {
   }
   if (call.kind === 'ceo') {
     // Stop once the last round of reviews (if any) holds no rejection.
-    const lastReviews = extra.split('Reviews:\n').slice(1).pop();
+    const lastReviews = extraText(call).split('Reviews:\n').slice(1).pop();
     const agreed = lastReviews !== undefined && !lastReviews.includes('REJECT');
     const decision = {
       decision: agreed ? 'stop' : 'continue',
@@ -278,7 +311,7 @@ function reply(sim: SimTask, call: ChatCall, rng: Rng): Reply {
     return { text: JSON.stringify(decision), completionTokens: c.ceo };
   }
   if (call.kind === 'recruit') {
-    const count = Number(/Recruit (\d+) expert/.exec(extra)?.[1] ?? '2');
+    const count = Number(/Recruit (\d+) expert/.exec(extraText(call))?.[1] ?? '2');
     const pool = [
       'Arithmetic Solver',
       'Dependency Checker',
@@ -293,11 +326,11 @@ function reply(sim: SimTask, call: ChatCall, rng: Rng): Reply {
   }
 
   // What the agent's own instruction asks of it (roles.ts): refuse, split, review, copy, or solve.
-  const instruction = instructionOf(call.agent);
+  const instruction = readInstruction(call.agent);
   const why = refusalReason(sim, instruction.refuse, call.input);
   if (why !== null) return { text: `REFUSE: ${why}`, completionTokens: c.refuse };
-  if (instruction.duty === 'decompose') return decomposition(sim);
-  if (instruction.duty === 'plan') return plan(sim);
+  if (instruction.duty === 'decompose') return perTask(decompositions, sim, decomposition);
+  if (instruction.duty === 'plan') return perTask(plans, sim, plan);
   if (instruction.duty === 'critique') return critique(sim, targets, call.input, rng);
   if (instruction.duty === 'extract') {
     const found = lastBoxed(subtaskPart(call.input) ?? '');
@@ -316,7 +349,7 @@ function reply(sim: SimTask, call: ChatCall, rng: Rng): Reply {
 
   if (call.kind === 'decide' || call.kind === 'extract') {
     // A judge with candidate answers in front of it picks the most common one.
-    const candidates = [...extra.matchAll(/\\boxed\{([^{}]*)\}/g)].map((m) =>
+    const candidates = [...extraText(call).matchAll(/\\boxed\{([^{}]*)\}/g)].map((m) =>
       normalizeMathAnswer(m[1] ?? ''),
     );
     if (candidates.length > 0) {
@@ -359,7 +392,9 @@ export function simulatedBackend(
   seed: number,
   options: SimulatedBackendOptions = {},
 ): ChatBackend {
-  const sim = prepareTask(task);
+  const sim = preparedTask(task);
+  // Each call's generator is seeded with hashString(`${seed}|${task.id}|${agent}|${index}|${label}`).
+  const seedPrefix = callSeedPrefix(seed, task.id);
   const timeScale = options.timeScale ?? 0;
   const sleep = options.sleep ?? abortableSleep;
   return {
@@ -369,9 +404,8 @@ export function simulatedBackend(
     modelFor: () => SIM_MODEL,
     costOf: () => 0,
     async chat(call): Promise<ChatReply> {
-      const promptTokens = estimatePromptTokens(
-        call.messages.map((m) => ({ role: m.role === 'tool' ? 'user' : m.role, content: m.content })),
-      );
+      // The estimate reads each message's content only.
+      const promptTokens = estimatePromptTokens(call.messages as readonly LlmMessage[]);
       if (call.signal.aborted) {
         return {
           ok: false,
@@ -384,13 +418,14 @@ export function simulatedBackend(
       }
       // One generator per call, from the seed and the call's identity: the same call gets the same
       // reply whatever order parallel calls run in.
-      const rng = createRng(
-        hashString(`${seed}|${task.id}|${call.agent.id}|${call.callIndex}|${call.label}`),
-      );
+      const rng = new CallRng(callSeed(seedPrefix, call.agent.id, call.callIndex, call.label));
       const r = reply(sim, call, rng);
       const completionTokens = Math.min(r.completionTokens, call.maxTokens ?? Infinity);
       const latency = COST_MODEL.latencyBaseMs + COST_MODEL.latencyPerTokenMs * completionTokens;
-      const finished = await sleep(latency * timeScale, call.signal);
+      const ms = latency * timeScale;
+      // No delay to wait for with the default timer: what it would resolve to, without a turn.
+      const finished =
+        ms <= 0 && options.sleep === undefined ? !call.signal.aborted : await sleep(ms, call.signal);
       if (!finished) {
         return {
           ok: false,

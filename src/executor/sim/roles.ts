@@ -71,3 +71,23 @@ export function instructionOf(agent: Pick<Agent, 'type' | 'description'>): Instr
   const refuse = REFUSE_CUES.filter((r) => r.cue.test(text)).map((r) => r.rule);
   return { duty, refuse };
 }
+
+/**
+ * `instructionOf` read once per description (the simulator asks on every call, and a role's
+ * instruction is the same text call after call); shared, so not to be changed by the caller.
+ */
+const readings = new Map<string, Readonly<Instruction>>();
+const READINGS_LIMIT = 512;
+
+const COMBINE: Readonly<Instruction> = { duty: 'combine', refuse: [] };
+
+export function readInstruction(agent: Pick<Agent, 'type' | 'description'>): Readonly<Instruction> {
+  if (agent.type === 'SummarizerAgent') return COMBINE;
+  let r = readings.get(agent.description);
+  if (r === undefined) {
+    r = instructionOf(agent);
+    if (readings.size >= READINGS_LIMIT) readings.clear();
+    readings.set(agent.description, r);
+  }
+  return r;
+}

@@ -18,8 +18,14 @@ export interface SimSubtask {
   note?: { text: string; claims: number | null };
   /** `<name> is N` (global): a stated value, compiled once per task (`knownValues` runs per call). */
   statedRe: RegExp;
-  /** The sub-task's id as a word (`targetsOf`). */
+  /** The sub-task's id as a word (`targetsOf` reads it with `namesId`, a search without a scan). */
   idRe: RegExp;
+  /**
+   * `targetsOf`'s lower-case phrases, built once per task exactly as it would build them per call:
+   * the three ways of asking for the quantity, and "Owner's Item".
+   */
+  askedPhrases: readonly [string, string, string];
+  namedPhrase: string;
 }
 
 export interface SimTask {
@@ -43,6 +49,8 @@ export function prepareTask(task: MasBenchTask): SimTask {
     const item = m?.[1] ?? s.id;
     const owner = m?.[2] ?? s.id;
     const claims = s.note ? /(-?\d+)\D*$/.exec(s.note)?.[1] : undefined;
+    const lowerItem = item.toLowerCase();
+    const lowerOwner = owner.toLowerCase();
     byId.set(s.id, {
       id: s.id,
       deps: s.deps,
@@ -52,6 +60,12 @@ export function prepareTask(task: MasBenchTask): SimTask {
       name: `each ${owner}'s ${item}`,
       statedRe: new RegExp(`${escape(`each ${owner}'s ${item}`)} is (-?\\d+)`, 'g'),
       idRe: new RegExp(`(^|[^A-Za-z0-9_])${escape(s.id)}(?![A-Za-z0-9_])`),
+      askedPhrases: [
+        `many ${lowerItem} does each ${lowerOwner}`,
+        `many ${lowerItem} each ${lowerOwner}`,
+        `${lowerItem} per ${lowerOwner}`,
+      ],
+      namedPhrase: `${owner}'s ${item}`.toLowerCase(),
       ...(s.note ? { note: { text: s.note, claims: claims !== undefined ? Number(claims) : null } } : {}),
     });
   }
@@ -67,6 +81,22 @@ export function prepareTask(task: MasBenchTask): SimTask {
   return { task, byId, order, needed: neededSubtaskIds(task), modulus: task.modulus };
 }
 
+/**
+ * `prepareTask` once per task object: the runners of one task's episodes (a training group, G
+ * seeds) share it, and with it the memo of what each input asks for and hands over (`memo`), which
+ * does not depend on the seed. Tasks are not changed once generated.
+ */
+const prepared = new WeakMap<MasBenchTask, SimTask>();
+
+export function preparedTask(task: MasBenchTask): SimTask {
+  let sim = prepared.get(task);
+  if (!sim) {
+    sim = prepareTask(task);
+    prepared.set(task, sim);
+  }
+  return sim;
+}
+
 /** The question that asks for a sub-task's quantity, as the task words it. */
 export function questionFor(s: Pick<SimSubtask, 'item' | 'owner'>): string {
   return `How many ${s.item} does each ${s.owner} have?`;
@@ -79,8 +109,11 @@ export function questionFor(s: Pick<SimSubtask, 'item' | 'owner'>): string {
  */
 export const PLAN_LINE = /^(?:Sub-question|Work item): [^\n]*$/gm;
 
+/** `PLAN_LINE` without the global flag, compiled once (`test` then keeps no state). */
+const PLAN_LINE_ONCE = new RegExp(PLAN_LINE.source, 'm');
+
 /** True when the text holds a plan the simulator wrote (a list of sub-questions or work items). */
-export const holdsPlan = (text: string): boolean => new RegExp(PLAN_LINE.source, 'm').test(text);
+export const holdsPlan = (text: string): boolean => PLAN_LINE_ONCE.test(text);
 
 /**
  * True when an agent's inputs propose an answer: a boxed answer or a stated value in the part of
@@ -88,7 +121,7 @@ export const holdsPlan = (text: string): boolean => new RegExp(PLAN_LINE.source,
  */
 export function inputProposesAnswer(sim: SimTask, input: string): boolean {
   const part = subtaskPart(input);
-  return part !== null && (lastBoxed(part) !== null || knownValues(sim, part).size > 0);
+  return part !== null && (lastBoxed(part) !== null || readKnownValues(sim, part).size > 0);
 }
 
 /**
@@ -135,7 +168,12 @@ export function valueSentence(s: Pick<SimSubtask, 'name'>, value: number): strin
 
 /** Values stated as "each Owner's Item is N" in `text` (the last statement wins). */
 export function knownValues(sim: SimTask, text: string): Map<string, number> {
-  return new Map(memo(sim, 'known', text, () => knownValuesOf(sim, text)));
+  return new Map(readKnownValues(sim, text));
+}
+
+/** `knownValues` without the copy: the memo's own map, for readers that do not change it. */
+export function readKnownValues(sim: SimTask, text: string): ReadonlyMap<string, number> {
+  return memo(sim, 'known', text, () => knownValuesOf(sim, text));
 }
 
 /**
@@ -144,6 +182,9 @@ export function knownValues(sim: SimTask, text: string): Map<string, number> {
  */
 const memos = new WeakMap<SimTask, { known: Map<string, unknown>; targets: Map<string, unknown> }>();
 
+/** A memo table is emptied when it reaches this many texts (a task kept for a long time). */
+const MEMO_LIMIT = 20_000;
+
 function memo<T>(sim: SimTask, which: 'known' | 'targets', text: string, make: () => T): T {
   let m = memos.get(sim);
   if (!m) {
@@ -151,13 +192,58 @@ function memo<T>(sim: SimTask, which: 'known' | 'targets', text: string, make: (
     memos.set(sim, m);
   }
   const table = m[which];
-  if (table.has(text)) return table.get(text) as T;
+  const kept = table.get(text);
+  if (kept !== undefined) return kept as T;
   const v = make();
+  if (table.size >= MEMO_LIMIT) table.clear();
   table.set(text, v);
   return v;
 }
 
+/**
+ * What `knownValues` finds, in one pass: every `statedRe` match ends in " is " and a number, so
+ * the text is searched once for those, and a sub-task's statement is one whose name ends right
+ * before. Per name, statements are taken left to right without overlap and the last one wins, as
+ * a global scan with `statedRe` takes them (`knownValuesScanned`, the reference, tested equal).
+ */
 function knownValuesOf(sim: SimTask, text: string): Map<string, number> {
+  let last: Map<SimSubtask, string> | null = null;
+  let ends: Map<SimSubtask, number> | null = null;
+  for (let q = text.indexOf(' is '); q !== -1; q = text.indexOf(' is ', q + 1)) {
+    const value = numberAt(text, q + 4);
+    if (value === null) continue;
+    for (const s of sim.byId.values()) {
+      const start = q - s.name.length;
+      if (start < 0 || !text.startsWith(s.name, start)) continue;
+      if (start < (ends?.get(s) ?? 0)) continue;
+      (last ??= new Map()).set(s, value);
+      (ends ??= new Map()).set(s, q + 4 + value.length);
+    }
+  }
+  const known = new Map<string, number>();
+  if (last === null) return known;
+  for (const s of sim.byId.values()) {
+    const v = last.get(s);
+    if (v !== undefined) known.set(s.id, Number(v));
+  }
+  return known;
+}
+
+const isDigit = (text: string, i: number): boolean => {
+  const c = text.charCodeAt(i);
+  return c >= 48 && c <= 57;
+};
+
+/** The text `-?\d+` matches at `i` (greedy, ASCII digits), or null. */
+function numberAt(text: string, i: number): string | null {
+  const from = text.charCodeAt(i) === 45 && isDigit(text, i + 1) ? i + 1 : i;
+  let j = from;
+  while (isDigit(text, j)) j++;
+  return j === from ? null : text.slice(i, j);
+}
+
+/** `knownValues` by a global `statedRe` scan per sub-task: the reference for `knownValuesOf`. */
+export function knownValuesScanned(sim: SimTask, text: string): Map<string, number> {
   const known = new Map<string, number>();
   for (const s of sim.byId.values()) {
     let last: string | undefined;
@@ -165,6 +251,24 @@ function knownValuesOf(sim: SimTask, text: string): Map<string, number> {
     if (last !== undefined) known.set(s.id, Number(last));
   }
   return known;
+}
+
+const isWordUnit = (c: number): boolean =>
+  (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95;
+
+/**
+ * True when `idRe` matches: the id occurs with no ASCII word character (`[A-Za-z0-9_]`) right
+ * before or after it. Found with `indexOf` rather than the pattern, which tries every position.
+ */
+export function namesId(text: string, s: Pick<SimSubtask, 'id' | 'idRe'>): boolean {
+  const id = s.id;
+  if (id === '') return s.idRe.test(text);
+  for (let at = text.indexOf(id); at !== -1; at = text.indexOf(id, at + 1)) {
+    const before = at === 0 || !isWordUnit(text.charCodeAt(at - 1));
+    const end = at + id.length;
+    if (before && (end === text.length || !isWordUnit(text.charCodeAt(end)))) return true;
+  }
+  return false;
 }
 
 /**
@@ -175,35 +279,37 @@ function knownValuesOf(sim: SimTask, text: string): Map<string, number> {
  * on; else, when nothing is named, the whole task.
  */
 export function targetsOf(sim: SimTask, input: string): string[] {
-  return [...memo(sim, 'targets', input, () => targetsOfText(sim, input))];
+  return [...readTargets(sim, input)];
+}
+
+/** `targetsOf` without the copy: the memo's own array (the same one for the same text). */
+export function readTargets(sim: SimTask, input: string): readonly string[] {
+  return memo(sim, 'targets', input, () => targetsOfText(sim, input));
 }
 
 function targetsOfText(sim: SimTask, input: string): string[] {
   const part = subtaskPart(input);
   if (part === null) return [...sim.task.asks];
-  const text = part
-    .replace(PLAN_LINE, ' ')
-    .replace(/The number of each [^.]*? is -?\d+\./g, ' ')
-    .replace(/\\boxed\{[^{}]*\}/g, ' ')
-    .replace(/\[no output: agent [^\]]*\]/g, ' ');
+  // Each pattern is tried only where its literal start occurs (a text without it is left as is).
+  let text = part;
+  if (text.includes('Sub-question: ') || text.includes('Work item: ')) text = text.replace(PLAN_LINE, ' ');
+  if (text.includes('The number of each ')) text = text.replace(/The number of each [^.]*? is -?\d+\./g, ' ');
+  if (text.includes('\\boxed{')) text = text.replace(/\\boxed\{[^{}]*\}/g, ' ');
+  if (text.includes('[no output: agent ')) text = text.replace(/\[no output: agent [^\]]*\]/g, ' ');
   const lower = text.toLowerCase();
   const direct: string[] = [];
   for (const id of sim.order) {
     const s = sim.byId.get(id);
     if (!s) continue;
-    const item = s.item.toLowerCase();
-    const owner = s.owner.toLowerCase();
-    const byId = s.idRe.test(text);
-    const asked =
-      lower.includes(`many ${item} does each ${owner}`) ||
-      lower.includes(`many ${item} each ${owner}`) ||
-      lower.includes(`${item} per ${owner}`);
+    const [does, each, per] = s.askedPhrases;
+    const byId = namesId(text, s);
+    const asked = lower.includes(does) || lower.includes(each) || lower.includes(per);
     if (byId || asked) direct.push(id);
   }
   if (direct.length > 0) return direct;
   const named = sim.order.filter((id) => {
     const s = sim.byId.get(id);
-    return s !== undefined && lower.includes(`${s.owner}'s ${s.item}`.toLowerCase());
+    return s !== undefined && lower.includes(s.namedPhrase);
   });
   if (named.length === 0) return [...sim.task.asks];
   const ancestors = new Set<string>();
