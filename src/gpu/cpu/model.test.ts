@@ -239,6 +239,10 @@ describe('CPU shared prefixes', () => {
     const index = new ops.PrefixIndex(d, 4);
     index.index(rows([1, 2, 1, 0.5]), 4, k);
     expect([...index.ids.subarray(0, 4)]).toEqual([0, 1, 0, 2]);
+    // Runs of one prefix (the previous row's, checked first) and a prefix seen earlier in the call.
+    const runs = new ops.PrefixIndex(d);
+    runs.index(rows([5, 5, 6, 6, 5, 5]), 6, k);
+    expect([...runs.ids.subarray(0, 6)]).toEqual([0, 0, 1, 1, 0, 0]);
     // -0 and 0 differ in bits: two prefixes.
     index.index(rows([2, 0, -0]), 1, k);
     expect([...index.ids.subarray(0, 1)]).toEqual([1]);

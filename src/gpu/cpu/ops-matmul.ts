@@ -168,8 +168,19 @@ export class PrefixIndex {
     const bits = new Uint32Array(A.buffer, A.byteOffset, A.length);
     for (let i = 0; i < m; i++) {
       const ao = i * k;
+      // Rows of one task often come one after another: the previous row's prefix first.
+      if (i > 0) {
+        const po = ao - k;
+        let p = 0;
+        while (p < d && bits[ao + p] === bits[po + p]) p++;
+        if (p === d) {
+          this.ids[i] = this.ids[i - 1] as number;
+          continue;
+        }
+      }
+      // The hash only picks a bucket (every candidate is compared in full): every fourth column.
       let h = 0x811c9dc5;
-      for (let p = 0; p < d; p++) h = Math.imul(h ^ (bits[ao + p] as number), 0x01000193);
+      for (let p = 0; p < d; p += 4) h = Math.imul(h ^ (bits[ao + p] as number), 0x01000193);
       let list = this.byHash.get(h);
       let id = -1;
       if (list) {
