@@ -292,8 +292,9 @@ class Engine implements DesignConstraint {
     } else {
       fillNextTokenBitmask(this.prep.loaded, this.matcher, this.v.size, this.grammarMask);
       const left = this.budget - this.used;
+      // The cheapest completion's cost, once per step (it is the same for both checks below).
+      const need = this.pinned === null && Number.isFinite(left) ? this.need(this.writer) : 0;
       if (this.pinned === null && Number.isFinite(left)) {
-        const need = this.need(this.writer);
         if (left - need < this.margin)
           this.pinned = new TextEncoder().encode(this.writer.completion(this.cost));
       }
@@ -303,7 +304,7 @@ class Engine implements DesignConstraint {
         set(out, t);
       } else {
         this.semanticMask(out);
-        if (Number.isFinite(left) && left - this.need(this.writer) < LOOKAHEAD) this.fitBudget(out, left);
+        if (Number.isFinite(left) && left - need < LOOKAHEAD) this.fitBudget(out, left);
       }
     }
     let count = 0;
