@@ -24,6 +24,7 @@ import {
   type TaskEncoding,
 } from './encoder.ts';
 import { maxLinks, stateLinks } from './links.ts';
+import { summarize, writeAgentRows, writeLinks, writeMask, writeState } from './state-rows.ts';
 
 /** What `feed` writes to: a compiled policy graph (`Model.setInput`). */
 export interface InputSink {
@@ -169,8 +170,37 @@ export class PackedStates {
     return b;
   }
 
-  /** Encodes a state into the next slot; returns its index b. */
+  /**
+   * Encodes a state into the next slot; returns its index b. The rows are written by the fast
+   * forms of state-rows.ts, which give the reference forms' numbers (`addReference`) bit for bit.
+   */
   add(task: TaskEncoding, state: ConstructionState): number {
+    const links = summarize(this.enc, state);
+    if (links < 0) return this.addReference(task, state);
+    if (this.graph && links > maxLinks(this.enc))
+      throw new Error(`more than ${maxLinks(this.enc)} links among ${this.enc.maxAgents} agents`);
+    const n = Math.min(state.agents.length, this.enc.maxAgents);
+    const row = this.rows;
+    const slot = this.links;
+    const b = this.next(n, this.graph ? links : 0);
+    writeState(this.enc, task, state, this.state, b * this.S);
+    writeMask(state, this.mask, b * this.A, this.A);
+    this.action[b] = 0;
+    writeAgentRows(this.enc, state, this.agents, row);
+    if (this.graph) {
+      writeLinks(this.enc, state, this, row, slot);
+      this.links += links;
+    }
+    this.rows += n;
+    return b;
+  }
+
+  /**
+   * `add` from the reference encoders (`encodeState`, `actionMask`, `encodeAgentRows`,
+   * `stateLinks`): the specification `add` is tested against, and the form for a hand-built state
+   * whose agents share an id.
+   */
+  addReference(task: TaskEncoding, state: ConstructionState): number {
     const S = this.S;
     const links = this.graph ? stateLinks(this.enc, state) : null;
     const n = Math.min(state.agents.length, this.enc.maxAgents);
