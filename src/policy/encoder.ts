@@ -386,28 +386,6 @@ export function encodeTask(text: string, hashDim: number): TaskEncoding {
  */
 export { answerKey as normalizeAnswer, isRefusal };
 
-/** An answer's key and whether it is a refusal, as `encodeResults` reads them. */
-export interface AnswerFeatures {
-  key: string;
-  refusal: boolean;
-}
-
-/**
- * The last answers read, by text: every state of a construction encodes its last three results
- * again, and the learner encodes them once more. Both readings are pure functions of the text.
- */
-const recentAnswers = new Map<string, AnswerFeatures>();
-const RECENT_ANSWERS = 4096;
-
-export function answerFeatures(answer: string): AnswerFeatures {
-  const kept = recentAnswers.get(answer);
-  if (kept) return kept;
-  const f = { key: answerKey(answer), refusal: isRefusal(answer) };
-  if (recentAnswers.size >= RECENT_ANSWERS) recentAnswers.clear();
-  recentAnswers.set(answer, f);
-  return f;
-}
-
 /** Writes the `RESULT` block (never reads `correct`). */
 function encodeResults(
   results: readonly IntermediateResult[],

@@ -12,8 +12,8 @@
  * reports a hand-built state with a repeated id, and the caller then takes the reference forms.
  */
 import { exitForced, type ConstructionState, type IntermediateResult } from './construction.ts';
+import { answerKey, isRefusal } from '../answers/index.ts';
 import {
-  answerFeatures,
   agentDim,
   agentFlagOffset,
   cueOffset,
@@ -41,6 +41,28 @@ export interface StateRowsTarget {
   readonly msgTo: Uint32Array;
   readonly inWeight: Float32Array;
   readonly outWeight: Float32Array;
+}
+
+/** An answer's key and whether it is a refusal, as `encodeResults` reads them. */
+interface AnswerFeatures {
+  key: string;
+  refusal: boolean;
+}
+
+/**
+ * The last answers read, by text: every state of a construction encodes its last three results
+ * again, and the learner encodes them once more. Both readings are pure functions of the text.
+ */
+const recentAnswers = new Map<string, AnswerFeatures>();
+const RECENT_ANSWERS = 4096;
+
+function answerFeatures(answer: string): AnswerFeatures {
+  const kept = recentAnswers.get(answer);
+  if (kept) return kept;
+  const f = { key: answerKey(answer), refusal: isRefusal(answer) };
+  if (recentAnswers.size >= RECENT_ANSWERS) recentAnswers.clear();
+  recentAnswers.set(answer, f);
+  return f;
 }
 
 // Scratch of the last `summarize`, read by the `write*` functions right after it (no await between).
