@@ -127,6 +127,30 @@ function depthOf(links: readonly string[], agents: readonly BuiltAgent[]): numbe
   return d + 1;
 }
 
+/** `actionMask(s)[col] === 1`, without the mask. */
+function allowed(s: ConstructionState, col: number): boolean {
+  if (s.exited) return false;
+  const n = s.agents.length;
+  const roles = s.pool.roles.length;
+  const forced = exitForced(s);
+  if (col === roles + 1) return n > 0;
+  if (col === roles) return !forced && n > 0;
+  return Number.isInteger(col) && col >= 0 && col < roles && !forced && n < s.limits.maxAgents;
+}
+
+/** Role names → id prefixes (`roleSlug`, two regular expressions): a pool has a few names. */
+const slugs = new Map<string, string>();
+
+function slugOf(name: string): string {
+  let slug = slugs.get(name);
+  if (slug === undefined) {
+    slug = roleSlug(name) || 'agent';
+    if (slugs.size >= 1024) slugs.clear();
+    slugs.set(name, slug);
+  }
+  return slug;
+}
+
 export interface Applied {
   state: ConstructionState;
   /** The action as a trace records it. */
@@ -135,10 +159,9 @@ export interface Applied {
 
 /** Applies one action; throws when the mask forbids it or an ADD names an unknown or repeated link. */
 export function applyAction(s: ConstructionState, action: PolicyAction): Applied {
-  const mask = actionMask(s);
   const col =
     action.kind === 'add' ? action.role : action.kind === 'delete' ? deleteIndex(s.pool) : exitIndex(s.pool);
-  if (!(mask[col] === 1)) {
+  if (!allowed(s, col)) {
     const what =
       action.kind === 'add'
         ? `ADD ${s.pool.roles[action.role]?.name ?? `#${action.role}`}`
@@ -147,16 +170,16 @@ export function applyAction(s: ConstructionState, action: PolicyAction): Applied
       `${what} is not allowed at step ${s.step} (${s.agents.length} agents${s.exited ? ', exited' : ''})`,
     );
   }
-  const next = { ...s, step: s.step + 1, lastAction: col };
   if (action.kind === 'add') {
     const role = s.pool.roles[action.role];
     if (!role) throw new Error(`no role with index ${action.role}`);
-    const known = new Set(s.agents.map((a) => a.id));
     const links = [...action.links];
-    if (new Set(links).size !== links.length) throw new Error('ADD links an agent twice');
-    for (const l of links) if (!known.has(l)) throw new Error(`ADD links "${l}", which is not an agent`);
+    for (let i = 0; i < links.length; i++)
+      for (let j = 0; j < i; j++) if (links[j] === links[i]) throw new Error('ADD links an agent twice');
+    for (const l of links)
+      if (!s.agents.some((a) => a.id === l)) throw new Error(`ADD links "${l}", which is not an agent`);
     const issued = s.issued + 1;
-    const id = `${roleSlug(role.name) || 'agent'}-${issued}`;
+    const id = `${slugOf(role.name)}-${issued}`;
     const agent: BuiltAgent = {
       id,
       role: action.role,
@@ -166,10 +189,18 @@ export function applyAction(s: ConstructionState, action: PolicyAction): Applied
       addedAt: s.step,
     };
     return {
-      state: { ...next, agents: [...s.agents, agent], changed: [...s.changed, id], issued },
+      state: {
+        ...s,
+        step: s.step + 1,
+        lastAction: col,
+        agents: [...s.agents, agent],
+        changed: [...s.changed, id],
+        issued,
+      },
       record: { kind: 'add', role: role.name, agentId: id, agentType: role.agentType, links },
     };
   }
+  const next = { ...s, step: s.step + 1, lastAction: col };
   if (action.kind === 'delete') {
     // `changed` lists every agent unless a caller built the state by hand; then the newest goes.
     const target = lastChanged(s) ?? (s.agents[s.agents.length - 1] as BuiltAgent).id;

@@ -31,23 +31,35 @@ const clampEdge = (p: number): number => Math.min(1 - EDGE_EPS, Math.max(EDGE_EP
 
 /** The distribution the node choice is drawn from (float64, masked entries exactly 0, sums to 1). */
 export function nodeDistribution(ev: Pick<Evaluation, 'probs' | 'mask'>, temperature = 1): number[] {
-  if (ev.probs.some((p) => !Number.isFinite(p)))
-    throw new Error(
-      'the policy network produced a non-finite distribution (NaN or ∞): the checkpoint’s parameters overflow',
-    );
-  const q = Array.from(ev.probs, (p, i) =>
-    ev.mask[i] === 1 && p > 0 ? (temperature === 1 ? p : Math.pow(p, 1 / temperature)) : 0,
-  );
-  const total = q.reduce((a, b) => a + b, 0);
+  const probs = ev.probs;
+  const A = probs.length;
+  for (let i = 0; i < A; i++)
+    if (!Number.isFinite(probs[i]))
+      throw new Error(
+        'the policy network produced a non-finite distribution (NaN or ∞): the checkpoint’s parameters overflow',
+      );
+  const q: number[] = [];
+  let total = 0;
+  for (let i = 0; i < A; i++) {
+    const p = probs[i] as number;
+    const x = ev.mask[i] === 1 && p > 0 ? (temperature === 1 ? p : Math.pow(p, 1 / temperature)) : 0;
+    q.push(x);
+    total += x;
+  }
   if (!(total > 0)) throw new Error('no action is allowed in this state');
-  return q.map((x) => x / total);
+  for (let i = 0; i < A; i++) q[i] = (q[i] as number) / total;
+  return q;
 }
 
 /** Edge probabilities σ(ℓ/τ) over the existing agents (state order), kept in [ε, 1 − ε]. */
 export function edgeDistribution(logits: Float32Array, temperature = 1): number[] {
-  if (logits.some((l) => Number.isNaN(l)))
-    throw new Error('the policy network produced a NaN edge logit: the checkpoint’s parameters overflow');
-  return Array.from(logits, (l) => clampEdge(sigmoid(l / temperature)));
+  const n = logits.length;
+  for (let i = 0; i < n; i++)
+    if (Number.isNaN(logits[i]))
+      throw new Error('the policy network produced a NaN edge logit: the checkpoint’s parameters overflow');
+  const p: number[] = [];
+  for (let i = 0; i < n; i++) p.push(clampEdge(sigmoid((logits[i] as number) / temperature)));
+  return p;
 }
 
 function pickIndex(q: readonly number[], u: number): number {
@@ -159,11 +171,13 @@ export function finishStep(
   const pNode = q[col] as number;
   let logProb: number | null = null;
   if (pNode > 0) {
-    const linked = new Set(action.kind === 'add' ? action.links : []);
+    const linked = action.kind === 'add' ? action.links : [];
     let lp = Math.log(pNode);
     for (let i = 0; i < edgeP.length; i++) {
       const p = edgeP[i] as number;
-      lp += Math.log(linked.has((state.agents[i] as ConstructionState['agents'][number]).id) ? p : 1 - p);
+      lp += Math.log(
+        linked.includes((state.agents[i] as ConstructionState['agents'][number]).id) ? p : 1 - p,
+      );
     }
     logProb = lp;
   }
