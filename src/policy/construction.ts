@@ -106,12 +106,21 @@ export function actionMask(s: ConstructionState): Float32Array {
 
 /** Agents no other agent reads (the ends of the current branches). */
 export function sinksOf(agents: readonly BuiltAgent[]): BuiltAgent[] {
-  const read = new Set(agents.flatMap((a) => a.links));
-  return agents.filter((a) => !read.has(a.id));
+  const out: BuiltAgent[] = [];
+  for (const a of agents) if (!isRead(agents, a.id)) out.push(a);
+  return out;
+}
+
+/** Whether an agent links `id` (a few agents with a few links each: no set needed). */
+function isRead(agents: readonly BuiltAgent[], id: string): boolean {
+  for (const b of agents) if (b.links.includes(id)) return true;
+  return false;
 }
 
 export function edgesOf(agents: readonly BuiltAgent[]): Edge[] {
-  return agents.flatMap((a) => a.links.map((from) => ({ from, to: a.id })));
+  const out: Edge[] = [];
+  for (const a of agents) for (const from of a.links) out.push({ from, to: a.id });
+  return out;
 }
 
 /** Depth of the current DAG: agents on its longest path (0 when empty). */
@@ -234,7 +243,9 @@ export function withResult(
 /** `${id}` lines an agent's input holds for its links; empty (the original question) without links. */
 export function inputFor(links: readonly string[]): string {
   if (links.length === 0) return '';
-  return ['Outputs of earlier agents:', ...links.map((l) => `- ${l}: \${${l}}`)].join('\n');
+  let text = 'Outputs of earlier agents:';
+  for (const l of links) text += `\n- ${l}: \${${l}}`;
+  return text;
 }
 
 function toAgent(s: ConstructionState, a: BuiltAgent): Agent {

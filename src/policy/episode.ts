@@ -141,7 +141,8 @@ export function takeStep<E extends Episode>(ep: E, out: StepOutcome): E {
     design: toValidDesign(out.state),
     pending: ep.executes,
   };
-  const frames = [...ep.frames.slice(0, ep.cursor + 1), frame];
+  const frames = ep.frames.slice(0, ep.cursor + 1);
+  frames.push(frame);
   return { ...ep, frames, cursor: frames.length - 1 };
 }
 
@@ -175,7 +176,7 @@ export function recordResult<E extends Episode>(ep: E, index: number, r: StepRes
   const prev = ep.frames[index - 1];
   if (!frame?.step || !prev) return ep;
   const reward = actionReward(prev.correct, r.correct, frame.step.index, ep.rewards);
-  const frames = [...ep.frames];
+  const frames = ep.frames.slice();
   frames[index] = {
     state: withResult(frame.state, r.answer, r.correct),
     step: {

@@ -208,8 +208,7 @@ export function writeState(
   const R = cfg.roles;
   out.fill(0, at, at + S);
   const q = task.query;
-  const D = Math.min(cfg.hashDim, q.length);
-  for (let i = 0; i < D; i++) out[at + i] = q[i] as number;
+  out.set(q.length <= cfg.hashDim ? q : q.subarray(0, cfg.hashDim), at);
   out.set(task.cues, at + cueOffset(cfg));
   if (roleCounts.length < R) {
     roleCounts = new Int32Array(R);

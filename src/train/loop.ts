@@ -134,6 +134,7 @@ export class Trainer {
           maxAgents: this.current.config.maxAgents,
           maxSteps: Math.min(c.maxSteps, this.current.config.maxSteps),
         },
+        ...(r.states ? { states: r.states } : {}),
       })),
     );
     const stepAdv = Float64Array.from(adv.steps.flat(2));
