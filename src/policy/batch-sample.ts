@@ -28,7 +28,6 @@ import {
   recordResult,
   runFrame,
   startEpisode,
-  stepSettings,
   takeStep,
   type Construction,
   type Episode,
@@ -214,6 +213,25 @@ export class BatchedPolicy {
   }
 }
 
+/**
+ * A batched step's evaluation (what `finishStep` records with the step): the node head's numbers
+ * and the edge logits of the chosen role only.
+ */
+class BatchedEvaluation implements Evaluation {
+  constructor(
+    readonly mask: Float32Array,
+    readonly probs: Float32Array,
+    private readonly role: number | null,
+    private readonly chosen: Float32Array | null,
+  ) {}
+
+  edges(role: number): Promise<Float32Array> {
+    return role === this.role && this.chosen
+      ? Promise.resolve(this.chosen)
+      : Promise.reject(new Error('a batched step keeps the edges of the chosen role only'));
+  }
+}
+
 export interface ManyEpisode {
   task: Task;
   seed: number;
@@ -274,41 +292,43 @@ export async function constructMany(o: ConstructManyOptions): Promise<Constructi
   const tasks = o.episodes.map((e) => encode(e.task));
   const greedy = o.greedy === true;
   for (;;) {
-    const running = eps.flatMap((ep, k) => (episodeDone(ep) ? [] : [k]));
+    const running: number[] = [];
+    for (let k = 0; k < eps.length; k++) if (!episodeDone(eps[k] as Episode)) running.push(k);
     if (running.length === 0) break;
-    const items = running.map((k) => ({
+    const items: BatchItem[] = running.map((k) => ({
       task: tasks[k] as TaskEncoding,
       state: currentState(eps[k] as Episode),
     }));
     const heads = await net.nodePass(items);
+    // The settings of `stepSettings(ep, greedy)`, as `construct` passes them to `policyStep`.
     const decisions = running.map((k, j) => {
       const ep = eps[k] as Episode;
-      const s = stepSettings(ep, greedy);
-      const opts = { greedy: s.greedy === true, temperature: s.temperature };
+      const opts = { greedy, temperature: ep.temperature };
       const state = (items[j] as BatchItem).state;
-      return { opts, d: decideNode(heads[j] as Evaluation, state, stepRng(s.seed, state.step), opts) };
+      return { opts, d: decideNode(heads[j] as Evaluation, state, stepRng(ep.seed, state.step), opts) };
     });
-    const roles = running.map((_, j) => {
+    const edgeItems = items.map((it, j) => {
       const role = (decisions[j] as (typeof decisions)[number]).d.role;
-      return role !== null && (items[j] as BatchItem).state.agents.length > 0 ? role : null;
+      return {
+        task: it.task,
+        state: it.state,
+        role: role !== null && it.state.agents.length > 0 ? role : null,
+      };
     });
-    const logits = await net.edgePass(items.map((it, j) => ({ ...it, role: roles[j] ?? null })));
-    const edgeOf = new Map(
-      roles.flatMap((role, j) => (role === null ? [] : [[j, logits[j] as Float32Array] as const])),
-    );
-    running.forEach((k, j) => {
+    const logits = await net.edgePass(edgeItems);
+    for (let j = 0; j < running.length; j++) {
+      const k = running[j] as number;
       const { opts, d } = decisions[j] as (typeof decisions)[number];
       const head = heads[j] as { mask: Float32Array; probs: Float32Array };
-      const chosen = edgeOf.get(j) ?? (d.role !== null ? new Float32Array(0) : null);
-      const ev: Evaluation = {
-        ...head,
-        edges: (role) =>
-          role === d.role && chosen
-            ? Promise.resolve(chosen)
-            : Promise.reject(new Error('a batched step keeps the edges of the chosen role only')),
-      };
+      const chosen =
+        (edgeItems[j] as (typeof edgeItems)[number]).role !== null
+          ? (logits[j] as Float32Array)
+          : d.role !== null
+            ? new Float32Array(0)
+            : null;
+      const ev = new BatchedEvaluation(head.mask, head.probs, d.role, chosen);
       eps[k] = takeStep(eps[k] as Episode, finishStep((items[j] as BatchItem).state, ev, d, chosen, opts));
-    });
+    }
     await Promise.all(
       running.map(async (k) => {
         const runner = o.episodes[k]?.runner;

@@ -237,7 +237,9 @@ export function withResult(
   answer: string | null,
   correct: boolean | null,
 ): ConstructionState {
-  return { ...s, results: [...s.results, { step: s.step - 1, answer, correct }] };
+  const results = s.results.slice();
+  results.push({ step: s.step - 1, answer, correct });
+  return { ...s, results };
 }
 
 /** `${id}` lines an agent's input holds for its links; empty (the original question) without links. */

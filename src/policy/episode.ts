@@ -177,15 +177,17 @@ export function recordResult<E extends Episode>(ep: E, index: number, r: StepRes
   if (!frame?.step || !prev) return ep;
   const reward = actionReward(prev.correct, r.correct, frame.step.index, ep.rewards);
   const frames = ep.frames.slice();
+  // The fields in the order a spread of `frame.step` and these would give (traces keep it).
+  const step: ConstructionStep = {
+    ...frame.step,
+    intermediateAnswer: r.answer,
+    intermediateCorrect: r.correct,
+  };
+  if (r.run) step.intermediateRun = r.run;
+  step.actionReward = reward;
   frames[index] = {
     state: withResult(frame.state, r.answer, r.correct),
-    step: {
-      ...frame.step,
-      intermediateAnswer: r.answer,
-      intermediateCorrect: r.correct,
-      ...(r.run ? { intermediateRun: r.run } : {}),
-      actionReward: reward,
-    },
+    step,
     correct: r.correct,
     design: frame.design,
     pending: false,

@@ -10,7 +10,7 @@
  */
 import { hashString, createRng, type Rng } from '../core/rng.ts';
 import type { ConstructionStep } from '../core/trace.ts';
-import { actionKind, actionNames, type PolicyAction } from './actions.ts';
+import { DELETE, EXIT, actionKind, actionNames, type PolicyAction } from './actions.ts';
 import { applyAction, type ConstructionState } from './construction.ts';
 import type { TaskEncoding } from './encoder.ts';
 import type { Evaluation, PolicyNetwork } from './network.ts';
@@ -167,7 +167,6 @@ export function finishStep(
     action = { kind: 'add', role: kind.role, links };
   } else action = kind;
   const applied = applyAction(state, action);
-  const names = actionNames(state.pool);
   const pNode = q[col] as number;
   let logProb: number | null = null;
   if (pNode > 0) {
@@ -184,13 +183,27 @@ export function finishStep(
   const step: ConstructionStep = {
     index: state.step,
     action: applied.record,
-    roleDistribution: names.map((name, i) => ({ action: name, p: q[i] as number })),
+    roleDistribution: roleDistribution(state, q),
     edgeProbabilities:
       action.kind === 'add' ? state.agents.map((a, i) => ({ from: a.id, p: edgeP[i] as number })) : [],
     logProb,
     chooser: choice.action !== undefined || choice.links !== undefined ? 'user' : 'policy',
   };
   return { state: applied.state, step, evaluation: ev };
+}
+
+/** `actionNames(pool)` paired with q, without the names array. */
+function roleDistribution(
+  state: ConstructionState,
+  q: readonly number[],
+): ConstructionStep['roleDistribution'] {
+  const roles = state.pool.roles;
+  const out: ConstructionStep['roleDistribution'] = [];
+  for (let i = 0; i < roles.length; i++)
+    out.push({ action: (roles[i] as (typeof roles)[number]).name, p: q[i] as number });
+  out.push({ action: DELETE, p: q[roles.length] as number });
+  out.push({ action: EXIT, p: q[roles.length + 1] as number });
+  return out;
 }
 
 /**
