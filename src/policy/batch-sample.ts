@@ -7,10 +7,10 @@
  *
  * The semantics are the episode code's, not a copy of it: each episode is an `Episode`
  * (episode.ts) driven by `takeStep` / `recordResult` / `runFrame` / `episodeTrace`, and each step
- * is `decideNode` + `finishStep` (sample.ts) on the same draws from `stepRng(seed, t)`. Rows of
- * the policy graph do not mix (each output row reads only its own state's rows), so on the CPU
- * backend a batched pass gives the one-state pass's numbers bit for bit, and `constructMany` gives
- * the traces `construct` gives (tested in batch-sample.test.ts).
+ * is `decideNode` + `finishStep` (sample.ts) on the same draws from `stepRng(seed, t)`
+ * (`seededStepDraws`). Rows of the policy graph do not mix (each output row reads only its own
+ * state's rows), so on the CPU backend a batched pass gives the one-state pass's numbers bit for
+ * bit, and `constructMany` gives the traces `construct` gives (tested in batch-sample.test.ts).
  *
  * Graphs are compiled for batch sizes 1, 2, 4, … up to the largest batch, on first use, and a pass
  * uses the smallest that fits, so late steps with few episodes left do not pay for the full batch.
@@ -43,7 +43,7 @@ import {
 import { PackedStates } from './pack.ts';
 import type { ActionRewardConfig } from './rewards.ts';
 import type { RolePool } from './roles.ts';
-import { decideNode, finishStep, stepRng } from './sample.ts';
+import { decideNode, finishStep, seededStepDraws } from './sample.ts';
 import type { IntermediateRunner } from './step-types.ts';
 import type { EncoderConfig } from './encoder.ts';
 
@@ -305,7 +305,7 @@ export async function constructMany(o: ConstructManyOptions): Promise<Constructi
       const ep = eps[k] as Episode;
       const opts = { greedy, temperature: ep.temperature };
       const state = (items[j] as BatchItem).state;
-      return { opts, d: decideNode(heads[j] as Evaluation, state, stepRng(ep.seed, state.step), opts) };
+      return { opts, d: decideNode(heads[j] as Evaluation, state, seededStepDraws(ep.seed, state), opts) };
     });
     const edgeItems = items.map((it, j) => {
       const role = (decisions[j] as (typeof decisions)[number]).d.role;

@@ -132,7 +132,16 @@ export const lastChanged = (s: ConstructionState): string | null => s.changed[s.
 
 function depthOf(links: readonly string[], agents: readonly BuiltAgent[]): number {
   let d = 0;
-  for (const l of links) d = Math.max(d, agents.find((a) => a.id === l)?.depth ?? 0);
+  for (const l of links) {
+    let depth = 0;
+    for (const a of agents)
+      if (a.id === l) {
+        // As `find(…)?.depth ?? 0` reads it (a hand-built agent may lack a depth).
+        depth = (a.depth as number | undefined) ?? 0;
+        break;
+      }
+    d = Math.max(d, depth);
+  }
   return d + 1;
 }
 
@@ -158,6 +167,18 @@ function slugOf(name: string): string {
     slugs.set(name, slug);
   }
   return slug;
+}
+
+function isAgent(agents: readonly BuiltAgent[], id: string): boolean {
+  for (const a of agents) if (a.id === id) return true;
+  return false;
+}
+
+/** `[...xs, x]` without the iterator. */
+function appended<T>(xs: readonly T[], x: T): T[] {
+  const out = xs.slice();
+  out.push(x);
+  return out;
 }
 
 export interface Applied {
@@ -186,7 +207,7 @@ export function applyAction(s: ConstructionState, action: PolicyAction): Applied
     for (let i = 0; i < links.length; i++)
       for (let j = 0; j < i; j++) if (links[j] === links[i]) throw new Error('ADD links an agent twice');
     for (const l of links)
-      if (!s.agents.some((a) => a.id === l)) throw new Error(`ADD links "${l}", which is not an agent`);
+      if (!isAgent(s.agents, l)) throw new Error(`ADD links "${l}", which is not an agent`);
     const issued = s.issued + 1;
     const id = `${slugOf(role.name)}-${issued}`;
     const agent: BuiltAgent = {
@@ -202,8 +223,8 @@ export function applyAction(s: ConstructionState, action: PolicyAction): Applied
         ...s,
         step: s.step + 1,
         lastAction: col,
-        agents: [...s.agents, agent],
-        changed: [...s.changed, id],
+        agents: appended(s.agents, agent),
+        changed: appended(s.changed, id),
         issued,
       },
       record: { kind: 'add', role: role.name, agentId: id, agentType: role.agentType, links },
@@ -237,9 +258,7 @@ export function withResult(
   answer: string | null,
   correct: boolean | null,
 ): ConstructionState {
-  const results = s.results.slice();
-  results.push({ step: s.step - 1, answer, correct });
-  return { ...s, results };
+  return { ...s, results: appended(s.results, { step: s.step - 1, answer, correct }) };
 }
 
 /** `${id}` lines an agent's input holds for its links; empty (the original question) without links. */

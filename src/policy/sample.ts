@@ -83,9 +83,37 @@ const argmax = (q: readonly number[]): number =>
  * existing agent (state order), drawn whatever is chosen, so the random stream does not depend on
  * overrides.
  */
-function stepDraws(state: ConstructionState, rng: Rng): { node: number; edges: number[] } {
+function stepDraws(state: ConstructionState, rng: Rng): StepDraws {
   const node = rng.next();
   return { node, edges: state.agents.map(() => rng.next()) };
+}
+
+/** The uniforms of one step: one for the node, one per existing agent (state order). */
+export interface StepDraws {
+  node: number;
+  edges: number[];
+}
+
+/**
+ * The draws of step `state.step` of a construction seeded with `seed`, exactly those
+ * `stepRng(seed, state.step)` gives (`stepDraws`), from the same mulberry32 stream as
+ * src/core/rng.ts computed inline: the batched sampler draws for hundreds of steps per pass, and
+ * building a generator object per step cost more than the draws.
+ */
+export function seededStepDraws(seed: number, state: ConstructionState): StepDraws {
+  let a = hashString(`baton.policy:${seed >>> 0}:${state.step}`) >>> 0;
+  let node = 0;
+  const edges: number[] = [];
+  for (let i = 0; i <= state.agents.length; i++) {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    const u = ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    if (i === 0) node = u;
+    else edges.push(u);
+  }
+  return { node, edges };
 }
 
 /** Links of a sampled ADD: agent i is linked when its uniform u_i < p_i. */
@@ -111,7 +139,7 @@ export function seededLinks(state: ConstructionState, seed: number, edgeProbs: r
 export interface NodeDecision {
   tau: number;
   q: number[];
-  draws: { node: number; edges: number[] };
+  draws: StepDraws;
   col: number;
   /** The role of an ADD (its edge logits are needed next), else null. */
   role: number | null;
@@ -120,14 +148,15 @@ export interface NodeDecision {
 export function decideNode(
   ev: Pick<Evaluation, 'probs' | 'mask'>,
   state: ConstructionState,
-  rng: Rng,
+  /** The step's generator (`stepRng`), or its draws already made (`seededStepDraws`). */
+  rng: Rng | StepDraws,
   opts: SampleOptions = {},
   choice: StepChoice = {},
 ): NodeDecision {
   const tau = opts.greedy ? 1 : (opts.temperature ?? 1);
   if (!(tau > 0)) throw new Error('temperature must be > 0');
   const q = nodeDistribution(ev, tau);
-  const draws = stepDraws(state, rng);
+  const draws = 'next' in rng ? stepDraws(state, rng) : rng;
   let col: number;
   if (choice.action !== undefined) {
     if (ev.mask[choice.action] !== 1)

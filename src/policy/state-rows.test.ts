@@ -3,6 +3,7 @@ import { createRng, type Rng } from '../core/rng.ts';
 import { actionMask, applyAction, initialState, withResult, type ConstructionState } from './construction.ts';
 import { encodeTask, stateDim, type EncoderConfig } from './encoder.ts';
 import { PackedStates } from './pack.ts';
+import { seededStepDraws, stepRng } from './sample.ts';
 import { DEFAULT_POOL } from './roles.ts';
 
 const pool = DEFAULT_POOL;
@@ -149,5 +150,20 @@ describe('packed state rows: the fast form equals the reference encoders bit for
     const task = encodeTask('q', enc.hashDim);
     expect(() => new PackedStates(enc, 1, 1, true).addReference(task, bad)).toThrow(/more than 3 links/);
     expect(() => new PackedStates(enc, 1, 1, true).add(task, bad)).toThrow(/more than 3 links/);
+  });
+});
+
+describe('seeded step draws', () => {
+  it('are the uniforms stepRng(seed, t) gives, node first, then one per agent', () => {
+    let s = initialState(pool, { maxAgents: 12, maxSteps: 16 });
+    for (let n = 0; n <= 12; n++) {
+      for (const seed of [0, 1, 7, 0x7fffffff, 0xffffffff, 123456789, -5]) {
+        const rng = stepRng(seed, s.step);
+        const node = rng.next();
+        const edges = s.agents.map(() => rng.next());
+        expect(seededStepDraws(seed, s)).toEqual({ node, edges });
+      }
+      if (n < 12) s = applyAction(s, { kind: 'add', role: n % R, links: [] }).state;
+    }
   });
 });
