@@ -177,14 +177,7 @@ export function recordResult<E extends Episode>(ep: E, index: number, r: StepRes
   if (!frame?.step || !prev) return ep;
   const reward = actionReward(prev.correct, r.correct, frame.step.index, ep.rewards);
   const frames = ep.frames.slice();
-  // The fields in the order a spread of `frame.step` and these would give (traces keep it).
-  const step: ConstructionStep = {
-    ...frame.step,
-    intermediateAnswer: r.answer,
-    intermediateCorrect: r.correct,
-  };
-  if (r.run) step.intermediateRun = r.run;
-  step.actionReward = reward;
+  const step = recordedStep(frame.step, r, reward);
   frames[index] = {
     state: withResult(frame.state, r.answer, r.correct),
     step,
@@ -193,6 +186,54 @@ export function recordResult<E extends Episode>(ep: E, index: number, r: StepRes
     pending: false,
   };
   return { ...ep, frames };
+}
+
+/** The fields of a step as `finishStep` writes them, in its order. */
+const SAMPLED_STEP_KEYS = ['index', 'action', 'roleDistribution', 'edgeProbabilities', 'logProb', 'chooser'];
+
+/**
+ * `{ ...step, intermediateAnswer, intermediateCorrect, ...(run ? { intermediateRun } : {}),
+ * actionReward }`: the same fields in the same order. A step as `finishStep` writes it is copied
+ * field by field, because V8 copies an object spread that then gains fields slowly (microseconds
+ * per step, every step of every rollout); any other step takes the spread.
+ */
+function recordedStep(s: ConstructionStep, r: StepResult, reward: number | null): ConstructionStep {
+  const keys = Object.keys(s);
+  if (keys.length !== SAMPLED_STEP_KEYS.length || keys.some((k, i) => k !== SAMPLED_STEP_KEYS[i]))
+    return {
+      ...s,
+      intermediateAnswer: r.answer,
+      intermediateCorrect: r.correct,
+      ...(r.run ? { intermediateRun: r.run } : {}),
+      actionReward: reward,
+    };
+  const { index, action, roleDistribution, edgeProbabilities, logProb, chooser } = s;
+  const answer = r.answer;
+  const correct = r.correct;
+  return r.run
+    ? {
+        index,
+        action,
+        roleDistribution,
+        edgeProbabilities,
+        logProb,
+        chooser,
+        intermediateAnswer: answer,
+        intermediateCorrect: correct,
+        intermediateRun: r.run,
+        actionReward: reward,
+      }
+    : {
+        index,
+        action,
+        roleDistribution,
+        edgeProbabilities,
+        logProb,
+        chooser,
+        intermediateAnswer: answer,
+        intermediateCorrect: correct,
+        actionReward: reward,
+      };
 }
 
 /** `MASBench depth 4 (seed 3) · prior construction`, or the query's first line for other tasks. */
