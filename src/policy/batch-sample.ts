@@ -120,8 +120,13 @@ export class BatchedPolicy {
   private importArena(model: Model): void {
     if (!this.arena) return;
     const n = this.arena.length;
-    model.importState({ params: this.arena, m: new Float32Array(n), v: new Float32Array(n), t: 0 });
+    // Zero moments (sampling graphs have no optimizer); `importState` copies what it is given.
+    if (this.zeros?.length !== n) this.zeros = new Float32Array(n);
+    model.importState({ params: this.arena, m: this.zeros, v: this.zeros, t: 0 });
   }
+
+  /** Zero Adam moments for `importArena`, kept for the next load. */
+  private zeros: Float32Array | null = null;
 
   get backend(): 'cpu' | 'wasm' | 'webgpu' {
     return this.choice.backend;

@@ -79,6 +79,11 @@ describe('the learner’s old-policy and reference passes', () => {
       expect(bits(both.old)).toBe(bits(old));
       expect(bits(both.ref as Float64Array)).toBe(bits(ref));
       expect(bits(old)).not.toBe(bits(ref));
+      // The snapshot's parameters are the arena's numbers (as Array.from reads them).
+      const snap = await learner.snapshot('after');
+      for (const [k, t] of Object.entries(learner.graph.params))
+        expect(snap.params[k]).toEqual(Array.from(await learner.model.read(t)));
+      expect(snap.params).not.toEqual(cp.params);
     } finally {
       learner.dispose();
     }

@@ -266,7 +266,7 @@ export class Learner {
   ): Promise<PolicyCheckpoint> {
     const params: Record<string, number[]> = {};
     for (const [k, t] of Object.entries(this.train.pg.params))
-      params[k] = Array.from(await this.train.model.read(t));
+      params[k] = numbers(await this.train.model.read(t));
     return { ...this.checkpoint, name, params, meta };
   }
 
@@ -298,4 +298,14 @@ async function stepAndRead(
   const r = await model.step({ ...opts, read });
   const values = r.values ?? (await Promise.all(read.map((t) => model.read(t))));
   return withResult ? [...values, r] : values;
+}
+
+/**
+ * `Array.from(x)` for a Float32Array: the same numbers, written by index into an array of zeros
+ * (several times faster than the iterator for the policy's ~50 K parameters, every iteration).
+ */
+function numbers(x: Float32Array): number[] {
+  const out = new Array<number>(x.length).fill(0);
+  for (let i = 0; i < x.length; i++) out[i] = x[i] as number;
+  return out;
 }
