@@ -181,6 +181,43 @@ function appended<T>(xs: readonly T[], x: T): T[] {
   return out;
 }
 
+/** The fields of a state as `initialState` writes them, in its order. */
+const STATE_KEYS = [
+  'pool',
+  'limits',
+  'agents',
+  'step',
+  'changed',
+  'issued',
+  'lastAction',
+  'exited',
+  'summarizerId',
+  'results',
+] as const;
+
+/**
+ * `{ ...s, ...changes }`. A state with exactly the fields of `initialState`, in its order, is
+ * written as an object literal: V8 copies a spread of states of a few hidden classes slowly (several
+ * microseconds per construction step); any other state (say, with a field of its own) is spread.
+ */
+function stateWith(s: ConstructionState, changes: Partial<ConstructionState>): ConstructionState {
+  const keys = Object.keys(s);
+  if (keys.length !== STATE_KEYS.length || keys.some((k, i) => k !== STATE_KEYS[i]))
+    return { ...s, ...changes };
+  return {
+    pool: changes.pool ?? s.pool,
+    limits: changes.limits ?? s.limits,
+    agents: changes.agents ?? s.agents,
+    step: changes.step ?? s.step,
+    changed: changes.changed ?? s.changed,
+    issued: changes.issued ?? s.issued,
+    lastAction: 'lastAction' in changes ? (changes.lastAction as number | null) : s.lastAction,
+    exited: changes.exited ?? s.exited,
+    summarizerId: 'summarizerId' in changes ? (changes.summarizerId as string | null) : s.summarizerId,
+    results: changes.results ?? s.results,
+  };
+}
+
 export interface Applied {
   state: ConstructionState;
   /** The action as a trace records it. */
@@ -219,18 +256,16 @@ export function applyAction(s: ConstructionState, action: PolicyAction): Applied
       addedAt: s.step,
     };
     return {
-      state: {
-        ...s,
+      state: stateWith(s, {
         step: s.step + 1,
         lastAction: col,
         agents: appended(s.agents, agent),
         changed: appended(s.changed, id),
         issued,
-      },
+      }),
       record: { kind: 'add', role: role.name, agentId: id, agentType: role.agentType, links },
     };
   }
-  const next = { ...s, step: s.step + 1, lastAction: col };
   if (action.kind === 'delete') {
     // `changed` lists every agent unless a caller built the state by hand; then the newest goes.
     const target = lastChanged(s) ?? (s.agents[s.agents.length - 1] as BuiltAgent).id;
@@ -242,12 +277,17 @@ export function applyAction(s: ConstructionState, action: PolicyAction): Applied
       agents.push({ ...a, links, depth: depthOf(links, agents) });
     }
     return {
-      state: { ...next, agents, changed: s.changed.filter((c) => c !== target) },
+      state: stateWith(s, {
+        step: s.step + 1,
+        lastAction: col,
+        agents,
+        changed: s.changed.filter((c) => c !== target),
+      }),
       record: { kind: 'delete', agentId: target },
     };
   }
   return {
-    state: { ...next, exited: true, summarizerId: SUMMARIZER_ID },
+    state: stateWith(s, { step: s.step + 1, lastAction: col, exited: true, summarizerId: SUMMARIZER_ID }),
     record: { kind: 'exit', summarizerId: SUMMARIZER_ID },
   };
 }
@@ -258,7 +298,7 @@ export function withResult(
   answer: string | null,
   correct: boolean | null,
 ): ConstructionState {
-  return { ...s, results: appended(s.results, { step: s.step - 1, answer, correct }) };
+  return stateWith(s, { results: appended(s.results, { step: s.step - 1, answer, correct }) });
 }
 
 /** `${id}` lines an agent's input holds for its links; empty (the original question) without links. */
