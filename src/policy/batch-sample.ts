@@ -160,19 +160,26 @@ export class BatchedPolicy {
    * the CPU backend's forward reuse reruns only the edge head.
    */
   private pack(c: Compiled, items: readonly BatchItem[], roles?: readonly (number | null)[]): void {
-    const same =
-      items.length === c.items.length &&
-      items.every((it, b) => it.task === c.items[b]?.task && it.state === c.items[b]?.state);
+    let same = items.length === c.items.length;
+    for (let b = 0; same && b < items.length; b++) {
+      const it = items[b] as BatchItem;
+      const was = c.items[b] as BatchItem;
+      same = it.task === was.task && it.state === was.state;
+    }
     if (same) c.packed.clearEdges();
     else {
       c.packed.clear();
       for (const it of items) c.packed.add(it.task, it.state);
       c.items = items.map((it) => ({ task: it.task, state: it.state }));
     }
-    roles?.forEach((role, b) => {
-      if (role !== null) c.packed.addEdges(b, role);
-    });
-    c.packed.feed(c.model, { blind: !this.jpss });
+    if (roles)
+      for (let b = 0; b < roles.length; b++) {
+        const role = roles[b];
+        if (role !== null && role !== undefined) c.packed.addEdges(b, role);
+      }
+    // The same states as the last pass: the model holds their inputs already; only edges change.
+    if (same) c.packed.feedEdges(c.model, { blind: !this.jpss });
+    else c.packed.feed(c.model, { blind: !this.jpss });
   }
 
   /** The node head for every item: its action mask and π_node (exactly 0 where masked). */

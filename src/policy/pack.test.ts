@@ -91,3 +91,36 @@ describe('PackedStates.copyRange', () => {
     expect(() => new PackedStates(enc, 8, 2, true).copyRange(src, 0, 8)).toThrow(/more than 2 edge rows/);
   });
 });
+
+describe('PackedStates.feedEdges', () => {
+  it('writes the edge inputs feed writes, and nothing else', () => {
+    const src = source(8, true);
+    const p = new PackedStates(enc, 8, 8 * enc.maxAgents, true);
+    for (let r = 0; r < 8; r++) p.copy(src, r);
+    p.clearEdges();
+    p.addEdges(1, 2);
+    p.addEdges(4, 0);
+    const record = (): {
+      sink: { setInput: (n: string, d: Float32Array | Uint32Array, rows?: number) => void };
+      seen: Map<string, [number[], number | undefined]>;
+    } => {
+      const seen = new Map<string, [number[], number | undefined]>();
+      return {
+        seen,
+        sink: { setInput: (n, d, rows) => seen.set(n, [Array.from(d.slice(0, rows ?? d.length)), rows]) },
+      };
+    };
+    for (const blind of [false, true]) {
+      const all = record();
+      const edges = record();
+      p.feed(all.sink, { blind });
+      p.feedEdges(edges.sink, { blind });
+      const names = ['edgeAgent', 'edgeRole', 'edgeBatch', ...(blind ? ['edgeZero'] : [])];
+      expect([...edges.seen.keys()]).toEqual(names);
+      for (const n of names) expect(edges.seen.get(n)).toEqual(all.seen.get(n));
+      expect(edges.seen.get('edgeAgent')?.[1]).toBe(
+        (p.agentCount[1] as number) + (p.agentCount[4] as number),
+      );
+    }
+  });
+});

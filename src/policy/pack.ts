@@ -360,6 +360,19 @@ export class PackedStates {
     return first;
   }
 
+  /**
+   * Writes only the edge-row inputs (`edgeAgent`, `edgeRole`, `edgeBatch`, with `blind` also
+   * `edgeZero`) to a graph that was last fed these states by `feed`: what `feed` would write after
+   * `clearEdges` and `addEdges`, without handing the compute core the unchanged state inputs again
+   * (it would compare their bits to find them unchanged).
+   */
+  feedEdges(model: InputSink, o: Pick<FeedOptions, 'blind'> = {}): void {
+    model.setInput('edgeAgent', this.edgeAgent, this.edges);
+    model.setInput('edgeRole', this.edgeRole, this.edges);
+    model.setInput('edgeBatch', this.edgeBatch, this.edges);
+    if (o.blind) model.setInput('edgeZero', this.edgeZero, this.edges);
+  }
+
   /** Writes the packed inputs, with their live rows, to a compiled policy graph. */
   feed(model: InputSink, o: FeedOptions = {}): void {
     const B = this.states;
