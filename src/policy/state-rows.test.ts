@@ -133,6 +133,18 @@ describe('packed state rows: the fast form equals the reference encoders bit for
     expect(stateDim(enc)).toBeGreaterThan(0);
   });
 
+  it('reads a result again when its answer was changed in place', () => {
+    const enc = { hashDim: 16, maxAgents: 4, maxSteps: 6, roles: R };
+    let s = initialState(pool, { maxAgents: 4, maxSteps: 6 });
+    s = withResult(applyAction(s, { kind: 'add', role: 0, links: [] }).state, '7', true);
+    s = withResult(applyAction(s, { kind: 'add', role: 1, links: [] }).state, '7', true);
+    compare(enc, [s], true);
+    (s.results[1] as { answer: string | null }).answer = 'REFUSE: not mine';
+    compare(enc, [s], true);
+    (s.results[0] as { answer: string | null }).answer = null;
+    compare(enc, [s], true);
+  });
+
   it('refuses more links than message slots, as the reference form does', () => {
     const enc = { hashDim: 16, maxAgents: 3, maxSteps: 6, roles: R };
     let s = initialState(pool, { maxAgents: 3, maxSteps: 6 });

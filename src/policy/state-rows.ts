@@ -65,6 +65,23 @@ function answerFeatures(answer: string): AnswerFeatures {
   return f;
 }
 
+/**
+ * A result's answer features, kept with the result object: a construction's states share their
+ * earlier results, and the learner packs the sampler's states, so most lookups find the object and
+ * need not hash the answer text again. The answer is stored with them and compared on every lookup.
+ */
+const byResult = new WeakMap<IntermediateResult, { answer: string; f: AnswerFeatures }>();
+
+function resultFeatures(r: IntermediateResult): AnswerFeatures | null {
+  const answer = r.answer;
+  if (answer === null) return null;
+  const kept = byResult.get(r);
+  if (kept !== undefined && kept.answer === answer) return kept.f;
+  const f = answerFeatures(answer);
+  byResult.set(r, { answer, f });
+  return f;
+}
+
 // Scratch of the last `summarize`, read by the `write*` functions right after it (no await between).
 let cap = 0;
 /** Per link, in agent then link order: the index of the agent it names, −1 when none. */
@@ -168,12 +185,11 @@ function writeResults(
   if (n === 0) return;
   const newest = results[n - 1] as IntermediateResult;
   const answered = newest.step === step - 1 && newest.answer !== null;
-  const nf = answered ? answerFeatures(newest.answer as string) : null;
+  const nf = answered ? resultFeatures(newest) : null;
   out[at + RESULT.answered] = answered ? 1 : 0;
   out[at + RESULT.refused] = nf !== null && nf.refusal ? 1 : 0;
   const a = nf === null || nf.refusal ? null : nf.key;
-  const prev = n >= 2 ? (results[n - 2] as IntermediateResult).answer : null;
-  const pf = prev === null ? null : answerFeatures(prev);
+  const pf = n >= 2 ? resultFeatures(results[n - 2] as IntermediateResult) : null;
   const b = pf === null || pf.refusal ? null : pf.key;
   out[at + RESULT.agree] = a !== null && a !== '' && a === b ? 1 : 0;
   // Distinct keys among the last three results (null answers, refusals and empty keys left out).
@@ -181,10 +197,8 @@ function writeResults(
   let x1: string | null = null;
   let distinct = 0;
   for (let i = Math.max(0, n - 3); i < n; i++) {
-    const ans = (results[i] as IntermediateResult).answer;
-    if (ans === null) continue;
-    const f = answerFeatures(ans);
-    if (f.refusal || f.key === '') continue;
+    const f = resultFeatures(results[i] as IntermediateResult);
+    if (f === null || f.refusal || f.key === '') continue;
     if (f.key === x0 || f.key === x1) continue;
     if (x0 === null) x0 = f.key;
     else x1 = f.key;
