@@ -140,12 +140,13 @@ export function trainingBatch(
     packed.action[b] = col;
     // Only an ADD step's edges are part of its log-probability: other steps get no edge rows.
     if (action.kind === 'add' && state.agents.length > 0) {
-      const linked = new Set(action.links);
-      packed.addEdges(
-        b,
-        col,
-        state.agents.slice(0, N).map((a) => (linked.has(a.id) ? 1 : 0)),
-      );
+      const n = Math.min(state.agents.length, N);
+      const targets: number[] = [];
+      for (let i = 0; i < n; i++)
+        targets.push(
+          action.links.includes((state.agents[i] as ConstructionState['agents'][number]).id) ? 1 : 0,
+        );
+      packed.addEdges(b, col, targets);
     }
   }
   return { batch: B, edgeRows: E, rows: packed };

@@ -59,3 +59,17 @@ describe('construction states', () => {
     }
   });
 });
+
+describe('designs', () => {
+  it('describe each agent with its role instruction, also after the role changed in place', () => {
+    const roles = DEFAULT_POOL.roles.map((r) => ({ ...r }));
+    const own = { ...DEFAULT_POOL, roles };
+    let s = initialState(own, { maxAgents: 4, maxSteps: 6 });
+    s = applyAction(s, { kind: 'add', role: 2, links: [] }).state;
+    const role = roles[2] as (typeof roles)[number];
+    expect(toValidDesign(s)?.agents[0]?.description).toBe(roleInstruction(role));
+    role.prompt = `${role.prompt} Show the working.`;
+    expect(toValidDesign(s)?.agents[0]?.description).toBe(roleInstruction(role));
+    expect(toValidDesign(s)?.agents[0]?.description).toContain('Show the working.');
+  });
+});

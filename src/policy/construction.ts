@@ -11,7 +11,7 @@
 import type { AgentType } from '../core/agents.ts';
 import type { Agent, ConstructionAction, Design, Edge } from '../core/trace.ts';
 import { actionCount, deleteIndex, exitIndex, type PolicyAction } from './actions.ts';
-import { SUMMARIZER_PROMPT, roleInstruction, roleSlug, type RolePool } from './roles.ts';
+import { SUMMARIZER_PROMPT, roleInstruction, roleSlug, type Role, type RolePool } from './roles.ts';
 
 export interface ConstructionLimits {
   /** ADD is masked once this many agents exist (the EXIT summariser is not counted). */
@@ -309,13 +309,28 @@ export function inputFor(links: readonly string[]): string {
   return text;
 }
 
+/**
+ * `roleInstruction(role)` kept with the role object (every design of every step writes it for
+ * each agent), with the three texts it was made from: a role changed in place is read again.
+ */
+const instructions = new WeakMap<Role, { name: string; prompt: string; refuseWhen: string; text: string }>();
+
+function instructionOf(role: Role): string {
+  const kept = instructions.get(role);
+  if (kept && kept.name === role.name && kept.prompt === role.prompt && kept.refuseWhen === role.refuseWhen)
+    return kept.text;
+  const text = roleInstruction(role);
+  instructions.set(role, { name: role.name, prompt: role.prompt, refuseWhen: role.refuseWhen, text });
+  return text;
+}
+
 function toAgent(s: ConstructionState, a: BuiltAgent): Agent {
   const role = s.pool.roles[a.role];
   if (!role) throw new Error(`agent ${a.id} has an unknown role`);
   return {
     id: a.id,
     type: a.type,
-    description: roleInstruction(role),
+    description: instructionOf(role),
     input: inputFor(a.links),
     role: role.name,
     params: role.debateRoles ? { debateRoles: [...role.debateRoles] } : {},

@@ -117,8 +117,13 @@ export function seededStepDraws(seed: number, state: ConstructionState): StepDra
 }
 
 /** Links of a sampled ADD: agent i is linked when its uniform u_i < p_i. */
-const linksFrom = (state: ConstructionState, u: readonly number[], p: readonly number[]): string[] =>
-  state.agents.filter((_, i) => (u[i] as number) < (p[i] as number)).map((a) => a.id);
+function linksFrom(state: ConstructionState, u: readonly number[], p: readonly number[]): string[] {
+  const out: string[] = [];
+  const agents = state.agents;
+  for (let i = 0; i < agents.length; i++)
+    if ((u[i] as number) < (p[i] as number)) out.push((agents[i] as (typeof agents)[number]).id);
+  return out;
+}
 
 /**
  * The links a sampled ADD at step `state.step` of a construction seeded with `seed` takes, given
