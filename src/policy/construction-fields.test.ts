@@ -1,12 +1,19 @@
 /**
  * `applyAction` and `withResult` write a standard state as an object literal instead of a spread
  * (faster in V8): the new state must be the spread form's, fields in the same order, and a state
- * with a field of its own keeps it.
+ * with a field of its own keeps it. Designs write role instructions kept per role object.
  */
 import { describe, expect, it } from 'vitest';
 import { createRng } from '../core/rng.ts';
-import { actionMask, applyAction, initialState, withResult, type ConstructionState } from './construction.ts';
-import { DEFAULT_POOL } from './roles.ts';
+import {
+  actionMask,
+  applyAction,
+  initialState,
+  toValidDesign,
+  withResult,
+  type ConstructionState,
+} from './construction.ts';
+import { DEFAULT_POOL, roleInstruction } from './roles.ts';
 import type { PolicyAction } from './actions.ts';
 
 const pool = DEFAULT_POOL;
