@@ -139,6 +139,18 @@ function main(): void {
       );
     }
   }
+  if (baseline) {
+    // The same round's runs follow each other: their ratio is the least exposed to load changes.
+    for (const backend of ['wasm', 'cpu'] as const) {
+      const b = all.get(`${backend} · baseline`) ?? [];
+      const t = all.get(`${backend} · this checkout`) ?? [];
+      const ratio = (k: 'policy+train' | 'gc'): string =>
+        median(b.map((x, i) => x[k] / (t[i]?.[k] ?? NaN))).toFixed(2);
+      console.log(
+        `${backend}: baseline / this checkout, same round, median: policy + train ${ratio('policy+train')}×, GC ${ratio('gc')}×`,
+      );
+    }
+  }
   const table = [
     '| backend | code | policy + train (µs/episode) | policy + train / compute core | GC | compute core | simulator | other | episodes/s |',
     '|---|---|---|---|---|---|---|---|---|',
