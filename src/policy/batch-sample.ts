@@ -7,10 +7,10 @@
  *
  * The semantics are the episode code's, not a copy of it: each episode is an `Episode`
  * (episode.ts) driven by `takeStep` / `recordResult` / `runFrame` / `episodeTrace`, and each step
- * is `decideNode` + `finishStep` (sample.ts) on the same draws from `stepRng(seed, t)`. Rows of
- * the policy graph do not mix (each output row reads only its own state's rows), so on the CPU
- * backend a batched pass gives the one-state pass's numbers bit for bit, and `constructMany` gives
- * the traces `construct` gives (tested in batch-sample.test.ts).
+ * is `decideNode` + `finishStep` (sample.ts) on the same draws from `stepRng(seed, t)`
+ * (`seededStepDraws`). Rows of the policy graph do not mix (each output row reads only its own
+ * state's rows), so on the CPU backend a batched pass gives the one-state pass's numbers bit for
+ * bit, and `constructMany` gives the traces `construct` gives (tested in batch-sample.test.ts).
  *
  * Graphs are compiled for batch sizes 1, 2, 4, … up to the largest batch, on first use, and a pass
  * uses the smallest that fits, so late steps with few episodes left do not pay for the full batch.
@@ -28,7 +28,6 @@ import {
   recordResult,
   runFrame,
   startEpisode,
-  stepSettings,
   takeStep,
   type Construction,
   type Episode,
@@ -44,7 +43,7 @@ import {
 import { PackedStates } from './pack.ts';
 import type { ActionRewardConfig } from './rewards.ts';
 import type { RolePool } from './roles.ts';
-import { decideNode, finishStep, stepRng } from './sample.ts';
+import { decideNode, finishStep, seededStepDraws } from './sample.ts';
 import type { IntermediateRunner } from './step-types.ts';
 import type { EncoderConfig } from './encoder.ts';
 
@@ -121,8 +120,13 @@ export class BatchedPolicy {
   private importArena(model: Model): void {
     if (!this.arena) return;
     const n = this.arena.length;
-    model.importState({ params: this.arena, m: new Float32Array(n), v: new Float32Array(n), t: 0 });
+    // Zero moments (sampling graphs have no optimizer); `importState` copies what it is given.
+    if (this.zeros?.length !== n) this.zeros = new Float32Array(n);
+    model.importState({ params: this.arena, m: this.zeros, v: this.zeros, t: 0 });
   }
+
+  /** Zero Adam moments for `importArena`, kept for the next load. */
+  private zeros: Float32Array | null = null;
 
   get backend(): 'cpu' | 'wasm' | 'webgpu' {
     return this.choice.backend;
@@ -156,19 +160,26 @@ export class BatchedPolicy {
    * the CPU backend's forward reuse reruns only the edge head.
    */
   private pack(c: Compiled, items: readonly BatchItem[], roles?: readonly (number | null)[]): void {
-    const same =
-      items.length === c.items.length &&
-      items.every((it, b) => it.task === c.items[b]?.task && it.state === c.items[b]?.state);
+    let same = items.length === c.items.length;
+    for (let b = 0; same && b < items.length; b++) {
+      const it = items[b] as BatchItem;
+      const was = c.items[b] as BatchItem;
+      same = it.task === was.task && it.state === was.state;
+    }
     if (same) c.packed.clearEdges();
     else {
       c.packed.clear();
       for (const it of items) c.packed.add(it.task, it.state);
       c.items = items.map((it) => ({ task: it.task, state: it.state }));
     }
-    roles?.forEach((role, b) => {
-      if (role !== null) c.packed.addEdges(b, role);
-    });
-    c.packed.feed(c.model, { blind: !this.jpss });
+    if (roles)
+      for (let b = 0; b < roles.length; b++) {
+        const role = roles[b];
+        if (role !== null && role !== undefined) c.packed.addEdges(b, role);
+      }
+    // The same states as the last pass: the model holds their inputs already; only edges change.
+    if (same) c.packed.feedEdges(c.model, { blind: !this.jpss });
+    else c.packed.feed(c.model, { blind: !this.jpss });
   }
 
   /** The node head for every item: its action mask and π_node (exactly 0 where masked). */
@@ -211,6 +222,25 @@ export class BatchedPolicy {
   dispose(): void {
     for (const c of this.sizes.values()) c.model.dispose();
     this.sizes.clear();
+  }
+}
+
+/**
+ * A batched step's evaluation (what `finishStep` records with the step): the node head's numbers
+ * and the edge logits of the chosen role only.
+ */
+class BatchedEvaluation implements Evaluation {
+  constructor(
+    readonly mask: Float32Array,
+    readonly probs: Float32Array,
+    private readonly role: number | null,
+    private readonly chosen: Float32Array | null,
+  ) {}
+
+  edges(role: number): Promise<Float32Array> {
+    return role === this.role && this.chosen
+      ? Promise.resolve(this.chosen)
+      : Promise.reject(new Error('a batched step keeps the edges of the chosen role only'));
   }
 }
 
@@ -274,41 +304,43 @@ export async function constructMany(o: ConstructManyOptions): Promise<Constructi
   const tasks = o.episodes.map((e) => encode(e.task));
   const greedy = o.greedy === true;
   for (;;) {
-    const running = eps.flatMap((ep, k) => (episodeDone(ep) ? [] : [k]));
+    const running: number[] = [];
+    for (let k = 0; k < eps.length; k++) if (!episodeDone(eps[k] as Episode)) running.push(k);
     if (running.length === 0) break;
-    const items = running.map((k) => ({
+    const items: BatchItem[] = running.map((k) => ({
       task: tasks[k] as TaskEncoding,
       state: currentState(eps[k] as Episode),
     }));
     const heads = await net.nodePass(items);
+    // The settings of `stepSettings(ep, greedy)`, as `construct` passes them to `policyStep`.
     const decisions = running.map((k, j) => {
       const ep = eps[k] as Episode;
-      const s = stepSettings(ep, greedy);
-      const opts = { greedy: s.greedy === true, temperature: s.temperature };
+      const opts = { greedy, temperature: ep.temperature };
       const state = (items[j] as BatchItem).state;
-      return { opts, d: decideNode(heads[j] as Evaluation, state, stepRng(s.seed, state.step), opts) };
+      return { opts, d: decideNode(heads[j] as Evaluation, state, seededStepDraws(ep.seed, state), opts) };
     });
-    const roles = running.map((_, j) => {
+    const edgeItems = items.map((it, j) => {
       const role = (decisions[j] as (typeof decisions)[number]).d.role;
-      return role !== null && (items[j] as BatchItem).state.agents.length > 0 ? role : null;
+      return {
+        task: it.task,
+        state: it.state,
+        role: role !== null && it.state.agents.length > 0 ? role : null,
+      };
     });
-    const logits = await net.edgePass(items.map((it, j) => ({ ...it, role: roles[j] ?? null })));
-    const edgeOf = new Map(
-      roles.flatMap((role, j) => (role === null ? [] : [[j, logits[j] as Float32Array] as const])),
-    );
-    running.forEach((k, j) => {
+    const logits = await net.edgePass(edgeItems);
+    for (let j = 0; j < running.length; j++) {
+      const k = running[j] as number;
       const { opts, d } = decisions[j] as (typeof decisions)[number];
       const head = heads[j] as { mask: Float32Array; probs: Float32Array };
-      const chosen = edgeOf.get(j) ?? (d.role !== null ? new Float32Array(0) : null);
-      const ev: Evaluation = {
-        ...head,
-        edges: (role) =>
-          role === d.role && chosen
-            ? Promise.resolve(chosen)
-            : Promise.reject(new Error('a batched step keeps the edges of the chosen role only')),
-      };
+      const chosen =
+        (edgeItems[j] as (typeof edgeItems)[number]).role !== null
+          ? (logits[j] as Float32Array)
+          : d.role !== null
+            ? new Float32Array(0)
+            : null;
+      const ev = new BatchedEvaluation(head.mask, head.probs, d.role, chosen);
       eps[k] = takeStep(eps[k] as Episode, finishStep((items[j] as BatchItem).state, ev, d, chosen, opts));
-    });
+    }
     await Promise.all(
       running.map(async (k) => {
         const runner = o.episodes[k]?.runner;

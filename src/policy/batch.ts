@@ -57,6 +57,41 @@ export interface EpisodeSteps {
   steps: readonly ConstructionStep[];
   /** The limits the construction ran with (default: the checkpoint's). */
   limits?: ConstructionLimits;
+  /**
+   * The state before each step as the construction went (its episode's frames 0 … T − 1, results
+   * recorded): what replaying `steps` from the empty MAS gives, so `trainingBatch` packs these
+   * instead of replaying. States of another pool or other limits, or not one per step, are ignored
+   * (the steps are replayed).
+   */
+  states?: readonly ConstructionState[];
+}
+
+/** The states before the steps of an episode: the given ones when they fit, else a replay. */
+function statesOf(
+  pool: RolePool,
+  limits: ConstructionLimits,
+  ep: EpisodeSteps,
+): { states: readonly ConstructionState[]; actions: PolicyAction[] } {
+  const given = ep.states;
+  const fits =
+    given !== undefined &&
+    given.length === ep.steps.length &&
+    given.every(
+      (s, i) =>
+        s.step === ep.steps[i]?.index &&
+        s.pool === pool &&
+        s.limits.maxAgents === limits.maxAgents &&
+        s.limits.maxSteps === limits.maxSteps,
+    );
+  if (!fits) return replay(pool, limits, ep.steps);
+  const actions = ep.steps.map((step): PolicyAction => {
+    const a = step.action;
+    if (a.kind !== 'add') return { kind: a.kind };
+    const role = pool.roles.findIndex((r) => r.name === a.role);
+    if (role < 0) throw new Error(`step ${step.index}: role "${a.role}" is not in the pool`);
+    return { kind: 'add', role, links: a.links };
+  });
+  return { states: given, actions };
 }
 
 export interface TrainingBatch {
@@ -85,10 +120,10 @@ export function trainingBatch(
   const N = cfg.maxAgents;
   const rows: { task: TaskEncoding; state: ConstructionState; action: PolicyAction }[] = [];
   for (const ep of episodes) {
-    const { states, actions } = replay(
+    const { states, actions } = statesOf(
       pool,
       ep.limits ?? { maxAgents: cfg.maxAgents, maxSteps: cfg.maxSteps },
-      ep.steps,
+      ep,
     );
     states.forEach((state, i) => rows.push({ task: ep.task, state, action: actions[i] as PolicyAction }));
   }
@@ -105,12 +140,13 @@ export function trainingBatch(
     packed.action[b] = col;
     // Only an ADD step's edges are part of its log-probability: other steps get no edge rows.
     if (action.kind === 'add' && state.agents.length > 0) {
-      const linked = new Set(action.links);
-      packed.addEdges(
-        b,
-        col,
-        state.agents.slice(0, N).map((a) => (linked.has(a.id) ? 1 : 0)),
-      );
+      const n = Math.min(state.agents.length, N);
+      const targets: number[] = [];
+      for (let i = 0; i < n; i++)
+        targets.push(
+          action.links.includes((state.agents[i] as ConstructionState['agents'][number]).id) ? 1 : 0,
+        );
+      packed.addEdges(b, col, targets);
     }
   }
   return { batch: B, edgeRows: E, rows: packed };

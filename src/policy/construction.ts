@@ -11,7 +11,7 @@
 import type { AgentType } from '../core/agents.ts';
 import type { Agent, ConstructionAction, Design, Edge } from '../core/trace.ts';
 import { actionCount, deleteIndex, exitIndex, type PolicyAction } from './actions.ts';
-import { SUMMARIZER_PROMPT, roleInstruction, roleSlug, type RolePool } from './roles.ts';
+import { SUMMARIZER_PROMPT, roleInstruction, roleSlug, type Role, type RolePool } from './roles.ts';
 
 export interface ConstructionLimits {
   /** ADD is masked once this many agents exist (the EXIT summariser is not counted). */
@@ -106,12 +106,21 @@ export function actionMask(s: ConstructionState): Float32Array {
 
 /** Agents no other agent reads (the ends of the current branches). */
 export function sinksOf(agents: readonly BuiltAgent[]): BuiltAgent[] {
-  const read = new Set(agents.flatMap((a) => a.links));
-  return agents.filter((a) => !read.has(a.id));
+  const out: BuiltAgent[] = [];
+  for (const a of agents) if (!isRead(agents, a.id)) out.push(a);
+  return out;
+}
+
+/** Whether an agent links `id` (a few agents with a few links each: no set needed). */
+function isRead(agents: readonly BuiltAgent[], id: string): boolean {
+  for (const b of agents) if (b.links.includes(id)) return true;
+  return false;
 }
 
 export function edgesOf(agents: readonly BuiltAgent[]): Edge[] {
-  return agents.flatMap((a) => a.links.map((from) => ({ from, to: a.id })));
+  const out: Edge[] = [];
+  for (const a of agents) for (const from of a.links) out.push({ from, to: a.id });
+  return out;
 }
 
 /** Depth of the current DAG: agents on its longest path (0 when empty). */
@@ -123,8 +132,90 @@ export const lastChanged = (s: ConstructionState): string | null => s.changed[s.
 
 function depthOf(links: readonly string[], agents: readonly BuiltAgent[]): number {
   let d = 0;
-  for (const l of links) d = Math.max(d, agents.find((a) => a.id === l)?.depth ?? 0);
+  for (const l of links) {
+    let depth = 0;
+    for (const a of agents)
+      if (a.id === l) {
+        // As `find(…)?.depth ?? 0` reads it (a hand-built agent may lack a depth).
+        depth = (a.depth as number | undefined) ?? 0;
+        break;
+      }
+    d = Math.max(d, depth);
+  }
   return d + 1;
+}
+
+/** `actionMask(s)[col] === 1`, without the mask. */
+function allowed(s: ConstructionState, col: number): boolean {
+  if (s.exited) return false;
+  const n = s.agents.length;
+  const roles = s.pool.roles.length;
+  const forced = exitForced(s);
+  if (col === roles + 1) return n > 0;
+  if (col === roles) return !forced && n > 0;
+  return Number.isInteger(col) && col >= 0 && col < roles && !forced && n < s.limits.maxAgents;
+}
+
+/** Role names → id prefixes (`roleSlug`, two regular expressions): a pool has a few names. */
+const slugs = new Map<string, string>();
+
+function slugOf(name: string): string {
+  let slug = slugs.get(name);
+  if (slug === undefined) {
+    slug = roleSlug(name) || 'agent';
+    if (slugs.size >= 1024) slugs.clear();
+    slugs.set(name, slug);
+  }
+  return slug;
+}
+
+function isAgent(agents: readonly BuiltAgent[], id: string): boolean {
+  for (const a of agents) if (a.id === id) return true;
+  return false;
+}
+
+/** `[...xs, x]` without the iterator. */
+function appended<T>(xs: readonly T[], x: T): T[] {
+  const out = xs.slice();
+  out.push(x);
+  return out;
+}
+
+/** The fields of a state as `initialState` writes them, in its order. */
+const STATE_KEYS = [
+  'pool',
+  'limits',
+  'agents',
+  'step',
+  'changed',
+  'issued',
+  'lastAction',
+  'exited',
+  'summarizerId',
+  'results',
+] as const;
+
+/**
+ * `{ ...s, ...changes }`. A state with exactly the fields of `initialState`, in its order, is
+ * written as an object literal: V8 copies a spread of states of a few hidden classes slowly (several
+ * microseconds per construction step); any other state (say, with a field of its own) is spread.
+ */
+function stateWith(s: ConstructionState, changes: Partial<ConstructionState>): ConstructionState {
+  const keys = Object.keys(s);
+  if (keys.length !== STATE_KEYS.length || keys.some((k, i) => k !== STATE_KEYS[i]))
+    return { ...s, ...changes };
+  return {
+    pool: changes.pool ?? s.pool,
+    limits: changes.limits ?? s.limits,
+    agents: changes.agents ?? s.agents,
+    step: changes.step ?? s.step,
+    changed: changes.changed ?? s.changed,
+    issued: changes.issued ?? s.issued,
+    lastAction: 'lastAction' in changes ? (changes.lastAction as number | null) : s.lastAction,
+    exited: changes.exited ?? s.exited,
+    summarizerId: 'summarizerId' in changes ? (changes.summarizerId as string | null) : s.summarizerId,
+    results: changes.results ?? s.results,
+  };
 }
 
 export interface Applied {
@@ -135,10 +226,9 @@ export interface Applied {
 
 /** Applies one action; throws when the mask forbids it or an ADD names an unknown or repeated link. */
 export function applyAction(s: ConstructionState, action: PolicyAction): Applied {
-  const mask = actionMask(s);
   const col =
     action.kind === 'add' ? action.role : action.kind === 'delete' ? deleteIndex(s.pool) : exitIndex(s.pool);
-  if (!(mask[col] === 1)) {
+  if (!allowed(s, col)) {
     const what =
       action.kind === 'add'
         ? `ADD ${s.pool.roles[action.role]?.name ?? `#${action.role}`}`
@@ -147,16 +237,16 @@ export function applyAction(s: ConstructionState, action: PolicyAction): Applied
       `${what} is not allowed at step ${s.step} (${s.agents.length} agents${s.exited ? ', exited' : ''})`,
     );
   }
-  const next = { ...s, step: s.step + 1, lastAction: col };
   if (action.kind === 'add') {
     const role = s.pool.roles[action.role];
     if (!role) throw new Error(`no role with index ${action.role}`);
-    const known = new Set(s.agents.map((a) => a.id));
     const links = [...action.links];
-    if (new Set(links).size !== links.length) throw new Error('ADD links an agent twice');
-    for (const l of links) if (!known.has(l)) throw new Error(`ADD links "${l}", which is not an agent`);
+    for (let i = 0; i < links.length; i++)
+      for (let j = 0; j < i; j++) if (links[j] === links[i]) throw new Error('ADD links an agent twice');
+    for (const l of links)
+      if (!isAgent(s.agents, l)) throw new Error(`ADD links "${l}", which is not an agent`);
     const issued = s.issued + 1;
-    const id = `${roleSlug(role.name) || 'agent'}-${issued}`;
+    const id = `${slugOf(role.name)}-${issued}`;
     const agent: BuiltAgent = {
       id,
       role: action.role,
@@ -166,7 +256,13 @@ export function applyAction(s: ConstructionState, action: PolicyAction): Applied
       addedAt: s.step,
     };
     return {
-      state: { ...next, agents: [...s.agents, agent], changed: [...s.changed, id], issued },
+      state: stateWith(s, {
+        step: s.step + 1,
+        lastAction: col,
+        agents: appended(s.agents, agent),
+        changed: appended(s.changed, id),
+        issued,
+      }),
       record: { kind: 'add', role: role.name, agentId: id, agentType: role.agentType, links },
     };
   }
@@ -181,12 +277,17 @@ export function applyAction(s: ConstructionState, action: PolicyAction): Applied
       agents.push({ ...a, links, depth: depthOf(links, agents) });
     }
     return {
-      state: { ...next, agents, changed: s.changed.filter((c) => c !== target) },
+      state: stateWith(s, {
+        step: s.step + 1,
+        lastAction: col,
+        agents,
+        changed: s.changed.filter((c) => c !== target),
+      }),
       record: { kind: 'delete', agentId: target },
     };
   }
   return {
-    state: { ...next, exited: true, summarizerId: SUMMARIZER_ID },
+    state: stateWith(s, { step: s.step + 1, lastAction: col, exited: true, summarizerId: SUMMARIZER_ID }),
     record: { kind: 'exit', summarizerId: SUMMARIZER_ID },
   };
 }
@@ -197,13 +298,30 @@ export function withResult(
   answer: string | null,
   correct: boolean | null,
 ): ConstructionState {
-  return { ...s, results: [...s.results, { step: s.step - 1, answer, correct }] };
+  return stateWith(s, { results: appended(s.results, { step: s.step - 1, answer, correct }) });
 }
 
 /** `${id}` lines an agent's input holds for its links; empty (the original question) without links. */
 export function inputFor(links: readonly string[]): string {
   if (links.length === 0) return '';
-  return ['Outputs of earlier agents:', ...links.map((l) => `- ${l}: \${${l}}`)].join('\n');
+  let text = 'Outputs of earlier agents:';
+  for (const l of links) text += `\n- ${l}: \${${l}}`;
+  return text;
+}
+
+/**
+ * `roleInstruction(role)` kept with the role object (every design of every step writes it for
+ * each agent), with the three texts it was made from: a role changed in place is read again.
+ */
+const instructions = new WeakMap<Role, { name: string; prompt: string; refuseWhen: string; text: string }>();
+
+function instructionOf(role: Role): string {
+  const kept = instructions.get(role);
+  if (kept && kept.name === role.name && kept.prompt === role.prompt && kept.refuseWhen === role.refuseWhen)
+    return kept.text;
+  const text = roleInstruction(role);
+  instructions.set(role, { name: role.name, prompt: role.prompt, refuseWhen: role.refuseWhen, text });
+  return text;
 }
 
 function toAgent(s: ConstructionState, a: BuiltAgent): Agent {
@@ -212,7 +330,7 @@ function toAgent(s: ConstructionState, a: BuiltAgent): Agent {
   return {
     id: a.id,
     type: a.type,
-    description: roleInstruction(role),
+    description: instructionOf(role),
     input: inputFor(a.links),
     role: role.name,
     params: role.debateRoles ? { debateRoles: [...role.debateRoles] } : {},

@@ -141,7 +141,8 @@ export function takeStep<E extends Episode>(ep: E, out: StepOutcome): E {
     design: toValidDesign(out.state),
     pending: ep.executes,
   };
-  const frames = [...ep.frames.slice(0, ep.cursor + 1), frame];
+  const frames = ep.frames.slice(0, ep.cursor + 1);
+  frames.push(frame);
   return { ...ep, frames, cursor: frames.length - 1 };
 }
 
@@ -175,21 +176,64 @@ export function recordResult<E extends Episode>(ep: E, index: number, r: StepRes
   const prev = ep.frames[index - 1];
   if (!frame?.step || !prev) return ep;
   const reward = actionReward(prev.correct, r.correct, frame.step.index, ep.rewards);
-  const frames = [...ep.frames];
+  const frames = ep.frames.slice();
+  const step = recordedStep(frame.step, r, reward);
   frames[index] = {
     state: withResult(frame.state, r.answer, r.correct),
-    step: {
-      ...frame.step,
-      intermediateAnswer: r.answer,
-      intermediateCorrect: r.correct,
-      ...(r.run ? { intermediateRun: r.run } : {}),
-      actionReward: reward,
-    },
+    step,
     correct: r.correct,
     design: frame.design,
     pending: false,
   };
   return { ...ep, frames };
+}
+
+/** The fields of a step as `finishStep` writes them, in its order. */
+const SAMPLED_STEP_KEYS = ['index', 'action', 'roleDistribution', 'edgeProbabilities', 'logProb', 'chooser'];
+
+/**
+ * `{ ...step, intermediateAnswer, intermediateCorrect, ...(run ? { intermediateRun } : {}),
+ * actionReward }`: the same fields in the same order. A step as `finishStep` writes it is copied
+ * field by field, because V8 copies an object spread that then gains fields slowly (microseconds
+ * per step, every step of every rollout); any other step takes the spread.
+ */
+function recordedStep(s: ConstructionStep, r: StepResult, reward: number | null): ConstructionStep {
+  const keys = Object.keys(s);
+  if (keys.length !== SAMPLED_STEP_KEYS.length || keys.some((k, i) => k !== SAMPLED_STEP_KEYS[i]))
+    return {
+      ...s,
+      intermediateAnswer: r.answer,
+      intermediateCorrect: r.correct,
+      ...(r.run ? { intermediateRun: r.run } : {}),
+      actionReward: reward,
+    };
+  const { index, action, roleDistribution, edgeProbabilities, logProb, chooser } = s;
+  const answer = r.answer;
+  const correct = r.correct;
+  return r.run
+    ? {
+        index,
+        action,
+        roleDistribution,
+        edgeProbabilities,
+        logProb,
+        chooser,
+        intermediateAnswer: answer,
+        intermediateCorrect: correct,
+        intermediateRun: r.run,
+        actionReward: reward,
+      }
+    : {
+        index,
+        action,
+        roleDistribution,
+        edgeProbabilities,
+        logProb,
+        chooser,
+        intermediateAnswer: answer,
+        intermediateCorrect: correct,
+        actionReward: reward,
+      };
 }
 
 /** `MASBench depth 4 (seed 3) · prior construction`, or the query's first line for other tasks. */

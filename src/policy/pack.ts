@@ -24,6 +24,7 @@ import {
   type TaskEncoding,
 } from './encoder.ts';
 import { maxLinks, stateLinks } from './links.ts';
+import { summarize, writeAgentRows, writeLinks, writeMask, writeState } from './state-rows.ts';
 
 /** What `feed` writes to: a compiled policy graph (`Model.setInput`). */
 export interface InputSink {
@@ -169,8 +170,37 @@ export class PackedStates {
     return b;
   }
 
-  /** Encodes a state into the next slot; returns its index b. */
+  /**
+   * Encodes a state into the next slot; returns its index b. The rows are written by the fast
+   * forms of state-rows.ts, which give the reference forms' numbers (`addReference`) bit for bit.
+   */
   add(task: TaskEncoding, state: ConstructionState): number {
+    const links = summarize(this.enc, state);
+    if (links < 0) return this.addReference(task, state);
+    if (this.graph && links > maxLinks(this.enc))
+      throw new Error(`more than ${maxLinks(this.enc)} links among ${this.enc.maxAgents} agents`);
+    const n = Math.min(state.agents.length, this.enc.maxAgents);
+    const row = this.rows;
+    const slot = this.links;
+    const b = this.next(n, this.graph ? links : 0);
+    writeState(this.enc, task, state, this.state, b * this.S);
+    writeMask(state, this.mask, b * this.A, this.A);
+    this.action[b] = 0;
+    writeAgentRows(this.enc, state, this.agents, row);
+    if (this.graph) {
+      writeLinks(this.enc, state, this, row, slot);
+      this.links += links;
+    }
+    this.rows += n;
+    return b;
+  }
+
+  /**
+   * `add` from the reference encoders (`encodeState`, `actionMask`, `encodeAgentRows`,
+   * `stateLinks`): the specification `add` is tested against, and the form for a hand-built state
+   * whose agents share an id.
+   */
+  addReference(task: TaskEncoding, state: ConstructionState): number {
     const S = this.S;
     const links = this.graph ? stateLinks(this.enc, state) : null;
     const n = Math.min(state.agents.length, this.enc.maxAgents);
@@ -211,31 +241,99 @@ export class PackedStates {
     if (this.edges + e > this.edgeCapacity) throw new Error(`more than ${this.edgeCapacity} edge rows`);
     const row = this.rows;
     const b = this.next(n, l);
+    // Short runs are copied element by element (float32 → float64 → float32 is exact; no views).
     this.state.set(src.state.subarray(r * S, (r + 1) * S), b * S);
-    this.mask.set(src.mask.subarray(r * A, (r + 1) * A), b * A);
+    copyRows(src.mask, r * A, this.mask, b * A, A);
     this.action[b] = src.action[r] as number;
-    this.agents.set(src.agents.subarray(r0 * Da, (r0 + n) * Da), row * Da);
-    this.readMean.set(src.readMean.subarray(r0, r0 + n), row);
-    this.readSink.set(src.readSink.subarray(r0, r0 + n), row);
+    copyRows(src.agents, r0 * Da, this.agents, row * Da, n * Da);
+    copyRows(src.readMean, r0, this.readMean, row, n);
+    copyRows(src.readSink, r0, this.readSink, row, n);
     for (let i = 0; i < l; i++) {
       this.msgFrom[this.links + i] = (src.msgFrom[l0 + i] as number) - r0 + row;
       this.msgTo[this.links + i] = (src.msgTo[l0 + i] as number) - r0 + row;
     }
-    this.inWeight.set(src.inWeight.subarray(l0, l0 + l), this.links);
-    this.outWeight.set(src.outWeight.subarray(l0, l0 + l), this.links);
+    copyRows(src.inWeight, l0, this.inWeight, this.links, l);
+    copyRows(src.outWeight, l0, this.outWeight, this.links, l);
     for (let i = 0; i < e; i++) {
       const d = this.edges + i;
       this.edgeAgent[d] = (src.edgeAgent[e0 + i] as number) - r0 + row;
       this.edgeBatch[d] = b;
     }
-    this.edgeRole.set(src.edgeRole.subarray(e0, e0 + e), this.edges);
-    this.edgeTarget.set(src.edgeTarget.subarray(e0, e0 + e), this.edges);
-    this.edgeWeight.set(src.edgeWeight.subarray(e0, e0 + e), this.edges);
+    copyRows(src.edgeRole, e0, this.edgeRole, this.edges, e);
+    copyRows(src.edgeTarget, e0, this.edgeTarget, this.edges, e);
+    copyRows(src.edgeWeight, e0, this.edgeWeight, this.edges, e);
     this.edgeCount[b] = e;
     this.rows += n;
     this.links += l;
     this.edges += e;
     return b;
+  }
+
+  /**
+   * `copy(src, r)` for r = from … from + count − 1, as block copies when those states' agent rows,
+   * message slots and edge rows follow each other in `src` (as `trainingBatch` packs them), else
+   * state by state. The buffers end up as the row-by-row copies leave them.
+   */
+  copyRange(src: PackedStates, from: number, count: number): void {
+    const to = from + count;
+    if (from < 0 || to > src.states || this.states + count > this.capacity || count <= 0) {
+      for (let r = from; r < to; r++) this.copy(src, r);
+      return;
+    }
+    const r0 = src.firstRow[from] as number;
+    const l0 = src.firstLink[from] as number;
+    let rows = 0;
+    let links = 0;
+    let edges = 0;
+    let e0 = -1;
+    for (let r = from; r < to; r++) {
+      const e = src.edgeCount[r] as number;
+      if (e > 0 && e0 < 0) e0 = (src.firstEdge[r] as number) - edges;
+      const blocks =
+        src.firstRow[r] === r0 + rows &&
+        src.firstLink[r] === l0 + links &&
+        (e === 0 || src.firstEdge[r] === e0 + edges);
+      if (!blocks || this.edges + edges + e > this.edgeCapacity) {
+        for (let k = from; k < to; k++) this.copy(src, k);
+        return;
+      }
+      rows += src.agentCount[r] as number;
+      links += src.linkCount[r] as number;
+      edges += e;
+    }
+    if (e0 < 0) e0 = 0;
+    const S = this.S;
+    const A = this.A;
+    const Da = this.Da;
+    const b0 = this.states;
+    const row = this.rows;
+    const link = this.links;
+    const edge = this.edges;
+    for (let r = from; r < to; r++) {
+      const b = this.next(src.agentCount[r] as number, src.linkCount[r] as number);
+      const e = src.edgeCount[r] as number;
+      this.edgeCount[b] = e;
+      this.rows += src.agentCount[r] as number;
+      this.links += src.linkCount[r] as number;
+      this.edges += e;
+      for (let d = this.edges - e; d < this.edges; d++) this.edgeBatch[d] = b;
+    }
+    this.state.set(src.state.subarray(from * S, to * S), b0 * S);
+    this.mask.set(src.mask.subarray(from * A, to * A), b0 * A);
+    this.action.set(src.action.subarray(from, to), b0);
+    this.agents.set(src.agents.subarray(r0 * Da, (r0 + rows) * Da), row * Da);
+    this.readMean.set(src.readMean.subarray(r0, r0 + rows), row);
+    this.readSink.set(src.readSink.subarray(r0, r0 + rows), row);
+    for (let i = 0; i < links; i++) {
+      this.msgFrom[link + i] = (src.msgFrom[l0 + i] as number) - r0 + row;
+      this.msgTo[link + i] = (src.msgTo[l0 + i] as number) - r0 + row;
+    }
+    this.inWeight.set(src.inWeight.subarray(l0, l0 + links), link);
+    this.outWeight.set(src.outWeight.subarray(l0, l0 + links), link);
+    for (let i = 0; i < edges; i++) this.edgeAgent[edge + i] = (src.edgeAgent[e0 + i] as number) - r0 + row;
+    this.edgeRole.set(src.edgeRole.subarray(e0, e0 + edges), edge);
+    this.edgeTarget.set(src.edgeTarget.subarray(e0, e0 + edges), edge);
+    this.edgeWeight.set(src.edgeWeight.subarray(e0, e0 + edges), edge);
   }
 
   /**
@@ -260,6 +358,19 @@ export class PackedStates {
     this.edgeCount[b] = (this.edgeCount[b] as number) + n;
     this.edges += n;
     return first;
+  }
+
+  /**
+   * Writes only the edge-row inputs (`edgeAgent`, `edgeRole`, `edgeBatch`, with `blind` also
+   * `edgeZero`) to a graph that was last fed these states by `feed`: what `feed` would write after
+   * `clearEdges` and `addEdges`, without handing the compute core the unchanged state inputs again
+   * (it would compare their bits to find them unchanged).
+   */
+  feedEdges(model: InputSink, o: Pick<FeedOptions, 'blind'> = {}): void {
+    model.setInput('edgeAgent', this.edgeAgent, this.edges);
+    model.setInput('edgeRole', this.edgeRole, this.edges);
+    model.setInput('edgeBatch', this.edgeBatch, this.edges);
+    if (o.blind) model.setInput('edgeZero', this.edgeZero, this.edges);
   }
 
   /** Writes the packed inputs, with their live rows, to a compiled policy graph. */
@@ -287,4 +398,15 @@ export class PackedStates {
     }
     if (o.blind) model.setInput('edgeZero', this.edgeZero, this.edges);
   }
+}
+
+/** `to[at …] = from[start …]`, n entries, element by element (short runs: no views allocated). */
+function copyRows<T extends Float32Array | Uint32Array>(
+  from: T,
+  start: number,
+  to: T,
+  at: number,
+  n: number,
+): void {
+  for (let i = 0; i < n; i++) to[at + i] = from[start + i] as number;
 }

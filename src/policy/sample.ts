@@ -10,7 +10,7 @@
  */
 import { hashString, createRng, type Rng } from '../core/rng.ts';
 import type { ConstructionStep } from '../core/trace.ts';
-import { actionKind, actionNames, type PolicyAction } from './actions.ts';
+import { DELETE, EXIT, actionKind, actionNames, type PolicyAction } from './actions.ts';
 import { applyAction, type ConstructionState } from './construction.ts';
 import type { TaskEncoding } from './encoder.ts';
 import type { Evaluation, PolicyNetwork } from './network.ts';
@@ -31,23 +31,35 @@ const clampEdge = (p: number): number => Math.min(1 - EDGE_EPS, Math.max(EDGE_EP
 
 /** The distribution the node choice is drawn from (float64, masked entries exactly 0, sums to 1). */
 export function nodeDistribution(ev: Pick<Evaluation, 'probs' | 'mask'>, temperature = 1): number[] {
-  if (ev.probs.some((p) => !Number.isFinite(p)))
-    throw new Error(
-      'the policy network produced a non-finite distribution (NaN or ∞): the checkpoint’s parameters overflow',
-    );
-  const q = Array.from(ev.probs, (p, i) =>
-    ev.mask[i] === 1 && p > 0 ? (temperature === 1 ? p : Math.pow(p, 1 / temperature)) : 0,
-  );
-  const total = q.reduce((a, b) => a + b, 0);
+  const probs = ev.probs;
+  const A = probs.length;
+  for (let i = 0; i < A; i++)
+    if (!Number.isFinite(probs[i]))
+      throw new Error(
+        'the policy network produced a non-finite distribution (NaN or ∞): the checkpoint’s parameters overflow',
+      );
+  const q: number[] = [];
+  let total = 0;
+  for (let i = 0; i < A; i++) {
+    const p = probs[i] as number;
+    const x = ev.mask[i] === 1 && p > 0 ? (temperature === 1 ? p : Math.pow(p, 1 / temperature)) : 0;
+    q.push(x);
+    total += x;
+  }
   if (!(total > 0)) throw new Error('no action is allowed in this state');
-  return q.map((x) => x / total);
+  for (let i = 0; i < A; i++) q[i] = (q[i] as number) / total;
+  return q;
 }
 
 /** Edge probabilities σ(ℓ/τ) over the existing agents (state order), kept in [ε, 1 − ε]. */
 export function edgeDistribution(logits: Float32Array, temperature = 1): number[] {
-  if (logits.some((l) => Number.isNaN(l)))
-    throw new Error('the policy network produced a NaN edge logit: the checkpoint’s parameters overflow');
-  return Array.from(logits, (l) => clampEdge(sigmoid(l / temperature)));
+  const n = logits.length;
+  for (let i = 0; i < n; i++)
+    if (Number.isNaN(logits[i]))
+      throw new Error('the policy network produced a NaN edge logit: the checkpoint’s parameters overflow');
+  const p: number[] = [];
+  for (let i = 0; i < n; i++) p.push(clampEdge(sigmoid((logits[i] as number) / temperature)));
+  return p;
 }
 
 function pickIndex(q: readonly number[], u: number): number {
@@ -71,14 +83,47 @@ const argmax = (q: readonly number[]): number =>
  * existing agent (state order), drawn whatever is chosen, so the random stream does not depend on
  * overrides.
  */
-function stepDraws(state: ConstructionState, rng: Rng): { node: number; edges: number[] } {
+function stepDraws(state: ConstructionState, rng: Rng): StepDraws {
   const node = rng.next();
   return { node, edges: state.agents.map(() => rng.next()) };
 }
 
+/** The uniforms of one step: one for the node, one per existing agent (state order). */
+export interface StepDraws {
+  node: number;
+  edges: number[];
+}
+
+/**
+ * The draws of step `state.step` of a construction seeded with `seed`, exactly those
+ * `stepRng(seed, state.step)` gives (`stepDraws`), from the same mulberry32 stream as
+ * src/core/rng.ts computed inline: the batched sampler draws for hundreds of steps per pass, and
+ * building a generator object per step cost more than the draws.
+ */
+export function seededStepDraws(seed: number, state: ConstructionState): StepDraws {
+  let a = hashString(`baton.policy:${seed >>> 0}:${state.step}`) >>> 0;
+  let node = 0;
+  const edges: number[] = [];
+  for (let i = 0; i <= state.agents.length; i++) {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    const u = ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    if (i === 0) node = u;
+    else edges.push(u);
+  }
+  return { node, edges };
+}
+
 /** Links of a sampled ADD: agent i is linked when its uniform u_i < p_i. */
-const linksFrom = (state: ConstructionState, u: readonly number[], p: readonly number[]): string[] =>
-  state.agents.filter((_, i) => (u[i] as number) < (p[i] as number)).map((a) => a.id);
+function linksFrom(state: ConstructionState, u: readonly number[], p: readonly number[]): string[] {
+  const out: string[] = [];
+  const agents = state.agents;
+  for (let i = 0; i < agents.length; i++)
+    if ((u[i] as number) < (p[i] as number)) out.push((agents[i] as (typeof agents)[number]).id);
+  return out;
+}
 
 /**
  * The links a sampled ADD at step `state.step` of a construction seeded with `seed` takes, given
@@ -99,7 +144,7 @@ export function seededLinks(state: ConstructionState, seed: number, edgeProbs: r
 export interface NodeDecision {
   tau: number;
   q: number[];
-  draws: { node: number; edges: number[] };
+  draws: StepDraws;
   col: number;
   /** The role of an ADD (its edge logits are needed next), else null. */
   role: number | null;
@@ -108,14 +153,15 @@ export interface NodeDecision {
 export function decideNode(
   ev: Pick<Evaluation, 'probs' | 'mask'>,
   state: ConstructionState,
-  rng: Rng,
+  /** The step's generator (`stepRng`), or its draws already made (`seededStepDraws`). */
+  rng: Rng | StepDraws,
   opts: SampleOptions = {},
   choice: StepChoice = {},
 ): NodeDecision {
   const tau = opts.greedy ? 1 : (opts.temperature ?? 1);
   if (!(tau > 0)) throw new Error('temperature must be > 0');
   const q = nodeDistribution(ev, tau);
-  const draws = stepDraws(state, rng);
+  const draws = 'next' in rng ? stepDraws(state, rng) : rng;
   let col: number;
   if (choice.action !== undefined) {
     if (ev.mask[choice.action] !== 1)
@@ -155,28 +201,43 @@ export function finishStep(
     action = { kind: 'add', role: kind.role, links };
   } else action = kind;
   const applied = applyAction(state, action);
-  const names = actionNames(state.pool);
   const pNode = q[col] as number;
   let logProb: number | null = null;
   if (pNode > 0) {
-    const linked = new Set(action.kind === 'add' ? action.links : []);
+    const linked = action.kind === 'add' ? action.links : [];
     let lp = Math.log(pNode);
     for (let i = 0; i < edgeP.length; i++) {
       const p = edgeP[i] as number;
-      lp += Math.log(linked.has((state.agents[i] as ConstructionState['agents'][number]).id) ? p : 1 - p);
+      lp += Math.log(
+        linked.includes((state.agents[i] as ConstructionState['agents'][number]).id) ? p : 1 - p,
+      );
     }
     logProb = lp;
   }
   const step: ConstructionStep = {
     index: state.step,
     action: applied.record,
-    roleDistribution: names.map((name, i) => ({ action: name, p: q[i] as number })),
+    roleDistribution: roleDistribution(state, q),
     edgeProbabilities:
       action.kind === 'add' ? state.agents.map((a, i) => ({ from: a.id, p: edgeP[i] as number })) : [],
     logProb,
     chooser: choice.action !== undefined || choice.links !== undefined ? 'user' : 'policy',
   };
   return { state: applied.state, step, evaluation: ev };
+}
+
+/** `actionNames(pool)` paired with q, without the names array. */
+function roleDistribution(
+  state: ConstructionState,
+  q: readonly number[],
+): ConstructionStep['roleDistribution'] {
+  const roles = state.pool.roles;
+  const out: ConstructionStep['roleDistribution'] = [];
+  for (let i = 0; i < roles.length; i++)
+    out.push({ action: (roles[i] as (typeof roles)[number]).name, p: q[i] as number });
+  out.push({ action: DELETE, p: q[roles.length] as number });
+  out.push({ action: EXIT, p: q[roles.length + 1] as number });
+  return out;
 }
 
 /**

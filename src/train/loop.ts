@@ -134,11 +134,12 @@ export class Trainer {
           maxAgents: this.current.config.maxAgents,
           maxSteps: Math.min(c.maxSteps, this.current.config.maxSteps),
         },
+        ...(r.states ? { states: r.states } : {}),
       })),
     );
     const stepAdv = Float64Array.from(adv.steps.flat(2));
-    const oldLogp = await learner.logProbs(full);
-    const refLogp = c.klCoef > 0 ? await learner.logProbs(full, 'reference') : null;
+    // With klCoef > 0 the learner has a reference graph and gives both; else only the old log π.
+    const { old: oldLogp, ref: refLogp } = await learner.oldAndReference(full);
     const rng = createRng(mix32(c.seed + 0x51ed + it));
     const rows = Array.from({ length: stepAdv.length }, (_, i) => i);
     const stats: UpdateStats[] = [];

@@ -11,7 +11,7 @@ import {
   type BatchedPolicy,
   type RolePool,
 } from '../policy/index.ts';
-import type { Rollout, RunnersFor, TaskRunners } from './rollout.ts';
+import { statesBefore, type Rollout, type RunnersFor, type TaskRunners } from './rollout.ts';
 
 export interface ManyRolloutOptions {
   policy: BatchedPolicy;
@@ -55,6 +55,7 @@ export async function rolloutMany(o: ManyRolloutOptions): Promise<Rollout[]> {
       design: c.design,
       agents: c.design.agents.length,
       edges: c.design.edges.length,
+      states: statesBefore(c.episode),
     };
   });
 }

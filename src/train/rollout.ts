@@ -8,6 +8,8 @@ import { taskOfMasbench, type MasBenchTask } from '../masbench/index.ts';
 import {
   construct,
   type ActionRewardConfig,
+  type ConstructionState,
+  type Episode,
   type IntermediateRunner,
   type PolicyNetwork,
   type RolePool,
@@ -39,6 +41,8 @@ export interface Rollout extends Scored {
   design: Design;
   agents: number;
   edges: number;
+  /** The state before each step (the episode's frames): the learner packs these without a replay. */
+  states?: readonly ConstructionState[];
 }
 
 export interface RolloutOptions {
@@ -78,5 +82,13 @@ export async function rollout(o: RolloutOptions): Promise<Rollout> {
     design: c.design,
     agents: c.design.agents.length,
     edges: c.design.edges.length,
+    states: statesBefore(c.episode),
   };
+}
+
+/** The states before each step taken: frames 0 … cursor − 1 of the episode. */
+export function statesBefore(ep: Episode): ConstructionState[] {
+  const out: ConstructionState[] = [];
+  for (let i = 0; i < ep.cursor; i++) out.push((ep.frames[i] as Episode['frames'][number]).state);
+  return out;
 }
