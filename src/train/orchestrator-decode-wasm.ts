@@ -15,7 +15,7 @@
  */
 import { decodeKernels, type DecodeKernels } from '../gpu/index.ts';
 import { headDim, type TinyGptConfig, type TinyGptWeights } from '../lm/index.ts';
-import type { Decoder, SequenceCache } from './orchestrator-decode.ts';
+import { appendPositions, type Decoder, type SequenceCache } from './orchestrator-decode.ts';
 
 type F32 = Float32Array;
 
@@ -135,19 +135,10 @@ export class WasmDecoder implements Decoder {
   step(seqs: readonly SequenceCache[], ids: readonly number[], want: readonly number[]): F32 {
     const c = this.config;
     const m = ids.length;
-    if (seqs.length !== m) throw new Error('one sequence per token');
-    const pos = new Int32Array(m);
-    for (let i = 0; i < m; i++) {
-      const s = seqs[i] as SequenceCache;
+    for (const s of seqs)
       if (!this.owner.has(s))
         throw new Error('a sequence this decoder did not make (or made before a reset)');
-      const id = ids[i] as number;
-      if (!Number.isInteger(id) || id < 0 || id >= c.vocabSize)
-        throw new Error(`token id ${id} out of range`);
-      if (s.length >= c.nPositions)
-        throw new Error(`sequence longer than the model's ${c.nPositions} positions`);
-      pos[i] = s.length++;
-    }
+    const pos = appendPositions(c, seqs, ids);
     const out = new Float32Array(want.length * c.vocabSize);
     const wantAt = new Map<number, number[]>();
     want.forEach((r, i) => {

@@ -143,6 +143,31 @@ export interface Decoder {
   step(seqs: readonly SequenceCache[], ids: readonly number[], want: readonly number[]): F32;
 }
 
+/**
+ * Checks a step's rows (one sequence per token id, ids in the vocabulary, room left in each
+ * sequence) and appends them: the position of each row's token in its sequence.
+ */
+export function appendPositions(
+  c: TinyGptConfig,
+  seqs: readonly SequenceCache[],
+  ids: readonly number[],
+): Int32Array {
+  const m = ids.length;
+  if (seqs.length !== m) throw new Error('one sequence per token');
+  for (let i = 0; i < m; i++) {
+    const id = ids[i] as number;
+    if (!Number.isInteger(id) || id < 0 || id >= c.vocabSize) throw new Error(`token id ${id} out of range`);
+  }
+  const pos = new Int32Array(m);
+  for (let i = 0; i < m; i++) {
+    const s = seqs[i] as SequenceCache;
+    if (s.length >= c.nPositions)
+      throw new Error(`sequence longer than the model's ${c.nPositions} positions`);
+    pos[i] = s.length++;
+  }
+  return pos;
+}
+
 export class CpuExactDecoder implements Decoder {
   private readonly p: (name: string) => F32;
   private readonly scores: F32;
@@ -189,17 +214,7 @@ export class CpuExactDecoder implements Decoder {
     const c = this.config;
     const d = c.nEmbd;
     const m = ids.length;
-    if (seqs.length !== m) throw new Error('one sequence per token');
-    const pos = new Int32Array(m);
-    for (let i = 0; i < m; i++) {
-      const s = seqs[i] as SequenceCache;
-      const id = ids[i] as number;
-      if (!Number.isInteger(id) || id < 0 || id >= c.vocabSize)
-        throw new Error(`token id ${id} out of range`);
-      if (s.length >= c.nPositions)
-        throw new Error(`sequence longer than the model's ${c.nPositions} positions`);
-      pos[i] = s.length++;
-    }
+    const pos = appendPositions(c, seqs, ids);
     const wte = this.p('wte');
     const wpe = this.p('wpe');
     const x = new Float32Array(m * d);
