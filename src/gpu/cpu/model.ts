@@ -25,6 +25,7 @@ import type { BackendKind, CompileOptions, Model, RunOptions, StepResult } from 
 import type { ResolvedAdam, TrainState } from '../optimizer.ts';
 import { resolveAdam } from '../optimizer.ts';
 import * as ops from './ops.ts';
+import { SharedPrefixes } from './prefix.ts';
 import { TS_RUNTIME, statsLength } from './runtime.ts';
 import type { CpuRuntime, Kernels } from './runtime.ts';
 
@@ -62,13 +63,8 @@ export class CpuModel implements Model {
   private readonly dim0: Int32Array;
   private readonly inner: Int32Array;
   private readonly live: Int32Array;
-  /**
-   * Per input node with `sharedPrefix`: its rows' prefix ids (re-indexed when the input was set
-   * with other bits; `setCount` counts those sets); per matmul reading one, its partial sums.
-   */
-  private readonly prefixIndex = new Map<number, { index: ops.PrefixIndex; seen: number }>();
-  private readonly prefixPartials = new Map<number, ops.PrefixPartials>();
-  private readonly setCount: Int32Array;
+  /** The products of inputs with `sharedPrefix` (./prefix.ts). */
+  private readonly prefixes = new SharedPrefixes();
 
   constructor(
     readonly graph: Graph,
@@ -96,11 +92,10 @@ export class CpuModel implements Model {
     this.dim0 = Int32Array.from(graph.nodes, (n) => (n.shape.length === 0 ? 1 : (n.shape[0] as number)));
     this.inner = Int32Array.from(graph.nodes, (n, i) => size(n.shape) / (this.dim0[i] as number));
     this.live = Int32Array.from(this.dim0);
-    this.setCount = new Int32Array(graph.nodes.length);
     for (const [name, cols] of Object.entries(opts.sharedPrefix ?? {})) {
       const n = this.inputByName.get(name);
       const d = Math.floor(cols / 4) * 4;
-      if (n && d >= 4) this.prefixIndex.set(n.id, { index: new ops.PrefixIndex(d), seen: -1 });
+      if (n && d >= 4) this.prefixes.add(n.id, d);
     }
     for (const n of graph.nodes) {
       const len = size(n.shape);
@@ -127,31 +122,6 @@ export class CpuModel implements Model {
     return this.grads[id] ?? null;
   }
 
-  /** y = a·b over `live` rows of an input whose rows share prefixes (`CompileOptions.sharedPrefix`). */
-  private sharedPrefixProduct(
-    id: number,
-    a: number,
-    b: number,
-    pre: { index: ops.PrefixIndex; seen: number },
-    y: Float32Array,
-    live: number,
-    n: number,
-    k: number,
-  ): void {
-    const index = pre.index;
-    if (pre.seen !== this.setCount[a] || index.rows !== live) {
-      index.index(this.f(a), live, k);
-      pre.seen = this.setCount[a] as number;
-    }
-    let partials = this.prefixPartials.get(id);
-    // Partial sums hold for one B and one epoch of the index: a new B or epoch starts over.
-    if (!partials || this.changed[b] !== 0 || partials.epoch !== index.epoch) {
-      partials = { epoch: index.epoch, rows: [] };
-      this.prefixPartials.set(id, partials);
-    }
-    this.k.matmulSharedPrefix(this.f(a), this.f(b), y, live, n, k, index.d, index.ids, partials.rows);
-  }
-
   setInput(name: string, data: Float32Array | Uint32Array, rows?: number): void {
     const n = this.inputByName.get(name);
     if (!n) throw new Error(`no input named "${name}"`);
@@ -166,7 +136,7 @@ export class CpuModel implements Model {
     have.set(data);
     this.live[n.id] = live;
     this.changed[n.id] = 1;
-    this.setCount[n.id] = (this.setCount[n.id] as number) + 1;
+    this.prefixes.changed(n.id);
   }
 
   /** Live rows of op node `n` from those of the nodes it reads (see the header). */
@@ -280,9 +250,12 @@ export class CpuModel implements Model {
       case 'param':
         return;
       case 'matmul': {
-        const pre = this.prefixIndex.get(op.a);
-        if (pre && op.batch === 1 && !op.transA && !op.transB && pre.index.d <= op.k)
-          return this.sharedPrefixProduct(n.id, op.a, op.b, pre, y, live, op.n, op.k);
+        const d = this.prefixes.width(op.a);
+        if (d !== undefined && op.batch === 1 && !op.transA && !op.transB && d <= op.k) {
+          const newB = this.changed[op.b] !== 0;
+          const [A, B] = [this.f(op.a), this.f(op.b)];
+          return this.prefixes.product(this.k, n.id, op.a, A, B, newB, y, live, op.n, op.k);
+        }
         return this.k.matmul(
           this.f(op.a),
           this.f(op.b),
