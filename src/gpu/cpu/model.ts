@@ -143,36 +143,15 @@ export class CpuModel implements Model {
   private liveOf(n: Node): number {
     const op = n.op;
     const L = this.live;
-    const full = this.dim0[n.id] as number;
-    const whole = (...ids: number[]): number => {
-      for (const id of ids)
-        if ((L[id] as number) < (this.dim0[id] as number))
-          throw new Error(`${op.kind} cannot take padding rows (node ${id})`);
-      return full;
-    };
-    // Attention mixes a sequence's rows: its inputs may end in padding only by whole sequences
-    // (the same live rows for all, a multiple of seq), and then only the live sequences are computed.
-    const wholeSequences = (seq: number, ids: number[]): number => {
-      const live = L[ids[0] as number] as number;
-      for (const id of ids)
-        if ((L[id] as number) !== live || live % seq !== 0)
-          throw new Error(`${op.kind} cannot take padding rows inside a sequence (node ${id})`);
-      return live;
-    };
-    const rowWise = (x: number): number => {
-      // A vector is one row: a row-wise op over a padded vector would read its padding.
-      if (this.graph.node(x).shape.length < 2) return whole(x);
-      return L[x] as number;
-    };
     switch (op.kind) {
       case 'input':
         return L[n.id] as number;
       case 'param':
-        return full;
+        return this.dim0[n.id] as number;
       case 'matmul': {
         const a = this.graph.node(op.a);
-        if (op.transA || a.shape.length !== 2) return whole(op.a, op.b);
-        whole(op.b);
+        this.whole(n, op.b);
+        if (op.transA || a.shape.length !== 2) return this.whole(n, op.a);
         return L[op.a] as number;
       }
       case 'biasAct':
@@ -180,9 +159,9 @@ export class CpuModel implements Model {
         return L[op.x] as number;
       case 'softmax':
       case 'layerNorm':
-        return rowWise(op.x);
+        return this.rowWise(n, op.x);
       case 'pick':
-        return Math.min(rowWise(op.x), L[op.idx] as number);
+        return Math.min(this.rowWise(n, op.x), L[op.idx] as number);
       case 'binary':
         return Math.min(L[op.a] as number, L[op.b] as number);
       case 'bernoulliLogProb':
@@ -191,18 +170,39 @@ export class CpuModel implements Model {
         return L[op.idx] as number;
       case 'scatterAddRows':
         // Every output row is written (zeros where nothing lands).
-        return full;
+        return this.dim0[n.id] as number;
       case 'reduce':
         // A padded vector reduces over its live entries; a matrix keeps its live rows.
-        return this.graph.node(op.x).shape.length < 2 ? full : rowWise(op.x);
-      case 'causalAttention':
-        return wholeSequences(op.seq, opInputs(op));
+        return this.graph.node(op.x).shape.length < 2 ? (this.dim0[n.id] as number) : this.rowWise(n, op.x);
+      case 'causalAttention': {
+        // Attention mixes a sequence's rows: its inputs may end in padding only by whole sequences
+        // (the same live rows for all, a multiple of seq), and then only the live sequences are computed.
+        const ids = this.deps[n.id] as number[];
+        const live = L[ids[0] as number] as number;
+        for (const id of ids)
+          if ((L[id] as number) !== live || live % op.seq !== 0)
+            throw new Error(`${op.kind} cannot take padding rows inside a sequence (node ${id})`);
+        return live;
+      }
       case 'crossEntropy':
-        return whole(...opInputs(op));
+        for (const id of this.deps[n.id] as number[]) this.whole(n, id);
+        return this.dim0[n.id] as number;
       case 'ppoClip':
         // A sum over the live rows of logp (padding rows carry weight 0).
-        return full;
+        return this.dim0[n.id] as number;
     }
+  }
+
+  /** Node `id`, read by `n`, must have all its rows live; returns `n`'s full row count. */
+  private whole(n: Node, id: number): number {
+    if ((this.live[id] as number) < (this.dim0[id] as number))
+      throw new Error(`${n.op.kind} cannot take padding rows (node ${id})`);
+    return this.dim0[n.id] as number;
+  }
+
+  /** A row-wise op over node `x`: a vector is one row, so a padded vector would read its padding. */
+  private rowWise(n: Node, x: number): number {
+    return this.graph.node(x).shape.length < 2 ? this.whole(n, x) : (this.live[x] as number);
   }
 
   private paramsChanged(): void {
