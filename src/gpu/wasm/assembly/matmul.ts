@@ -32,6 +32,32 @@ function f32At(base: usize, index: i32): f32 {
 function packA(A: usize, ap: usize, m: i32, k: i32, transA: bool, i0: i32, mc: i32, p0: i32, kc: i32): void {
   for (let ir = 0; ir < mc; ir += MR) {
     const rows = min(MR, mc - ir);
+    if (rows == MR) {
+      // A whole panel: op(A)'s MR rows at each step are MR consecutive floats of Aᵀ's row, or one
+      // float from each of MR rows of A.
+      const i = i0 + ir;
+      if (transA) {
+        let src = A + ((<usize>(p0 * m + i)) << 2);
+        const stride = (<usize>m) << 2;
+        for (let p = 0; p < kc; p++) {
+          v128.store(ap, v128.load(src));
+          src += stride;
+          ap += MR * 4;
+        }
+      } else {
+        const stride = (<usize>k) << 2;
+        let r0 = A + ((<usize>(i * k + p0)) << 2);
+        for (let p = 0; p < kc; p++) {
+          store<f32>(ap, load<f32>(r0));
+          store<f32>(ap, load<f32>(r0 + stride), 4);
+          store<f32>(ap, load<f32>(r0 + 2 * stride), 8);
+          store<f32>(ap, load<f32>(r0 + 3 * stride), 12);
+          r0 += 4;
+          ap += MR * 4;
+        }
+      }
+      continue;
+    }
     for (let p = 0; p < kc; p++) {
       for (let t = 0; t < MR; t++) {
         let v: f32 = 0;
