@@ -224,6 +224,7 @@ const NEVER_ABORTED = new AbortController().signal;
  */
 const grades = new WeakMap<MasBenchTask, Map<string, Map<string, boolean | null>>>();
 const GRADES_LIMIT = 4096;
+const truthKeys = new WeakMap<Task, string>();
 
 function gradeOf(task: MasBenchTask, output: string, t: Task): boolean | null {
   let byTruth = grades.get(task);
@@ -231,8 +232,12 @@ function gradeOf(task: MasBenchTask, output: string, t: Task): boolean | null {
     byTruth = new Map();
     grades.set(task, byTruth);
   }
-  // What `gradeAnswer` reads of the task.
-  const truth = JSON.stringify([t.groundTruths ?? null, t.groundTruth ?? null]);
+  // What `gradeAnswer` reads of the task (the key kept per task object: tasks are not mutated).
+  let truth = truthKeys.get(t);
+  if (truth === undefined) {
+    truth = JSON.stringify([t.groundTruths ?? null, t.groundTruth ?? null]);
+    truthKeys.set(t, truth);
+  }
   let byOutput = byTruth.get(truth);
   if (!byOutput) {
     byOutput = new Map();
