@@ -14,13 +14,15 @@
  * - wasm: the fast path on the WebAssembly SIMD backend (src/gpu/wasm) instead of the TypeScript
  *   one: the same work, numbers equal to the TypeScript backend's within rounding (not bit for bit),
  *   so its metrics are not compared.
- * Rounds alternate the paths so that load on the machine hits all alike; each timed run starts
- * with one untimed warm-up iteration. Then one more fast run under the V8 sampling profiler splits
+ * Rounds alternate the paths so that load on the machine hits all alike. Each run starts from a
+ * fresh trainer with WARMUP iterations that are timed apart ("first iterations": V8 is still
+ * compiling the hot code then, and the first iteration of the process also loads the wasm module),
+ * then ITERS timed iterations (the steady state, what a training run of minutes gets). Then one more fast run under the V8 sampling profiler splits
  * iteration time into policy forward (sampling), simulator, learner forward (log π of old,
  * reference and current policy), backward, Adam, garbage collection, state encoding, and other
  * (rewards, bookkeeping), on each backend.
  *
- *   npm run bench:train-throughput            (ROUNDS=2 ITERS=3 by default)
+ *   npm run bench:train-throughput            (ROUNDS=2 WARMUP=6 ITERS=6 by default)
  *
  * Rows go to bench/results/train-throughput.json; the table to the "Training throughput" section of
  * docs/benchmarks.md.
@@ -35,7 +37,8 @@ import { machine, writeDocSection, writeResults } from './report.ts';
 const HEADING = 'Training throughput';
 const RESULTS = 'train-throughput';
 const ROUNDS = Number(process.env.ROUNDS ?? 2);
-const ITERS = Number(process.env.ITERS ?? 3);
+const WARMUP = Number(process.env.WARMUP ?? 6);
+const ITERS = Number(process.env.ITERS ?? 6);
 const CPU = { backend: 'cpu', reason: 'benchmark', adapter: null, ctx: null } as const;
 const WASM = { backend: 'wasm', reason: 'benchmark', adapter: null, ctx: null } as const;
 const DEFAULTS = trainConfig({});
@@ -66,9 +69,12 @@ interface Timed {
   /** Process CPU time over the timed iterations (load leaves less than one core: cpuMs < ms). */
   cpuMs: number;
   metrics: string;
+  /** Wall time and episodes of the WARMUP iterations before the timed ones. */
+  warmupMs: number;
+  warmupEpisodes: number;
 }
 
-/** One warm-up iteration, then ITERS timed ones, from a fresh trainer (same seed: same work). */
+/** WARMUP iterations timed apart, then `iters` timed ones, from a fresh trainer (same seed: same work). */
 async function timedRun(over: TrainConfigInput, path: Path, iters: number): Promise<Timed> {
   const config = trainConfig({ preset: 'mixed', seed: 0, ...over });
   const t = await Trainer.create({
@@ -81,8 +87,19 @@ async function timedRun(over: TrainConfigInput, path: Path, iters: number): Prom
     clock: () => performance.now(),
   });
   try {
-    await t.iterate();
-    const r: Timed = { ms: 0, episodes: 0, steps: 0, rolloutMs: 0, updateMs: 0, cpuMs: 0, metrics: '' };
+    const w0 = performance.now();
+    for (let i = 0; i < WARMUP; i++) await t.iterate();
+    const r: Timed = {
+      ms: 0,
+      episodes: 0,
+      steps: 0,
+      rolloutMs: 0,
+      updateMs: 0,
+      cpuMs: 0,
+      metrics: '',
+      warmupMs: performance.now() - w0,
+      warmupEpisodes: WARMUP * config.tasksPerIteration * config.groupSize,
+    };
     const seen: unknown[] = [];
     for (let i = 0; i < iters; i++) {
       const [t0, u0] = [performance.now(), process.cpuUsage()];
@@ -173,7 +190,7 @@ async function profileShares(
     choice,
     runners: simulatedRunners,
   });
-  await t.iterate();
+  for (let i = 0; i < WARMUP; i++) await t.iterate();
   const session = new Session();
   session.connect();
   await session.post('Profiler.enable');
@@ -220,6 +237,9 @@ const rows: {
   fastRolloutShare: number;
   same: boolean;
   wasmEps: number;
+  /** Episodes/s of the WARMUP iterations before the timed ones (TypeScript and wasm fast paths). */
+  fastFirstEps: number;
+  wasmFirstEps: number;
   /** Learner (PPO update) time per episode, TypeScript / wasm. */
   learnerRatio: number;
   fastUpdateMsPerEpisode: number;
@@ -246,6 +266,8 @@ for (const c of CONFIGS) {
   const eps = (xs: Timed[]): number =>
     (1000 * xs.reduce((a, x) => a + x.episodes, 0)) / xs.reduce((a, x) => a + x.ms, 0);
   const fast = acc.fast;
+  const firstEps = (xs: Timed[]): number =>
+    (1000 * xs.reduce((a, x) => a + x.warmupEpisodes, 0)) / xs.reduce((a, x) => a + x.warmupMs, 0);
   const epsCpu = (xs: Timed[]): number =>
     (1000 * xs.reduce((a, x) => a + x.episodes, 0)) / xs.reduce((a, x) => a + x.cpuMs, 0);
   const updatePerEpisode = (xs: Timed[]): number =>
@@ -261,6 +283,8 @@ for (const c of CONFIGS) {
       fast.reduce((a, x) => a + x.rolloutMs, 0) / fast.reduce((a, x) => a + x.rolloutMs + x.updateMs, 0),
     same,
     wasmEps: eps(acc.wasm),
+    fastFirstEps: firstEps(fast),
+    wasmFirstEps: firstEps(acc.wasm),
     learnerRatio: updatePerEpisode(fast) / updatePerEpisode(acc.wasm),
     fastUpdateMsPerEpisode: updatePerEpisode(fast),
     wasmUpdateMsPerEpisode: updatePerEpisode(acc.wasm),
@@ -277,6 +301,7 @@ writeResults(RESULTS, {
   machine: m,
   loadavg: [load0, load1],
   rounds: ROUNDS,
+  warmup: WARMUP,
   iterations: ITERS,
   rows,
   shares,
@@ -285,11 +310,11 @@ writeResults(RESULTS, {
 
 const pct = (x: number): string => `${(100 * x).toFixed(0)}%`;
 const wasmTable = [
-  '| config | fast, TypeScript backend (episodes/s) | fast, wasm backend (episodes/s) | wasm / TypeScript | learner ms/episode, TypeScript | learner ms/episode, wasm | learner speed-up | episodes per CPU-second, TypeScript | episodes per CPU-second, wasm | CPU/wall, wasm |',
-  '|---|---|---|---|---|---|---|---|---|---|',
+  `| config | fast, TypeScript backend (episodes/s) | fast, wasm backend (episodes/s) | wasm / TypeScript | first ${WARMUP} iterations, TypeScript / wasm (episodes/s) | learner ms/episode, TypeScript | learner ms/episode, wasm | learner speed-up | episodes per CPU-second, TypeScript | episodes per CPU-second, wasm | CPU/wall, wasm |`,
+  '|---|---|---|---|---|---|---|---|---|---|---|',
   ...rows.map(
     (r) =>
-      `| ${r.config} | ${r.fastEps.toFixed(1)} | ${r.wasmEps.toFixed(1)} | ${(r.wasmEps / r.fastEps).toFixed(2)}× | ${r.fastUpdateMsPerEpisode.toFixed(2)} | ${r.wasmUpdateMsPerEpisode.toFixed(2)} | ${r.learnerRatio.toFixed(2)}× | ${r.fastEpsCpu.toFixed(1)} | ${r.wasmEpsCpu.toFixed(1)} | ${r.wasmCpuPerWall.toFixed(2)} |`,
+      `| ${r.config} | ${r.fastEps.toFixed(1)} | ${r.wasmEps.toFixed(1)} | ${(r.wasmEps / r.fastEps).toFixed(2)}× | ${r.fastFirstEps.toFixed(1)} / ${r.wasmFirstEps.toFixed(1)} | ${r.fastUpdateMsPerEpisode.toFixed(2)} | ${r.wasmUpdateMsPerEpisode.toFixed(2)} | ${r.learnerRatio.toFixed(2)}× | ${r.fastEpsCpu.toFixed(1)} | ${r.wasmEpsCpu.toFixed(1)} | ${r.wasmCpuPerWall.toFixed(2)} |`,
   ),
 ].join('\n');
 const table = [
@@ -313,7 +338,9 @@ amortised), CPU backend in Node (${m.node}, ${m.cpu}, ${m.cores} cores; 1-minute
 ${load0.toFixed(1)} at the start, ${load1.toFixed(1)} at the end: the machine is shared, so absolute
 numbers move with its load; the ratio is measured in the same run, rounds alternating the paths).
 Preset mixed, from \`prior\`, every other constant at its default (K = ${DEFAULTS.epochs} epochs,
-minibatch ${DEFAULTS.minibatch}, KL coefficient ${DEFAULTS.klCoef}). ${ROUNDS} rounds × ${ITERS} timed iterations per path after one warm-up iteration.
+minibatch ${DEFAULTS.minibatch}, KL coefficient ${DEFAULTS.klCoef}). ${ROUNDS} rounds × ${ITERS} timed iterations per path, each run from a fresh trainer after
+${WARMUP} iterations timed apart: the steady state that a training run of minutes gets, not the first
+iterations, when V8 is still compiling the hot code (their rate is in the wasm table).
 Baseline: one episode at a time, traced simulator runs. Fast: batched sampling over all B·G
 episodes, simulator fast path. Both paths do the same work (same seed): "same metrics" compares
 every iteration's metrics between them. Both run the same learner and compute core (packed
@@ -336,7 +363,7 @@ the share of a core the wasm path got:
 ${wasmTable}
 
 Where the fast path's iteration time goes (each backend, large config, 2 iterations under the V8 sampling
-profiler; shares of busy time, idle excluded):
+profiler after ${WARMUP} unprofiled ones; shares of busy time, idle excluded):
 
 ${profileTable}
 
