@@ -137,6 +137,21 @@ describe('train-orchestrator --quick (v2)', () => {
     expect(config.baton.provenance.training.format).toBe('tiny2');
   });
 
+  it('times the first steps on the other backend too: the same losses, a time per step for each', () => {
+    const report = JSON.parse(run.files.get('training-report.json') as string) as {
+      training: { backend: string; loss: number[]; otherBackend: { backend: string; loss: number[] } };
+      wallSeconds: { msPerStepByBackend: Record<string, number | null> };
+    };
+    const t = report.training;
+    expect([t.backend, t.otherBackend.backend]).toEqual(['cpu', 'wasm']);
+    expect(t.otherBackend.loss).toHaveLength(QUICK.compareSteps);
+    // The same schedule, weights and examples on the wasm kernels: the losses agree within rounding.
+    t.otherBackend.loss.forEach((l, i) => expect(Math.abs(l - (t.loss[i] as number))).toBeLessThan(1e-3));
+    const ms = report.wallSeconds.msPerStepByBackend;
+    expect(Object.keys(ms).sort()).toEqual(['cpu', 'wasm']);
+    for (const v of Object.values(ms)) expect(v).toBeGreaterThan(0);
+  });
+
   it('the prompt holds the whole query', () => {
     const task = drawTeacherTasks({ count: 1, baseSeed: 4, split: 'test', values: [12] })[0];
     if (!task) throw new Error('no task');

@@ -11,7 +11,8 @@
  * folder with ONNX files (src/lm/hf-files.ts) plus `training-report.json`.
  *
  *   npx tsx scripts/train-orchestrator.ts [--seed 1] [--quick] [--out DIR] [--steps N] [--tasks N]
- *     [--backend wasm|cpu] [--deadline-min M]
+ *     [--backend wasm|cpu] [--deadline-min M] [--embd N --layers N --heads N --name NAME]
+ *     [--compare-steps N]
  *
  * Deterministic under --seed (tasks, teacher, tokenizer, initial weights, example order and the backend's
  * arithmetic, which is deterministic run to run on each backend); the report's wall times are the only fields that change between runs.
@@ -95,6 +96,11 @@ export interface Settings {
   backend: 'cpu' | 'wasm';
   /** The model folder's name (its provenance and the report say it). */
   name: string;
+  /**
+   * After training, this many steps of the same run on the other backend (from the same initial
+   * weights and examples), timed for the report's `msPerStepByBackend`; 0 skips them.
+   */
+  compareSteps: number;
 }
 
 const VALUES = [2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12] as const;
@@ -116,6 +122,7 @@ export const FULL: Omit<Settings, 'seed'> = {
   policyFile: TEACHER_POLICY.file,
   backend: 'wasm',
   name: MODEL_NAME,
+  compareSteps: 3,
 };
 
 export const QUICK: Omit<Settings, 'seed'> = {
@@ -134,6 +141,7 @@ export const QUICK: Omit<Settings, 'seed'> = {
   warmup: 0,
   policyFile: null,
   backend: 'cpu',
+  compareSteps: 2,
 };
 
 const CPU = { backend: 'cpu', reason: 'training script', adapter: null, ctx: null } as const;
@@ -276,22 +284,25 @@ export async function makeOrchestratorModel(
   );
 
   const curve: LmCurvePoint[] = [];
+  const stepAt: number[] = [];
   const abort = new AbortController();
+  const runConfig = (steps: number) => ({
+    batch: s.batch,
+    seq,
+    steps,
+    lr: s.lr,
+    warmup: Math.min(s.warmup, s.steps - 1),
+    seed: s.seed,
+  });
   const trained = await trainTinyGpt({
     weights: initWeights(config, s.seed),
     examples,
-    config: {
-      batch: s.batch,
-      seq,
-      steps: s.steps,
-      lr: s.lr,
-      warmup: Math.min(s.warmup, s.steps - 1),
-      seed: s.seed,
-    },
+    config: runConfig(s.steps),
     choice: s.backend === 'wasm' ? WASM : CPU,
     signal: abort.signal,
     onStep: (p) => {
       curve.push(p);
+      stepAt.push(performance.now());
       if (p.step === 1 || p.step % 10 === 0 || p.step === s.steps)
         o.log(
           `step ${p.step}/${s.steps} loss ${p.loss.toFixed(4)} lr ${p.lr.toExponential(2)} (${((performance.now() - t0) / 1000).toFixed(0)} s)`,
@@ -300,6 +311,31 @@ export async function makeOrchestratorModel(
     },
   });
   const tTrain = performance.now();
+  // The first steps of the same run on the other backend, for the time per step on each.
+  const other = s.backend === 'wasm' ? 'cpu' : 'wasm';
+  const otherLoss: number[] = [];
+  const otherAt: number[] = [];
+  if (s.compareSteps > 0) {
+    const n = Math.min(s.compareSteps, s.steps);
+    const stop = new AbortController();
+    await trainTinyGpt({
+      weights: initWeights(config, s.seed),
+      examples,
+      // The same schedule as the run (its warm-up and cosine over s.steps), stopped after n steps.
+      config: runConfig(s.steps),
+      choice: other === 'wasm' ? WASM : CPU,
+      signal: stop.signal,
+      onStep: (p) => {
+        otherLoss.push(p.loss);
+        otherAt.push(performance.now());
+        if (otherLoss.length >= n) stop.abort();
+      },
+    });
+    o.log(`${other}: ${otherLoss.length} steps for comparison`);
+  }
+  // Wall time between the first and the last step (compiling and the first step excluded).
+  const perStep = (at: readonly number[]): number | null =>
+    at.length >= 2 ? round(((at[at.length - 1] as number) - (at[0] as number)) / (at.length - 1), 1) : null;
 
   const end = endId(tok);
   const pad = tok.idOf(TINY_TOKENS.pad) as number;
@@ -386,11 +422,14 @@ export async function makeOrchestratorModel(
       loss: curve.map((p) => round(p.loss)),
       firstLoss: curve[0] ? round(curve[0].loss) : null,
       lastLoss: last ? round(last.loss) : null,
+      // The same first steps on the other backend: equal losses within rounding.
+      otherBackend: { backend: other, loss: otherLoss.map((l) => round(l)) },
     },
     wallSeconds: {
       teacher: round((tTeacher - t0) / 1000, 1),
       training: round((tTrain - tTeacher) / 1000, 1),
       trainingMsPerStep: curve.length > 0 ? round((tTrain - tTeacher) / curve.length, 1) : null,
+      msPerStepByBackend: { [s.backend]: perStep(stepAt), [other]: perStep(otherAt) },
       total: round((performance.now() - t0) / 1000, 1),
     },
   };
@@ -422,6 +461,7 @@ async function main(): Promise<void> {
       layers: { type: 'string' },
       heads: { type: 'string' },
       name: { type: 'string' },
+      'compare-steps': { type: 'string' },
     },
   });
   const seed = Number(values.seed);
@@ -447,13 +487,17 @@ async function main(): Promise<void> {
   const name = values.name ?? base.name;
   if (!/^[a-z0-9][a-z0-9.-]{0,63}$/.test(name))
     throw new Error('--name must be lower-case letters, digits, dots and dashes');
+  const compareSteps =
+    values['compare-steps'] !== undefined ? Number(values['compare-steps']) : base.compareSteps;
+  if (!Number.isInteger(compareSteps) || compareSteps < 0 || compareSteps > 100)
+    throw new Error('--compare-steps must be a whole number from 0 to 100');
   const deadline = values['deadline-min'] !== undefined ? Number(values['deadline-min']) * 60_000 : undefined;
   const out = resolve(
     values.out ??
       (values.quick ? join('node_modules', '.cache', 'orchestrator-quick') : join('models', name)),
   );
   const r = await makeOrchestratorModel(
-    { ...base, seed, steps, trainTasks, backend, model, name },
+    { ...base, seed, steps, trainTasks, backend, model, name, compareSteps },
     {
       log: (l) => process.stdout.write(`${l}\n`),
       ...(deadline !== undefined ? { deadlineMs: deadline } : {}),
