@@ -1,5 +1,6 @@
 /**
- * `baton orchestrate` with the shipped v2 model (models/baton-orchestrator-tiny-v2, format `tiny2`):
+ * `baton orchestrate` with the shipped v2 models (models/baton-orchestrator-tiny-v2 and its 1.05 M
+ * version models/baton-orchestrator-v2-1m, format `tiny2`):
  * it loads from its folder and by its manifest id, reads the whole query, writes its thinking as
  * free text and a valid design in both DoM modes, and records the branch it took. (How good its
  * designs are is measured by `npm run bench:orchestrator-quality`, not here.)
@@ -32,12 +33,15 @@ beforeEach(async () => {
   return () => rm(dir, { recursive: true, force: true });
 });
 
-describe('baton orchestrate with the v2 model', () => {
+describe('baton orchestrate with the v2 models', () => {
   for (const [dom, spec] of [
     ['high', V2],
     ['low', 'baton-orchestrator-tiny-v2'],
+    // The same format on the 1.05 M-parameter model.
+    ['high', 'baton-orchestrator-v2-1m'],
+    ['low', 'baton-orchestrator-v2-1m'],
   ] as const) {
-    it(`DoM ${dom} (--model ${spec === V2 ? 'folder' : 'manifest id'}): a valid design, free-text thinking, the branch recorded`, async () => {
+    it(`DoM ${dom} (--model ${spec === V2 ? 'the v2 folder' : spec}): a valid design, free-text thinking, the branch recorded`, async () => {
       // A value-12 parallel task: its query is far longer than v1's 64-token window.
       await writeFile(
         join(dir, 'task.json'),

@@ -26,7 +26,7 @@ import { IDLE_ORCH_TRAIN, type OrchForm, type OrchTrainState } from './train-orc
  * The offline SFT models a run can start from (the manifest's local orchestrator folders under
  * models/), each with the settings that suit it: v1 was trained on axis values 2–6 and writes
  * short designs; v2 reads the whole query, was trained on values 2–12, and its designs (plan
- * included) reach 372 tokens.
+ * included) reach 372 tokens; v2 1 M is the same format and data on a 1.05 M-parameter model.
  */
 export const ORCH_SFT_MODELS = [
   {
@@ -38,6 +38,12 @@ export const ORCH_SFT_MODELS = [
   {
     id: 'baton-orchestrator-tiny-v2',
     label: 'v2 · baton-orchestrator-tiny-v2 (whole query, states its plan)',
+    maxNewTokens: 448,
+    values: [2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12],
+  },
+  {
+    id: 'baton-orchestrator-v2-1m',
+    label: 'v2 1 M · baton-orchestrator-v2-1m (the v2 data on a 4.6× larger model)',
     maxNewTokens: 448,
     values: [2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12],
   },
