@@ -1,6 +1,7 @@
 /**
- * Makes the offline orchestrator model, version 2 (models/baton-orchestrator-tiny-v2/, format
- * `tiny2`: src/orchestrator/tiny2-format.ts): teacher designs for generated MASBench tasks
+ * Makes the offline orchestrator model, version 2 (format `tiny2`: src/orchestrator/tiny2-format.ts;
+ * by default its 1.05 M-parameter size, models/baton-orchestrator-v2-1m/, and with `--embd 64
+ * --layers 2 --steps 800 --name baton-orchestrator-tiny-v2` the 230 K one): teacher designs for generated MASBench tasks
  * (train-split seeds, all five axes, values 2–12; src/orchestrator/teacher2.ts, the best of a
  * trained construction policy's samples, the fixed designs and the archive agents on the
  * simulator), the v2 texts written from them (the plan stated in the thinking), a byte-level BPE
@@ -62,7 +63,13 @@ import {
   type Pair2,
 } from './orchestrator-v2-data.ts';
 
-export const MODEL_NAME = 'baton-orchestrator-tiny-v2';
+/**
+ * What a plain `npm run train:orchestrator` makes: the largest model that trains in an hour on this
+ * project's 2-core machine on the wasm backend (docs/orchestrator-model.md, "v2 1 M"). The smaller
+ * v2 (`baton-orchestrator-tiny-v2`) is `--embd 64 --layers 2 --steps 800 --name
+ * baton-orchestrator-tiny-v2`.
+ */
+export const MODEL_NAME = 'baton-orchestrator-v2-1m';
 
 /** The construction policy whose samples the teacher weighs, and how it was made. */
 export const TEACHER_POLICY = {
@@ -114,9 +121,9 @@ export const FULL: Omit<Settings, 'seed'> = {
   vocabSize: 4096,
   measurePerCell: 40,
   positionStep: 64,
-  model: { nEmbd: 64, nHead: 4, nLayer: 2, layerNormEps: 1e-5 },
+  model: { nEmbd: 128, nHead: 4, nLayer: 4, layerNormEps: 1e-5 },
   batch: 4,
-  steps: 220,
+  steps: 1200,
   lr: 3e-3,
   warmup: 20,
   policyFile: TEACHER_POLICY.file,
