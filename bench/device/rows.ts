@@ -171,7 +171,20 @@ export async function profileRow(webgpu: BackendChoice, M: number): Promise<Reco
   const pick = Array.from({ length: M }, (_, i) => i);
   const old = await learner.logProbs(data.full);
   await learner.update(data.full, pick, old, old, data.advantages);
-  const model = learner.model as GpuModel;
+  const shares = await kernelShares(learner.model as GpuModel);
+  learner.dispose();
+  return {
+    minibatch: M,
+    method:
+      shares.timer === 'timestamp'
+        ? 'timestamp-query: GPU timestamps around each dispatch, all dispatches in one submission'
+        : 'wall time per dispatch, each in its own submission (no timestamp-query on this device)',
+    ...shares,
+  };
+}
+
+/** Per-kernel totals of two profiled steps (minimum per dispatch), shares of the whole. */
+async function kernelShares(model: GpuModel): Promise<Record<string, unknown>> {
   const a = await model.profileStep(2, { timestamps: true });
   const b = await model.profileStep(2, { timestamps: true });
   const byKernel = new Map<string, number>();
@@ -179,19 +192,42 @@ export async function profileRow(webgpu: BackendChoice, M: number): Promise<Reco
     const k = `${d.phase} ${d.kernel}`;
     byKernel.set(k, (byKernel.get(k) ?? 0) + Math.min(d.ms, b[i]?.ms ?? d.ms));
   });
+  const byName = new Map<string, number>();
+  a.forEach((d, i) => byName.set(d.kernel, (byName.get(d.kernel) ?? 0) + Math.min(d.ms, b[i]?.ms ?? d.ms)));
   const total = [...byKernel.values()].reduce((x, y) => x + y, 0);
   const stamped = a.length > 0 && a.every((d) => d.timer === 'timestamp');
-  learner.dispose();
+  const shares = (m: Map<string, number>) =>
+    [...m.entries()]
+      .sort((x, y) => y[1] - x[1])
+      .map(([kernel, ms]) => ({ kernel, ms, share: total > 0 ? ms / total : 0 }));
   return {
-    minibatch: M,
-    method: stamped
-      ? 'timestamp-query: GPU timestamps around each dispatch, all dispatches in one submission'
-      : 'wall time per dispatch, each in its own submission (no timestamp-query on this device)',
     timer: stamped ? 'timestamp' : 'wall',
     dispatches: a.length,
     total_ms: total,
-    kernels: [...byKernel.entries()]
-      .sort((x, y) => y[1] - x[1])
-      .map(([kernel, ms]) => ({ kernel, ms, share: total > 0 ? ms / total : 0 })),
+    by_kernel: shares(byName),
+    kernels: shares(byKernel),
   };
+}
+
+/** Where one GPT-2-style training step's time goes, per kernel (the first GPT size, or the quick one). */
+export async function gptProfileRow(webgpu: BackendChoice, quick: boolean): Promise<Record<string, unknown>> {
+  const s = (quick ? GPT_QUICK : GPT_SIZES)[0] as LmSize;
+  const config = TinyGptConfigSchema.parse({
+    vocabSize: s.vocab,
+    nPositions: s.seq,
+    nEmbd: s.embd,
+    nHead: s.heads,
+    nLayer: s.layers,
+  });
+  const weights = initWeights(config, 1);
+  const { inputs } = window(config, s);
+  const tg = buildTinyGptGraph(config, { batch: s.batch, seq: s.seq, weights });
+  const m = (await compile(webgpu, tg.graph, { loss: tg.loss, optimizer: ADAM })) as GpuModel;
+  try {
+    for (const [k, x] of Object.entries(inputs)) m.setInput(k, x);
+    await m.step();
+    return { params: paramCount(config), tokens: `${s.batch}x${s.seq}`, ...(await kernelShares(m)) };
+  } finally {
+    m.dispose();
+  }
 }

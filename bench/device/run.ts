@@ -32,7 +32,7 @@ import { DEFAULT_POOL, priorCheckpoint } from '../../src/policy/index.ts';
 import { Learner, trainConfig } from '../../src/train/index.ts';
 import { ADAM, feed, problem, tfjsStep, type BenchSize } from '../gpu-common.ts';
 import { sampleBatch } from '../train-tfjs/episodes.ts';
-import { gptRows, iterationRows, probeRow, profileRow, type Bound } from './rows.ts';
+import { gptProfileRow, gptRows, iterationRows, probeRow, profileRow, type Bound } from './rows.ts';
 
 const quick = process.argv.includes('--quick');
 // stdout carries the one JSON object; what libraries log (TF.js prints GPU validation errors with
@@ -111,6 +111,13 @@ for (const M of quick ? [64] : [64, 256, 1024]) {
 }
 out.trainer = trainer;
 
+// Where one trainer update's time goes, per kernel.
+out.profile = bound.left() ? await profileRow(webgpu, quick ? 64 : 256) : { skipped: bound.skipped };
+console.error(JSON.stringify({ profile: out.profile }));
+// Where one GPT-2-style step's time goes, per kernel (issue: no kernel over 40% of the step).
+out.gpt_profile = bound.left() ? await gptProfileRow(webgpu, quick) : { skipped: bound.skipped };
+console.error(JSON.stringify({ gpt_profile: out.gpt_profile }));
+
 // Matmul N³ on WebGPU (forward only).
 const matmul: Record<string, unknown>[] = [];
 for (const N of quick ? [256] : [2048, 4096]) {
@@ -179,8 +186,6 @@ out.mlp = mlp;
 out.gpt = await gptRows(webgpu, tfWebgpu === 'webgpu' ? tf : null, quick, timeIt, bound);
 const wasm: BackendChoice = { backend: 'wasm', reason: 'forced', adapter: null, ctx: null };
 out.iterations = await iterationRows([webgpu, wasm, cpu], quick, bound);
-// Where one trainer update's time goes, per kernel.
-out.profile = bound.left() ? await profileRow(webgpu, quick ? 64 : 256) : { skipped: bound.skipped };
 out.elapsed_s = (performance.now() - t00) / 1000;
 out.finished = new Date().toISOString();
 writeJson(out);
