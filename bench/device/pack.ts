@@ -6,7 +6,8 @@
  * - node_modules/webgpu: the `webgpu` package's JS and its Linux x64 Dawn build (dawn.node.gz);
  * - bench.mjs: one esbuild bundle of bench/device/run.ts with the compute core (.wgsl as text) and
  *   TF.js (its WebGPU backend runs on the same Dawn device through a navigator.gpu shim);
- * - lib/libvulkan.so.1: the Vulkan loader (used when the machine has none);
+ * - lib/: the Vulkan loader and libglvnd's libraries NVIDIA's Vulkan driver loads (each used only
+ *   when the machine has none);
  * - torch_ceiling.py: the same matmul and MLP step in PyTorch (CUDA when present), the native ceiling;
  * - run.sh: unpacks, finds an NVIDIA Vulkan ICD (VK_ICD_FILENAMES), writes results/*.json;
  * - README.md: how to run it on a bare NVIDIA machine, and what the JSON holds.
@@ -78,12 +79,27 @@ const wg = join(root, 'node_modules/webgpu');
 for (const f of ['index.js', 'package.json', 'LICENSE.md'])
   copyFileSync(join(wg, f), join(out, 'node_modules/webgpu', f));
 gz(join(wg, 'dist/linux-x64/dawn.node'), join(out, 'node_modules/webgpu/dist/linux-x64/dawn.node.gz'));
-const loader = ['/usr/lib/x86_64-linux-gnu/libvulkan.so.1', '/lib/x86_64-linux-gnu/libvulkan.so.1'].find(
-  existsSync,
-);
-if (loader) copyFileSync(loader, join(out, 'lib/libvulkan.so.1'));
-else
-  console.warn('no libvulkan.so.1 here: run.sh will rely on the machine’s (or apt-get download libvulkan1)');
+// The Vulkan loader and libglvnd's libraries: NVIDIA's Vulkan driver (libGLX_nvidia.so.0) needs
+// libGLdispatch and libGLX, which a bare driver-only machine may lack (vkCreateInstance then fails
+// with VK_ERROR_INCOMPATIBLE_DRIVER). run.sh uses each only where the machine has none.
+const LIBS = [
+  'libvulkan.so.1',
+  'libGLdispatch.so.0',
+  'libGLX.so.0',
+  'libEGL.so.1',
+  'libGL.so.1',
+  'libOpenGL.so.0',
+];
+for (const lib of LIBS) {
+  const from = ['/usr/lib/x86_64-linux-gnu', '/lib/x86_64-linux-gnu']
+    .map((d) => join(d, lib))
+    .find(existsSync);
+  if (from) copyFileSync(from, join(out, 'lib', lib));
+  else
+    console.warn(
+      `no ${lib} here: run.sh relies on the machine's (apt-get download libvulkan1 libglvnd0 libglx0)`,
+    );
+}
 copyFileSync(join(root, 'bench/device/torch_ceiling.py'), join(out, 'torch_ceiling.py'));
 copyFileSync(join(root, 'bench/device/run.sh'), join(out, 'run.sh'));
 copyFileSync(join(root, 'bench/device/README.md'), join(out, 'README.md'));

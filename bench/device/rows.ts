@@ -41,8 +41,16 @@ export async function probeRow(ctx: GpuContext, quick: boolean): Promise<Record<
  * update), preset mixed from `prior`, the same seed on every backend: one untimed warm-up
  * iteration, then up to `iters` timed ones within `budgetMs`.
  */
+export interface IterationPath {
+  /** Column prefix in the JSON (e.g. `webgpu`, `webgpu_wasm_sampler`). */
+  label: string;
+  choice: BackendChoice;
+  /** Where rollouts are sampled when not on `choice` (TrainerOptions.samplerChoice). */
+  sampler?: BackendChoice;
+}
+
 export async function iterationRows(
-  choices: BackendChoice[],
+  paths: IterationPath[],
   quick: boolean,
   bound: Bound,
 ): Promise<Record<string, unknown>[]> {
@@ -57,9 +65,9 @@ export async function iterationRows(
   const rows: Record<string, unknown>[] = [];
   for (const c of configs) {
     const row: Record<string, unknown> = { config: c.name };
-    for (const choice of choices) {
+    for (const p of paths) {
       if (!bound.left()) {
-        row[`${choice.backend}_episodes_per_s`] = bound.skipped;
+        row[`${p.label}_episodes_per_s`] = bound.skipped;
         continue;
       }
       const config = trainConfig({ preset: 'mixed', seed: 0, ...c.over });
@@ -67,7 +75,8 @@ export async function iterationRows(
         start: priorCheckpoint(DEFAULT_POOL),
         pool: DEFAULT_POOL,
         config,
-        choice,
+        choice: p.choice,
+        ...(p.sampler ? { samplerChoice: p.sampler } : {}),
         runners: simulatedRunners,
         sampling: 'batched',
         clock: () => performance.now(),
@@ -76,15 +85,21 @@ export async function iterationRows(
         await t.iterate();
         let ms = 0;
         let n = 0;
+        let rolloutMs = 0;
+        let updateMs = 0;
         while (n < iters && (n === 0 || ms < budgetMs)) {
           const t0 = performance.now();
-          await t.iterate();
+          const m = await t.iterate();
           ms += performance.now() - t0;
+          rolloutMs += m.timings?.rolloutMs ?? 0;
+          updateMs += m.timings?.updateMs ?? 0;
           n += 1;
         }
-        row[`${choice.backend}_episodes_per_s`] =
-          (n * config.tasksPerIteration * config.groupSize) / (ms / 1000);
-        row[`${choice.backend}_iterations`] = n;
+        row[`${p.label}_episodes_per_s`] = (n * config.tasksPerIteration * config.groupSize) / (ms / 1000);
+        row[`${p.label}_iterations`] = n;
+        // Per iteration: sampling the rollouts, and advantages + every minibatch update.
+        row[`${p.label}_rollout_ms`] = rolloutMs / n;
+        row[`${p.label}_update_ms`] = updateMs / n;
       } finally {
         t.dispose();
       }

@@ -13,10 +13,14 @@ cd "$DIR"
 [ -x node ] || { gunzip -c node.gz > node && chmod +x node; }
 DAWN=node_modules/webgpu/dist/linux-x64/dawn.node
 [ -f "$DAWN" ] || gunzip -c "$DAWN.gz" > "$DAWN"
-# The machine's Vulkan loader when it has one, else the packed one.
-if ! ldconfig -p 2>/dev/null | grep -q 'libvulkan.so.1'; then
-  export LD_LIBRARY_PATH="$DIR/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-fi
+# The machine's Vulkan loader and libglvnd libraries where it has them, else the packed ones
+# (linked into use/, which goes on LD_LIBRARY_PATH; NVIDIA's Vulkan driver loads libGLdispatch).
+mkdir -p use
+for f in lib/*; do
+  n=$(basename "$f")
+  if ! ldconfig -p 2>/dev/null | grep -q " $n "; then ln -sf "../lib/$n" "use/$n"; echo "using the packed $n" >&2; fi
+done
+export LD_LIBRARY_PATH="$DIR/use${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 # NVIDIA's ICD where the driver put one (containers often lack the loader's default search paths).
 if [ -z "${VK_ICD_FILENAMES:-}" ]; then
   for f in /usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json /usr/share/vulkan/icd.d/nvidia_icd.json \

@@ -32,6 +32,9 @@ import { DEFAULT_POOL, priorCheckpoint } from '../../src/policy/index.ts';
 import { Learner, trainConfig } from '../../src/train/index.ts';
 import { ADAM, feed, problem, tfjsStep, type BenchSize } from '../gpu-common.ts';
 import { sampleBatch } from '../train-tfjs/episodes.ts';
+import { measure } from '../train-tfjs/measure.ts';
+import { matmulKernelRows } from './kernels.ts';
+import { PipelineCache } from '../../src/gpu/webgpu/pipelines.ts';
 import { gptProfileRow, gptRows, iterationRows, probeRow, profileRow, type Bound } from './rows.ts';
 
 const quick = process.argv.includes('--quick');
@@ -138,6 +141,10 @@ for (const N of quick ? [256] : [2048, 4096]) {
   m.dispose();
 }
 out.matmul = matmul;
+// The three matmul kernels one against another on the same shapes (bench/device/kernels.ts).
+out.matmul_kernels = await matmulKernelRows(ctx.device, new PipelineCache(ctx.device), quick, () =>
+  bound.left(),
+);
 
 // The MLP step: Baton WebGPU and CPU, TF.js WebGPU on the same Dawn device.
 let tfWebgpu: string;
@@ -183,9 +190,38 @@ for (const s of sizes) {
 }
 out.mlp = mlp;
 
+// The trainer against the same update in TF.js WebGPU (bench/train-tfjs/tfjs-policy.ts), timed
+// alternately on the same device: update, graph step and forward per minibatch.
+const tfTrainer: Record<string, unknown>[] = [];
+if (tfWebgpu === 'webgpu') {
+  const timing = { warmup: 1, minReps: quick ? 1 : 3, maxReps: quick ? 1 : 9, budgetMs: quick ? 0 : 4000 };
+  for (const M of quick ? [64] : [64, 256, 1024]) {
+    if (!bound.left()) {
+      tfTrainer.push({ minibatch: M, skipped: bound.skipped });
+      continue;
+    }
+    try {
+      for (const r of await measure(tf, webgpu, 'webgpu (node)', cp, M, timing, (l) => console.error(l)))
+        tfTrainer.push({ ...r });
+    } catch (e) {
+      tfTrainer.push({ minibatch: M, failed: e instanceof Error ? e.message : String(e) });
+    }
+  }
+}
+out.tfjs_trainer = tfTrainer;
+
 out.gpt = await gptRows(webgpu, tfWebgpu === 'webgpu' ? tf : null, quick, timeIt, bound);
 const wasm: BackendChoice = { backend: 'wasm', reason: 'forced', adapter: null, ctx: null };
-out.iterations = await iterationRows([webgpu, wasm, cpu], quick, bound);
+out.iterations = await iterationRows(
+  [
+    { label: 'webgpu', choice: webgpu },
+    { label: 'webgpu_wasm_sampler', choice: webgpu, sampler: wasm },
+    { label: 'wasm', choice: wasm },
+    { label: 'cpu', choice: cpu },
+  ],
+  quick,
+  bound,
+);
 out.elapsed_s = (performance.now() - t00) / 1000;
 out.finished = new Date().toISOString();
 writeJson(out);

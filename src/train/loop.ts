@@ -60,6 +60,13 @@ export interface TrainerOptions {
    * the reference the throughput benchmark compares with. Both give the same rollouts on the CPU.
    */
   sampling?: 'batched' | 'sequential';
+  /**
+   * Where batched rollouts are sampled, when not on the learner's backend (`choice`). A WebGPU
+   * learner can sample on wasm: a construction step's pass is a few dozen states, and on a GPU its
+   * submission and read-back cost more than the arithmetic. The old log-probabilities of the PPO
+   * ratio always come from the learner, so the update does not depend on where rollouts ran.
+   */
+  samplerChoice?: BackendChoice;
 }
 
 export class Trainer {
@@ -222,7 +229,10 @@ export class Trainer {
       return s;
     }
     s?.dispose();
-    this.batched = BatchedPolicy.create(this.current, this.o.choice, { maxBatch, jpss: this.config.jpss });
+    this.batched = BatchedPolicy.create(this.current, this.o.samplerChoice ?? this.o.choice, {
+      maxBatch,
+      jpss: this.config.jpss,
+    });
     return this.batched;
   }
 

@@ -19,6 +19,7 @@ import layerNorm from '../kernels/layer_norm.wgsl?raw';
 import layerNormGrad from '../kernels/layer_norm_grad.wgsl?raw';
 import matmul from '../kernels/matmul.wgsl?raw';
 import matmulTiled from '../kernels/matmul_tiled.wgsl?raw';
+import matmulWide from '../kernels/matmul_wide.wgsl?raw';
 import pick from '../kernels/pick.wgsl?raw';
 import pickGrad from '../kernels/pick_grad.wgsl?raw';
 import ppoClip from '../kernels/ppo_clip.wgsl?raw';
@@ -53,6 +54,7 @@ export const KERNELS = {
   layer_norm_grad: layerNormGrad,
   matmul: matmul,
   matmul_tiled: matmulTiled,
+  matmul_wide: matmulWide,
   pick: pick,
   pick_grad: pickGrad,
   ppo_clip: ppoClip,

@@ -10,7 +10,7 @@
 import type { Graph } from '../graph.ts';
 import { cols, size } from '../graph.ts';
 import { maxChunks } from './csr.ts';
-import { COL_BLOCK, grid, MATMUL_TILE, type Call } from './plan-calls.ts';
+import { COL_BLOCK, grid, MATMUL_TILES, type Call, type MatmulKernel } from './plan-calls.ts';
 
 /** Live rows of every node from the live rows of the inputs (absent: all rows). */
 export function liveRows(graph: Graph, inputLive: ReadonlyMap<number, number>): Int32Array {
@@ -165,7 +165,8 @@ export function liveCall(
       } else flat((L[op.x] as number) * inner(op.x), 256);
       break;
     case 'matmul':
-    case 'matmul_tiled': {
+    case 'matmul_tiled':
+    case 'matmul_wide': {
       if (op.kind !== 'matmul' || op.transA || op.batch !== 1 || live === op.m) break;
       const r = c.refs[2];
       const intoB = r?.t === 'grad' && r.id === op.b;
@@ -173,7 +174,7 @@ export function liveCall(
       if (intoB) u[2] = live;
       else {
         u[0] = live;
-        wg = [wg[0], Math.max(1, Math.ceil(live / (c.kernel === 'matmul' ? 32 : MATMUL_TILE))), wg[2]];
+        wg = [wg[0], Math.max(1, Math.ceil(live / MATMUL_TILES[c.kernel as MatmulKernel])), wg[2]];
       }
       break;
     }

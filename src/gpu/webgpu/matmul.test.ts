@@ -14,7 +14,7 @@ import { worstError } from '../testing/cases.ts';
 import { GpuContext } from './device.ts';
 import { GpuModel } from './model.ts';
 import { PipelineCache } from './pipelines.ts';
-import { MATMUL_TILE, matmulCall, val } from './plan-calls.ts';
+import { MATMUL_TILES, MATMUL_WIDE_MIN_TILES, matmulCall, val, type MatmulKernel } from './plan-calls.ts';
 import { backwardCalls } from './plan-backward.ts';
 import { forwardCalls } from './plan-forward.ts';
 
@@ -42,7 +42,7 @@ interface Shape {
 
 /** Runs one kernel on A, B and a starting C; returns C. */
 async function run(
-  kernel: 'matmul' | 'matmul_tiled',
+  kernel: MatmulKernel,
   s: Shape,
   ta: boolean,
   tb: boolean,
@@ -71,7 +71,7 @@ async function run(
   });
   const call = matmulCall([val(0), val(1), val(2)], s.m, s.n, s.k, s.batch, ta, tb, acc);
   const pipeline = cache.get(kernel, call.constants);
-  const tile = kernel === 'matmul' ? 32 : MATMUL_TILE;
+  const tile = MATMUL_TILES[kernel];
   const enc = device.createCommandEncoder();
   const pass = enc.beginComputePass();
   pass.setPipeline(pipeline);
@@ -122,7 +122,7 @@ function reference(
 
 const bits = (x: Float32Array): Uint32Array => new Uint32Array(x.buffer, x.byteOffset, x.length);
 
-describe('tiled matmul: same bits as the simple kernel and an f32 reference in the same order', () => {
+describe('tiled and wide matmul: same bits as the simple kernel and an f32 reference in the same order', () => {
   const shapes: Shape[] = [
     { m: 1, n: 200, k: 37, batch: 1 },
     { m: 200, n: 1, k: 37, batch: 1 },
@@ -131,6 +131,8 @@ describe('tiled matmul: same bits as the simple kernel and an f32 reference in t
     { m: 129, n: 70, k: 33, batch: 2 },
     { m: 71, n: 130, k: 1, batch: 1 },
     { m: 300, n: 300, k: 300, batch: 1 },
+    { m: 260, n: 131, k: 19, batch: 2 },
+    { m: 128, n: 129, k: 8, batch: 1 },
   ];
   for (const s of shapes) {
     it(`${s.m}x${s.n}x${s.k} batch ${s.batch}, all transpose forms, with and without accumulation`, async () => {
@@ -143,10 +145,12 @@ describe('tiled matmul: same bits as the simple kernel and an f32 reference in t
           for (const acc of [false, true]) {
             const label = `trans=${+ta}${+tb} acc=${+acc}`;
             const tiled = await run('matmul_tiled', s, ta, tb, acc, A, B, C0);
+            const wide = await run('matmul_wide', s, ta, tb, acc, A, B, C0);
             const simple = await run('matmul', s, ta, tb, acc, A, B, C0);
             const ref = reference(s, ta, tb, acc, A, B, C0);
             expect(bits(tiled), label).toEqual(bits(simple));
             expect(bits(tiled), label).toEqual(bits(ref));
+            expect(bits(wide), label).toEqual(bits(ref));
           }
     });
   }
@@ -161,6 +165,14 @@ describe('tiled matmul in the plan', () => {
     expect(k(63, 1000).kernel).toBe('matmul');
     expect(k(1000, 32).kernel).toBe('matmul');
     expect(k(1000, 32).wg).toEqual([1, 32, 1]);
+    // 128x128 tiles once the output has MATMUL_WIDE_MIN_TILES of them (2048² has 256).
+    expect(MATMUL_WIDE_MIN_TILES).toBe(128);
+    expect(k(2048, 2048).kernel).toBe('matmul_wide');
+    expect(k(2048, 2048).wg).toEqual([16, 16, 1]);
+    expect(k(2048, 1024).kernel).toBe('matmul_wide');
+    expect(k(2047, 1024).wg).toEqual([8, 16, 1]);
+    expect(k(1024, 1024).kernel).toBe('matmul_tiled');
+    expect(k(20000, 127).kernel).toBe('matmul_tiled');
     const g = new Graph();
     const x = g.param('x', [100, 80], new Float32Array(8000));
     const w = g.param('w', [96, 80], new Float32Array(96 * 80));
@@ -201,6 +213,38 @@ describe('tiled matmul in the plan', () => {
         expect(worstError(gg, gc, 1e-4, 1e-3), `grad ${p.id}, ${live} live`).toBeLessThanOrEqual(1);
         if (live === 0) expect(gg.every((v) => v === 0)).toBe(true);
       }
+      gpu.dispose();
+    }
+  });
+
+  it('a model with a wide product matches the CPU backend; its rows follow live rows', async () => {
+    const R = 2048;
+    const rng = createRng(41);
+    const g = new Graph();
+    const x = g.input('x', [R, 8]);
+    const w = g.param('w', [8, 1024], uniform(rng, 8 * 1024, 0.3));
+    const y = g.matmul(x, w);
+    const loss = g.sum(g.sum(g.mul(y, g.input('wt', [R, 1024]))));
+    expect(forwardCalls(g, g.node(y.id)).map((c) => c.kernel)).toEqual(['matmul_wide']);
+    for (const live of [R, 1100]) {
+      const gpu = new GpuModel(ctx, g, { loss });
+      const cpu = new CpuModel(g, { loss });
+      const r = createRng(live + 5);
+      const xs = Float32Array.from({ length: R * 8 }, (_, i) => (i < live * 8 ? r.next() - 0.5 : NaN));
+      const wt = Float32Array.from({ length: R * 1024 }, (_, i) => (i < live * 1024 ? r.next() - 0.5 : NaN));
+      for (const m of [gpu, cpu]) {
+        m.setInput('x', xs, live);
+        m.setInput('wt', wt, live);
+      }
+      const [rg, rc] = [await gpu.step(), await cpu.step()];
+      expect(Number.isFinite(rg.loss), `${live} live`).toBe(true);
+      expect(Math.abs(rg.loss - rc.loss)).toBeLessThanOrEqual(1e-4 * Math.max(1, Math.abs(rc.loss)));
+      // The CPU backend sums these products in another order: equal within rounding, not bit for bit.
+      const a = (await gpu.read(y)).subarray(0, live * 1024);
+      const b = (await cpu.read(y)).subarray(0, live * 1024);
+      expect(worstError(a, b, 1e-5, 1e-4), `${live} live`).toBeLessThanOrEqual(1);
+      const [gg, gc] = [await gpu.readGrad(w), await cpu.readGrad(w)];
+      expect(worstError(gg, gc, 1e-4, 1e-3), `grad, ${live} live`).toBeLessThanOrEqual(1);
       gpu.dispose();
     }
   });

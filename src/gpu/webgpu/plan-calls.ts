@@ -129,10 +129,12 @@ export function scatterCalls(
 
 /**
  * A matrix product C[b] (+)= op(A[b])·op(B[b]) of op(A) [m, k] and op(B) [k, n] (matmul.wgsl's
- * layouts). The rule: matmul_tiled.wgsl (64x64 tiles through workgroup memory) when the output
- * fills at least one whole tile (m ≥ 64 and n ≥ 64); otherwise matmul.wgsl (32x32 per workgroup,
- * no workgroup memory), which wastes fewer invocations on thin products such as a policy
- * network's 32-column layers. Both sum in the same order and give the same bits.
+ * layouts). The rule: matmul_wide.wgsl (128x128 tiles, an 8x8 block per invocation) when the
+ * output fills at least MATMUL_WIDE_MIN_TILES of its tiles, enough to keep a large GPU's
+ * multiprocessors busy; else matmul_tiled.wgsl (64x64 tiles through workgroup memory) when the
+ * output fills at least one whole tile (m ≥ 64 and n ≥ 64); otherwise matmul.wgsl (32x32 per
+ * workgroup, no workgroup memory), which wastes fewer invocations on thin products such as a
+ * policy network's 32-column layers. All three sum in the same order and give the same bits.
  */
 export function matmulCall(
   refs: [Ref, Ref, Ref],
@@ -144,10 +146,10 @@ export function matmulCall(
   transB: boolean,
   accumulate: boolean,
 ): Call {
-  const tiled = m >= MATMUL_TILE && n >= MATMUL_TILE;
-  const tile = tiled ? MATMUL_TILE : 32;
+  const kernel = matmulKernel(m, n, batch);
+  const tile = MATMUL_TILES[kernel];
   return {
-    kernel: tiled ? 'matmul_tiled' : 'matmul',
+    kernel,
     constants: { TRANS_A: transA ? 1 : 0, TRANS_B: transB ? 1 : 0, ACCUMULATE: accumulate ? 1 : 0 },
     uniform: [m, n, k, batch],
     refs,
@@ -155,8 +157,28 @@ export function matmulCall(
   };
 }
 
+/** Which matmul kernel an output of m × n (× batch) runs on (matmulCall's rule). */
+export function matmulKernel(m: number, n: number, batch: number): MatmulKernel {
+  const W = MATMUL_TILES.matmul_wide;
+  if (m >= W && n >= W && Math.ceil(m / W) * Math.ceil(n / W) * batch >= MATMUL_WIDE_MIN_TILES)
+    return 'matmul_wide';
+  return m >= MATMUL_TILE && n >= MATMUL_TILE ? 'matmul_tiled' : 'matmul';
+}
+
+export type MatmulKernel = 'matmul' | 'matmul_tiled' | 'matmul_wide';
+
 /** Output rows and columns per workgroup of matmul_tiled.wgsl (it hard-codes them); matmul.wgsl: 32. */
 export const MATMUL_TILE = 64;
+
+/** Output rows and columns per workgroup of each matmul kernel (the kernels hard-code them). */
+export const MATMUL_TILES: Record<MatmulKernel, number> = {
+  matmul: 32,
+  matmul_tiled: MATMUL_TILE,
+  matmul_wide: 128,
+};
+
+/** Fewest 128x128 output tiles for matmul_wide.wgsl: below this, 64x64 tiles spread wider. */
+export const MATMUL_WIDE_MIN_TILES = 128;
 
 /** Rows per block of the two-level column sum (col_partial.wgsl and col_sum.wgsl hard-code it). */
 export const COL_BLOCK = 64;
