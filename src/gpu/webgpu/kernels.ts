@@ -18,6 +18,8 @@ import gradNorm from '../kernels/grad_norm.wgsl?raw';
 import layerNorm from '../kernels/layer_norm.wgsl?raw';
 import layerNormGrad from '../kernels/layer_norm_grad.wgsl?raw';
 import matmul from '../kernels/matmul.wgsl?raw';
+import matmulSplitk from '../kernels/matmul_splitk.wgsl?raw';
+import matmulSplitkSum from '../kernels/matmul_splitk_sum.wgsl?raw';
 import matmulTiled from '../kernels/matmul_tiled.wgsl?raw';
 import pick from '../kernels/pick.wgsl?raw';
 import pickGrad from '../kernels/pick_grad.wgsl?raw';
@@ -52,6 +54,8 @@ export const KERNELS = {
   layer_norm: layerNorm,
   layer_norm_grad: layerNormGrad,
   matmul: matmul,
+  matmul_splitk: matmulSplitk,
+  matmul_splitk_sum: matmulSplitkSum,
   matmul_tiled: matmulTiled,
   pick: pick,
   pick_grad: pickGrad,

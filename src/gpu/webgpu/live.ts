@@ -10,7 +10,7 @@
 import type { Graph } from '../graph.ts';
 import { cols, size } from '../graph.ts';
 import { maxChunks } from './csr.ts';
-import { COL_BLOCK, grid, MATMUL_TILE, type Call } from './plan-calls.ts';
+import { COL_BLOCK, grid, MATMUL_TILE, SPLITK_CHUNK, type Call } from './plan-calls.ts';
 
 /** Live rows of every node from the live rows of the inputs (absent: all rows). */
 export function liveRows(graph: Graph, inputLive: ReadonlyMap<number, number>): Int32Array {
@@ -175,6 +175,19 @@ export function liveCall(
         u[0] = live;
         wg = [wg[0], Math.max(1, Math.ceil(live / (c.kernel === 'matmul' ? 32 : MATMUL_TILE))), wg[2]];
       }
+      break;
+    }
+    case 'matmul_splitk':
+    case 'matmul_splitk_sum': {
+      if (op.kind !== 'matmul' || op.transA || op.batch !== 1 || live === op.m) break;
+      // The chunk scratch of dB = op(A)ᵀ·dC is slot splitK1: K = live rows, ⌈live / SPLITK_CHUNK⌉
+      // chunks. C and dA (splitK0): live output rows.
+      const r = c.refs[c.kernel === 'matmul_splitk' ? 2 : 0];
+      if (r?.t === 'temp' && r.slot === 'splitK1') u[2] = live;
+      else u[0] = live;
+      const [m, nn, k] = u as [number, number, number];
+      if (c.kernel === 'matmul_splitk_sum') wg = grid(m * nn, 256);
+      else wg = [wg[0], Math.max(1, Math.ceil(m / 32)), Math.max(1, Math.ceil(k / SPLITK_CHUNK))];
       break;
     }
     default:
