@@ -15,6 +15,7 @@ import crossEntropy from '../kernels/cross_entropy.wgsl?raw';
 import crossEntropyGrad from '../kernels/cross_entropy_grad.wgsl?raw';
 import gatherRows from '../kernels/gather_rows.wgsl?raw';
 import gradNorm from '../kernels/grad_norm.wgsl?raw';
+import gradNormPartial from '../kernels/grad_norm_partial.wgsl?raw';
 import layerNorm from '../kernels/layer_norm.wgsl?raw';
 import layerNormGrad from '../kernels/layer_norm_grad.wgsl?raw';
 import matmul from '../kernels/matmul.wgsl?raw';
@@ -51,6 +52,7 @@ export const KERNELS = {
   cross_entropy_grad: crossEntropyGrad,
   gather_rows: gatherRows,
   grad_norm: gradNorm,
+  grad_norm_partial: gradNormPartial,
   layer_norm: layerNorm,
   layer_norm_grad: layerNormGrad,
   matmul: matmul,

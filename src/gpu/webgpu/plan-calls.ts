@@ -14,7 +14,8 @@ export type Ref =
   | { t: 'grad'; id: number }
   /**
    * Per-node scratch that is fully rewritten before it is read (dz, gy·x̂, layer-norm stats or
-   * cross-entropy lse, attention probabilities and score gradients, cross-entropy and PPO row losses, PPO per-row gradients).
+   * cross-entropy lse, attention probabilities and score gradients, cross-entropy and PPO row losses, PPO per-row gradients,
+   * split-K chunk products); id −1: the gradient norm's block sums.
    */
   | {
       t: 'temp';
@@ -31,7 +32,8 @@ export type Ref =
         | 'colPartial0'
         | 'colPartial1'
         | 'splitK0'
-        | 'splitK1';
+        | 'splitK1'
+        | 'normPartial';
       floats: number;
     }
   /**
