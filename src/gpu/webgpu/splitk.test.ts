@@ -308,4 +308,45 @@ describe('split-K in the plan', () => {
       gpu.dispose();
     }
   });
+
+  it('a model with split-K gradients recovers from device.destroy() and continues like a model that kept its device', async () => {
+    const gpuObj = await nodeGpu();
+    const lost = await GpuContext.create({ gpu: gpuObj });
+    const ref = await GpuContext.create({ gpu: gpuObj });
+    if (!lost || !ref) throw new Error('no adapter');
+    const g = new Graph();
+    const x = g.input('x', [1500, 24]);
+    const w = g.param('w', [24, 20], uniform(createRng(8), 24 * 20, 0.3));
+    const y = g.matmul(x, w);
+    const loss = g.sum(g.sum(g.unary('tanh', y)));
+    expect(backwardCalls(g, g.node(y.id)).map((c) => c.kernel)).toEqual([
+      'matmul_splitk',
+      'matmul_splitk_sum',
+    ]);
+    const opt = { lr: 0.01, weightDecay: 0.01, clipNorm: 0.5 };
+    const [a, b] = [lost, ref].map((c) => new GpuModel(c, g, { loss, optimizer: opt, hostSyncEvery: 2 })) as [
+      GpuModel,
+      GpuModel,
+    ];
+    const steps = async (m: GpuModel, from: number, count: number): Promise<number[]> => {
+      const out: number[] = [];
+      for (let s = from; s < from + count; s++) {
+        m.setInput('x', uniform(createRng(100 + s), 1500 * 24, 1), 1500 - 300 * (s % 3));
+        out.push((await m.step()).loss);
+      }
+      return out;
+    };
+    expect(await steps(a, 0, 2)).toEqual(await steps(b, 0, 2));
+    const gone = lost.device.lost;
+    lost.device.destroy();
+    await gone;
+    const [la, lb] = [await steps(a, 2, 3), await steps(b, 2, 3)];
+    expect(a.recoveries).toBe(1);
+    expect(la).toEqual(lb);
+    expect(bits(await a.read(w))).toEqual(bits(await b.read(w)));
+    a.dispose();
+    b.dispose();
+    lost.dispose();
+    ref.dispose();
+  });
 });
