@@ -180,10 +180,10 @@ export function liveCall(
     case 'matmul_splitk':
     case 'matmul_splitk_sum': {
       if (op.kind !== 'matmul' || op.transA || op.batch !== 1 || live === op.m) break;
-      // The chunk scratch of dB = op(A)ᵀ·dC is slot splitK1: K = live rows, ⌈live / SPLITK_CHUNK⌉
-      // chunks. C and dA (splitK0): live output rows.
+      // dB = op(A)ᵀ·dC (scratch splitKdB): K = live rows, ⌈live / SPLITK_CHUNK⌉ chunks. C and dA:
+      // live output rows.
       const r = c.refs[c.kernel === 'matmul_splitk' ? 2 : 0];
-      if (r?.t === 'temp' && r.slot === 'splitK1') u[2] = live;
+      if (r?.t === 'temp' && r.slot === 'splitKdB') u[2] = live;
       else u[0] = live;
       const [m, nn, k] = u as [number, number, number];
       if (c.kernel === 'matmul_splitk_sum') wg = grid(m * nn, 256);

@@ -45,20 +45,20 @@ export function backwardCalls(graph: Graph, n: Node): Call[] {
         k: number,
         ta: boolean,
         tb: boolean,
-        slot: 0 | 1,
-      ): Call[] => matmulCalls([a, b, c], m, nn, k, op.batch, ta, tb, true, n.id, slot);
+        of: 'dA' | 'dB',
+      ): Call[] => matmulCalls([a, b, c], m, nn, k, op.batch, ta, tb, true, n.id, of);
       if (needs(op.a)) {
         out.push(
           ...(op.transA
-            ? mm(val(op.b), gy, grad(op.a), op.k, op.m, op.n, op.transB, true, 0)
-            : mm(gy, val(op.b), grad(op.a), op.m, op.k, op.n, false, !op.transB, 0)),
+            ? mm(val(op.b), gy, grad(op.a), op.k, op.m, op.n, op.transB, true, 'dA')
+            : mm(gy, val(op.b), grad(op.a), op.m, op.k, op.n, false, !op.transB, 'dA')),
         );
       }
       if (needs(op.b)) {
         out.push(
           ...(op.transB
-            ? mm(gy, val(op.a), grad(op.b), op.n, op.k, op.m, true, op.transA, 1)
-            : mm(val(op.a), gy, grad(op.b), op.k, op.n, op.m, !op.transA, false, 1)),
+            ? mm(gy, val(op.a), grad(op.b), op.n, op.k, op.m, true, op.transA, 'dB')
+            : mm(val(op.a), gy, grad(op.b), op.k, op.n, op.m, !op.transA, false, 'dB')),
         );
       }
       return out;

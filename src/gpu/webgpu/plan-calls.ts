@@ -31,8 +31,9 @@ export type Ref =
         | 'partial'
         | 'colPartial0'
         | 'colPartial1'
-        | 'splitK0'
-        | 'splitK1'
+        | 'splitKC'
+        | 'splitKdA'
+        | 'splitKdB'
         | 'normPartial';
       floats: number;
     }
@@ -171,7 +172,7 @@ export const SPLITK_MAX_FLOATS = 1 << 22;
  * op(A)ᵀ·dC summed over thousands of rows): batch 1, K of at least two chunks and an output of
  * at most SPLITK_MAX_TILES tiles of 32x32 run split-K, in two calls: matmul_splitk.wgsl writes
  * one partial product per chunk of SPLITK_CHUNK k into a scratch of node `id` ([chunks][m][n],
- * sized for the planned K), then matmul_splitk_sum.wgsl sums the chunks in order into C.
+ * sized for the planned K; one per product `of` the node: its value C or a gradient dA, dB), then matmul_splitk_sum.wgsl sums the chunks in order into C.
  * live.ts dispatches ⌈live K / SPLITK_CHUNK⌉ chunks when K is the live rows. The summation order
  * differs from matmulCall's from the second chunk on (tolerance in matmul_splitk.wgsl).
  */
@@ -185,13 +186,13 @@ export function matmulCalls(
   transB: boolean,
   accumulate: boolean,
   id: number,
-  slot: 0 | 1,
+  of: 'C' | 'dA' | 'dB',
 ): Call[] {
   const chunks = Math.ceil(k / SPLITK_CHUNK);
   const tiles = Math.ceil(m / 32) * Math.ceil(n / 32);
   if (batch !== 1 || chunks < 2 || tiles > SPLITK_MAX_TILES || chunks * m * n > SPLITK_MAX_FLOATS)
     return [matmulCall(refs, m, n, k, batch, transA, transB, accumulate)];
-  const partial: Ref = { t: 'temp', id, slot: slot === 0 ? 'splitK0' : 'splitK1', floats: chunks * m * n };
+  const partial: Ref = { t: 'temp', id, slot: `splitK${of}`, floats: chunks * m * n };
   return [
     {
       kernel: 'matmul_splitk',

@@ -35,7 +35,7 @@ export function forwardCalls(graph: Graph, n: Node): Call[] {
         op.transB,
         false,
         n.id,
-        0,
+        'C',
       );
     case 'biasAct': {
       const c = cols(n.shape);

@@ -18,6 +18,7 @@ import { liveCall, liveRows } from './live.ts';
 import { GpuModel } from './model.ts';
 import { PipelineCache } from './pipelines.ts';
 import { backwardCalls } from './plan-backward.ts';
+import { forwardCalls } from './plan-forward.ts';
 import { matmulCall, matmulCalls, SPLITK_CHUNK, val, type Call } from './plan-calls.ts';
 
 let ctx: GpuContext;
@@ -165,7 +166,7 @@ describe('split-K products match the CPU backend at the stated tolerance', () =>
         for (const tb of [false, true]) {
           const sums = absSums(s, ta, tb, A, B);
           for (const acc of [false, true]) {
-            const calls = matmulCalls([val(0), val(1), val(2)], s.m, s.n, s.k, 1, ta, tb, acc, 0, 1);
+            const calls = matmulCalls([val(0), val(1), val(2)], s.m, s.n, s.k, 1, ta, tb, acc, 0, 'dB');
             expect(calls.map((c) => c.kernel)).toEqual(['matmul_splitk', 'matmul_splitk_sum']);
             expect(calls[0]?.wg[2]).toBe(Math.ceil(s.k / SPLITK_CHUNK));
             const gpu = await runCalls(calls, A, B, C0);
@@ -195,7 +196,7 @@ describe('split-K products match the CPU backend at the stated tolerance', () =>
           const wg: [number, number, number] = c.kernel === 'matmul_splitk' ? [c.wg[0], c.wg[1], 1] : c.wg;
           return { ...c, uniform: u, wg };
         };
-        const split = matmulCalls([val(0), val(1), val(2)], s.m, s.n, s.k, 1, true, false, acc, 0, 1).map(
+        const split = matmulCalls([val(0), val(1), val(2)], s.m, s.n, s.k, 1, true, false, acc, 0, 'dB').map(
           sized,
         );
         const plain = sized(matmulCall([val(0), val(1), val(2)], s.m, s.n, s.k, 1, true, false, acc));
@@ -205,7 +206,7 @@ describe('split-K products match the CPU backend at the stated tolerance', () =>
           bits(await runCalls([plain], Al, Bl, C0)),
         );
       }
-    const zero = matmulCalls([val(0), val(1), val(2)], s.m, s.n, 600, 1, true, false, true, 0, 1).map(
+    const zero = matmulCalls([val(0), val(1), val(2)], s.m, s.n, 600, 1, true, false, true, 0, 'dB').map(
       (c) => ({
         ...c,
         uniform: [s.m, s.n, 0, 1],
@@ -220,7 +221,7 @@ describe('split-K products match the CPU backend at the stated tolerance', () =>
 describe('split-K in the plan', () => {
   it('runs only thin outputs with K of at least two chunks and batch 1; the rest keeps its kernel', () => {
     const k = (m: number, n: number, kk: number, batch = 1) =>
-      matmulCalls([val(0), val(1), val(2)], m, n, kk, batch, true, false, true, 0, 1).map((c) => c.kernel);
+      matmulCalls([val(0), val(1), val(2)], m, n, kk, batch, true, false, true, 0, 'dB').map((c) => c.kernel);
     expect(k(32, 32, 512)).toEqual(['matmul_splitk', 'matmul_splitk_sum']);
     expect(k(314, 64, 3072)).toEqual(['matmul_splitk', 'matmul_splitk_sum']);
     expect(k(32, 32, 257)).toEqual(['matmul_splitk', 'matmul_splitk_sum']);
@@ -240,7 +241,7 @@ describe('split-K in the plan', () => {
     const calls = backwardCalls(g, g.node(y.id)).map((c) => ({ ...c, node: y.id }));
     expect(calls.map((c) => c.kernel)).toEqual(['matmul_splitk', 'matmul_splitk_sum']);
     const scratch = calls[0]?.refs[2];
-    expect(scratch).toMatchObject({ t: 'temp', slot: 'splitK1', floats: Math.ceil(3000 / 256) * 40 * 33 });
+    expect(scratch).toMatchObject({ t: 'temp', slot: 'splitKdB', floats: Math.ceil(3000 / 256) * 40 * 33 });
     for (const [live, chunks] of [
       [3000, 12],
       [1000, 4],
@@ -307,6 +308,34 @@ describe('split-K in the plan', () => {
       }
       gpu.dispose();
     }
+  });
+
+  it('a node whose value and dA both run split-K keeps a scratch for each (of different sizes)', async () => {
+    // C = x·w is 2x300 over K = 600 (3 chunks); dx = dC·wᵀ is 2x600 over K = 300 (2 chunks, a larger
+    // scratch than C's); dw = xᵀ·dC is 600x300: too large an output, the tiled kernel.
+    const g = new Graph();
+    const x = g.param('x', [2, 600], uniform(createRng(3), 1200, 1));
+    const w = g.param('w', [600, 300], uniform(createRng(4), 180_000, 0.1));
+    const y = g.matmul(x, w);
+    const loss = g.sum(g.sum(g.unary('tanh', y)));
+    const fwd = forwardCalls(g, g.node(y.id));
+    const bwd = backwardCalls(g, g.node(y.id));
+    expect(fwd.map((c) => c.kernel)).toEqual(['matmul_splitk', 'matmul_splitk_sum']);
+    expect(bwd.map((c) => c.kernel)).toEqual(['matmul_splitk', 'matmul_splitk_sum', 'matmul_tiled']);
+    expect(fwd[0]?.refs[2]).toMatchObject({ slot: 'splitKC', floats: 3 * 2 * 300 });
+    expect(bwd[0]?.refs[2]).toMatchObject({ slot: 'splitKdA', floats: 2 * 2 * 600 });
+    const gpu = new GpuModel(ctx, g, { loss });
+    const cpu = new CpuModel(g, { loss });
+    const [rg, rc] = [await gpu.step(), await cpu.step()];
+    expect(Math.abs(rg.loss - rc.loss)).toBeLessThanOrEqual(1e-4 * Math.max(1, Math.abs(rc.loss)));
+    for (const p of [x, w]) {
+      const [gg, gc] = [await gpu.readGrad(p), await cpu.readGrad(p)];
+      for (let i = 0; i < gg.length; i++)
+        expect(Math.abs((gg[i] as number) - (gc[i] as number)), `grad ${p.id}[${i}]`).toBeLessThanOrEqual(
+          1e-5,
+        );
+    }
+    gpu.dispose();
   });
 
   it('a model with split-K gradients recovers from device.destroy() and continues like a model that kept its device', async () => {
