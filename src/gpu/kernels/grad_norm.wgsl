@@ -1,24 +1,34 @@
-// Global gradient norm over the whole parameter-gradient arena g (n floats), in one workgroup of 256:
+// Global gradient norm over the whole parameter-gradient arena (n floats), second level of a
+// two-level reduction: grad_norm_partial.wgsl has summed the squares of each block of 4096 floats
+// into partial[b]; one workgroup of 256 adds the ⌈n / 4096⌉ block sums (each invocation a strided
+// run in increasing b, then a tree in workgroup memory) and writes
 // out[0] = ‖g‖₂, out[1] = clip scale = min(1, clipNorm / (‖g‖₂ + 1e-6)), or 1 when clipNorm ≤ 0.
 // adam.wgsl multiplies every gradient by out[1], so clipping needs no read-back.
+//
+// Precision: every term is a square (≥ 0), so the f32 sum's relative error is at most its longest
+// chain of additions times 2⁻²⁴: 16 per invocation + 8 tree levels + ⌈n / 2²⁰⌉ + 8 tree levels
+// + 1 for the square, at most 97 for n ≤ 2²⁶; the norm (a square root) has half of it. Held to the
+// CPU backend (an f64 sum) at |Δ‖g‖| ≤ 2⁻¹⁸·‖g‖ (docs/compute-core.md, webgpu/grad-norm.test.ts).
+const W = 256u;
+const BLOCK = 4096u;
+
 struct P {
   n: u32,
   clipNorm: f32,
 }
 
 @group(0) @binding(0) var<uniform> p: P;
-@group(0) @binding(1) var<storage, read> g: array<f32>;
+@group(0) @binding(1) var<storage, read> partial: array<f32>;
 @group(0) @binding(2) var<storage, read_write> out: array<f32>;
 
-const W = 256u;
 var<workgroup> red: array<f32, 256>;
 
 @compute @workgroup_size(256)
 fn main(@builtin(local_invocation_index) lid: u32) {
+  let blocks = (p.n + BLOCK - 1u) / BLOCK;
   var acc = 0.0;
-  for (var i = lid; i < p.n; i += W) {
-    let v = g[i];
-    acc += v * v;
+  for (var b = lid; b < blocks; b += W) {
+    acc += partial[b];
   }
   red[lid] = acc;
   workgroupBarrier();

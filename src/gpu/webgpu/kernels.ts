@@ -15,9 +15,12 @@ import crossEntropy from '../kernels/cross_entropy.wgsl?raw';
 import crossEntropyGrad from '../kernels/cross_entropy_grad.wgsl?raw';
 import gatherRows from '../kernels/gather_rows.wgsl?raw';
 import gradNorm from '../kernels/grad_norm.wgsl?raw';
+import gradNormPartial from '../kernels/grad_norm_partial.wgsl?raw';
 import layerNorm from '../kernels/layer_norm.wgsl?raw';
 import layerNormGrad from '../kernels/layer_norm_grad.wgsl?raw';
 import matmul from '../kernels/matmul.wgsl?raw';
+import matmulSplitk from '../kernels/matmul_splitk.wgsl?raw';
+import matmulSplitkSum from '../kernels/matmul_splitk_sum.wgsl?raw';
 import matmulTiled from '../kernels/matmul_tiled.wgsl?raw';
 import matmulWide from '../kernels/matmul_wide.wgsl?raw';
 import pick from '../kernels/pick.wgsl?raw';
@@ -50,9 +53,12 @@ export const KERNELS = {
   cross_entropy_grad: crossEntropyGrad,
   gather_rows: gatherRows,
   grad_norm: gradNorm,
+  grad_norm_partial: gradNormPartial,
   layer_norm: layerNorm,
   layer_norm_grad: layerNormGrad,
   matmul: matmul,
+  matmul_splitk: matmulSplitk,
+  matmul_splitk_sum: matmulSplitkSum,
   matmul_tiled: matmulTiled,
   matmul_wide: matmulWide,
   pick: pick,

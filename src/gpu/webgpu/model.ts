@@ -28,7 +28,7 @@ import { backwardOrder } from '../cpu/model.ts';
 import type { GpuContext } from './device.ts';
 import { BufferPool } from './pool.ts';
 import { PipelineCache } from './pipelines.ts';
-import { adamCall, buildPlan, f32Bits } from './plan.ts';
+import { adamCall, buildPlan, f32Bits, NORM_CALLS } from './plan.ts';
 import type { Call, Plan } from './plan.ts';
 import { csrOf, maxChunks } from './csr.ts';
 import { liveCall, liveRows } from './live.ts';
@@ -416,7 +416,7 @@ export class GpuModel implements Model {
     run(s.forward);
     if (backward) {
       run(s.backward);
-      run(update ? s.update : s.update.slice(0, 1));
+      run(update ? s.update : s.update.slice(0, NORM_CALLS));
     }
     pass.end();
     // One read-back: [loss, ‖g‖₂] and then the tensors asked for, each at its own offset.
@@ -480,7 +480,11 @@ export class GpuModel implements Model {
     const out = await (stamps ? profileTimestamps : profileDispatches)(this.device, s.clear, repeat, [
       ['forward', s.forward, this.plan.forward],
       ['backward', this.lossId === null ? [] : s.backward, this.plan.backward],
-      ['update', this.lossId === null ? [] : update ? s.update : s.update.slice(0, 1), this.plan.update],
+      [
+        'update',
+        this.lossId === null ? [] : update ? s.update : s.update.slice(0, NORM_CALLS),
+        this.plan.update,
+      ],
     ]);
     if (update) this.t += 1;
     return out;

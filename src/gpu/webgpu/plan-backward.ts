@@ -11,7 +11,7 @@ import {
   f32Bits,
   grid,
   maskRows,
-  matmulCall,
+  matmulCalls,
   RED,
   colSumCalls,
   scatterCalls,
@@ -35,20 +35,30 @@ export function backwardCalls(graph: Graph, n: Node): Call[] {
       // Same identities as the CPU backend: dA = dC·op(B)ᵀ, dB = op(A)ᵀ·dC, each written in the
       // stored (possibly transposed) layout of the operand, accumulated into its gradient.
       const out: Call[] = [];
-      const mm = (a: Ref, b: Ref, c: Ref, m: number, nn: number, k: number, ta: boolean, tb: boolean): Call =>
-        matmulCall([a, b, c], m, nn, k, op.batch, ta, tb, true);
+      // A weight gradient (thin output, K = rows) runs split-K (plan-calls.ts matmulCalls).
+      const mm = (
+        a: Ref,
+        b: Ref,
+        c: Ref,
+        m: number,
+        nn: number,
+        k: number,
+        ta: boolean,
+        tb: boolean,
+        of: 'dA' | 'dB',
+      ): Call[] => matmulCalls([a, b, c], m, nn, k, op.batch, ta, tb, true, n.id, of);
       if (needs(op.a)) {
         out.push(
-          op.transA
-            ? mm(val(op.b), gy, grad(op.a), op.k, op.m, op.n, op.transB, true)
-            : mm(gy, val(op.b), grad(op.a), op.m, op.k, op.n, false, !op.transB),
+          ...(op.transA
+            ? mm(val(op.b), gy, grad(op.a), op.k, op.m, op.n, op.transB, true, 'dA')
+            : mm(gy, val(op.b), grad(op.a), op.m, op.k, op.n, false, !op.transB, 'dA')),
         );
       }
       if (needs(op.b)) {
         out.push(
-          op.transB
-            ? mm(gy, val(op.a), grad(op.b), op.n, op.k, op.m, true, op.transA)
-            : mm(val(op.a), gy, grad(op.b), op.k, op.n, op.m, !op.transA, false),
+          ...(op.transB
+            ? mm(gy, val(op.a), grad(op.b), op.n, op.k, op.m, true, op.transA, 'dB')
+            : mm(val(op.a), gy, grad(op.b), op.k, op.n, op.m, !op.transA, false, 'dB')),
         );
       }
       return out;

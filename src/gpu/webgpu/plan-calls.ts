@@ -14,7 +14,8 @@ export type Ref =
   | { t: 'grad'; id: number }
   /**
    * Per-node scratch that is fully rewritten before it is read (dz, gy·x̂, layer-norm stats or
-   * cross-entropy lse, attention probabilities and score gradients, cross-entropy and PPO row losses, PPO per-row gradients).
+   * cross-entropy lse, attention probabilities and score gradients, cross-entropy and PPO row losses, PPO per-row gradients,
+   * split-K chunk products); id −1: the gradient norm's block sums.
    */
   | {
       t: 'temp';
@@ -29,7 +30,11 @@ export type Ref =
         | 'coef'
         | 'partial'
         | 'colPartial0'
-        | 'colPartial1';
+        | 'colPartial1'
+        | 'splitKC'
+        | 'splitKdA'
+        | 'splitKdB'
+        | 'normPartial';
       floats: number;
     }
   /**
@@ -166,6 +171,57 @@ export function matmulKernel(m: number, n: number, batch: number): MatmulKernel 
 }
 
 export type MatmulKernel = 'matmul' | 'matmul_tiled' | 'matmul_wide';
+
+/** Consecutive k per chunk of a split-K product (matmul_splitk.wgsl and matmul_splitk_sum.wgsl hard-code it). */
+export const SPLITK_CHUNK = 256;
+/** Split-K only for outputs of at most this many 32x32 tiles (matmul.wgsl's workgroups)… */
+export const SPLITK_MAX_TILES = 32;
+/** …and with a chunk buffer of at most this many floats (16 MiB). */
+export const SPLITK_MAX_FLOATS = 1 << 22;
+
+/**
+ * A matrix product as matmulCall, except for a thin output and a long K (a weight gradient
+ * op(A)ᵀ·dC summed over thousands of rows): batch 1, K of at least two chunks and an output of
+ * at most SPLITK_MAX_TILES tiles of 32x32 run split-K, in two calls: matmul_splitk.wgsl writes
+ * one partial product per chunk of SPLITK_CHUNK k into a scratch of node `id` ([chunks][m][n],
+ * sized for the planned K; one per product `of` the node: its value C or a gradient dA, dB), then matmul_splitk_sum.wgsl sums the chunks in order into C.
+ * live.ts dispatches ⌈live K / SPLITK_CHUNK⌉ chunks when K is the live rows. The summation order
+ * differs from matmulCall's from the second chunk on (tolerance in matmul_splitk.wgsl).
+ */
+export function matmulCalls(
+  refs: [Ref, Ref, Ref],
+  m: number,
+  n: number,
+  k: number,
+  batch: number,
+  transA: boolean,
+  transB: boolean,
+  accumulate: boolean,
+  id: number,
+  of: 'C' | 'dA' | 'dB',
+): Call[] {
+  const chunks = Math.ceil(k / SPLITK_CHUNK);
+  const tiles = Math.ceil(m / 32) * Math.ceil(n / 32);
+  if (batch !== 1 || chunks < 2 || tiles > SPLITK_MAX_TILES || chunks * m * n > SPLITK_MAX_FLOATS)
+    return [matmulCall(refs, m, n, k, batch, transA, transB, accumulate)];
+  const partial: Ref = { t: 'temp', id, slot: `splitK${of}`, floats: chunks * m * n };
+  return [
+    {
+      kernel: 'matmul_splitk',
+      constants: { TRANS_A: transA ? 1 : 0, TRANS_B: transB ? 1 : 0 },
+      uniform: [m, n, k, 1],
+      refs: [refs[0], refs[1], partial],
+      wg: [Math.ceil(n / 32), Math.ceil(m / 32), chunks],
+    },
+    {
+      kernel: 'matmul_splitk_sum',
+      constants: { ACCUMULATE: accumulate ? 1 : 0 },
+      uniform: [m, n, k, 1],
+      refs: [partial, refs[2]],
+      wg: grid(m * n, 256),
+    },
+  ];
+}
 
 /** Output rows and columns per workgroup of matmul_tiled.wgsl (it hard-codes them); matmul.wgsl: 32. */
 export const MATMUL_TILE = 64;

@@ -7,7 +7,7 @@ import {
   f32Bits,
   grid,
   maskRows,
-  matmulCall,
+  matmulCalls,
   RED,
   scatterCalls,
   UN,
@@ -25,7 +25,18 @@ export function forwardCalls(graph: Graph, n: Node): Call[] {
     case 'param':
       return [];
     case 'matmul':
-      return [matmulCall([val(op.a), val(op.b), y], op.m, op.n, op.k, op.batch, op.transA, op.transB, false)];
+      return matmulCalls(
+        [val(op.a), val(op.b), y],
+        op.m,
+        op.n,
+        op.k,
+        op.batch,
+        op.transA,
+        op.transB,
+        false,
+        n.id,
+        'C',
+      );
     case 'biasAct': {
       const c = cols(n.shape);
       const bias: Ref = op.bias === null ? { t: 'zeros', floats: c } : val(op.bias);

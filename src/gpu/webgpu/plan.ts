@@ -1,6 +1,6 @@
 /**
  * Turns a Graph into a device-independent list of kernel calls: forward in recording order, backward
- * in reverse (the tape), then grad_norm + adam. The list is materialised on a device by model.ts,
+ * in reverse (the tape), then the gradient norm (two calls) + adam. The list is materialised on a device by model.ts,
  * and again on a fresh device after a loss.
  *
  * One forward and one backward case per graph op, in plan-forward.ts and plan-backward.ts (a case
@@ -10,7 +10,7 @@
 import type { Graph } from '../graph.ts';
 import type { ParamLayout } from '../layout.ts';
 import { backwardCalls } from './plan-backward.ts';
-import { f32Bits, grid, type Call } from './plan-calls.ts';
+import { f32Bits, grid, type Call, type Ref } from './plan-calls.ts';
 import { forwardCalls } from './plan-forward.ts';
 
 export { f32Bits, grid, type Call, type Ref } from './plan-calls.ts';
@@ -18,7 +18,7 @@ export { f32Bits, grid, type Call, type Ref } from './plan-calls.ts';
 export interface Plan {
   forward: Call[];
   backward: Call[];
-  /** grad_norm (+ adam when an optimizer is set). */
+  /** grad_norm_partial, grad_norm (+ adam when an optimizer is set). */
   update: Call[];
 }
 
@@ -28,16 +28,32 @@ export function buildPlan(graph: Graph, layout: ParamLayout, backwardIds: number
   const backward: Call[] = [];
   for (const id of backwardIds)
     backward.push(...backwardCalls(graph, graph.node(id)).map((c) => ({ ...c, node: id })));
-  const update: Call[] = [
+  return { forward, backward, update: gradNormCalls(layout.total, clipNorm) };
+}
+
+/** Floats per workgroup of grad_norm_partial.wgsl (it hard-codes them). */
+export const NORM_BLOCK = 4096;
+/** The update list starts with this many calls that compute the norm (adam, when set, follows). */
+export const NORM_CALLS = 2;
+
+/**
+ * [‖g‖₂, clip scale] of the gradient arena (`total` floats) in two levels: grad_norm_partial.wgsl
+ * sums the squares of each block of NORM_BLOCK floats, grad_norm.wgsl the block sums.
+ */
+export function gradNormCalls(total: number, clipNorm: number): Call[] {
+  const blocks = Math.ceil(total / NORM_BLOCK);
+  const partial: Ref = { t: 'temp', id: -1, slot: 'normPartial', floats: Math.max(1, blocks) };
+  const uniform = [total, f32Bits(clipNorm)];
+  return [
     {
-      kernel: 'grad_norm',
+      kernel: 'grad_norm_partial',
       constants: {},
-      uniform: [layout.total, f32Bits(clipNorm)],
-      refs: [{ t: 'arena', which: 'grads' }, { t: 'norm' }],
-      wg: [1, 1, 1],
+      uniform,
+      refs: [{ t: 'arena', which: 'grads' }, partial],
+      wg: grid(blocks, 1),
     },
+    { kernel: 'grad_norm', constants: {}, uniform, refs: [partial, { t: 'norm' }], wg: [1, 1, 1] },
   ];
-  return { forward, backward, update };
 }
 
 /** The adam call; its uniform (bias corrections) is rewritten every step by the model. */

@@ -1,0 +1,381 @@
+/**
+ * Split-K products (matmul_splitk.wgsl + matmul_splitk_sum.wgsl, planned by plan-calls.ts
+ * matmulCalls) against the CPU backend's matmul on the WebGPU adapter the suite finds (SwiftShader
+ * on a machine without a GPU): odd sizes, K in the thousands and about 20,000, every transpose
+ * form, with and without accumulation, live K that shrinks to one chunk or to zero, and a model
+ * whose weight gradients sum over live rows. Tolerance (docs/compute-core.md): |gpu − cpu| ≤
+ * 2⁻²²·√K·Σ_k|a·b| + 2⁻²³·|C₀|.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createRng } from '../../core/rng.ts';
+import { CpuModel } from '../cpu/model.ts';
+import { matmul as cpuMatmul } from '../cpu/ops-matmul.ts';
+import { Graph } from '../graph.ts';
+import { uniform } from '../init.ts';
+import { nodeGpu } from '../node-gpu.ts';
+import { GpuContext } from './device.ts';
+import { liveCall, liveRows } from './live.ts';
+import { GpuModel } from './model.ts';
+import { PipelineCache } from './pipelines.ts';
+import { backwardCalls } from './plan-backward.ts';
+import { forwardCalls } from './plan-forward.ts';
+import { matmulCall, matmulCalls, SPLITK_CHUNK, val, type Call } from './plan-calls.ts';
+
+let ctx: GpuContext;
+let cache: PipelineCache;
+
+beforeAll(async () => {
+  const c = await GpuContext.create({ gpu: await nodeGpu() });
+  if (!c) throw new Error('no WebGPU adapter: install libvulkan1 and chromium (SwiftShader) or run on a GPU');
+  ctx = c;
+  cache = new PipelineCache(ctx.device);
+});
+
+afterAll(() => {
+  expect(ctx.errors).toEqual([]);
+  ctx.dispose();
+});
+
+interface Shape {
+  m: number;
+  n: number;
+  k: number;
+}
+
+/**
+ * Runs the calls of one product (refs val(0) = A, val(1) = B, val(2) = C, a temp = the chunk
+ * scratch) with their own uniforms and workgroups; returns C.
+ */
+async function runCalls(
+  calls: Call[],
+  A: Float32Array,
+  B: Float32Array,
+  C0: Float32Array,
+): Promise<Float32Array> {
+  const device = ctx.device;
+  const owned: GPUBuffer[] = [];
+  const buf = (data: Float32Array | Uint32Array, usage: number): GPUBuffer => {
+    const b = device.createBuffer({
+      size: Math.max(16, data.byteLength),
+      usage: usage | GPUBufferUsage.COPY_DST,
+    });
+    device.queue.writeBuffer(b, 0, data);
+    owned.push(b);
+    return b;
+  };
+  const S = GPUBufferUsage.STORAGE;
+  const a = buf(A.length ? A : new Float32Array(4), S);
+  const b = buf(B.length ? B : new Float32Array(4), S);
+  const c = buf(C0, S | GPUBufferUsage.COPY_SRC);
+  const temps = new Map<number, GPUBuffer>();
+  const enc = device.createCommandEncoder();
+  const pass = enc.beginComputePass();
+  for (const call of calls) {
+    const pipeline = cache.get(call.kernel, call.constants);
+    const u = buf(new Uint32Array(call.uniform), GPUBufferUsage.UNIFORM);
+    const resources = call.refs.map((r) => {
+      if (r.t === 'temp') {
+        let t = temps.get(r.floats);
+        if (!t) {
+          t = buf(new Float32Array(Math.max(4, r.floats)).fill(NaN), S);
+          temps.set(r.floats, t);
+        }
+        return t;
+      }
+      if (r.t !== 'value') throw new Error(`unexpected ref ${r.t}`);
+      return [a, b, c][r.id] as GPUBuffer;
+    });
+    pass.setPipeline(pipeline);
+    pass.setBindGroup(
+      0,
+      device.createBindGroup({
+        layout: pipeline.getBindGroupLayout(0),
+        entries: [u, ...resources].map((buffer, binding) => ({ binding, resource: { buffer } })),
+      }),
+    );
+    pass.dispatchWorkgroups(...call.wg);
+  }
+  pass.end();
+  const read = device.createBuffer({
+    size: C0.byteLength,
+    usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST,
+  });
+  owned.push(read);
+  enc.copyBufferToBuffer(c, 0, read, 0, C0.byteLength);
+  device.queue.submit([enc.finish()]);
+  await read.mapAsync(GPUMapMode.READ);
+  const out = new Float32Array(read.getMappedRange().slice(0));
+  read.unmap();
+  for (const x of owned) x.destroy();
+  return out;
+}
+
+/** Σ_k |op(A)[i,k]·op(B)[k,j]| per output element (the scale of the rounding errors). */
+function absSums(s: Shape, ta: boolean, tb: boolean, A: Float32Array, B: Float32Array): Float64Array {
+  const out = new Float64Array(s.m * s.n);
+  for (let i = 0; i < s.m; i++)
+    for (let p = 0; p < s.k; p++) {
+      const av = Math.abs(A[ta ? p * s.m + i : i * s.k + p] as number);
+      if (av === 0) continue;
+      for (let j = 0; j < s.n; j++)
+        out[i * s.n + j] =
+          (out[i * s.n + j] as number) + av * Math.abs(B[tb ? j * s.k + p : p * s.n + j] as number);
+    }
+  return out;
+}
+
+/** The stated tolerance: the largest |gpu − cpu| over 2⁻²²·√K·Σ|a·b| + 2⁻²³·|C₀| (≤ 1 passes). */
+function worstSplitK(
+  s: Shape,
+  gpu: Float32Array,
+  cpu: Float32Array,
+  sums: Float64Array,
+  C0: Float32Array | null,
+): number {
+  let worst = 0;
+  for (let o = 0; o < gpu.length; o++) {
+    const tol =
+      2 ** -22 * Math.sqrt(s.k) * (sums[o] as number) + (C0 ? 2 ** -23 * Math.abs(C0[o] as number) : 0);
+    const d = Math.abs((gpu[o] as number) - (cpu[o] as number));
+    const e = d === 0 ? 0 : d / tol;
+    if (!(e <= worst)) worst = Number.isNaN(e) ? Infinity : e;
+  }
+  return worst;
+}
+
+const bits = (x: Float32Array): Uint32Array => new Uint32Array(x.buffer, x.byteOffset, x.length);
+
+describe('split-K products match the CPU backend at the stated tolerance', () => {
+  const shapes: Shape[] = [
+    { m: 5, n: 7, k: 257 },
+    { m: 33, n: 17, k: 1000 },
+    { m: 32, n: 32, k: 3072 },
+    { m: 18, n: 150, k: 5003 },
+    { m: 64, n: 1, k: 20000 },
+    { m: 37, n: 29, k: 20001 },
+  ];
+  for (const s of shapes) {
+    it(`${s.m}x${s.n}, K = ${s.k}: all transpose forms, with and without accumulation`, async () => {
+      const rng = createRng(s.m * 7 + s.n * 3 + s.k);
+      // Features of a policy network are often ≥ 0 (relu, one-hot): the sums then grow with K.
+      const A = Float32Array.from(uniform(rng, s.m * s.k, 1), (v, i) => (i % 3 === 0 ? Math.abs(v) : v));
+      const B = uniform(rng, s.k * s.n, 1);
+      const C0 = uniform(rng, s.m * s.n, 1);
+      let worst = 0;
+      for (const ta of [false, true])
+        for (const tb of [false, true]) {
+          const sums = absSums(s, ta, tb, A, B);
+          for (const acc of [false, true]) {
+            const calls = matmulCalls([val(0), val(1), val(2)], s.m, s.n, s.k, 1, ta, tb, acc, 0, 'dB');
+            expect(calls.map((c) => c.kernel)).toEqual(['matmul_splitk', 'matmul_splitk_sum']);
+            expect(calls[0]?.wg[2]).toBe(Math.ceil(s.k / SPLITK_CHUNK));
+            const gpu = await runCalls(calls, A, B, C0);
+            const cpu = C0.slice();
+            cpuMatmul(A, B, cpu, 1, s.m, s.n, s.k, ta, tb, acc);
+            const e = worstSplitK(s, gpu, cpu, sums, acc ? C0 : null);
+            expect(e, `trans=${+ta}${+tb} acc=${+acc}`).toBeLessThanOrEqual(1);
+            worst = Math.max(worst, e);
+          }
+        }
+      console.log(`[split-K] ${s.m}x${s.n}x${s.k}: worst |gpu − cpu| / tolerance = ${worst.toFixed(3)}`);
+    });
+  }
+
+  it('one live chunk (K ≤ 256) gives the bits of the 32x32 kernel; K = 0 writes zeros or leaves C', async () => {
+    const s = { m: 33, n: 17, k: 3000 };
+    const rng = createRng(3);
+    const A = uniform(rng, s.m * s.k, 1);
+    const B = uniform(rng, s.k * s.n, 1);
+    const C0 = uniform(rng, s.m * s.n, 1);
+    for (const live of [200, 256, 1])
+      for (const acc of [false, true]) {
+        // dB-style: op(A) = Aᵀ stored [k][m]; the live K are the first rows.
+        const sized = (c: Call): Call => {
+          const u = c.uniform.slice();
+          u[2] = live;
+          const wg: [number, number, number] = c.kernel === 'matmul_splitk' ? [c.wg[0], c.wg[1], 1] : c.wg;
+          return { ...c, uniform: u, wg };
+        };
+        const split = matmulCalls([val(0), val(1), val(2)], s.m, s.n, s.k, 1, true, false, acc, 0, 'dB').map(
+          sized,
+        );
+        const plain = sized(matmulCall([val(0), val(1), val(2)], s.m, s.n, s.k, 1, true, false, acc));
+        const Al = A.subarray(0, live * s.m);
+        const Bl = B.subarray(0, live * s.n);
+        expect(bits(await runCalls(split, Al, Bl, C0)), `${live} live`).toEqual(
+          bits(await runCalls([plain], Al, Bl, C0)),
+        );
+      }
+    const zero = matmulCalls([val(0), val(1), val(2)], s.m, s.n, 600, 1, true, false, true, 0, 'dB').map(
+      (c) => ({
+        ...c,
+        uniform: [s.m, s.n, 0, 1],
+      }),
+    );
+    expect(bits(await runCalls(zero, A, B, C0))).toEqual(bits(C0));
+    zero[1] = { ...(zero[1] as Call), constants: { ACCUMULATE: 0 } };
+    expect([...(await runCalls(zero, A, B, C0))].every((v) => v === 0)).toBe(true);
+  });
+});
+
+describe('split-K in the plan', () => {
+  it('runs only thin outputs with K of at least two chunks and batch 1; the rest keeps its kernel', () => {
+    const k = (m: number, n: number, kk: number, batch = 1) =>
+      matmulCalls([val(0), val(1), val(2)], m, n, kk, batch, true, false, true, 0, 'dB').map((c) => c.kernel);
+    expect(k(32, 32, 512)).toEqual(['matmul_splitk', 'matmul_splitk_sum']);
+    expect(k(314, 64, 3072)).toEqual(['matmul_splitk', 'matmul_splitk_sum']);
+    expect(k(32, 32, 257)).toEqual(['matmul_splitk', 'matmul_splitk_sum']);
+    expect(k(32, 32, 256)).toEqual(['matmul']);
+    expect(k(32, 32, 3072, 2)).toEqual(['matmul']);
+    expect(k(300, 300, 3072)).toEqual(['matmul_tiled']);
+    expect(k(1100, 32, 3072)).toEqual(['matmul']);
+    // A chunk scratch past 16 MiB: the plain kernel.
+    expect(k(160, 160, 200000)).toEqual(['matmul_tiled']);
+  });
+
+  it('dispatches chunks of the live K of a weight gradient, and sizes the scratch for the planned K', () => {
+    const g = new Graph();
+    const x = g.input('x', [3000, 40]);
+    const w = g.param('w', [40, 33], new Float32Array(40 * 33));
+    const y = g.matmul(x, w);
+    const calls = backwardCalls(g, g.node(y.id)).map((c) => ({ ...c, node: y.id }));
+    expect(calls.map((c) => c.kernel)).toEqual(['matmul_splitk', 'matmul_splitk_sum']);
+    const scratch = calls[0]?.refs[2];
+    expect(scratch).toMatchObject({ t: 'temp', slot: 'splitKdB', floats: Math.ceil(3000 / 256) * 40 * 33 });
+    for (const [live, chunks] of [
+      [3000, 12],
+      [1000, 4],
+      [256, 1],
+      [0, 1],
+    ] as const) {
+      const L = liveRows(g, new Map([[x.id, live]]));
+      const [part, sum] = calls.map((c) => liveCall(g, c, L));
+      expect(part?.uniform.slice(0, 3), `${live} live`).toEqual([40, 33, live]);
+      expect(part?.wg, `${live} live`).toEqual([2, 2, chunks]);
+      expect(sum?.uniform.slice(0, 3), `${live} live`).toEqual([40, 33, live]);
+    }
+  });
+
+  it('a model whose weight gradients run split-K matches the CPU over live rows; one live chunk equals an unpadded model', async () => {
+    const R = 3000;
+    const rng = createRng(21);
+    const build = (rows: number) => {
+      const g = new Graph();
+      const x = g.input('x', [rows, 40]);
+      const w1 = g.param('w1', [40, 33], uniform(createRng(1), 40 * 33, 0.3));
+      const w2 = g.param('w2', [20, 33], uniform(createRng(2), 20 * 33, 0.3));
+      const h = g.biasAct(g.matmul(x, w1), null, 'relu');
+      const y = g.matmul(h, w2, { transB: true });
+      const loss = g.sum(g.sum(g.mul(y, g.input('wt', [rows, 20]))));
+      return { g, loss, params: [w1, w2] };
+    };
+    const xs = Float32Array.from({ length: R * 40 }, () => rng.next() - 0.3);
+    const wt = Float32Array.from({ length: R * 20 }, () => rng.next() - 0.5);
+    const pad = (a: Float32Array, live: number, c: number) => a.map((v, i) => (i < live * c ? v : NaN));
+    const { g, loss, params } = build(R);
+    for (const live of [R, 2049, 200, 0]) {
+      const gpu = new GpuModel(ctx, g, { loss });
+      const cpu = new CpuModel(g, { loss });
+      for (const m of [gpu, cpu]) {
+        m.setInput('x', pad(xs, live, 40), live);
+        m.setInput('wt', pad(wt, live, 20), live);
+      }
+      const [rg, rc] = [await gpu.step(), await cpu.step()];
+      expect(Math.abs(rg.loss - rc.loss)).toBeLessThanOrEqual(1e-4 * Math.max(1, Math.abs(rc.loss)));
+      for (const p of params) {
+        const [gg, gc] = [await gpu.readGrad(p), await cpu.readGrad(p)];
+        const scale = Math.max(1, ...gc.map(Math.abs));
+        // dW sums ≤ 3000 rows of O(1) terms: 2⁻²²·√3000·Σ|a·b| is about 1e-5 of the scale.
+        for (let i = 0; i < gg.length; i++)
+          expect(
+            Math.abs((gg[i] as number) - (gc[i] as number)),
+            `grad ${p.id}[${i}], ${live} live`,
+          ).toBeLessThanOrEqual(2e-5 * scale * Math.max(1, live / 1000));
+        if (live === 0) expect(gg.every((v) => v === 0)).toBe(true);
+      }
+      if (live === 200) {
+        // One live chunk: the same bits as a model planned for exactly 200 rows (the 32x32 kernel).
+        const small = build(200);
+        const plain = new GpuModel(ctx, small.g, { loss: small.loss });
+        plain.setInput('x', xs.subarray(0, 200 * 40));
+        plain.setInput('wt', wt.subarray(0, 200 * 20));
+        expect((await plain.step()).loss).toBe(rg.loss);
+        for (const [i, p] of params.entries())
+          expect(bits(await gpu.readGrad(p))).toEqual(
+            bits(await plain.readGrad(small.params[i] as typeof p)),
+          );
+        plain.dispose();
+      }
+      gpu.dispose();
+    }
+  });
+
+  it('a node whose value and dA both run split-K keeps a scratch for each (of different sizes)', async () => {
+    // C = x·w is 2x300 over K = 600 (3 chunks); dx = dC·wᵀ is 2x600 over K = 300 (2 chunks, a larger
+    // scratch than C's); dw = xᵀ·dC is 600x300: too large an output, the tiled kernel.
+    const g = new Graph();
+    const x = g.param('x', [2, 600], uniform(createRng(3), 1200, 1));
+    const w = g.param('w', [600, 300], uniform(createRng(4), 180_000, 0.1));
+    const y = g.matmul(x, w);
+    const loss = g.sum(g.sum(g.unary('tanh', y)));
+    const fwd = forwardCalls(g, g.node(y.id));
+    const bwd = backwardCalls(g, g.node(y.id));
+    expect(fwd.map((c) => c.kernel)).toEqual(['matmul_splitk', 'matmul_splitk_sum']);
+    expect(bwd.map((c) => c.kernel)).toEqual(['matmul_splitk', 'matmul_splitk_sum', 'matmul_tiled']);
+    expect(fwd[0]?.refs[2]).toMatchObject({ slot: 'splitKC', floats: 3 * 2 * 300 });
+    expect(bwd[0]?.refs[2]).toMatchObject({ slot: 'splitKdA', floats: 2 * 2 * 600 });
+    const gpu = new GpuModel(ctx, g, { loss });
+    const cpu = new CpuModel(g, { loss });
+    const [rg, rc] = [await gpu.step(), await cpu.step()];
+    expect(Math.abs(rg.loss - rc.loss)).toBeLessThanOrEqual(1e-4 * Math.max(1, Math.abs(rc.loss)));
+    for (const p of [x, w]) {
+      const [gg, gc] = [await gpu.readGrad(p), await cpu.readGrad(p)];
+      for (let i = 0; i < gg.length; i++)
+        expect(Math.abs((gg[i] as number) - (gc[i] as number)), `grad ${p.id}[${i}]`).toBeLessThanOrEqual(
+          1e-5,
+        );
+    }
+    gpu.dispose();
+  });
+
+  it('a model with split-K gradients recovers from device.destroy() and continues like a model that kept its device', async () => {
+    const gpuObj = await nodeGpu();
+    const lost = await GpuContext.create({ gpu: gpuObj });
+    const ref = await GpuContext.create({ gpu: gpuObj });
+    if (!lost || !ref) throw new Error('no adapter');
+    const g = new Graph();
+    const x = g.input('x', [1500, 24]);
+    const w = g.param('w', [24, 20], uniform(createRng(8), 24 * 20, 0.3));
+    const y = g.matmul(x, w);
+    const loss = g.sum(g.sum(g.unary('tanh', y)));
+    expect(backwardCalls(g, g.node(y.id)).map((c) => c.kernel)).toEqual([
+      'matmul_splitk',
+      'matmul_splitk_sum',
+    ]);
+    const opt = { lr: 0.01, weightDecay: 0.01, clipNorm: 0.5 };
+    const [a, b] = [lost, ref].map((c) => new GpuModel(c, g, { loss, optimizer: opt, hostSyncEvery: 2 })) as [
+      GpuModel,
+      GpuModel,
+    ];
+    const steps = async (m: GpuModel, from: number, count: number): Promise<number[]> => {
+      const out: number[] = [];
+      for (let s = from; s < from + count; s++) {
+        m.setInput('x', uniform(createRng(100 + s), 1500 * 24, 1), 1500 - 300 * (s % 3));
+        out.push((await m.step()).loss);
+      }
+      return out;
+    };
+    expect(await steps(a, 0, 2)).toEqual(await steps(b, 0, 2));
+    const gone = lost.device.lost;
+    lost.device.destroy();
+    await gone;
+    const [la, lb] = [await steps(a, 2, 3), await steps(b, 2, 3)];
+    expect(a.recoveries).toBe(1);
+    expect(la).toEqual(lb);
+    expect(bits(await a.read(w))).toEqual(bits(await b.read(w)));
+    a.dispose();
+    b.dispose();
+    lost.dispose();
+    ref.dispose();
+  });
+});
