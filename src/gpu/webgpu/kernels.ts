@@ -23,6 +23,7 @@ import matmulSplitk from '../kernels/matmul_splitk.wgsl?raw';
 import matmulSplitkSum from '../kernels/matmul_splitk_sum.wgsl?raw';
 import matmulTiled from '../kernels/matmul_tiled.wgsl?raw';
 import matmulWide from '../kernels/matmul_wide.wgsl?raw';
+import matmulSplitkTiled from '../kernels/matmul_splitk_tiled.wgsl?raw';
 import pick from '../kernels/pick.wgsl?raw';
 import pickGrad from '../kernels/pick_grad.wgsl?raw';
 import ppoClip from '../kernels/ppo_clip.wgsl?raw';
@@ -61,6 +62,7 @@ export const KERNELS = {
   matmul_splitk_sum: matmulSplitkSum,
   matmul_tiled: matmulTiled,
   matmul_wide: matmulWide,
+  matmul_splitk_tiled: matmulSplitkTiled,
   pick: pick,
   pick_grad: pickGrad,
   ppo_clip: ppoClip,

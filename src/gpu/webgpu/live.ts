@@ -10,7 +10,15 @@
 import type { Graph } from '../graph.ts';
 import { cols, size } from '../graph.ts';
 import { maxChunks } from './csr.ts';
-import { COL_BLOCK, grid, MATMUL_TILES, SPLITK_CHUNK, type Call, type MatmulKernel } from './plan-calls.ts';
+import {
+  COL_BLOCK,
+  grid,
+  MATMUL_TILE,
+  MATMUL_TILES,
+  SPLITK_CHUNK,
+  type Call,
+  type MatmulKernel,
+} from './plan-calls.ts';
 
 /** Live rows of every node from the live rows of the inputs (absent: all rows). */
 export function liveRows(graph: Graph, inputLive: ReadonlyMap<number, number>): Int32Array {
@@ -184,11 +192,23 @@ export function liveCall(
       // dB = op(A)ᵀ·dC (scratch splitKdB): K = live rows, ⌈live / SPLITK_CHUNK⌉ chunks. C and dA:
       // live output rows.
       const r = c.refs[c.kernel === 'matmul_splitk' ? 2 : 0];
-      if (r?.t === 'temp' && r.slot === 'splitKdB') u[2] = live;
+      // After matmul_splitk_tiled (u[3] = its chunk), the sum reads ⌈live / chunk⌉ chunks as k.
+      const chunk = c.kernel === 'matmul_splitk_sum' ? (u[3] as number) : 1;
+      if (r?.t === 'temp' && r.slot === 'splitKdB')
+        u[2] = chunk > 1 ? Math.ceil(live / chunk) * SPLITK_CHUNK : live;
       else u[0] = live;
       const [m, nn, k] = u as [number, number, number];
       if (c.kernel === 'matmul_splitk_sum') wg = grid(m * nn, 256);
       else wg = [wg[0], Math.max(1, Math.ceil(m / 32)), Math.max(1, Math.ceil(k / SPLITK_CHUNK))];
+      break;
+    }
+    case 'matmul_splitk_tiled': {
+      if (op.kind !== 'matmul' || op.transA || op.batch !== 1 || live === op.m) break;
+      const r = c.refs[2];
+      if (r?.t === 'temp' && r.slot === 'splitKdB') u[2] = live;
+      else u[0] = live;
+      const [m, , k, chunk] = u as [number, number, number, number];
+      wg = [wg[0], Math.max(1, Math.ceil(m / MATMUL_TILE)), Math.max(1, Math.ceil(k / chunk))];
       break;
     }
     default:

@@ -202,8 +202,11 @@ export function matmulCalls(
 ): Call[] {
   const chunks = Math.ceil(k / SPLITK_CHUNK);
   const tiles = Math.ceil(m / 32) * Math.ceil(n / 32);
-  if (batch !== 1 || chunks < 2 || tiles > SPLITK_MAX_TILES || chunks * m * n > SPLITK_MAX_FLOATS)
+  if (batch !== 1 || chunks < 2 || tiles > SPLITK_MAX_TILES || chunks * m * n > SPLITK_MAX_FLOATS) {
+    const chunk = splitKTiled(m, n, k, batch);
+    if (chunk) return splitKTiledCalls(refs, m, n, k, transA, transB, accumulate, id, of, chunk);
     return [matmulCall(refs, m, n, k, batch, transA, transB, accumulate)];
+  }
   const partial: Ref = { t: 'temp', id, slot: `splitK${of}`, floats: chunks * m * n };
   return [
     {
@@ -217,6 +220,65 @@ export function matmulCalls(
       kernel: 'matmul_splitk_sum',
       constants: { ACCUMULATE: accumulate ? 1 : 0 },
       uniform: [m, n, k, 1],
+      refs: [partial, refs[2]],
+      wg: grid(m * n, 256),
+    },
+  ];
+}
+
+/** Split-K on 64x64 tiles only below this many of them (too few workgroups for a large GPU)… */
+export const SPLITK_TILED_MAX_WGS = 96;
+/** …for K of at least this… */
+export const SPLITK_TILED_MIN_K = 1024;
+/** …into about this many workgroups in all. */
+export const SPLITK_TILED_TARGET_WGS = 256;
+
+/**
+ * The chunk (a multiple of SPLITK_CHUNK) of a split-K product on 64x64 tiles, or 0: batch 1, an
+ * output of 64x64 tiles that matmulCall would run on matmul_tiled.wgsl with fewer than
+ * SPLITK_TILED_MAX_WGS workgroups, and K ≥ SPLITK_TILED_MIN_K; chunks enough for about
+ * SPLITK_TILED_TARGET_WGS workgroups, at least 2, scratch within SPLITK_MAX_FLOATS.
+ */
+export function splitKTiled(m: number, n: number, k: number, batch: number): number {
+  if (batch !== 1 || k < SPLITK_TILED_MIN_K || matmulKernel(m, n, 1) !== 'matmul_tiled') return 0;
+  const wgs = Math.ceil(m / MATMUL_TILE) * Math.ceil(n / MATMUL_TILE);
+  if (wgs >= SPLITK_TILED_MAX_WGS) return 0;
+  const want = Math.min(Math.ceil(SPLITK_TILED_TARGET_WGS / wgs), Math.floor(SPLITK_MAX_FLOATS / (m * n)));
+  const chunk = Math.ceil(k / Math.max(1, want) / SPLITK_CHUNK) * SPLITK_CHUNK;
+  return Math.ceil(k / chunk) >= 2 ? chunk : 0;
+}
+
+/**
+ * matmul_splitk_tiled.wgsl (chunk z of K into partial[z]) then matmul_splitk_sum.wgsl, which reads
+ * its chunk count from k = chunks·SPLITK_CHUNK; the chunk rides in the sum call's 4th uniform word
+ * so that live.ts can recount chunks from live K.
+ */
+function splitKTiledCalls(
+  refs: [Ref, Ref, Ref],
+  m: number,
+  n: number,
+  k: number,
+  transA: boolean,
+  transB: boolean,
+  accumulate: boolean,
+  id: number,
+  of: 'C' | 'dA' | 'dB',
+  chunk: number,
+): Call[] {
+  const chunks = Math.ceil(k / chunk);
+  const partial: Ref = { t: 'temp', id, slot: `splitK${of}`, floats: chunks * m * n };
+  return [
+    {
+      kernel: 'matmul_splitk_tiled',
+      constants: { TRANS_A: transA ? 1 : 0, TRANS_B: transB ? 1 : 0 },
+      uniform: [m, n, k, chunk],
+      refs: [refs[0], refs[1], partial],
+      wg: [Math.ceil(n / MATMUL_TILE), Math.ceil(m / MATMUL_TILE), chunks],
+    },
+    {
+      kernel: 'matmul_splitk_sum',
+      constants: { ACCUMULATE: accumulate ? 1 : 0 },
+      uniform: [m, n, chunks * SPLITK_CHUNK, chunk],
       refs: [partial, refs[2]],
       wg: grid(m * n, 256),
     },

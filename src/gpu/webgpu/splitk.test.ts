@@ -13,13 +13,22 @@ import { matmul as cpuMatmul } from '../cpu/ops-matmul.ts';
 import { Graph } from '../graph.ts';
 import { uniform } from '../init.ts';
 import { nodeGpu } from '../node-gpu.ts';
+import { worstError } from '../testing/cases.ts';
 import { GpuContext } from './device.ts';
 import { liveCall, liveRows } from './live.ts';
 import { GpuModel } from './model.ts';
 import { PipelineCache } from './pipelines.ts';
 import { backwardCalls } from './plan-backward.ts';
 import { forwardCalls } from './plan-forward.ts';
-import { matmulCall, matmulCalls, SPLITK_CHUNK, val, type Call } from './plan-calls.ts';
+import {
+  matmulCall,
+  matmulCalls,
+  SPLITK_CHUNK,
+  SPLITK_TILED_MAX_WGS,
+  splitKTiled,
+  val,
+  type Call,
+} from './plan-calls.ts';
 
 let ctx: GpuContext;
 let cache: PipelineCache;
@@ -227,10 +236,14 @@ describe('split-K in the plan', () => {
     expect(k(32, 32, 257)).toEqual(['matmul_splitk', 'matmul_splitk_sum']);
     expect(k(32, 32, 256)).toEqual(['matmul']);
     expect(k(32, 32, 3072, 2)).toEqual(['matmul']);
-    expect(k(300, 300, 3072)).toEqual(['matmul_tiled']);
+    // A 64x64-tiled output of few workgroups splits on its own tiles; with a short K it does not.
+    expect(k(300, 300, 3072)).toEqual(['matmul_splitk_tiled', 'matmul_splitk_sum']);
+    expect(k(300, 300, 1000)).toEqual(['matmul_tiled']);
     expect(k(1100, 32, 3072)).toEqual(['matmul']);
-    // A chunk scratch past 16 MiB: the plain kernel.
-    expect(k(160, 160, 200000)).toEqual(['matmul_tiled']);
+    // 256-chunks would need a scratch past 16 MiB: fewer, longer chunks on 64x64 tiles.
+    expect(k(160, 160, 200000)).toEqual(['matmul_splitk_tiled', 'matmul_splitk_sum']);
+    expect(splitKTiled(160, 160, 200000, 1) % SPLITK_CHUNK).toBe(0);
+    expect(Math.ceil(200000 / splitKTiled(160, 160, 200000, 1)) * 160 * 160).toBeLessThanOrEqual(1 << 22);
   });
 
   it('dispatches chunks of the live K of a weight gradient, and sizes the scratch for the planned K', () => {
@@ -377,5 +390,81 @@ describe('split-K in the plan', () => {
     b.dispose();
     lost.dispose();
     ref.dispose();
+  });
+});
+
+describe('split-K on 64x64 tiles (matmul_splitk_tiled.wgsl) for outputs of a few dozen tiles', () => {
+  it('is planned for batch 1, fewer than SPLITK_TILED_MAX_WGS tiled workgroups and a long K', () => {
+    expect(splitKTiled(256, 768, 4096, 1)).toBe(768); // 48 tiles: 6 chunks, 288 workgroups
+    expect(splitKTiled(384, 1152, 8192, 1)).toBe(0); // 108 tiles: enough without
+    expect(splitKTiled(64, 64, 2048, 1)).toBe(256); // (matmulCalls runs this one on 32x32 split-K)
+    expect(splitKTiled(256, 768, 1000, 1)).toBe(0); // K below SPLITK_TILED_MIN_K
+    expect(splitKTiled(256, 768, 4096, 2)).toBe(0);
+    expect(splitKTiled(2048, 2048, 4096, 1)).toBe(0); // matmul_wide
+    expect(splitKTiled(32, 768, 4096, 1)).toBe(0); // not a tiled output
+    const calls = matmulCalls([val(0), val(1), val(2)], 256, 768, 4096, 1, true, false, true, 0, 'dB');
+    expect(calls.map((c) => c.kernel)).toEqual(['matmul_splitk_tiled', 'matmul_splitk_sum']);
+    expect(calls[0]?.wg).toEqual([12, 4, 6]);
+    expect(calls[1]?.uniform).toEqual([256, 768, 6 * SPLITK_CHUNK, 768]);
+    expect(SPLITK_TILED_MAX_WGS).toBeGreaterThan(48);
+  });
+
+  const shapes: Shape[] = [
+    { m: 200, n: 200, k: 2000 },
+    { m: 130, n: 260, k: 1500 },
+    { m: 64, n: 600, k: 1031 },
+  ];
+  for (const s of shapes) {
+    it(`${s.m}x${s.n}, K = ${s.k}: all transpose forms, with and without accumulation`, async () => {
+      const rng = createRng(s.m * 5 + s.n + s.k);
+      const A = Float32Array.from(uniform(rng, s.m * s.k, 1), (v, i) => (i % 3 === 0 ? Math.abs(v) : v));
+      const B = uniform(rng, s.k * s.n, 1);
+      const C0 = uniform(rng, s.m * s.n, 1);
+      for (const ta of [false, true])
+        for (const tb of [false, true]) {
+          const sums = absSums(s, ta, tb, A, B);
+          for (const acc of [false, true]) {
+            const calls = matmulCalls([val(0), val(1), val(2)], s.m, s.n, s.k, 1, ta, tb, acc, 0, 'dB');
+            expect(calls.map((c) => c.kernel)).toEqual(['matmul_splitk_tiled', 'matmul_splitk_sum']);
+            expect(calls[0]?.wg[2]).toBeGreaterThanOrEqual(2);
+            const gpu = await runCalls(calls, A, B, C0);
+            const cpu = C0.slice();
+            cpuMatmul(A, B, cpu, 1, s.m, s.n, s.k, ta, tb, acc);
+            expect(
+              worstSplitK(s, gpu, cpu, sums, acc ? C0 : null),
+              `trans=${+ta}${+tb} acc=${+acc}`,
+            ).toBeLessThanOrEqual(1);
+          }
+        }
+    });
+  }
+
+  it('a weight gradient over live rows matches the CPU backend; chunks follow the live K', async () => {
+    const R = 2000;
+    const rng = createRng(77);
+    const g = new Graph();
+    const x = g.input('x', [R, 130]);
+    const w = g.param('w', [130, 260], uniform(rng, 130 * 260, 0.2));
+    const y = g.matmul(x, w);
+    const loss = g.sum(g.sum(g.mul(y, g.input('wt', [R, 260]))));
+    const kernels = backwardCalls(g, g.node(y.id)).map((c) => c.kernel);
+    expect(kernels).toContain('matmul_splitk_tiled');
+    for (const live of [R, 1500, 700, 0]) {
+      const gpu = new GpuModel(ctx, g, { loss });
+      const cpu = new CpuModel(g, { loss });
+      const r = createRng(live + 3);
+      const xs = Float32Array.from({ length: R * 130 }, (_, i) => (i < live * 130 ? r.next() - 0.5 : NaN));
+      const wt = Float32Array.from({ length: R * 260 }, (_, i) => (i < live * 260 ? r.next() - 0.5 : NaN));
+      for (const m of [gpu, cpu]) {
+        m.setInput('x', xs, live);
+        m.setInput('wt', wt, live);
+      }
+      await gpu.step();
+      await cpu.step();
+      const [gg, gc] = [await gpu.readGrad(w), await cpu.readGrad(w)];
+      expect(worstError(gg, gc, 1e-4, 1e-3), `${live} live`).toBeLessThanOrEqual(1);
+      if (live === 0) expect(gg.every((v) => v === 0)).toBe(true);
+      gpu.dispose();
+    }
   });
 });
