@@ -224,25 +224,36 @@ async function kernelShares(model: GpuModel): Promise<Record<string, unknown>> {
   };
 }
 
-/** Where one GPT-2-style training step's time goes, per kernel (the first GPT size, or the quick one). */
-export async function gptProfileRow(webgpu: BackendChoice, quick: boolean): Promise<Record<string, unknown>> {
-  const s = (quick ? GPT_QUICK : GPT_SIZES)[0] as LmSize;
-  const config = TinyGptConfigSchema.parse({
-    vocabSize: s.vocab,
-    nPositions: s.seq,
-    nEmbd: s.embd,
-    nHead: s.heads,
-    nLayer: s.layers,
-  });
-  const weights = initWeights(config, 1);
-  const { inputs } = window(config, s);
-  const tg = buildTinyGptGraph(config, { batch: s.batch, seq: s.seq, weights });
-  const m = (await compile(webgpu, tg.graph, { loss: tg.loss, optimizer: ADAM })) as GpuModel;
-  try {
-    for (const [k, x] of Object.entries(inputs)) m.setInput(k, x);
-    await m.step();
-    return { params: paramCount(config), tokens: `${s.batch}x${s.seq}`, ...(await kernelShares(m)) };
-  } finally {
-    m.dispose();
+/** Where one GPT-2-style training step's time goes, per kernel, at each GPT size (or the quick one). */
+export async function gptProfileRows(
+  webgpu: BackendChoice,
+  quick: boolean,
+  bound: Bound,
+): Promise<Record<string, unknown>[]> {
+  const rows: Record<string, unknown>[] = [];
+  for (const s of quick ? GPT_QUICK : GPT_SIZES) {
+    if (!bound.left()) {
+      rows.push({ tokens: `${s.batch}x${s.seq}`, skipped: bound.skipped });
+      continue;
+    }
+    const config = TinyGptConfigSchema.parse({
+      vocabSize: s.vocab,
+      nPositions: s.seq,
+      nEmbd: s.embd,
+      nHead: s.heads,
+      nLayer: s.layers,
+    });
+    const weights = initWeights(config, 1);
+    const { inputs } = window(config, s);
+    const tg = buildTinyGptGraph(config, { batch: s.batch, seq: s.seq, weights });
+    const m = (await compile(webgpu, tg.graph, { loss: tg.loss, optimizer: ADAM })) as GpuModel;
+    try {
+      for (const [k, x] of Object.entries(inputs)) m.setInput(k, x);
+      await m.step();
+      rows.push({ params: paramCount(config), tokens: `${s.batch}x${s.seq}`, ...(await kernelShares(m)) });
+    } finally {
+      m.dispose();
+    }
   }
+  return rows;
 }

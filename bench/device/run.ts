@@ -35,7 +35,7 @@ import { sampleBatch } from '../train-tfjs/episodes.ts';
 import { measure } from '../train-tfjs/measure.ts';
 import { matmulKernelRows } from './kernels.ts';
 import { PipelineCache } from '../../src/gpu/webgpu/pipelines.ts';
-import { gptProfileRow, gptRows, iterationRows, probeRow, profileRow, type Bound } from './rows.ts';
+import { gptProfileRows, gptRows, iterationRows, probeRow, profileRow, type Bound } from './rows.ts';
 
 const quick = process.argv.includes('--quick');
 // stdout carries the one JSON object; what libraries log (TF.js prints GPU validation errors with
@@ -118,7 +118,7 @@ out.trainer = trainer;
 out.profile = bound.left() ? await profileRow(webgpu, quick ? 64 : 256) : { skipped: bound.skipped };
 console.error(JSON.stringify({ profile: out.profile }));
 // Where one GPT-2-style step's time goes, per kernel (issue: no kernel over 40% of the step).
-out.gpt_profile = bound.left() ? await gptProfileRow(webgpu, quick) : { skipped: bound.skipped };
+out.gpt_profile = await gptProfileRows(webgpu, quick, bound);
 console.error(JSON.stringify({ gpt_profile: out.gpt_profile }));
 
 // Matmul N³ on WebGPU (forward only).

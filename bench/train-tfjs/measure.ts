@@ -78,11 +78,11 @@ export async function measure(
     if (!(gap < 1e-3)) throw new Error(`first update: gradient norms differ by ${gap} (relative)`);
     row('update', await timePair(coreUpdate, tfUpdate, timing));
 
-    // The graph step alone, on the minibatch the last update left in the model / uploaded once.
+    // The graph step alone, on the minibatch the last update left in the model (whose graph now
+    // computes the objective's per-step weights itself, from the inputs of that update) / uploaded
+    // once to TF.js with those weights precomputed.
     const coef = Float32Array.from(pick, (r) => -(data.advantages[r] as number) / M);
     const valid = new Float32Array(M).fill(1 / M);
-    learner.model.setInput('coef', coef);
-    learner.model.setInput('valid', valid);
     const feed = tfp.feed(minibatch(checkpoint.config, pool, full, pick, M));
     const tc = tf.tensor1d(coef);
     const tv = tf.tensor1d(valid);
