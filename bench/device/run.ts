@@ -157,6 +157,31 @@ try {
   tfWebgpu = `unavailable: ${e instanceof Error ? e.message : String(e)}`;
 }
 out.tfjs = tfWebgpu;
+// TF.js's matmul on the same device, timed like the matmul row above: the product's sum read back
+// (4 bytes), so that both wait for the whole product and neither copies the matrix to the host.
+const tfMatmul: Record<string, unknown>[] = [];
+if (tfWebgpu === 'webgpu')
+  for (const N of quick ? [256] : [2048, 4096]) {
+    if (!bound.left()) {
+      tfMatmul.push({ n: N, skipped: bound.skipped });
+      continue;
+    }
+    const a = tf.randomUniform([N, N], -1, 1, 'float32', 1);
+    const b = tf.randomUniform([N, N], -0.1, 0.1, 'float32', 2);
+    const ms = await timeIt(
+      async () => {
+        const s = tf.tidy(() => tf.sum(tf.matMul(a, b)));
+        await s.data();
+        s.dispose();
+      },
+      quick ? 3 : 10,
+      budget,
+    );
+    tf.dispose([a, b]);
+    tfMatmul.push({ n: N, ms, tflops: (2 * N ** 3) / (ms * 1e-3) / 1e12 });
+    console.error(JSON.stringify({ tfjs_matmul: tfMatmul[tfMatmul.length - 1] }));
+  }
+out.tfjs_matmul = tfMatmul;
 const sizes: BenchSize[] = quick
   ? [{ batch: 256, hidden: 64 }]
   : [
