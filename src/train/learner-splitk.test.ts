@@ -1,7 +1,7 @@
 /**
  * A whole trainer update on WebGPU against the CPU backend with a minibatch (128) whose weight
  * gradients run split-K (src/gpu/kernels/matmul_splitk.wgsl): the learner's packed rows make K the
- * live rows, and split-K sums them in chunks of 256 (tolerance: docs/compute-core.md).
+ * live rows, and split-K sums them in chunks of 64 (tolerance: docs/compute-core.md).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chooseBackend, type BackendChoice } from '../gpu/index.ts';
@@ -101,7 +101,7 @@ describe('a trainer update with split-K weight gradients', () => {
     };
     const c = await run(cpu);
     const g = await run(gpu);
-    // Split-K ran, over at least two chunks of live rows (256 rows each).
+    // Split-K ran, over at least two chunks of live rows (64 rows each).
     const split = seen.filter((d) => d.kernel === 'matmul_splitk');
     expect(split.length).toBeGreaterThan(0);
     expect(Math.max(...split.map((d) => d.wg[2] as number))).toBeGreaterThanOrEqual(2);

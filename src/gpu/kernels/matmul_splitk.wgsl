@@ -1,7 +1,8 @@
 // First pass of a split-K product (matmul_splitk_sum.wgsl is the second): for a product with a
 // small output and a long K (weight gradients op(A)ᵀ·dC with K = the live rows), the 32x32 kernel
 // (matmul.wgsl) would run a handful of workgroups, each looping over all of K alone. Here K is cut
-// into chunks of CHUNK = 256 consecutive k and workgroup (x, y, z) computes the 32x32 tile (x, y) of
+// into chunks of CHUNK = 64 consecutive k (short chains of dependent loads: on a real GPU a chunk of
+// 256 left each of the few workgroups waiting on memory 256 times in a row) and workgroup (x, y, z) computes the 32x32 tile (x, y) of
 // chunk z: partial[z][row][col] = Σ op(A)[row, k]·op(B)[k, col] over the k of chunk z, summed in
 // increasing k from 0 exactly as matmul.wgsl does (4x4 per invocation, 8x8 invocations, no
 // workgroup memory, no branch in the inner loop). Layouts and TRANS_A / TRANS_B as in matmul.wgsl;
@@ -9,12 +10,12 @@
 // ⌈live K / CHUNK⌉ chunks (live.ts).
 //
 // Precision: the sum of one element is Σ_chunks (Σ_{k in chunk} a·b) in f32 instead of the single
-// run over k of matmul.wgsl and the CPU backend. With one chunk (K ≤ 256) the bits are matmul.wgsl's;
+// run over k of matmul.wgsl and the CPU backend. With one chunk (K ≤ 64) the bits are matmul.wgsl's;
 // beyond, the last bits differ. Held to the CPU backend at |Δ| ≤ 2⁻²²·√K·Σ_k|a·b| (+ 2⁻²³·|C|
 // with ACCUMULATE): see docs/compute-core.md and splitk.test.ts.
 override TRANS_A: u32 = 0u;
 override TRANS_B: u32 = 0u;
-const CHUNK: u32 = 256u;
+const CHUNK: u32 = 64u;
 
 struct Dims {
   m: u32,

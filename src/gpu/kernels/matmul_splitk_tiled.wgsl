@@ -4,8 +4,8 @@
 // GPU has multiprocessors, each looping over all of K. Here workgroup (x, y, z) computes tile
 // (x, y) of chunk z, k in [z·d.chunk, min(K, (z + 1)·d.chunk)), exactly as matmul_tiled.wgsl
 // computes a whole product (same staging, same order: increasing k from 0), and writes it to
-// partial[z][row][col]. d.chunk is a multiple of 256, so matmul_splitk_sum.wgsl, given
-// k = chunks·256, adds the chunks in increasing z. Batch is 1.
+// partial[z][row][col]. d.chunk is a multiple of 64, so matmul_splitk_sum.wgsl, given
+// k = chunks·64, adds the chunks in increasing z. Batch is 1.
 // Precision: as matmul_splitk.wgsl (one chunk: matmul_tiled.wgsl's bits; more: the last bits
 // differ, held to the CPU backend at |Δ| ≤ 2⁻²²·√K·Σ_k|a·b|).
 override TRANS_A: u32 = 0u;

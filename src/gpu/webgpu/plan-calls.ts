@@ -173,7 +173,9 @@ export function matmulKernel(m: number, n: number, batch: number): MatmulKernel 
 export type MatmulKernel = 'matmul' | 'matmul_tiled' | 'matmul_wide';
 
 /** Consecutive k per chunk of a split-K product (matmul_splitk.wgsl and matmul_splitk_sum.wgsl hard-code it). */
-export const SPLITK_CHUNK = 256;
+export const SPLITK_CHUNK = 64;
+/** Split-K only for K of at least this (shorter products keep matmul.wgsl's exact bits). */
+export const SPLITK_MIN_K = 257;
 /** Split-K only for outputs of at most this many 32x32 tiles (matmul.wgsl's workgroups)… */
 export const SPLITK_MAX_TILES = 32;
 /** …and with a chunk buffer of at most this many floats (16 MiB). */
@@ -182,7 +184,7 @@ export const SPLITK_MAX_FLOATS = 1 << 22;
 /**
  * A matrix product as matmulCall, except for a thin output and a long K (a weight gradient
  * op(A)ᵀ·dC summed over thousands of rows): batch 1, K of at least two chunks and an output of
- * at most SPLITK_MAX_TILES tiles of 32x32 run split-K, in two calls: matmul_splitk.wgsl writes
+ * at most SPLITK_MAX_TILES tiles of 32x32 (K ≥ SPLITK_MIN_K) run split-K, in two calls: matmul_splitk.wgsl writes
  * one partial product per chunk of SPLITK_CHUNK k into a scratch of node `id` ([chunks][m][n],
  * sized for the planned K; one per product `of` the node: its value C or a gradient dA, dB), then matmul_splitk_sum.wgsl sums the chunks in order into C.
  * live.ts dispatches ⌈live K / SPLITK_CHUNK⌉ chunks when K is the live rows. The summation order
@@ -202,7 +204,7 @@ export function matmulCalls(
 ): Call[] {
   const chunks = Math.ceil(k / SPLITK_CHUNK);
   const tiles = Math.ceil(m / 32) * Math.ceil(n / 32);
-  if (batch !== 1 || chunks < 2 || tiles > SPLITK_MAX_TILES || chunks * m * n > SPLITK_MAX_FLOATS) {
+  if (batch !== 1 || k < SPLITK_MIN_K || tiles > SPLITK_MAX_TILES || chunks * m * n > SPLITK_MAX_FLOATS) {
     const chunk = splitKTiled(m, n, k, batch);
     if (chunk) return splitKTiledCalls(refs, m, n, k, transA, transB, accumulate, id, of, chunk);
     return [matmulCall(refs, m, n, k, batch, transA, transB, accumulate)];

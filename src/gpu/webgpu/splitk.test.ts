@@ -190,13 +190,13 @@ describe('split-K products match the CPU backend at the stated tolerance', () =>
     });
   }
 
-  it('one live chunk (K ≤ 256) gives the bits of the 32x32 kernel; K = 0 writes zeros or leaves C', async () => {
+  it('one live chunk (K ≤ SPLITK_CHUNK = 64) gives the bits of the 32x32 kernel; K = 0 writes zeros or leaves C', async () => {
     const s = { m: 33, n: 17, k: 3000 };
     const rng = createRng(3);
     const A = uniform(rng, s.m * s.k, 1);
     const B = uniform(rng, s.k * s.n, 1);
     const C0 = uniform(rng, s.m * s.n, 1);
-    for (const live of [200, 256, 1])
+    for (const live of [50, SPLITK_CHUNK, 1])
       for (const acc of [false, true]) {
         // dB-style: op(A) = Aᵀ stored [k][m]; the live K are the first rows.
         const sized = (c: Call): Call => {
@@ -240,7 +240,7 @@ describe('split-K in the plan', () => {
     expect(k(300, 300, 3072)).toEqual(['matmul_splitk_tiled', 'matmul_splitk_sum']);
     expect(k(300, 300, 1000)).toEqual(['matmul_tiled']);
     expect(k(1100, 32, 3072)).toEqual(['matmul']);
-    // 256-chunks would need a scratch past 16 MiB: fewer, longer chunks on 64x64 tiles.
+    // 64-chunks would need a scratch past 16 MiB: fewer, longer chunks on 64x64 tiles.
     expect(k(160, 160, 200000)).toEqual(['matmul_splitk_tiled', 'matmul_splitk_sum']);
     expect(splitKTiled(160, 160, 200000, 1) % SPLITK_CHUNK).toBe(0);
     expect(Math.ceil(200000 / splitKTiled(160, 160, 200000, 1)) * 160 * 160).toBeLessThanOrEqual(1 << 22);
@@ -254,11 +254,15 @@ describe('split-K in the plan', () => {
     const calls = backwardCalls(g, g.node(y.id)).map((c) => ({ ...c, node: y.id }));
     expect(calls.map((c) => c.kernel)).toEqual(['matmul_splitk', 'matmul_splitk_sum']);
     const scratch = calls[0]?.refs[2];
-    expect(scratch).toMatchObject({ t: 'temp', slot: 'splitKdB', floats: Math.ceil(3000 / 256) * 40 * 33 });
+    expect(scratch).toMatchObject({
+      t: 'temp',
+      slot: 'splitKdB',
+      floats: Math.ceil(3000 / SPLITK_CHUNK) * 40 * 33,
+    });
     for (const [live, chunks] of [
-      [3000, 12],
-      [1000, 4],
-      [256, 1],
+      [3000, 47],
+      [1000, 16],
+      [64, 1],
       [0, 1],
     ] as const) {
       const L = liveRows(g, new Map([[x.id, live]]));
@@ -286,7 +290,7 @@ describe('split-K in the plan', () => {
     const wt = Float32Array.from({ length: R * 20 }, () => rng.next() - 0.5);
     const pad = (a: Float32Array, live: number, c: number) => a.map((v, i) => (i < live * c ? v : NaN));
     const { g, loss, params } = build(R);
-    for (const live of [R, 2049, 200, 0]) {
+    for (const live of [R, 2049, 200, 60, 0]) {
       const gpu = new GpuModel(ctx, g, { loss });
       const cpu = new CpuModel(g, { loss });
       for (const m of [gpu, cpu]) {
@@ -306,12 +310,12 @@ describe('split-K in the plan', () => {
           ).toBeLessThanOrEqual(2e-5 * scale * Math.max(1, live / 1000));
         if (live === 0) expect(gg.every((v) => v === 0)).toBe(true);
       }
-      if (live === 200) {
-        // One live chunk: the same bits as a model planned for exactly 200 rows (the 32x32 kernel).
-        const small = build(200);
+      if (live === 60) {
+        // One live chunk: the same bits as a model planned for exactly 60 rows (the 32x32 kernel).
+        const small = build(60);
         const plain = new GpuModel(ctx, small.g, { loss: small.loss });
-        plain.setInput('x', xs.subarray(0, 200 * 40));
-        plain.setInput('wt', wt.subarray(0, 200 * 20));
+        plain.setInput('x', xs.subarray(0, 60 * 40));
+        plain.setInput('wt', wt.subarray(0, 60 * 20));
         expect((await plain.step()).loss).toBe(rg.loss);
         for (const [i, p] of params.entries())
           expect(bits(await gpu.readGrad(p))).toEqual(
@@ -324,7 +328,7 @@ describe('split-K in the plan', () => {
   });
 
   it('a node whose value and dA both run split-K keeps a scratch for each (of different sizes)', async () => {
-    // C = x·w is 2x300 over K = 600 (3 chunks); dx = dC·wᵀ is 2x600 over K = 300 (2 chunks, a larger
+    // C = x·w is 2x300 over K = 600 (10 chunks); dx = dC·wᵀ is 2x600 over K = 300 (5 chunks, a larger
     // scratch than C's); dw = xᵀ·dC is 600x300: too large an output, the tiled kernel.
     const g = new Graph();
     const x = g.param('x', [2, 600], uniform(createRng(3), 1200, 1));
@@ -335,8 +339,8 @@ describe('split-K in the plan', () => {
     const bwd = backwardCalls(g, g.node(y.id));
     expect(fwd.map((c) => c.kernel)).toEqual(['matmul_splitk', 'matmul_splitk_sum']);
     expect(bwd.map((c) => c.kernel)).toEqual(['matmul_splitk', 'matmul_splitk_sum', 'matmul_tiled']);
-    expect(fwd[0]?.refs[2]).toMatchObject({ slot: 'splitKC', floats: 3 * 2 * 300 });
-    expect(bwd[0]?.refs[2]).toMatchObject({ slot: 'splitKdA', floats: 2 * 2 * 600 });
+    expect(fwd[0]?.refs[2]).toMatchObject({ slot: 'splitKC', floats: 10 * 2 * 300 });
+    expect(bwd[0]?.refs[2]).toMatchObject({ slot: 'splitKdA', floats: 5 * 2 * 600 });
     const gpu = new GpuModel(ctx, g, { loss });
     const cpu = new CpuModel(g, { loss });
     const [rg, rc] = [await gpu.step(), await cpu.step()];
@@ -395,9 +399,9 @@ describe('split-K in the plan', () => {
 
 describe('split-K on 64x64 tiles (matmul_splitk_tiled.wgsl) for outputs of a few dozen tiles', () => {
   it('is planned for batch 1, fewer than SPLITK_TILED_MAX_WGS tiled workgroups and a long K', () => {
-    expect(splitKTiled(256, 768, 4096, 1)).toBe(768); // 48 tiles: 6 chunks, 288 workgroups
+    expect(splitKTiled(256, 768, 4096, 1)).toBe(704); // 48 tiles: 6 chunks, 288 workgroups
     expect(splitKTiled(384, 1152, 8192, 1)).toBe(0); // 108 tiles: enough without
-    expect(splitKTiled(64, 64, 2048, 1)).toBe(256); // (matmulCalls runs this one on 32x32 split-K)
+    expect(splitKTiled(64, 64, 2048, 1)).toBe(64); // (matmulCalls runs this one on 32x32 split-K)
     expect(splitKTiled(256, 768, 1000, 1)).toBe(0); // K below SPLITK_TILED_MIN_K
     expect(splitKTiled(256, 768, 4096, 2)).toBe(0);
     expect(splitKTiled(2048, 2048, 4096, 1)).toBe(0); // matmul_wide
@@ -405,7 +409,7 @@ describe('split-K on 64x64 tiles (matmul_splitk_tiled.wgsl) for outputs of a few
     const calls = matmulCalls([val(0), val(1), val(2)], 256, 768, 4096, 1, true, false, true, 0, 'dB');
     expect(calls.map((c) => c.kernel)).toEqual(['matmul_splitk_tiled', 'matmul_splitk_sum']);
     expect(calls[0]?.wg).toEqual([12, 4, 6]);
-    expect(calls[1]?.uniform).toEqual([256, 768, 6 * SPLITK_CHUNK, 768]);
+    expect(calls[1]?.uniform).toEqual([256, 768, 6 * SPLITK_CHUNK, 704]);
     expect(SPLITK_TILED_MAX_WGS).toBeGreaterThan(48);
   });
 
