@@ -75,6 +75,7 @@ const webgpu = await chooseBackend('webgpu', { gpu });
 if (webgpu.backend !== 'webgpu' || !webgpu.ctx) throw new Error(`no WebGPU adapter: ${webgpu.reason}`);
 const ctx = webgpu.ctx;
 const cpu: BackendChoice = { backend: 'cpu', reason: 'forced', adapter: null, ctx: null };
+const wasm: BackendChoice = { backend: 'wasm', reason: 'forced', adapter: null, ctx: null };
 const budget = quick ? 4000 : 8000;
 out.device_features = [...ctx.device.features].map(String).sort();
 out.probe = await probeRow(ctx, quick);
@@ -93,7 +94,7 @@ for (const M of quick ? [64] : [64, 256, 1024]) {
   const data = await sampleBatch(cp, pool, config, M, 17);
   const pick = Array.from({ length: M }, (_, i) => i);
   const row: Record<string, unknown> = { minibatch: M };
-  for (const choice of [webgpu, cpu]) {
+  for (const choice of [webgpu, wasm, cpu]) {
     const learner = await Learner.create(cp, cp, pool, config, choice);
     const old = await learner.logProbs(data.full);
     const ref = await learner.logProbs(data.full, 'reference');
@@ -236,7 +237,6 @@ if (tfWebgpu === 'webgpu') {
 out.tfjs_trainer = tfTrainer;
 
 out.gpt = await gptRows(webgpu, tfWebgpu === 'webgpu' ? tf : null, quick, timeIt, bound);
-const wasm: BackendChoice = { backend: 'wasm', reason: 'forced', adapter: null, ctx: null };
 out.iterations = await iterationRows(
   [
     { label: 'webgpu', choice: webgpu },
