@@ -3,6 +3,7 @@ import adam from '../kernels/adam.wgsl?raw';
 import attention from '../kernels/attention.wgsl?raw';
 import attentionDscores from '../kernels/attention_dscores.wgsl?raw';
 import attentionMix from '../kernels/attention_mix.wgsl?raw';
+import attentionRows from '../kernels/attention_rows.wgsl?raw';
 import bernoulli from '../kernels/bernoulli.wgsl?raw';
 import bernoulliGrad from '../kernels/bernoulli_grad.wgsl?raw';
 import biasAct from '../kernels/bias_act.wgsl?raw';
@@ -41,6 +42,7 @@ export const KERNELS = {
   attention: attention,
   attention_dscores: attentionDscores,
   attention_mix: attentionMix,
+  attention_rows: attentionRows,
   bernoulli: bernoulli,
   bernoulli_grad: bernoulliGrad,
   bias_act: biasAct,
