@@ -14,6 +14,8 @@ override SEGMENTS: u32 = 0u;
 
 const TILE: u32 = 64u;
 const TK: u32 = 16u;
+// Staged rows are padded to 65 floats against bank conflicts.
+const LD: u32 = 65u;
 
 struct P {
   batch: u32,
@@ -29,9 +31,9 @@ struct P {
 @group(0) @binding(3) var<storage, read> seg: array<u32>;
 @group(0) @binding(4) var<storage, read_write> probs: array<f32>;
 
-// Qs[c * TILE + r] = q[row0 + r, c0 + c]; Ks[c * TILE + r] = k[col0 + r, c0 + c] (head columns).
-var<workgroup> Qs: array<f32, 1024>;
-var<workgroup> Ks: array<f32, 1024>;
+// Qs[c * LD + r] = q[row0 + r, c0 + c]; Ks[c * LD + r] = k[col0 + r, c0 + c] (head columns).
+var<workgroup> Qs: array<f32, 1040>;
+var<workgroup> Ks: array<f32, 1040>;
 
 @compute @workgroup_size(16, 16, 1)
 fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_id) lid: vec3u) {
@@ -74,15 +76,15 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_id) lid: ve
           kv = k[base + (col0 + r) * p.d + c0 + c];
         }
       }
-      Qs[c * TILE + r] = qv;
-      Ks[c * TILE + r] = kv;
+      Qs[c * LD + r] = qv;
+      Ks[c * LD + r] = kv;
     }
     workgroupBarrier();
     let cn = min(TK, hd - c0);
     for (var c = 0u; c < cn; c++) {
-      let kk = vec4f(Ks[c * TILE + tx], Ks[c * TILE + tx + 16u], Ks[c * TILE + tx + 32u], Ks[c * TILE + tx + 48u]);
+      let kk = vec4f(Ks[c * LD + tx], Ks[c * LD + tx + 16u], Ks[c * LD + tx + 32u], Ks[c * LD + tx + 48u]);
       for (var r = 0u; r < 4u; r++) {
-        let qq = Qs[c * TILE + ty + 16u * r];
+        let qq = Qs[c * LD + ty + 16u * r];
         acc[r] = acc[r] + qq * kk;
       }
     }

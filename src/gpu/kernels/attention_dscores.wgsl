@@ -12,6 +12,8 @@
 // this replaces, so the bits are the same.
 const TILE: u32 = 64u;
 const TK: u32 = 16u;
+// Staged rows are padded to 65 floats against bank conflicts.
+const LD: u32 = 65u;
 
 struct P {
   batch: u32,
@@ -27,9 +29,9 @@ struct P {
 @group(0) @binding(4) var<storage, read> out: array<f32>;
 @group(0) @binding(5) var<storage, read_write> ds: array<f32>;
 
-var<workgroup> Gs: array<f32, 1024>;
-var<workgroup> Os: array<f32, 1024>;
-var<workgroup> Vs: array<f32, 1024>;
+var<workgroup> Gs: array<f32, 1040>;
+var<workgroup> Os: array<f32, 1040>;
+var<workgroup> Vs: array<f32, 1040>;
 
 @compute @workgroup_size(16, 16, 1)
 fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_id) lid: vec3u) {
@@ -75,16 +77,16 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_id) lid: ve
           vv = v[base + (col0 + r) * p.d + c0 + c];
         }
       }
-      Gs[c * TILE + r] = gv;
-      Os[c * TILE + r] = ov;
-      Vs[c * TILE + r] = vv;
+      Gs[c * LD + r] = gv;
+      Os[c * LD + r] = ov;
+      Vs[c * LD + r] = vv;
     }
     workgroupBarrier();
     let cn = min(TK, hd - c0);
     for (var c = 0u; c < cn; c++) {
-      let vk = vec4f(Vs[c * TILE + tx], Vs[c * TILE + tx + 16u], Vs[c * TILE + tx + 32u], Vs[c * TILE + tx + 48u]);
-      let g = vec4f(Gs[c * TILE + ty], Gs[c * TILE + ty + 16u], Gs[c * TILE + ty + 32u], Gs[c * TILE + ty + 48u]);
-      let o = vec4f(Os[c * TILE + ty], Os[c * TILE + ty + 16u], Os[c * TILE + ty + 32u], Os[c * TILE + ty + 48u]);
+      let vk = vec4f(Vs[c * LD + tx], Vs[c * LD + tx + 16u], Vs[c * LD + tx + 32u], Vs[c * LD + tx + 48u]);
+      let g = vec4f(Gs[c * LD + ty], Gs[c * LD + ty + 16u], Gs[c * LD + ty + 32u], Gs[c * LD + ty + 48u]);
+      let o = vec4f(Os[c * LD + ty], Os[c * LD + ty + 16u], Os[c * LD + ty + 32u], Os[c * LD + ty + 48u]);
       dd = dd + g * o;
       for (var r = 0u; r < 4u; r++) {
         dp[r] = dp[r] + g[r] * vk;

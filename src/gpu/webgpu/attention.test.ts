@@ -86,6 +86,8 @@ const CASES: Case[] = [
   { batch: 1, seq: 130, heads: 4, hd: 7, segments: false },
   { batch: 2, seq: 130, heads: 1, hd: 35, segments: true },
   { batch: 1, seq: 65, heads: 3, hd: 16, segments: true },
+  // Two column tiles of the mixed output (hd > 64).
+  { batch: 1, seq: 70, heads: 2, hd: 70, segments: false },
 ];
 
 describe('causal attention on WebGPU matches the CPU backend', () => {

@@ -1,8 +1,9 @@
 /**
  * The kernel calls of causal attention (plan-forward.ts and plan-backward.ts hand this op here).
  * Forward: scores q_i·k_j·scale in 64x64 tiles of each head's lower triangle (attention.wgsl), a
- * softmax per row (attention_rows.wgsl), then out = P·V (attention_mix.wgsl). Backward: the score
- * gradient dS in the same tiles (attention_dscores.wgsl), then dq = dS·K, dk = dSᵀ·Q, dv = Pᵀ·dO.
+ * softmax per row (attention_rows.wgsl), then out = P·V (attention_mix.wgsl, 64x64 output tiles
+ * per head). Backward: the score gradient dS in the same triangle tiles (attention_dscores.wgsl),
+ * then dq = dS·K, dk = dSᵀ·Q, dv = Pᵀ·dO (attention_mix.wgsl).
  * Each sum keeps the order of the CPU-shaped one-row-per-invocation kernels, so the bits are
  * those of the sequential reference on one device.
  */
@@ -24,6 +25,11 @@ export function attentionTiles(batch: number, heads: number, seq: number): [numb
   if (batch * heads > MAX_WG || tri > MAX_WG)
     throw new Error(`causalAttention: batch·heads ${batch * heads} or seq ${seq} exceeds the dispatch grid`);
   return [tri, batch * heads, 1];
+}
+
+/** Workgroups of attention_mix.wgsl: 64x64 tiles of each head's [seq, hd] output, z = b·heads + h. */
+export function mixTiles(batch: number, heads: number, seq: number, hd: number): [number, number, number] {
+  return [Math.ceil(seq / ATTENTION_TILE), Math.ceil(hd / ATTENTION_TILE), batch * heads];
 }
 
 type Attention = Extract<Node['op'], { kind: 'causalAttention' }>;
@@ -63,7 +69,7 @@ export function attentionForward(n: Node, op: Attention): Call[] {
       constants: { TRANSPOSE: 0, ACCUMULATE: 0 },
       uniform: [size(n.shape), op.seq, d, op.heads, f32Bits(1)],
       refs: [probs, val(op.v), val(n.id)],
-      wg: grid(size(n.shape), 256),
+      wg: mixTiles(op.batch, op.heads, op.seq, d / op.heads),
     },
   ];
 }
@@ -79,7 +85,7 @@ export function attentionBackward(n: Node, op: Attention, needs: (id: number) =>
     constants: { TRANSPOSE: transpose, ACCUMULATE: 1 },
     uniform: [len, op.seq, d, op.heads, f32Bits(alpha)],
     refs: [w, x, out],
-    wg: grid(len, 256),
+    wg: mixTiles(op.batch, op.heads, op.seq, d / op.heads),
   });
   const out: Call[] = [];
   if (needs(op.q) || needs(op.k)) {
