@@ -3,15 +3,17 @@
 // TRANSPOSE = 1: out[b, t, c] (+)= scale·Σ_{i ≥ t} w[b, h, i, t]·x[b, i, c]   (dk = dSᵀ·Q; dv = Pᵀ·dO)
 // where h = c / (d / heads); x and out are row-major [batch·seq, d]. Entries of w outside those
 // ranges are never read as numbers (the score gradient leaves them unwritten).
-// A workgroup of 16x16 invocations computes a 64x64 tile of one head's [seq, hd] output
-// (x = row tile, y = column tile, z = b·heads + h). Per chunk of 16 summation indices it stages
-// w[64, 16] (weights outside the causal range staged as 0) and x[16, 64] in workgroup memory;
-// each invocation adds into a 4x4 register block (rows ty + 16r, columns tx + 16c). Every output is
+// A workgroup of 16x16 invocations computes a 64 x 16·COLS tile of one head's [seq, hd] output
+// (x = row tile, y = column tile, z = b·heads + h; COLS = 1, 2 or 4, the planner's pick for the
+// head width). Per chunk of 16 summation indices it stages w[64, 16] (weights outside the causal
+// range staged as 0) and x[16, 16·COLS] in workgroup memory; each invocation adds into a 4 x COLS
+// register block (rows ty + 16r, columns tx + 16c). Every output is
 // summed in increasing index from zero, one product at a time: the order of the
 // one-output-per-invocation kernel this replaces. The extra terms are +0 or -0 (0·x for finite x),
 // which leave a sum that starts at +0 unchanged, so the bits are the same for finite x.
 override TRANSPOSE: u32 = 0u;
 override ACCUMULATE: u32 = 0u;
+override COLS: u32 = 4u;
 
 const TILE: u32 = 64u;
 const TK: u32 = 16u;
@@ -41,18 +43,20 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_id) lid: ve
   let bh = wid.z;
   let b = bh / p.heads;
   let h = bh % p.heads;
+  let ct = 16u * COLS;
   let t0 = wid.x * TILE;
-  let c0 = wid.y * TILE;
+  let c0 = wid.y * ct;
   let wb = bh * p.seq;
   let xb = b * p.seq * p.d + h * hd;
   let tx = lid.x;
   let ty = lid.y;
   let lin = ty * 16u + tx;
-  var acc: array<vec4f, 4>;
-  for (var r = 0u; r < 4u; r++) {
-    acc[r] = vec4f(0.0);
+  // acc[4r + c]: row ty + 16r, column tx + 16c.
+  var acc: array<f32, 16>;
+  for (var r = 0u; r < 16u; r++) {
+    acc[r] = 0.0;
   }
-  // T = 0: j in [0, min(seq, t0 + 64)); T = 1: i in [t0 rounded down to 16, seq).
+  // T = 0: j in [0, min(seq, t0 + 64)); T = 1: i in [t0, seq).
   var k0 = 0u;
   var kEnd = min(p.seq, t0 + TILE);
   if (TRANSPOSE == 1u) {
@@ -84,8 +88,11 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_id) lid: ve
         }
         Ws[k * LD + r] = wv;
       }
-      let c = e % TILE;
-      let k = e / TILE;
+    }
+    for (var l = 0u; l < COLS; l++) {
+      let e = lin + l * 256u;
+      let c = e % ct;
+      let k = e / ct;
       var xv = 0.0;
       if (k0 + k < p.seq && c0 + c < hd) {
         xv = x[xb + (k0 + k) * p.d + c0 + c];
@@ -94,9 +101,11 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_id) lid: ve
     }
     workgroupBarrier();
     for (var k = 0u; k < TK; k++) {
-      let xk = vec4f(Xs[k * LD + tx], Xs[k * LD + tx + 16u], Xs[k * LD + tx + 32u], Xs[k * LD + tx + 48u]);
-      for (var r = 0u; r < 4u; r++) {
-        acc[r] = acc[r] + Ws[k * LD + ty + 16u * r] * xk;
+      for (var cc = 0u; cc < COLS; cc++) {
+        let xk = Xs[k * LD + tx + 16u * cc];
+        for (var r = 0u; r < 4u; r++) {
+          acc[4u * r + cc] += Ws[k * LD + ty + 16u * r] * xk;
+        }
       }
     }
     workgroupBarrier();
@@ -106,13 +115,13 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_id) lid: ve
     if (t >= p.seq) {
       continue;
     }
-    for (var cc = 0u; cc < 4u; cc++) {
+    for (var cc = 0u; cc < COLS; cc++) {
       let c = c0 + tx + 16u * cc;
       if (c >= hd) {
         continue;
       }
       let o = xb + t * p.d + c;
-      let s = acc[r][cc] * p.scale;
+      let s = acc[4u * r + cc] * p.scale;
       if (ACCUMULATE == 1u) {
         out[o] = out[o] + s;
       } else {

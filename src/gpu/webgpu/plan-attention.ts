@@ -27,9 +27,14 @@ export function attentionTiles(batch: number, heads: number, seq: number): [numb
   return [tri, batch * heads, 1];
 }
 
-/** Workgroups of attention_mix.wgsl: 64x64 tiles of each head's [seq, hd] output, z = b·heads + h. */
+/** Output columns per invocation of attention_mix.wgsl (COLS): its tiles are 16·COLS wide. */
+export function mixCols(hd: number): 1 | 2 | 4 {
+  return hd <= 16 ? 1 : hd <= 32 ? 2 : 4;
+}
+
+/** Workgroups of attention_mix.wgsl: 64 x 16·COLS tiles of each head's [seq, hd] output, z = b·heads + h. */
 export function mixTiles(batch: number, heads: number, seq: number, hd: number): [number, number, number] {
-  return [Math.ceil(seq / ATTENTION_TILE), Math.ceil(hd / ATTENTION_TILE), batch * heads];
+  return [Math.ceil(seq / ATTENTION_TILE), Math.ceil(hd / (16 * mixCols(hd))), batch * heads];
 }
 
 type Attention = Extract<Node['op'], { kind: 'causalAttention' }>;
@@ -66,7 +71,7 @@ export function attentionForward(n: Node, op: Attention): Call[] {
     },
     {
       kernel: 'attention_mix',
-      constants: { TRANSPOSE: 0, ACCUMULATE: 0 },
+      constants: { TRANSPOSE: 0, ACCUMULATE: 0, COLS: mixCols(d / op.heads) },
       uniform: [size(n.shape), op.seq, d, op.heads, f32Bits(1)],
       refs: [probs, val(op.v), val(n.id)],
       wg: mixTiles(op.batch, op.heads, op.seq, d / op.heads),
@@ -82,7 +87,7 @@ export function attentionBackward(n: Node, op: Attention, needs: (id: number) =>
   const { probs, dscores } = temps(n, op);
   const mix = (transpose: number, alpha: number, w: Ref, x: Ref, out: Ref): Call => ({
     kernel: 'attention_mix',
-    constants: { TRANSPOSE: transpose, ACCUMULATE: 1 },
+    constants: { TRANSPOSE: transpose, ACCUMULATE: 1, COLS: mixCols(d / op.heads) },
     uniform: [len, op.seq, d, op.heads, f32Bits(alpha)],
     refs: [w, x, out],
     wg: mixTiles(op.batch, op.heads, op.seq, d / op.heads),
