@@ -35,15 +35,15 @@ function close(a: Float32Array, b: Float32Array, abs: number, rel: number, what:
 }
 
 describe('a GPT-2-style graph (src/lm) trains alike on WebGPU and the CPU', () => {
-  for (const packed of [false, true]) {
-    it(`one step, ${packed ? 'packed segments' : 'one example per row'}: loss and every gradient`, async () => {
-      const config = TinyGptConfigSchema.parse({
-        vocabSize: 37,
-        nPositions: 80,
-        nEmbd: 18,
-        nHead: 3,
-        nLayer: 2,
-      });
+  // Heads of 6 columns (the one-entry-per-invocation kernels) and of 33 (the tiled ones).
+  for (const [packed, nEmbd, nHead] of [
+    [false, 18, 3],
+    [true, 18, 3],
+    [false, 66, 2],
+    [true, 66, 2],
+  ] as const) {
+    it(`one step, heads of ${nEmbd / nHead}, ${packed ? 'packed segments' : 'one example per row'}: loss and every gradient`, async () => {
+      const config = TinyGptConfigSchema.parse({ vocabSize: 37, nPositions: 80, nEmbd, nHead, nLayer: 2 });
       const batch = 2;
       const seq = 70;
       const tg = buildTinyGptGraph(config, { batch, seq, packed, seed: 5 });

@@ -8,8 +8,8 @@
 // or below the diagonal are dispatched (x = the tile's index in the lower triangle, y = b·heads + h).
 // Per column chunk of 16 it stages q[64, 16] and k[64, 16] in workgroup memory; each invocation
 // adds into a 4x4 register block (rows ty + 16r, columns tx + 16c). Each dot is summed in increasing
-// column order from zero, one product at a time, then scaled: the order of the one-row-per-
-// invocation kernel it replaces, so the bits are the same.
+// column order from zero, one product at a time, then scaled: the order of attention_pairs.wgsl
+// (one entry per invocation, for heads narrower than 32 columns), so the bits are the same.
 override SEGMENTS: u32 = 0u;
 
 const TILE: u32 = 64u;

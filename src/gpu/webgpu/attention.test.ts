@@ -84,7 +84,7 @@ const CASES: Case[] = [
   { batch: 3, seq: 33, heads: 4, hd: 6, segments: false },
   { batch: 2, seq: 33, heads: 3, hd: 17, segments: true },
   { batch: 1, seq: 130, heads: 4, hd: 7, segments: false },
-  { batch: 2, seq: 130, heads: 1, hd: 35, segments: true },
+  { batch: 1, seq: 130, heads: 1, hd: 35, segments: true },
   { batch: 1, seq: 65, heads: 3, hd: 16, segments: true },
   // Two column tiles of the mixed output (hd > 64).
   { batch: 1, seq: 70, heads: 2, hd: 70, segments: false },
@@ -121,24 +121,44 @@ describe('causal attention on WebGPU matches the CPU backend', () => {
 });
 
 describe('attention work is spread over the (query, key) pairs', () => {
-  it('scores and score gradients run one invocation per at most 16 pairs of the lower triangle', () => {
-    const c: Case = { batch: 2, seq: 130, heads: 3, hd: 8, segments: false };
+  const plan = (c: Case) => {
     const t = attentionGraph(c, 1);
     const node = t.g.node(t.att);
-    const calls = [...forwardCalls(t.g, node), ...backwardCalls(t.g, node)];
+    return [...forwardCalls(t.g, node), ...backwardCalls(t.g, node)];
+  };
+  const invocations = (wg: [number, number, number] | undefined, per: number): number =>
+    per * (wg ?? [0, 0, 0]).reduce((a, b) => a * b, 1);
+
+  it('wide heads: scores and score gradients in 64x64 tiles of the lower triangle, 16 pairs per invocation at most', () => {
+    const c: Case = { batch: 2, seq: 130, heads: 3, hd: 64, segments: false };
+    const calls = plan(c);
     const pairs = c.batch * c.heads * ((c.seq * (c.seq + 1)) / 2);
-    for (const kernel of ['attention', 'attention_dscores'] as const) {
+    for (const kernel of ['attention', 'attention_dscores_tiled'] as const) {
       const call = calls.find((x) => x.kernel === kernel);
       expect(call, kernel).toBeDefined();
-      const invocations = 256 * (call?.wg ?? [0, 0, 0]).reduce((a, b) => a * b, 1);
-      // 16x16 invocations per 64x64 tile: each owns a 4x4 block, so 16 pairs at most.
-      expect(invocations * 16).toBeGreaterThanOrEqual(pairs);
+      expect(invocations(call?.wg, 256) * 16).toBeGreaterThanOrEqual(pairs);
       // No tile above the diagonal is dispatched: ⌈130/64⌉ = 3 tiles a side, 6 in the triangle.
       expect(call?.wg).toEqual([6, c.batch * c.heads, 1]);
     }
+    // Products: 64 x 64 output tiles, 16 outputs per invocation.
+    const mixes = calls.filter((x) => x.kernel === 'attention_mix_tiled');
+    expect(mixes.length).toBe(4);
+    for (const m of mixes) expect(m.wg).toEqual([3, 1, c.batch * c.heads]);
     // The row softmax is its own pass, one invocation per (b, h, i).
     expect(calls.map((x) => x.kernel)).toContain('attention_rows');
     expect(attentionTiles(1, 1, ATTENTION_TILE)).toEqual([1, 1, 1]);
     expect(attentionTiles(1, 1, ATTENTION_TILE + 1)).toEqual([3, 1, 1]);
+  });
+
+  it('narrow heads: one invocation per (query, key) pair, none looping over the keys', () => {
+    const c: Case = { batch: 2, seq: 130, heads: 3, hd: 8, segments: false };
+    const calls = plan(c);
+    const all = c.batch * c.heads * c.seq * c.seq;
+    for (const kernel of ['attention_pairs', 'attention_dscores'] as const) {
+      const call = calls.find((x) => x.kernel === kernel);
+      expect(call, kernel).toBeDefined();
+      expect(invocations(call?.wg, 256)).toBeGreaterThanOrEqual(all);
+    }
+    expect(calls.map((x) => x.kernel)).toContain('attention_rows');
   });
 });

@@ -1,14 +1,15 @@
 /**
  * The kernel calls of causal attention (plan-forward.ts and plan-backward.ts hand this op here).
- * Forward: scores q_i·k_j·scale in 64x64 tiles of each head's lower triangle (attention.wgsl), a
- * softmax per row (attention_rows.wgsl), then out = P·V (attention_mix.wgsl, 64x64 output tiles
- * per head). Backward: the score gradient dS in the same triangle tiles (attention_dscores.wgsl),
- * then dq = dS·K, dk = dSᵀ·Q, dv = Pᵀ·dO (attention_mix.wgsl).
- * Each sum keeps the order of the CPU-shaped one-row-per-invocation kernels, so the bits are
- * those of the sequential reference on one device.
+ * Forward: the scores q_i·k_j·scale, a softmax per row (attention_rows.wgsl), then out = P·V.
+ * Backward: the score gradient dS, then dq = dS·K, dk = dSᵀ·Q, dv = Pᵀ·dO. Heads of 32 columns
+ * and more take tiled kernels: scores and dS in 64x64 tiles of each head's lower triangle
+ * (attention.wgsl, attention_dscores_tiled.wgsl), products in 64-row tiles of each head's output
+ * (attention_mix_tiled.wgsl). Narrower heads take one invocation per entry (attention_pairs.wgsl,
+ * attention_dscores.wgsl, attention_mix.wgsl). Every sum runs in the same order either way, so
+ * both give the same bits.
  */
 import type { Node } from '../graph.ts';
-import { cols, size } from '../graph.ts';
+import { cols } from '../graph.ts';
 import { f32Bits, grad, grid, val, type Call, type Ref } from './plan-calls.ts';
 
 /** Score tiles are 64x64 (attention.wgsl, attention_dscores.wgsl). */
@@ -27,12 +28,19 @@ export function attentionTiles(batch: number, heads: number, seq: number): [numb
   return [tri, batch * heads, 1];
 }
 
-/** Output columns per invocation of attention_mix.wgsl (COLS): its tiles are 16·COLS wide. */
-export function mixCols(hd: number): 1 | 2 | 4 {
-  return hd <= 16 ? 1 : hd <= 32 ? 2 : 4;
+/**
+ * Heads of at least this many columns take the tiled kernels; narrower ones the one-entry-per-
+ * invocation kernels (a tile would sit mostly idle, and software adapters pay per barrier). Both
+ * give the same bits.
+ */
+export const TILED_MIN_HEAD = 32;
+
+/** Output columns per invocation of attention_mix_tiled.wgsl (COLS): its tiles are 16·COLS wide. */
+export function mixCols(hd: number): 2 | 4 {
+  return hd <= 32 ? 2 : 4;
 }
 
-/** Workgroups of attention_mix.wgsl: 64 x 16·COLS tiles of each head's [seq, hd] output, z = b·heads + h. */
+/** Workgroups of attention_mix_tiled.wgsl: 64 x 16·COLS tiles of each head's [seq, hd] output, z = b·heads + h. */
 export function mixTiles(batch: number, heads: number, seq: number, hd: number): [number, number, number] {
   return [Math.ceil(seq / ATTENTION_TILE), Math.ceil(hd / (16 * mixCols(hd))), batch * heads];
 }
@@ -47,6 +55,35 @@ function temps(n: Node, op: Attention): { probs: Ref; dscores: Ref } {
   };
 }
 
+/** out (+)= α·W·x per head (TRANSPOSE 0) or α·Wᵀ·x (TRANSPOSE 1); refs [w, x, out]. */
+function mixCall(
+  op: Attention,
+  d: number,
+  transpose: number,
+  accumulate: number,
+  alpha: number,
+  refs: Ref[],
+): Call {
+  const hd = d / op.heads;
+  const len = op.batch * op.seq * d;
+  const uniform = [len, op.seq, d, op.heads, f32Bits(alpha)];
+  if (hd < TILED_MIN_HEAD)
+    return {
+      kernel: 'attention_mix',
+      constants: { TRANSPOSE: transpose, ACCUMULATE: accumulate },
+      uniform,
+      refs,
+      wg: grid(len, 256),
+    };
+  return {
+    kernel: 'attention_mix_tiled',
+    constants: { TRANSPOSE: transpose, ACCUMULATE: accumulate, COLS: mixCols(hd) },
+    uniform,
+    refs,
+    wg: mixTiles(op.batch, op.heads, op.seq, hd),
+  };
+}
+
 export function attentionForward(n: Node, op: Attention): Call[] {
   const d = cols(n.shape);
   const { probs } = temps(n, op);
@@ -54,13 +91,16 @@ export function attentionForward(n: Node, op: Attention): Call[] {
   const uniform = [op.batch, op.seq, d, op.heads, f32Bits(1 / Math.sqrt(d / op.heads))];
   // Without segments neither kernel reads the segment binding; any small buffer serves.
   const seg: Ref = op.segments === null ? { t: 'zeros', floats: 1 } : val(op.segments);
+  const hd = d / op.heads;
+  const tiled = hd >= TILED_MIN_HEAD;
+  const pairs = op.batch * op.heads * op.seq * op.seq;
   return [
     {
-      kernel: 'attention',
+      kernel: tiled ? 'attention' : 'attention_pairs',
       constants: { SEGMENTS: segments },
       uniform,
       refs: [val(op.q), val(op.k), seg, probs],
-      wg: attentionTiles(op.batch, op.heads, op.seq),
+      wg: tiled ? attentionTiles(op.batch, op.heads, op.seq) : grid(pairs, 256),
     },
     {
       kernel: 'attention_rows',
@@ -69,37 +109,28 @@ export function attentionForward(n: Node, op: Attention): Call[] {
       refs: [seg, probs],
       wg: grid(op.batch * op.heads * op.seq, 64),
     },
-    {
-      kernel: 'attention_mix',
-      constants: { TRANSPOSE: 0, ACCUMULATE: 0, COLS: mixCols(d / op.heads) },
-      uniform: [size(n.shape), op.seq, d, op.heads, f32Bits(1)],
-      refs: [probs, val(op.v), val(n.id)],
-      wg: mixTiles(op.batch, op.heads, op.seq, d / op.heads),
-    },
+    mixCall(op, d, 0, 0, 1, [probs, val(op.v), val(n.id)]),
   ];
 }
 
 export function attentionBackward(n: Node, op: Attention, needs: (id: number) => boolean): Call[] {
   const d = cols(n.shape);
-  const len = size(n.shape);
   const gy = grad(n.id);
   const scale = 1 / Math.sqrt(d / op.heads);
   const { probs, dscores } = temps(n, op);
-  const mix = (transpose: number, alpha: number, w: Ref, x: Ref, out: Ref): Call => ({
-    kernel: 'attention_mix',
-    constants: { TRANSPOSE: transpose, ACCUMULATE: 1, COLS: mixCols(d / op.heads) },
-    uniform: [len, op.seq, d, op.heads, f32Bits(alpha)],
-    refs: [w, x, out],
-    wg: mixTiles(op.batch, op.heads, op.seq, d / op.heads),
-  });
+  const tiled = d / op.heads >= TILED_MIN_HEAD;
+  const mix = (transpose: number, alpha: number, w: Ref, x: Ref, out: Ref): Call =>
+    mixCall(op, d, transpose, 1, alpha, [w, x, out]);
   const out: Call[] = [];
   if (needs(op.q) || needs(op.k)) {
     out.push({
-      kernel: 'attention_dscores',
+      kernel: tiled ? 'attention_dscores_tiled' : 'attention_dscores',
       constants: {},
       uniform: [op.batch, op.seq, d, op.heads],
       refs: [probs, gy, val(op.v), val(n.id), dscores],
-      wg: attentionTiles(op.batch, op.heads, op.seq),
+      wg: tiled
+        ? attentionTiles(op.batch, op.heads, op.seq)
+        : grid(op.batch * op.heads * op.seq * op.seq, 256),
     });
   }
   if (needs(op.q)) out.push(mix(0, scale, dscores, val(op.k), grad(op.q)));
