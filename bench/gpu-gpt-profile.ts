@@ -1,11 +1,11 @@
 /**
- * `npx tsx bench/gpu-gpt-profile.ts`: where one GPT-2-style training step (src/lm/graph.ts) spends
+ * `npm run bench:gpu-gpt-profile`: where one GPT-2-style training step (src/lm/graph.ts) spends
  * its time on the compute core's WebGPU backend in Node (Dawn; SwiftShader when the machine has no
  * GPU), per kernel: `GpuModel.profileStep` (GPU timestamps where the device has `timestamp-query`,
  * otherwise wall time per dispatch in its own submission), minimum of `--reps` profiles. Prints the
  * dispatch count, the step's wall time and the kernels by total time; writes nothing.
  *
- *   npx tsx bench/gpu-gpt-profile.ts [-- --embd 64 --heads 4 --layers 2 --batch 4 --seq 64 --reps 2]
+ *   npm run bench:gpu-gpt-profile [-- --embd 64 --heads 4 --layers 2 --batch 4 --seq 64 --reps 2]
  */
 import { allowWgslImports } from '../src/cli/wgsl-loader.ts';
 import { nodeGpu, releaseNodeGpu } from '../src/gpu/node-gpu.ts';
