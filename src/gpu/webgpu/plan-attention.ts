@@ -42,6 +42,8 @@ export function mixCols(hd: number): 2 | 4 {
 
 /** Workgroups of attention_mix_tiled.wgsl: 64 x 16·COLS tiles of each head's [seq, hd] output, z = b·heads + h. */
 export function mixTiles(batch: number, heads: number, seq: number, hd: number): [number, number, number] {
+  if (batch * heads > MAX_WG)
+    throw new Error(`causalAttention: batch·heads ${batch * heads} exceeds the dispatch grid`);
   return [Math.ceil(seq / ATTENTION_TILE), Math.ceil(hd / (16 * mixCols(hd))), batch * heads];
 }
 
