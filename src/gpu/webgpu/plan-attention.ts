@@ -12,7 +12,7 @@ import type { Node } from '../graph.ts';
 import { cols } from '../graph.ts';
 import { f32Bits, grad, grid, val, type Call, type Ref } from './plan-calls.ts';
 
-/** Score tiles are 64x64 (attention.wgsl, attention_dscores.wgsl). */
+/** Tiles are 64 rows (attention.wgsl, attention_dscores_tiled.wgsl: 64x64; attention_mix_tiled.wgsl). */
 export const ATTENTION_TILE = 64;
 const MAX_WG = 65535;
 
