@@ -45,7 +45,10 @@ fn main(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg:
     probs[po + j] = e;
     total += e;
   }
-  for (var j = 0u; j < p.seq; j++) {
-    probs[po + j] = select(0.0, probs[po + j] / total, j <= i);
+  for (var j = 0u; j <= i; j++) {
+    probs[po + j] = probs[po + j] / total;
+  }
+  for (var j = i + 1u; j < p.seq; j++) {
+    probs[po + j] = 0.0;
   }
 }
