@@ -15,16 +15,20 @@ import { nodeGpu } from '../node-gpu.ts';
 import { worstError } from '../testing/cases.ts';
 import { GpuContext } from './device.ts';
 import { GpuModel } from './model.ts';
-import { ATTENTION_TILE, attentionTiles } from './plan-attention.ts';
+import { PipelineCache } from './pipelines.ts';
+import { ATTENTION_TILE, attentionBackward, attentionForward, attentionTiles } from './plan-attention.ts';
+import type { Call } from './plan-calls.ts';
 import { backwardCalls } from './plan-backward.ts';
 import { forwardCalls } from './plan-forward.ts';
 
 let ctx: GpuContext;
+let cache: PipelineCache;
 
 beforeAll(async () => {
   const c = await GpuContext.create({ gpu: await nodeGpu() });
   if (!c) throw new Error('no WebGPU adapter: install libvulkan1 and chromium (SwiftShader) or run on a GPU');
   ctx = c;
+  cache = new PipelineCache(ctx.device);
 });
 
 afterAll(() => {
@@ -161,4 +165,135 @@ describe('attention work is spread over the (query, key) pairs', () => {
     }
     expect(calls.map((x) => x.kernel)).toContain('attention_rows');
   });
+});
+
+/**
+ * Runs attention calls on raw buffers: values and gradients by node id from `init` (zeros
+ * otherwise), temporaries filled with NaN (an entry a kernel reads before any writes it shows up).
+ * Returns the buffers named in `want`, as u32 bit patterns.
+ */
+async function runAttention(
+  calls: Call[],
+  init: Map<string, Float32Array | Uint32Array>,
+  sizes: Map<string, number>,
+  want: string[],
+): Promise<Map<string, Uint32Array>> {
+  const device = ctx.device;
+  const owned: GPUBuffer[] = [];
+  const S = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST;
+  const make = (data: Float32Array | Uint32Array, usage = S): GPUBuffer => {
+    const b = device.createBuffer({
+      size: Math.max(16, data.byteLength),
+      usage: usage | GPUBufferUsage.COPY_DST,
+    });
+    device.queue.writeBuffer(b, 0, data);
+    owned.push(b);
+    return b;
+  };
+  const bufs = new Map<string, GPUBuffer>();
+  const get = (key: string, floats: number, fill = 0): GPUBuffer => {
+    let b = bufs.get(key);
+    if (!b) {
+      b = make(init.get(key) ?? new Float32Array(Math.max(4, floats)).fill(fill));
+      bufs.set(key, b);
+    }
+    return b;
+  };
+  const enc = device.createCommandEncoder();
+  const pass = enc.beginComputePass();
+  for (const call of calls) {
+    const pipeline = cache.get(call.kernel, call.constants);
+    const resources = call.refs.map((r) => {
+      if (r.t === 'value' || r.t === 'grad') return get(`${r.t}:${r.id}`, sizes.get(`${r.t}:${r.id}`) ?? 4);
+      if (r.t === 'temp') return get(`temp:${r.slot}`, r.floats, NaN);
+      if (r.t === 'zeros') return get('zeros', r.floats);
+      throw new Error(`unexpected ref ${r.t}`);
+    });
+    pass.setPipeline(pipeline);
+    const u = make(new Uint32Array(call.uniform), GPUBufferUsage.UNIFORM);
+    pass.setBindGroup(
+      0,
+      device.createBindGroup({
+        layout: pipeline.getBindGroupLayout(0),
+        entries: [u, ...resources].map((buffer, binding) => ({ binding, resource: { buffer } })),
+      }),
+    );
+    pass.dispatchWorkgroups(...call.wg);
+  }
+  pass.end();
+  const reads = want.map((key) => {
+    const src = bufs.get(key);
+    if (!src) throw new Error(`no buffer ${key}`);
+    const r = device.createBuffer({
+      size: src.size,
+      usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST,
+    });
+    owned.push(r);
+    enc.copyBufferToBuffer(src, 0, r, 0, src.size);
+    return r;
+  });
+  device.queue.submit([enc.finish()]);
+  const out = new Map<string, Uint32Array>();
+  for (const [i, r] of reads.entries()) {
+    await r.mapAsync(GPUMapMode.READ);
+    out.set(want[i] as string, new Uint32Array(r.getMappedRange().slice(0)));
+    r.unmap();
+  }
+  for (const b of owned) b.destroy();
+  return out;
+}
+
+describe('tiled and per-entry attention kernels give the same bits', () => {
+  for (const c of [
+    { batch: 2, seq: 130, heads: 2, hd: 35, segments: true },
+    { batch: 1, seq: 97, heads: 1, hd: 64, segments: false },
+    { batch: 1, seq: 40, heads: 3, hd: 20, segments: false },
+  ] as Case[]) {
+    it(`seq ${c.seq}, ${c.heads} heads of ${c.hd}, segments ${c.segments ? 'on' : 'off'}: output and the gradients of q, k, v`, async () => {
+      const t = attentionGraph(c, 23 + c.hd);
+      const node = t.g.node(t.att);
+      const op = node.op;
+      if (op.kind !== 'causalAttention') throw new Error('not attention');
+      const rng = createRng(c.seq);
+      const rows = c.batch * c.seq;
+      const d = c.heads * c.hd;
+      const init = new Map<string, Float32Array | Uint32Array>([
+        [`value:${op.q}`, uniform(rng, rows * d, 1.5)],
+        [`value:${op.k}`, uniform(rng, rows * d, 1.5)],
+        [`value:${op.v}`, uniform(rng, rows * d, 1)],
+        [`grad:${node.id}`, uniform(rng, rows * d, 1)],
+      ]);
+      if (op.segments !== null) init.set(`value:${op.segments}`, t.inputs.segments as Uint32Array);
+      const sizes = new Map<string, number>();
+      for (const id of [op.q, op.k, op.v, node.id]) {
+        sizes.set(`value:${id}`, rows * d);
+        sizes.set(`grad:${id}`, rows * d);
+      }
+      const want = [`value:${node.id}`, `grad:${op.q}`, `grad:${op.k}`, `grad:${op.v}`];
+      const run = async (minTiled: number) => {
+        const calls = [
+          ...attentionForward(node, op, minTiled),
+          ...attentionBackward(node, op, () => true, minTiled),
+        ];
+        return { calls, out: await runAttention(calls, init, sizes, want) };
+      };
+      const tiled = await run(1);
+      const flat = await run(Infinity);
+      expect(tiled.calls.map((x) => x.kernel)).toContain('attention_mix_tiled');
+      expect(flat.calls.map((x) => x.kernel)).not.toContain('attention_mix_tiled');
+      for (const key of want) {
+        const a = tiled.out.get(key) as Uint32Array;
+        const b = flat.out.get(key) as Uint32Array;
+        expect(
+          new Float32Array(a.buffer).some((x) => x !== 0 && Number.isFinite(x)),
+          key,
+        ).toBe(true);
+        let diff = 0;
+        a.forEach((x, i) => {
+          if (x !== b[i]) diff += 1;
+        });
+        expect(diff, key).toBe(0);
+      }
+    });
+  }
 });

@@ -65,11 +65,12 @@ function mixCall(
   accumulate: number,
   alpha: number,
   refs: Ref[],
+  tiled: boolean,
 ): Call {
   const hd = d / op.heads;
   const len = op.batch * op.seq * d;
   const uniform = [len, op.seq, d, op.heads, f32Bits(alpha)];
-  if (hd < TILED_MIN_HEAD)
+  if (!tiled)
     return {
       kernel: 'attention_mix',
       constants: { TRANSPOSE: transpose, ACCUMULATE: accumulate },
@@ -86,7 +87,8 @@ function mixCall(
   };
 }
 
-export function attentionForward(n: Node, op: Attention): Call[] {
+/** `minTiled`: the narrowest head that takes the tiled kernels (tests lower or raise it). */
+export function attentionForward(n: Node, op: Attention, minTiled = TILED_MIN_HEAD): Call[] {
   const d = cols(n.shape);
   const { probs } = temps(n, op);
   const segments = op.segments === null ? 0 : 1;
@@ -94,7 +96,7 @@ export function attentionForward(n: Node, op: Attention): Call[] {
   // Without segments neither kernel reads the segment binding; any small buffer serves.
   const seg: Ref = op.segments === null ? { t: 'zeros', floats: 1 } : val(op.segments);
   const hd = d / op.heads;
-  const tiled = hd >= TILED_MIN_HEAD;
+  const tiled = hd >= minTiled;
   const pairs = op.batch * op.heads * op.seq * op.seq;
   return [
     {
@@ -111,18 +113,23 @@ export function attentionForward(n: Node, op: Attention): Call[] {
       refs: [seg, probs],
       wg: grid(op.batch * op.heads * op.seq, 64),
     },
-    mixCall(op, d, 0, 0, 1, [probs, val(op.v), val(n.id)]),
+    mixCall(op, d, 0, 0, 1, [probs, val(op.v), val(n.id)], tiled),
   ];
 }
 
-export function attentionBackward(n: Node, op: Attention, needs: (id: number) => boolean): Call[] {
+export function attentionBackward(
+  n: Node,
+  op: Attention,
+  needs: (id: number) => boolean,
+  minTiled = TILED_MIN_HEAD,
+): Call[] {
   const d = cols(n.shape);
   const gy = grad(n.id);
   const scale = 1 / Math.sqrt(d / op.heads);
   const { probs, dscores } = temps(n, op);
-  const tiled = d / op.heads >= TILED_MIN_HEAD;
+  const tiled = d / op.heads >= minTiled;
   const mix = (transpose: number, alpha: number, w: Ref, x: Ref, out: Ref): Call =>
-    mixCall(op, d, transpose, 1, alpha, [w, x, out]);
+    mixCall(op, d, transpose, 1, alpha, [w, x, out], tiled);
   const out: Call[] = [];
   if (needs(op.q) || needs(op.k)) {
     out.push({
