@@ -1,7 +1,8 @@
 // Backward of the attention softmax, one invocation per (b, h, i, j) entry of the
 // [batch, heads, seq, seq] score gradient: dS_ij = P_ij·(dO_i·v_j − dO_i·out_i) for j ≤ i, else 0,
 // dot products over head h's columns. dO_i·out_i equals Σ_j P_ij·dO_i·v_j, the softmax backward's
-// row sum, so no row reduction is needed. attention_mix.wgsl turns dS into dq and dk.
+// row sum, so no row reduction is needed. attention_mix.wgsl turns dS into dq and dk. For heads
+// narrower than 32 columns; attention_dscores_tiled.wgsl gives the same bits for wider ones.
 struct P {
   batch: u32,
   seq: u32,

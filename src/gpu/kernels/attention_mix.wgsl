@@ -2,7 +2,9 @@
 // TRANSPOSE = 0: out[b, t, c] (+)= scale·Σ_{j ≤ t} w[b, h, t, j]·x[b, j, c]   (output = P·V; dq = dS·K)
 // TRANSPOSE = 1: out[b, t, c] (+)= scale·Σ_{i ≥ t} w[b, h, i, t]·x[b, i, c]   (dk = dSᵀ·Q; dv = Pᵀ·dO)
 // where h = c / (d / heads); x and out are row-major [batch·seq, d]. One invocation per output
-// float, so every write is owned and the sums are deterministic.
+// float, so every write is owned and the sums are deterministic. For heads narrower than 32
+// columns, where a tile would sit mostly idle; attention_mix_tiled.wgsl gives the same bits for
+// wider ones. No barriers, so software adapters run it at full speed.
 override TRANSPOSE: u32 = 0u;
 override ACCUMULATE: u32 = 0u;
 

@@ -2,7 +2,11 @@
 import adam from '../kernels/adam.wgsl?raw';
 import attention from '../kernels/attention.wgsl?raw';
 import attentionDscores from '../kernels/attention_dscores.wgsl?raw';
+import attentionDscoresTiled from '../kernels/attention_dscores_tiled.wgsl?raw';
 import attentionMix from '../kernels/attention_mix.wgsl?raw';
+import attentionMixTiled from '../kernels/attention_mix_tiled.wgsl?raw';
+import attentionPairs from '../kernels/attention_pairs.wgsl?raw';
+import attentionRows from '../kernels/attention_rows.wgsl?raw';
 import bernoulli from '../kernels/bernoulli.wgsl?raw';
 import bernoulliGrad from '../kernels/bernoulli_grad.wgsl?raw';
 import biasAct from '../kernels/bias_act.wgsl?raw';
@@ -41,7 +45,11 @@ export const KERNELS = {
   adam: adam,
   attention: attention,
   attention_dscores: attentionDscores,
+  attention_dscores_tiled: attentionDscoresTiled,
   attention_mix: attentionMix,
+  attention_mix_tiled: attentionMixTiled,
+  attention_pairs: attentionPairs,
+  attention_rows: attentionRows,
   bernoulli: bernoulli,
   bernoulli_grad: bernoulliGrad,
   bias_act: biasAct,

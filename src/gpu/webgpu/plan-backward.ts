@@ -21,6 +21,7 @@ import {
   type Call,
   type Ref,
 } from './plan-calls.ts';
+import { attentionBackward } from './plan-attention.ts';
 
 export function backwardCalls(graph: Graph, n: Node): Call[] {
   const op = n.op;
@@ -214,43 +215,8 @@ export function backwardCalls(graph: Graph, n: Node): Call[] {
       }
       return out;
     }
-    case 'causalAttention': {
-      const d = cols(n.shape);
-      const scale = 1 / Math.sqrt(d / op.heads);
-      const probs: Ref = {
-        t: 'temp',
-        id: n.id,
-        slot: 'probs',
-        floats: op.batch * op.heads * op.seq * op.seq,
-      };
-      const dscores: Ref = {
-        t: 'temp',
-        id: n.id,
-        slot: 'dscores',
-        floats: op.batch * op.heads * op.seq * op.seq,
-      };
-      const mix = (transpose: number, alpha: number, w: Ref, x: Ref, out: Ref): Call => ({
-        kernel: 'attention_mix',
-        constants: { TRANSPOSE: transpose, ACCUMULATE: 1 },
-        uniform: [len, op.seq, d, op.heads, f32Bits(alpha)],
-        refs: [w, x, out],
-        wg: grid(len, 256),
-      });
-      const out: Call[] = [];
-      if (needs(op.q) || needs(op.k)) {
-        out.push({
-          kernel: 'attention_dscores',
-          constants: {},
-          uniform: [op.batch, op.seq, d, op.heads],
-          refs: [probs, gy, val(op.v), val(n.id), dscores],
-          wg: grid(op.batch * op.heads * op.seq * op.seq, 256),
-        });
-      }
-      if (needs(op.q)) out.push(mix(0, scale, dscores, val(op.k), grad(op.q)));
-      if (needs(op.k)) out.push(mix(1, scale, dscores, val(op.q), grad(op.k)));
-      if (needs(op.v)) out.push(mix(1, 1, probs, gy, grad(op.v)));
-      return out;
-    }
+    case 'causalAttention':
+      return attentionBackward(n, op, needs);
     case 'crossEntropy': {
       if (!needs(op.logits)) return [];
       const xs = graph.node(op.logits).shape;

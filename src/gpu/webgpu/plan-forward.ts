@@ -15,6 +15,7 @@ import {
   type Call,
   type Ref,
 } from './plan-calls.ts';
+import { attentionForward } from './plan-attention.ts';
 
 export function forwardCalls(graph: Graph, n: Node): Call[] {
   const op = n.op;
@@ -144,38 +145,8 @@ export function forwardCalls(graph: Graph, n: Node): Call[] {
         },
       ];
     }
-    case 'causalAttention': {
-      const d = cols(n.shape);
-      const hd = d / op.heads;
-      const probs: Ref = {
-        t: 'temp',
-        id: n.id,
-        slot: 'probs',
-        floats: op.batch * op.heads * op.seq * op.seq,
-      };
-      return [
-        {
-          kernel: 'attention',
-          constants: { SEGMENTS: op.segments === null ? 0 : 1 },
-          uniform: [op.batch, op.seq, d, op.heads, f32Bits(1 / Math.sqrt(hd))],
-          // Without segments the kernel never reads binding 3; any small buffer serves.
-          refs: [
-            val(op.q),
-            val(op.k),
-            op.segments === null ? { t: 'zeros', floats: 1 } : val(op.segments),
-            probs,
-          ],
-          wg: grid(op.batch * op.heads * op.seq, 64),
-        },
-        {
-          kernel: 'attention_mix',
-          constants: { TRANSPOSE: 0, ACCUMULATE: 0 },
-          uniform: [len, op.seq, d, op.heads, f32Bits(1)],
-          refs: [probs, val(op.v), y],
-          wg: grid(len, 256),
-        },
-      ];
-    }
+    case 'causalAttention':
+      return attentionForward(n, op);
     case 'crossEntropy': {
       const xs = graph.node(op.logits).shape;
       const r = rows(xs);
