@@ -1,6 +1,6 @@
 /**
  * A whole trainer update on WebGPU against the CPU backend with a minibatch (128) whose weight
- * gradients run split-K (src/gpu/kernels/matmul_splitk.wgsl): the learner's packed rows make K the
+ * gradients run split-K (src/gpu/kernels/matmul.wgsl with SPLIT_K = 1): the learner's packed rows make K the
  * live rows, and split-K sums them in chunks of 64 (tolerance: docs/compute-core.md).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -10,6 +10,16 @@
 // block that hangs over the edge reads the last row / column again (in bounds) and store() drops
 // those sums (about 2x faster than bounds checks per load on SwiftShader). Products are summed in
 // increasing k, as the CPU reference does.
+// SPLIT_K = 1 (planned as `matmul_splitk`, the first pass of a split-K product; matmul_splitk_sum.wgsl
+// is the second): for a small output and a long K (weight gradients op(A)ᵀ·dC over the live rows),
+// K is cut into chunks of d.batch consecutive k (64: short chains of dependent loads; on a real GPU
+// chunks of 256 left each of the few workgroups waiting on memory 256 times in a row), and
+// invocation z = global_invocation_id.z sums chunk z of a batch-1 product, in increasing k from 0,
+// into C[z] (the chunk scratch [chunks][m][n]; ACCUMULATE = 0). d.k is the live K: the plan sizes
+// the scratch for the padded K and dispatches ⌈live K / chunk⌉ chunks (live.ts). Precision: one
+// chunk gives this kernel's bits; from two on the last bits differ, held to the CPU backend at
+// |Δ| ≤ 2⁻²²·√K·Σ_k|a·b| (+ 2⁻²³·|C|): docs/compute-core.md and splitk.test.ts.
+override SPLIT_K: u32 = 0u;
 override TRANS_A: u32 = 0u;
 override TRANS_B: u32 = 0u;
 override ACCUMULATE: u32 = 0u;
@@ -47,8 +57,12 @@ fn store(base: u32, row: u32, col0: u32, acc: vec4f) {
 fn main(@builtin(global_invocation_id) gid: vec3u) {
   let row0 = gid.y * 4u;
   let col0 = gid.x * 4u;
-  let bt = gid.z;
-  if (row0 >= d.m || col0 >= d.n || bt >= d.batch) {
+  // Split-K: chunk gid.z of K, batch 0. Otherwise: all of K, batch gid.z.
+  let split = SPLIT_K == 1u;
+  let bt = select(gid.z, 0u, split);
+  let k0 = select(0u, gid.z * d.batch, split);
+  let k1 = select(d.k, min(d.k, k0 + d.batch), split);
+  if (row0 >= d.m || col0 >= d.n || (!split && bt >= d.batch) || (split && k0 >= d.k)) {
     return;
   }
   // op(A)[row, kk] = A[aBase + row·sar + kk·sak]; op(B)[kk, col] = B[bBase + kk·sbk + col·sbc].
@@ -80,7 +94,7 @@ fn main(@builtin(global_invocation_id) gid: vec3u) {
   var acc1 = vec4f(0.0);
   var acc2 = vec4f(0.0);
   var acc3 = vec4f(0.0);
-  for (var kk = 0u; kk < d.k; kk++) {
+  for (var kk = k0; kk < k1; kk++) {
     let ka = kk * sak;
     let kb = kk * sbk;
     let bv = vec4f(B[b0 + kb], B[b1 + kb], B[b2 + kb], B[b3 + kb]);
@@ -89,7 +103,7 @@ fn main(@builtin(global_invocation_id) gid: vec3u) {
     acc2 += A[a2 + ka] * bv;
     acc3 += A[a3 + ka] * bv;
   }
-  let cBase = bt * d.m * d.n;
+  let cBase = gid.z * d.m * d.n;
   store(cBase, row0, col0, acc0);
   store(cBase, row0 + 1u, col0, acc1);
   store(cBase, row0 + 2u, col0, acc2);

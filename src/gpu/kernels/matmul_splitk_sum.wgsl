@@ -1,4 +1,4 @@
-// Second pass of a split-K product (see matmul_splitk.wgsl): C[o] (+)= Σ_z partial[z][o] over the
+// Second pass of a split-K product (the first is matmul.wgsl or matmul_tiled.wgsl with SPLIT_K = 1): C[o] (+)= Σ_z partial[z][o] over the
 // ⌈k / 64⌉ chunks in increasing z, one invocation per output element o of the row-major [m, n] C
 // (ACCUMULATE = 1 adds into C, as gradients do). The sum starts at 0, so one chunk gives exactly
 // the partial (matmul.wgsl's bits); K = 0 writes 0 (or leaves C as it was).

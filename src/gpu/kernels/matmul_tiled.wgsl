@@ -10,6 +10,14 @@
 // the end: the order of matmul.wgsl, so both kernels give the same bits. The last K-tile loops
 // over its valid k only (no zero padding is multiplied in); rows and columns past the edge load
 // zeros whose sums are never stored.
+// SPLIT_K = 1 (planned as `matmul_splitk_tiled`, the first pass of a split-K product on 64x64 tiles;
+// matmul_splitk_sum.wgsl is the second): for an output of a few dozen tiles and a long K (a
+// GPT-2-style step's weight gradients over thousands of tokens), workgroup (x, y, z) computes tile
+// (x, y) over chunk z of K, k in [z·d.batch, min(K, (z + 1)·d.batch)), in the order above, into
+// C[z] (the chunk scratch; ACCUMULATE = 0). The chunk d.batch is a multiple of 64, so the sum pass,
+// given k = chunks·64, adds the chunks in increasing z. Batch is 1. Precision: as matmul.wgsl's
+// split-K (one chunk: these bits; more: held to the CPU at |Δ| ≤ 2⁻²²·√K·Σ_k|a·b|).
+override SPLIT_K: u32 = 0u;
 override TRANS_A: u32 = 0u;
 override TRANS_B: u32 = 0u;
 override ACCUMULATE: u32 = 0u;
@@ -57,14 +65,18 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_id) lid: ve
   let t = ty * 16u + tx;
   let row0 = wid.y * TILE;
   let col0 = wid.x * TILE;
-  let bt = wid.z;
+  // Split-K: chunk wid.z of K, batch 0. Otherwise: all of K, batch wid.z.
+  let split = SPLIT_K == 1u;
+  let bt = select(wid.z, 0u, split);
+  let kBegin = select(0u, wid.z * d.batch, split);
+  let kEnd = select(d.k, min(d.k, kBegin + d.batch), split);
   let aBase = bt * d.m * d.k;
   let bBase = bt * d.k * d.n;
   var acc0 = vec4f(0.0);
   var acc1 = vec4f(0.0);
   var acc2 = vec4f(0.0);
   var acc3 = vec4f(0.0);
-  for (var k0 = 0u; k0 < d.k; k0 += TK) {
+  for (var k0 = kBegin; k0 < kEnd; k0 += TK) {
     for (var i = 0u; i < 4u; i++) {
       let e = t + i * 256u;
       // op(A) tile: along k when A is [M][K], along rows when it is stored [K][M].
@@ -75,7 +87,7 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_id) lid: ve
         kk = e / TILE;
       }
       var av = 0.0;
-      if (row0 + r < d.m && k0 + kk < d.k) {
+      if (row0 + r < d.m && k0 + kk < kEnd) {
         if (TRANS_A == 1u) {
           av = A[aBase + (k0 + kk) * d.m + row0 + r];
         } else {
@@ -91,7 +103,7 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_id) lid: ve
         kb = e % TK;
       }
       var bv = 0.0;
-      if (col0 + c < d.n && k0 + kb < d.k) {
+      if (col0 + c < d.n && k0 + kb < kEnd) {
         if (TRANS_B == 1u) {
           bv = B[bBase + (col0 + c) * d.k + k0 + kb];
         } else {
@@ -101,7 +113,7 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_id) lid: ve
       Bs[kb * TILE + c] = bv;
     }
     workgroupBarrier();
-    let kn = min(TK, d.k - k0);
+    let kn = min(TK, kEnd - k0);
     for (var kk = 0u; kk < kn; kk++) {
       let o = kk * TILE;
       let bv = vec4f(Bs[o + tx], Bs[o + tx + 16u], Bs[o + tx + 32u], Bs[o + tx + 48u]);
@@ -112,7 +124,7 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_id) lid: ve
     }
     workgroupBarrier();
   }
-  let cBase = bt * d.m * d.n;
+  let cBase = wid.z * d.m * d.n;
   store(cBase, row0 + ty, col0 + tx, acc0);
   store(cBase, row0 + ty + 16u, col0 + tx, acc1);
   store(cBase, row0 + ty + 32u, col0 + tx, acc2);

@@ -23,11 +23,9 @@ import gradNormPartial from '../kernels/grad_norm_partial.wgsl?raw';
 import layerNorm from '../kernels/layer_norm.wgsl?raw';
 import layerNormGrad from '../kernels/layer_norm_grad.wgsl?raw';
 import matmul from '../kernels/matmul.wgsl?raw';
-import matmulSplitk from '../kernels/matmul_splitk.wgsl?raw';
 import matmulSplitkSum from '../kernels/matmul_splitk_sum.wgsl?raw';
 import matmulTiled from '../kernels/matmul_tiled.wgsl?raw';
 import matmulWide from '../kernels/matmul_wide.wgsl?raw';
-import matmulSplitkTiled from '../kernels/matmul_splitk_tiled.wgsl?raw';
 import pick from '../kernels/pick.wgsl?raw';
 import pickGrad from '../kernels/pick_grad.wgsl?raw';
 import ppoClip from '../kernels/ppo_clip.wgsl?raw';
@@ -66,11 +64,12 @@ export const KERNELS = {
   layer_norm: layerNorm,
   layer_norm_grad: layerNormGrad,
   matmul: matmul,
-  matmul_splitk: matmulSplitk,
+  // The first passes of split-K products: the same kernels with SPLIT_K = 1 (plan-calls.ts).
+  matmul_splitk: matmul,
   matmul_splitk_sum: matmulSplitkSum,
   matmul_tiled: matmulTiled,
   matmul_wide: matmulWide,
-  matmul_splitk_tiled: matmulSplitkTiled,
+  matmul_splitk_tiled: matmulTiled,
   pick: pick,
   pick_grad: pickGrad,
   ppo_clip: ppoClip,

@@ -172,7 +172,7 @@ export function matmulKernel(m: number, n: number, batch: number): MatmulKernel 
 
 export type MatmulKernel = 'matmul' | 'matmul_tiled' | 'matmul_wide';
 
-/** Consecutive k per chunk of a split-K product (matmul_splitk.wgsl and matmul_splitk_sum.wgsl hard-code it). */
+/** Consecutive k per chunk of a split-K product (matmul_splitk_sum.wgsl hard-codes it; the first pass gets it as its 4th uniform word). */
 export const SPLITK_CHUNK = 64;
 /** Split-K only for K of at least this (shorter products keep matmul.wgsl's exact bits). */
 export const SPLITK_MIN_K = 257;
@@ -183,12 +183,14 @@ export const SPLITK_MAX_FLOATS = 1 << 22;
 
 /**
  * A matrix product as matmulCall, except for a thin output and a long K (a weight gradient
- * op(A)ᵀ·dC summed over thousands of rows): batch 1, K of at least two chunks and an output of
- * at most SPLITK_MAX_TILES tiles of 32x32 (K ≥ SPLITK_MIN_K) run split-K, in two calls: matmul_splitk.wgsl writes
- * one partial product per chunk of SPLITK_CHUNK k into a scratch of node `id` ([chunks][m][n],
- * sized for the planned K; one per product `of` the node: its value C or a gradient dA, dB), then matmul_splitk_sum.wgsl sums the chunks in order into C.
- * live.ts dispatches ⌈live K / SPLITK_CHUNK⌉ chunks when K is the live rows. The summation order
- * differs from matmulCall's from the second chunk on (tolerance in matmul_splitk.wgsl).
+ * op(A)ᵀ·dC summed over thousands of rows): batch 1, K ≥ SPLITK_MIN_K and an output of at most
+ * SPLITK_MAX_TILES tiles of 32x32 run split-K, in two calls: `matmul_splitk` (matmul.wgsl with
+ * SPLIT_K = 1) writes one partial product per chunk of SPLITK_CHUNK k into a scratch of node `id`
+ * ([chunks][m][n], sized for the planned K; one per product `of` the node: its value C or a
+ * gradient dA, dB), then matmul_splitk_sum.wgsl sums the chunks in order into C. live.ts
+ * dispatches ⌈live K / SPLITK_CHUNK⌉ chunks when K is the live rows. The summation order differs
+ * from matmulCall's from the second chunk on (tolerance in matmul.wgsl). Larger outputs with few
+ * 64x64 workgroups split on those tiles instead (splitKTiled).
  */
 export function matmulCalls(
   refs: [Ref, Ref, Ref],
@@ -213,8 +215,8 @@ export function matmulCalls(
   return [
     {
       kernel: 'matmul_splitk',
-      constants: { TRANS_A: transA ? 1 : 0, TRANS_B: transB ? 1 : 0 },
-      uniform: [m, n, k, 1],
+      constants: { SPLIT_K: 1, TRANS_A: transA ? 1 : 0, TRANS_B: transB ? 1 : 0 },
+      uniform: [m, n, k, SPLITK_CHUNK],
       refs: [refs[0], refs[1], partial],
       wg: [Math.ceil(n / 32), Math.ceil(m / 32), chunks],
     },
@@ -251,7 +253,7 @@ export function splitKTiled(m: number, n: number, k: number, batch: number): num
 }
 
 /**
- * matmul_splitk_tiled.wgsl (chunk z of K into partial[z]) then matmul_splitk_sum.wgsl, which reads
+ * matmul_tiled.wgsl with SPLIT_K = 1 (chunk z of K into partial[z]) then matmul_splitk_sum.wgsl, which reads
  * its chunk count from k = chunks·SPLITK_CHUNK; the chunk rides in the sum call's 4th uniform word
  * so that live.ts can recount chunks from live K.
  */
@@ -272,7 +274,7 @@ function splitKTiledCalls(
   return [
     {
       kernel: 'matmul_splitk_tiled',
-      constants: { TRANS_A: transA ? 1 : 0, TRANS_B: transB ? 1 : 0 },
+      constants: { SPLIT_K: 1, TRANS_A: transA ? 1 : 0, TRANS_B: transB ? 1 : 0 },
       uniform: [m, n, k, chunk],
       refs: [refs[0], refs[1], partial],
       wg: [Math.ceil(n / MATMUL_TILE), Math.ceil(m / MATMUL_TILE), chunks],

@@ -1,5 +1,5 @@
 /**
- * Split-K products (matmul_splitk.wgsl + matmul_splitk_sum.wgsl, planned by plan-calls.ts
+ * Split-K products (matmul.wgsl with SPLIT_K = 1 + matmul_splitk_sum.wgsl, planned by plan-calls.ts
  * matmulCalls) against the CPU backend's matmul on the WebGPU adapter the suite finds (SwiftShader
  * on a machine without a GPU): odd sizes, K in the thousands and about 20,000, every transpose
  * form, with and without accumulation, live K that shrinks to one chunk or to zero, and a model
@@ -397,7 +397,7 @@ describe('split-K in the plan', () => {
   });
 });
 
-describe('split-K on 64x64 tiles (matmul_splitk_tiled.wgsl) for outputs of a few dozen tiles', () => {
+describe('split-K on 64x64 tiles (matmul_tiled.wgsl with SPLIT_K = 1) for outputs of a few dozen tiles', () => {
   it('is planned for batch 1, fewer than SPLITK_TILED_MAX_WGS tiled workgroups and a long K', () => {
     expect(splitKTiled(256, 768, 4096, 1)).toBe(704); // 48 tiles: 6 chunks, 288 workgroups
     expect(splitKTiled(384, 1152, 8192, 1)).toBe(0); // 108 tiles: enough without
