@@ -6,7 +6,7 @@
  * skipped with the reason in the JSON.
  */
 import type * as TF from '@tensorflow/tfjs';
-import { compile, type BackendChoice } from '../../src/gpu/index.ts';
+import { chooseBackend, compile, type BackendChoice } from '../../src/gpu/index.ts';
 import { runProbe } from '../../src/gpu/probe-run.ts';
 import { wasmSimdAvailable } from '../../src/gpu/wasm/simd.ts';
 import type { GpuContext } from '../../src/gpu/webgpu/device.ts';
@@ -15,7 +15,13 @@ import { simulatedRunners } from '../../src/executor/train-runners.ts';
 import { buildTinyGptGraph, initWeights } from '../../src/lm/index.ts';
 import { TinyGptConfigSchema, paramCount } from '../../src/lm/spec.ts';
 import { DEFAULT_POOL, priorCheckpoint } from '../../src/policy/index.ts';
-import { Learner, Trainer, trainConfig, type TrainConfigInput } from '../../src/train/index.ts';
+import {
+  Learner,
+  Trainer,
+  iterationWorkload,
+  trainConfig,
+  type TrainConfigInput,
+} from '../../src/train/index.ts';
 import { sampleBatch } from '../train-tfjs/episodes.ts';
 import { ADAM, tfjsStep, window, type LmSize } from '../lm-common.ts';
 
@@ -34,6 +40,56 @@ export async function probeRow(ctx: GpuContext, quick: boolean): Promise<Record<
   const cpu = wasmSimdAvailable() ? 'wasm' : 'cpu';
   const t = await runProbe(ctx, cpu, quick ? { reps: 1 } : {});
   return { webgpu_ms: t.webgpuMs, cpu_ms: t.cpuMs, cpu_backend: t.cpuBackend, probe_ms: t.totalMs };
+}
+
+/**
+ * What `auto` picks for training when it times the run's own iteration (src/train/backend-probe.ts),
+ * per config: both timings, the choice and the probe's wall time. `--quick` (a software adapter)
+ * times it as if the adapter were hardware, so that the path runs.
+ */
+export async function autoTrainRows(
+  gpu: GPU,
+  quick: boolean,
+  bound: Bound,
+): Promise<Record<string, unknown>[]> {
+  const configs: { name: string; over: TrainConfigInput }[] = quick
+    ? [{ name: 'quick (B=2, G=4)', over: { tasksPerIteration: 2, groupSize: 4 } }]
+    : [
+        { name: 'default (B=8, G=8)', over: {} },
+        { name: 'B=32, G=8', over: { tasksPerIteration: 32, groupSize: 8 } },
+      ];
+  const rows: Record<string, unknown>[] = [];
+  for (const c of configs) {
+    if (!bound.left()) {
+      rows.push({ config: c.name, skipped: bound.skipped });
+      continue;
+    }
+    const config = trainConfig({ preset: 'mixed', seed: 0, ...c.over });
+    const workload = iterationWorkload({
+      start: priorCheckpoint(DEFAULT_POOL),
+      pool: DEFAULT_POOL,
+      config,
+      runners: simulatedRunners,
+    });
+    const t0 = performance.now();
+    const choice = await chooseBackend('auto', {
+      gpu,
+      workload,
+      ...(quick ? { probeSoftwareAdapter: true } : {}),
+    });
+    const p = choice.probe;
+    rows.push({
+      config: c.name,
+      backend: choice.backend,
+      reason: choice.reason,
+      webgpu_ms: p?.webgpuMs ?? null,
+      cpu_ms: p?.cpuMs ?? null,
+      choose_ms: performance.now() - t0,
+    });
+    choice.ctx?.dispose();
+    console.error(JSON.stringify({ auto_train: rows[rows.length - 1] }));
+  }
+  return rows;
 }
 
 /**
@@ -87,12 +143,15 @@ export async function iterationRows(
         let n = 0;
         let rolloutMs = 0;
         let updateMs = 0;
+        const phases = { encodeMs: 0, oldLogpMs: 0, stepsMs: 0, readBackMs: 0 };
         while (n < iters && (n === 0 || ms < budgetMs)) {
           const t0 = performance.now();
           const m = await t.iterate();
           ms += performance.now() - t0;
           rolloutMs += m.timings?.rolloutMs ?? 0;
           updateMs += m.timings?.updateMs ?? 0;
+          const ph = m.timings?.phases;
+          if (ph) for (const k of Object.keys(phases) as (keyof typeof phases)[]) phases[k] += ph[k];
           n += 1;
         }
         row[`${p.label}_episodes_per_s`] = (n * config.tasksPerIteration * config.groupSize) / (ms / 1000);
@@ -100,6 +159,9 @@ export async function iterationRows(
         // Per iteration: sampling the rollouts, and advantages + every minibatch update.
         row[`${p.label}_rollout_ms`] = rolloutMs / n;
         row[`${p.label}_update_ms`] = updateMs / n;
+        // The update's parts: encoding, old/reference log π, the minibatch updates, the read-back.
+        for (const [k, v] of Object.entries(phases))
+          row[`${p.label}_update_${k.replace(/Ms$/, '')}_ms`] = v / n;
       } finally {
         t.dispose();
       }

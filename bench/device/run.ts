@@ -12,7 +12,11 @@
  *   on Baton WebGPU and TF.js WebGPU (rows.ts);
  * - whole training iterations, episodes/s, default config and B=32, G=8, on WebGPU, wasm and the
  *   TypeScript CPU backend in the same run (rows.ts);
- * - the `auto` probe's two timings and its cost (rows.ts);
+ * - the `auto` probe's two timings and its cost (rows.ts), and what `auto` picks for training when it
+ *   times one iteration of the config on each backend (rows.ts `autoTrainRows`);
+ * - the floor: µs per near-empty dispatch (chained, independent, one pass each), an empty
+ *   submission's and a 4-byte read-back's round trip (floor.ts);
+ * - each iteration path's update phases (encode, old log π, minibatch updates, read-back);
  * - a per-kernel profile of one trainer update: GPU timestamps (`timestamp-query`) where the device
  *   has them, else wall time per dispatch; the JSON says which (rows.ts).
  * Prints one JSON object. Every measure has a rep budget, and rows that would start after
@@ -35,7 +39,16 @@ import { sampleBatch } from '../train-tfjs/episodes.ts';
 import { measure } from '../train-tfjs/measure.ts';
 import { matmulKernelRows } from './kernels.ts';
 import { PipelineCache } from '../../src/gpu/webgpu/pipelines.ts';
-import { gptProfileRows, gptRows, iterationRows, probeRow, profileRow, type Bound } from './rows.ts';
+import { floorRows } from './floor.ts';
+import {
+  autoTrainRows,
+  gptProfileRows,
+  gptRows,
+  iterationRows,
+  probeRow,
+  profileRow,
+  type Bound,
+} from './rows.ts';
 
 const quick = process.argv.includes('--quick');
 // stdout carries the one JSON object; what libraries log (TF.js prints GPU validation errors with
@@ -65,7 +78,8 @@ async function timeIt(fn: () => Promise<unknown>, reps: number, budgetMs: number
 }
 
 allowWgslImports();
-const gpu = await nodeGpu();
+// Exact GPU timestamps for the profiles (Dawn rounds them by default).
+const gpu = await nodeGpu(['disable-dawn-features=timestamp_quantization']);
 const ta = performance.now();
 const auto = await chooseBackend('auto', { gpu });
 out.adapter = auto.adapter ? describeAdapter(auto.adapter) : null;
@@ -80,6 +94,11 @@ const budget = quick ? 4000 : 8000;
 out.device_features = [...ctx.device.features].map(String).sort();
 out.probe = await probeRow(ctx, quick);
 console.error(JSON.stringify({ probe: out.probe }));
+// The floor: an empty-ish dispatch, a submission, a read-back (floor.ts).
+out.floor = await floorRows(ctx.device, quick);
+console.error(JSON.stringify({ floor: out.floor }));
+// What auto picks for training when it times the run's own iteration.
+out.auto_train = await autoTrainRows(gpu, quick, bound);
 
 // The trainer: update and forward per minibatch, both backends.
 const trainer: Record<string, unknown>[] = [];

@@ -3,15 +3,19 @@
  * WebGPU through Node's Dawn (`gpu/node-gpu.ts`); a WebGPU choice also lets Node import the kernels'
  * `.wgsl?raw` files.
  */
-import { chooseBackend, type BackendChoice, type BackendPreference } from '../gpu/index.ts';
+import {
+  chooseBackend,
+  type BackendChoice,
+  type BackendPreference,
+  type ProbeWorkload,
+} from '../gpu/index.ts';
 import { nodeGpu } from '../gpu/node-gpu.ts';
 import { allowWgslImports } from './wgsl-loader.ts';
 
-export async function computeBackend(pref: BackendPreference): Promise<BackendChoice> {
-  const choice =
-    pref === 'cpu' || pref === 'wasm'
-      ? await chooseBackend(pref)
-      : await chooseBackend(pref, { gpu: await nodeGpu() });
-  if (choice.backend === 'webgpu') allowWgslImports();
-  return choice;
+/** With `workload`, `auto` times it on a hardware adapter in place of the generic probe step. */
+export async function computeBackend(pref: BackendPreference, workload?: ProbeWorkload): Promise<BackendChoice> {
+  if (pref === 'cpu' || pref === 'wasm') return chooseBackend(pref);
+  // The probe compiles WebGPU models (the kernels' `.wgsl?raw` imports) before the choice is made.
+  allowWgslImports();
+  return chooseBackend(pref, { gpu: await nodeGpu(), ...(workload ? { workload } : {}) });
 }

@@ -15,7 +15,7 @@ export type { Activation, BinaryOp, DType, ReduceOp, Shape, Tensor, UnaryOp } fr
 export type { BackendKind, CompileOptions, Model, RunOptions, StepResult } from './model.ts';
 export type { AdamConfig, TrainState } from './optimizer.ts';
 export type { BackendChoice, BackendPreference, SelectOptions } from './select.ts';
-export type { ProbeTimings } from './probe.ts';
+export type { ProbeTimings, ProbeWorkload } from './probe.ts';
 import type { ThreadSpawner } from './wasm/threads.ts';
 export type { ThreadInit, ThreadSpawner } from './wasm/threads.ts';
 export type { DecodeKernels } from './wasm/decode.ts';

@@ -29,15 +29,18 @@ function ensureRuntimeDir(): void {
 
 let cached: GPU | null = null;
 
-/** The Node GPU object (one per process: Dawn keeps a single instance alive). */
-export async function nodeGpu(): Promise<GPU> {
+/**
+ * The Node GPU object (one per process: Dawn keeps a single instance alive). `flags` are Dawn's
+ * (e.g. `disable-dawn-features=timestamp_quantization`); only the first call's are used.
+ */
+export async function nodeGpu(flags: string[] = []): Promise<GPU> {
   if (cached) return cached;
   process.env.VK_ICD_FILENAMES ??= SWIFTSHADER_ICD;
   ensureRuntimeDir();
   const { create, globals } = await import('webgpu');
   // GPUBufferUsage, GPUMapMode and friends are globals in browsers; the kernels' host code uses them.
   Object.assign(globalThis, globals);
-  cached = create([]);
+  cached = create(flags);
   return cached;
 }
 

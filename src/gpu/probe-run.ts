@@ -5,7 +5,7 @@
  */
 import { CpuModel } from './cpu/model.ts';
 import type { Model } from './model.ts';
-import { PROBE_ADAM, probeWork, type ProbeTimings } from './probe.ts';
+import { PROBE_ADAM, probeWork, type ProbeTimings, type ProbeWorkload } from './probe.ts';
 import type { GpuContext } from './webgpu/device.ts';
 
 export interface ProbeRunOptions {
@@ -35,6 +35,26 @@ async function timeSteps(
   }
   times.sort((a, b) => a - b);
   return times[Math.floor(times.length / 2)] as number;
+}
+
+/**
+ * Times a caller's workload (probe.ts `ProbeWorkload`) on `ctx`'s device and on `cpuBackend`, the
+ * same way: a WebGPU failure throws, a CPU-side one gives NaN.
+ */
+export async function runWorkload(
+  ctx: GpuContext,
+  cpuBackend: 'wasm' | 'cpu',
+  w: ProbeWorkload,
+): Promise<ProbeTimings> {
+  const t0 = now();
+  const webgpuMs = await w.time('webgpu', ctx);
+  let cpuMs = NaN;
+  try {
+    cpuMs = await w.time(cpuBackend, null);
+  } catch {
+    // cpuMs stays NaN: WebGPU, which ran, is kept.
+  }
+  return { webgpuMs, cpuMs, cpuBackend, totalMs: now() - t0, unit: w.unit };
 }
 
 /** Times the probe step on `ctx`'s device and on `cpuBackend`; a WebGPU failure throws, a CPU one gives NaN. */
@@ -68,5 +88,5 @@ export async function runProbe(
   } finally {
     cpu?.dispose();
   }
-  return { webgpuMs, cpuMs, cpuBackend, totalMs: now() - t0 };
+  return { webgpuMs, cpuMs, cpuBackend, totalMs: now() - t0, unit: 'probe step' };
 }

@@ -39,6 +39,19 @@ describe('the auto probe decision', () => {
     expect(decideBackend(NAME, 'cpu', { webgpuMs: 0, cpuMs: 3 }).backend).toBe('cpu');
   });
 
+  it("names a caller's workload unit in the reason, also when WebGPU failed", () => {
+    const unit = 'training iteration (64 episodes)';
+    const d = decideBackend(NAME, 'wasm', { webgpuMs: 216.4, cpuMs: 61.2 }, '', unit);
+    expect(d).toEqual({
+      backend: 'wasm',
+      reason:
+        'hardware adapter nvidia nvidia-h200: WebGPU 216 ms vs wasm 61 ms per training iteration (64 episodes): WebAssembly SIMD backend',
+    });
+    expect(decideBackend(NAME, 'cpu', null, 'out of memory', unit).reason).toBe(
+      'hardware adapter nvidia nvidia-h200: the WebGPU training iteration (64 episodes) failed (out of memory): CPU (TypeScript) backend',
+    );
+  });
+
   it('keeps WebGPU when the CPU side could not be timed', () => {
     expect(decideBackend(NAME, 'wasm', { webgpuMs: 4, cpuMs: NaN }).backend).toBe('webgpu');
   });

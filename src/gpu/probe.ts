@@ -10,6 +10,7 @@ import { Graph } from './graph.ts';
 import type { Tensor } from './graph.ts';
 import { glorot, uniform } from './init.ts';
 import type { AdamConfig } from './optimizer.ts';
+import type { GpuContext } from './webgpu/device.ts';
 
 /** States, agents per state, links per agent, widths: a training minibatch's shapes, scaled down. */
 export const PROBE_SHAPE = {
@@ -107,6 +108,28 @@ export interface ProbeTimings {
   cpuBackend: 'wasm' | 'cpu';
   /** Wall time of the whole probe (compiling, warming up and timing both backends). */
   totalMs: number;
+  /** What one timed unit is, as the reason says it: `probe step`, or a caller's workload's unit. */
+  unit: string;
+}
+
+/**
+ * A caller's own workload for the `auto` probe (`SelectOptions.workload`), timed on WebGPU and on
+ * the CPU side in place of the generic probe step. The generic step predicts badly where a workload
+ * differs from it in how many dispatches and read-backs it needs per unit of arithmetic: on a real
+ * GPU those, not the arithmetic, set the time of a small network's training (docs/compute-core.md,
+ * "Choosing a backend"). The trainer times a whole training iteration of the run's own config
+ * (src/train/backend-probe.ts).
+ */
+export interface ProbeWorkload {
+  /** One timed unit, for the reason: e.g. `training iteration (64 episodes)`. */
+  unit: string;
+  /** Keys the per-page timing cache, beside the adapter and the CPU-side backend. */
+  key: string;
+  /**
+   * Milliseconds per unit on this backend, warm-up included in the call but not in the result.
+   * `ctx` is the device for WebGPU and null on the CPU side. Throws when the backend fails.
+   */
+  time(backend: 'webgpu' | 'wasm' | 'cpu', ctx: GpuContext | null): Promise<number>;
 }
 
 const ms = (x: number): string => (x >= 10 ? x.toFixed(0) : x >= 1 ? x.toFixed(1) : x.toFixed(2));
@@ -127,16 +150,17 @@ export function decideBackend(
   cpuBackend: 'wasm' | 'cpu',
   t: Pick<ProbeTimings, 'webgpuMs' | 'cpuMs'> | null,
   error = '',
+  unit = 'probe step',
 ): ProbeDecision {
   const cpuName = cpuBackend === 'wasm' ? 'WebAssembly SIMD' : 'CPU (TypeScript)';
   if (!t || !(t.webgpuMs > 0) || !Number.isFinite(t.webgpuMs)) {
     const why = error ? ` (${error})` : '';
     return {
       backend: cpuBackend,
-      reason: `hardware adapter ${adapter}: the WebGPU probe step failed${why}: ${cpuName} backend`,
+      reason: `hardware adapter ${adapter}: the WebGPU ${unit} failed${why}: ${cpuName} backend`,
     };
   }
-  const head = `hardware adapter ${adapter}: WebGPU ${ms(t.webgpuMs)} ms vs ${cpuBackend} ${ms(t.cpuMs)} ms per probe step`;
+  const head = `hardware adapter ${adapter}: WebGPU ${ms(t.webgpuMs)} ms vs ${cpuBackend} ${ms(t.cpuMs)} ms per ${unit}`;
   const cpuOk = t.cpuMs > 0 && Number.isFinite(t.cpuMs);
   if (!cpuOk || t.webgpuMs < t.cpuMs) return { backend: 'webgpu', reason: `${head}: WebGPU backend` };
   return { backend: cpuBackend, reason: `${head}: ${cpuName} backend` };

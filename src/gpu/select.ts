@@ -3,13 +3,14 @@
  * kernels slower than the CPU backends (measured in docs/benchmarks.md), so it falls back to the
  * CPU and says why: the WebAssembly SIMD kernels where the engine has SIMD, else plain TypeScript.
  * On a hardware adapter, `auto` times a small trainer-shaped step on WebGPU and on that CPU-side
- * backend (probe.ts, probe-run.ts), keeps the faster and puts both timings in the reason. The
- * timings are measured once per adapter and page (or process).
+ * backend (probe.ts, probe-run.ts), or the caller's own workload where it passes one (the trainer:
+ * a whole training iteration of its config), keeps the faster and puts both timings in the reason.
+ * The timings are measured once per adapter, workload and page (or process).
  */
 import { describeAdapter } from './adapter.ts';
 import { wasmSimdAvailable } from './wasm/simd.ts';
 import type { BackendKind } from './model.ts';
-import { decideBackend, type ProbeTimings } from './probe.ts';
+import { decideBackend, type ProbeTimings, type ProbeWorkload } from './probe.ts';
 import type { ProbeRunOptions } from './probe-run.ts';
 import type { AcquireOptions, AdapterReport, GpuContext } from './webgpu/device.ts';
 
@@ -31,6 +32,11 @@ export interface SelectOptions extends AcquireOptions {
   /** Steps and budget of the probe (probe-run.ts). */
   probe?: ProbeRunOptions;
   /**
+   * The caller's own workload, timed by `auto` in place of the generic probe step (probe.ts
+   * `ProbeWorkload`): the trainer passes one training iteration of its config.
+   */
+  workload?: ProbeWorkload;
+  /**
    * Tests only: time the probe on a software adapter too, as if it were hardware, so that the
    * timing path runs where CI has only SwiftShader. Never set by the app or the CLI.
    */
@@ -49,11 +55,12 @@ async function probeTimings(
   ctx: GpuContext,
   cpu: 'wasm' | 'cpu',
   o: ProbeRunOptions | undefined,
+  w: ProbeWorkload | undefined,
 ): Promise<ProbeTimings> {
-  const key = `${describeAdapter(ctx.adapter)}|${cpu}`;
+  const key = `${describeAdapter(ctx.adapter)}|${cpu}|${w ? w.key : 'probe step'}`;
   let got = probeCache.get(key);
   if (!got) {
-    got = import('./probe-run.ts').then((m) => m.runProbe(ctx, cpu, o));
+    got = import('./probe-run.ts').then((m) => (w ? m.runWorkload(ctx, cpu, w) : m.runProbe(ctx, cpu, o)));
     probeCache.set(key, got);
     got.catch(() => probeCache.delete(key));
   }
@@ -91,11 +98,11 @@ export async function chooseBackend(
   let timings: ProbeTimings | null = null;
   let error = '';
   try {
-    timings = await probeTimings(ctx, cpu, opts.probe);
+    timings = await probeTimings(ctx, cpu, opts.probe, opts.workload);
   } catch (e) {
     error = e instanceof Error ? e.message : String(e);
   }
-  const d = decideBackend(name, cpu, timings, error);
+  const d = decideBackend(name, cpu, timings, error, opts.workload?.unit);
   const probe = timings ? { probe: timings } : {};
   if (d.backend === 'webgpu')
     return { backend: 'webgpu', reason: d.reason, adapter: ctx.adapter, ctx, ...probe };

@@ -35,6 +35,7 @@ export {
   type TrainResult,
   type UpdateMetrics,
 } from './loop.ts';
+export { iterationWorkload, type IterationProbeOptions } from './backend-probe.ts';
 export {
   designDepth,
   meanUpdate,

@@ -165,6 +165,30 @@ describe('train', () => {
     expect(await logpGap(false, true)).toBeGreaterThan(1e-3);
   });
 
+  it('times the rollouts, the update and its phases with an injected clock, and keeps them in a snapshot', async () => {
+    // A clock that moves 1 ms per reading: every phase is the count of readings between its ends.
+    let t = 0;
+    const trainer = await Trainer.create({
+      start: tiny(),
+      pool: DEFAULT_POOL,
+      config,
+      choice: cpu,
+      runners,
+      clock: () => t++,
+    });
+    const m = await trainer.iterate();
+    const tm = m.timings;
+    if (!tm?.phases) throw new Error('no timings');
+    const p = tm.phases;
+    expect(tm.rolloutMs).toBe(1);
+    for (const v of [p.encodeMs, p.oldLogpMs, p.stepsMs, p.readBackMs]) expect(v).toBe(1);
+    expect(p.encodeMs + p.oldLogpMs + p.stepsMs + p.readBackMs).toBe(tm.updateMs);
+    const back = snapshotFromJson(snapshotToJson(await trainer.snapshot()));
+    if (!back.ok) throw new Error(back.problems.join('; '));
+    expect(back.snapshot.history[0]?.timings).toEqual(tm);
+    trainer.dispose();
+  });
+
   it('rejects a damaged snapshot with a clear problem', async () => {
     const t = await Trainer.create({ start: tiny(), pool: DEFAULT_POOL, config, choice: cpu, runners });
     await t.iterate();

@@ -52,7 +52,7 @@ export interface TrainerOptions {
   resume?: TrainerSnapshot;
   /** Called after every minibatch update. */
   onUpdate?: (m: UpdateMetrics) => void;
-  /** With a clock, iteration metrics carry `timings` (rollout, update ms). */
+  /** With a clock, iteration metrics carry `timings` (rollout, update ms, the update's phases). */
   clock?: Clock;
   /**
    * How rollouts are sampled: `batched` (default) runs one policy pass per construction step over
@@ -145,8 +145,10 @@ export class Trainer {
       })),
     );
     const stepAdv = Float64Array.from(adv.steps.flat(2));
+    const tEncoded = clock?.() ?? 0;
     // With klCoef > 0 the learner has a reference graph and gives both; else only the old log π.
     const { old: oldLogp, ref: refLogp } = await learner.oldAndReference(full);
+    const tOld = clock?.() ?? 0;
     const rng = createRng(mix32(c.seed + 0x51ed + it));
     const rows = Array.from({ length: stepAdv.length }, (_, i) => i);
     const stats: UpdateStats[] = [];
@@ -170,10 +172,19 @@ export class Trainer {
         });
       }
     }
+    const tSteps = clock?.() ?? 0;
     this.current = await learner.snapshot(this.start.name);
     const t2 = clock?.() ?? 0;
     const m = iterationMetrics(it + 1, groups, adv.rewards, this.o.pool, meanUpdate(stats));
-    if (clock) m.timings = { rolloutMs: t1 - t0, updateMs: t2 - t1 };
+    if (clock) {
+      const phases = {
+        encodeMs: tEncoded - t1,
+        oldLogpMs: tOld - tEncoded,
+        stepsMs: tSteps - tOld,
+        readBackMs: t2 - tSteps,
+      };
+      m.timings = { rolloutMs: t1 - t0, updateMs: t2 - t1, phases };
+    }
     this.past.push(m);
     this.done = it + 1;
     return m;

@@ -53,8 +53,20 @@ export interface IterationMetrics extends RolloutStats {
   update: UpdateStats & { count: number };
   /** The first sampled design of each axis. */
   samples: SampledDesign[];
-  /** With an injected clock: wall time of the rollouts and of the updates (ms). */
-  timings?: { rolloutMs: number; updateMs: number };
+  /**
+   * With an injected clock: wall time of the rollouts and of the updates (ms), and the update's
+   * parts (`phases`): encoding the steps, the old and reference log-probabilities, the minibatch
+   * updates, the parameters read back for the next rollouts.
+   */
+  timings?: { rolloutMs: number; updateMs: number; phases?: UpdatePhases };
+}
+
+/** The update phase of an iteration, part by part (ms; `TrainerOptions.clock`). */
+export interface UpdatePhases {
+  encodeMs: number;
+  oldLogpMs: number;
+  stepsMs: number;
+  readBackMs: number;
 }
 
 const mean = (xs: readonly number[]): number =>

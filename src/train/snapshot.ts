@@ -77,7 +77,13 @@ const IterationSchema = z
     ),
     update: UpdateSchema,
     samples: z.array(z.any()).max(16),
-    timings: z.object({ rolloutMs: num, updateMs: num }).optional(),
+    timings: z
+      .object({
+        rolloutMs: num,
+        updateMs: num,
+        phases: z.object({ encodeMs: num, oldLogpMs: num, stepsMs: num, readBackMs: num }).optional(),
+      })
+      .optional(),
   })
   .passthrough();
 

@@ -15,7 +15,10 @@ export function channelTrainWorker(): TrainWorkerClient & { close(): void } {
   const stop = serveRpc(
     port2,
     trainMethods,
-    trainHandlers({ choose: (prefer, onLost) => chooseBackend(prefer, { onLost: (_r, m) => onLost(m) }) }),
+    trainHandlers({
+      choose: (prefer, onLost, workload) =>
+        chooseBackend(prefer, { onLost: (_r, m) => onLost(m), ...(workload ? { workload } : {}) }),
+    }),
     'train',
   );
   const client = createTrainWorkerClient(() => portEndpoint(port1));

@@ -16,7 +16,7 @@
  *   has it, else TypeScript): at most one iteration's work is lost, and a `recovered` report says so.
  */
 import { simulatedRunners } from '../executor/train-runners.ts';
-import type { BackendChoice, BackendPreference } from '../gpu/index.ts';
+import type { BackendChoice, BackendPreference, ProbeWorkload } from '../gpu/index.ts';
 import {
   DEFAULT_POOL,
   PolicyNetwork,
@@ -29,6 +29,7 @@ import {
   ABLATION_VARIANTS,
   Trainer,
   heldOutRollouts,
+  iterationWorkload,
   runAblation,
   scoreHeldOut,
   snapshotToJson,
@@ -52,9 +53,14 @@ const asSnapshot = (s: TrainerSnapshot): OutputIn<TrainMethods['snapshot']> =>
   s as unknown as OutputIn<TrainMethods['snapshot']>;
 
 /** Picks the compute backend; `onLost` is called when a WebGPU device is lost. */
+/**
+ * Picks the backend; with `workload`, `auto` times that on a hardware adapter instead of the generic
+ * probe step (the training run passes one iteration of its config: src/train/backend-probe.ts).
+ */
 export type ChooseBackend = (
   prefer: BackendPreference,
   onLost: (message: string) => void,
+  workload?: ProbeWorkload,
 ) => Promise<BackendChoice>;
 
 export interface TrainSessionDeps {
@@ -272,9 +278,20 @@ export function trainHandlers(deps: TrainSessionDeps): Handlers<TrainMethods> {
         );
         if (why) throw new Error(`${start.name}: ${why}`);
         const holder: { s: Session | null } = { s: null };
-        const choice = await deps.choose(backend, (message) => {
-          if (holder.s) holder.s.lost = message;
+        const workload = iterationWorkload({
+          start,
+          pool,
+          config: resume ? resume.config : config,
+          runners: simulatedRunners,
+          ...(resume ? { resume } : {}),
         });
+        const choice = await deps.choose(
+          backend,
+          (message) => {
+            if (holder.s) holder.s.lost = message;
+          },
+          workload,
+        );
         try {
           const s = await build(
             { choice, config: resume ? resume.config : config, lost: null, loseAfter: null },

@@ -23,8 +23,11 @@ useWasmThreads(browserThreadSpawner());
 const idb = typeof indexedDB !== 'undefined';
 const snapshots = idb ? createStore(SNAPSHOT_IDB.db, SNAPSHOT_IDB.store) : null;
 const orchStore = idb ? createStore(ORCH_CHECKPOINT_IDB.db, ORCH_CHECKPOINT_IDB.store) : null;
-const choose: ChooseBackend = async (prefer, onLost) => {
-  const choice = await chooseBackend(prefer, { onLost: (reason, message) => onLost(message || reason) });
+const choose: ChooseBackend = async (prefer, onLost, workload) => {
+  const choice = await chooseBackend(prefer, {
+    onLost: (reason, message) => onLost(message || reason),
+    ...(workload ? { workload } : {}),
+  });
   if (choice.backend !== 'wasm') return choice;
   const why = threadsUnavailableReason();
   const threads = why === null ? '2 threads for large matmuls' : `one thread (${why})`;

@@ -18,6 +18,7 @@ import {
   ALGOS,
   PRESETS,
   Trainer,
+  iterationWorkload,
   parseTrainConfig,
   type RunnersFor,
   type UpdateMetrics,
@@ -212,7 +213,12 @@ async function run(all: string[], io: CliIO): Promise<number> {
       `provider: ${prov.spec.model} at ${prov.spec.baseUrl} · budget ${b.totalTokens} tokens${b.totalUsd !== undefined ? `, $${b.totalUsd}` : ' (no dollar limit)'} for the whole run · up to ${o.iterations} iterations × ${c.tasksPerIteration} tasks × ${c.groupSize} constructions, each with ${c.intermediate ? 'an intermediate run per step and ' : ''}a final run`,
     );
   }
-  const choice = await computeBackend(o.backend);
+  // `auto` times one iteration of this config on each backend, always with the simulator's runners
+  // (a provider's calls would spend the run's budget on the probe).
+  const choice = await computeBackend(
+    o.backend,
+    iterationWorkload({ start: cp, pool: DEFAULT_POOL, config: cfg.config, runners: simulatedRunners }),
+  );
   out.err(
     `backend: ${choice.backend} (${choice.reason}) · from ${cp.name} · ${cfg.config.algo} on ${cfg.config.preset}`,
   );

@@ -6,7 +6,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { CpuModel } from '../cpu/model.ts';
 import { nodeGpu } from '../node-gpu.ts';
-import { PROBE_ADAM, probeWork } from '../probe.ts';
+import { PROBE_ADAM, probeWork, type ProbeWorkload } from '../probe.ts';
 import { chooseBackend, clearProbeCache } from '../select.ts';
 import { GpuContext } from './device.ts';
 import { GpuModel } from './model.ts';
@@ -43,6 +43,64 @@ describe('chooseBackend auto with the timing probe', () => {
     expect(again.reason).toBe(choice.reason);
     choice.ctx?.dispose();
     again.ctx?.dispose();
+  });
+
+  it("times a caller's workload instead of the probe step, once per workload key", async () => {
+    clearProbeCache();
+    const gpu = await nodeGpu();
+    const calls: string[] = [];
+    const workload = (key: string, gpuMs: number, cpuMs: number): ProbeWorkload => ({
+      unit: 'unit of work',
+      key,
+      time(backend, ctx) {
+        calls.push(`${key}:${backend}:${ctx === null ? 'no device' : 'device'}`);
+        return Promise.resolve(backend === 'webgpu' ? gpuMs : cpuMs);
+      },
+    });
+    const slow = await chooseBackend('auto', {
+      gpu,
+      probeSoftwareAdapter: true,
+      workload: workload('a', 30, 10),
+    });
+    expect(slow.backend).toBe('wasm');
+    expect(slow.ctx).toBeNull();
+    expect(slow.reason).toMatch(/: WebGPU 30 ms vs wasm 10 ms per unit of work: WebAssembly SIMD backend$/);
+    expect(slow.probe?.unit).toBe('unit of work');
+    const fast = await chooseBackend('auto', {
+      gpu,
+      probeSoftwareAdapter: true,
+      workload: workload('b', 4, 10),
+    });
+    expect(fast.backend).toBe('webgpu');
+    expect(fast.reason).toMatch(/: WebGPU 4\.0 ms vs wasm 10 ms per unit of work: WebGPU backend$/);
+    // The same key again: the timings are kept, the workload is not run again.
+    const kept = await chooseBackend('auto', {
+      gpu,
+      probeSoftwareAdapter: true,
+      workload: workload('a', 1, 99),
+    });
+    expect(kept.backend).toBe('wasm');
+    expect(calls).toEqual(['a:webgpu:device', 'a:wasm:no device', 'b:webgpu:device', 'b:wasm:no device']);
+    fast.ctx?.dispose();
+    kept.ctx?.dispose();
+  });
+
+  it('keeps the CPU side when the workload fails on WebGPU, and says so', async () => {
+    clearProbeCache();
+    const choice = await chooseBackend('auto', {
+      gpu: await nodeGpu(),
+      probeSoftwareAdapter: true,
+      workload: {
+        unit: 'unit of work',
+        key: 'fails',
+        time: (backend) =>
+          backend === 'webgpu' ? Promise.reject(new Error('pipeline failed')) : Promise.resolve(1),
+      },
+    });
+    expect(choice.backend).toBe('wasm');
+    expect(choice.reason).toMatch(
+      /: the WebGPU unit of work failed \(pipeline failed\): WebAssembly SIMD backend$/,
+    );
   });
 
   it('times the same step on both sides: WebGPU and the CPU agree on its loss', async () => {

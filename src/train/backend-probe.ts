@@ -1,0 +1,47 @@
+/**
+ * The `auto` backend probe for training (`SelectOptions.workload`, src/gpu/probe.ts): one whole
+ * training iteration of the run's own config, start checkpoint and pool, timed on WebGPU and on the
+ * CPU side, each after one untimed warm-up iteration (pipelines, arenas, the engine's JIT).
+ *
+ * The generic probe step predicts a small policy's training badly on a real GPU: there the time of
+ * an iteration follows its dispatch and read-back count (thousands of small dispatches: the
+ * construction steps' sampler passes and 12–14 minibatch updates), which the step does not share.
+ * On an NVIDIA H200 it chose WebGPU (1.1–1.6 ms vs wasm 2.2–4.0 ms per step) while whole iterations
+ * ran 1.9–3.6× faster on wasm (docs/benchmarks.md). Timing the iteration itself measures what the
+ * run will do. The probe's trainers are thrown away; the run starts from the same checkpoint.
+ *
+ * The probe's iterations always run the runners given here, which the caller keeps free: the
+ * simulator, never a paid provider (the CLI trains on a provider with the simulator probing).
+ */
+import type { BackendChoice, ProbeWorkload } from '../gpu/index.ts';
+import { Trainer, type TrainerOptions } from './loop.ts';
+
+export type IterationProbeOptions = Pick<TrainerOptions, 'start' | 'pool' | 'config' | 'runners' | 'resume'>;
+
+const now = (): number => globalThis.performance?.now() ?? Date.now();
+
+/** Episodes of one iteration of this config (of the snapshot's when resuming). */
+const episodesOf = (o: IterationProbeOptions): number => {
+  const c = o.resume ? o.resume.config : o.config;
+  return c.tasksPerIteration * c.groupSize;
+};
+
+export function iterationWorkload(o: IterationProbeOptions): ProbeWorkload {
+  const c = o.resume ? o.resume.config : o.config;
+  return {
+    unit: `training iteration (${episodesOf(o)} episodes)`,
+    key: `train|${o.resume ? `${o.resume.start.name}@${o.resume.iteration}` : o.start.name}|${JSON.stringify(c)}`,
+    async time(backend, ctx) {
+      const choice: BackendChoice = { backend, reason: 'auto probe', adapter: null, ctx };
+      const t = await Trainer.create({ ...o, choice });
+      try {
+        await t.iterate();
+        const t0 = now();
+        await t.iterate();
+        return now() - t0;
+      } finally {
+        t.dispose();
+      }
+    },
+  };
+}
