@@ -265,6 +265,15 @@ async function kernelShares(model: GpuModel): Promise<Record<string, unknown>> {
   const a = await model.profileStep(2, { timestamps: true });
   const b = await model.profileStep(2, { timestamps: true });
   const byKernel = new Map<string, number>();
+  // Every dispatch, slowest first: phase, kernel, its first uniform words (sizes), µs.
+  const each = a
+    .map((d, i) => ({
+      phase: d.phase,
+      kernel: d.kernel,
+      uniform: d.uniform.join(','),
+      us: 1000 * Math.min(d.ms, b[i]?.ms ?? d.ms),
+    }))
+    .sort((x, y) => y.us - x.us);
   a.forEach((d, i) => {
     const k = `${d.phase} ${d.kernel}`;
     byKernel.set(k, (byKernel.get(k) ?? 0) + Math.min(d.ms, b[i]?.ms ?? d.ms));
@@ -283,6 +292,7 @@ async function kernelShares(model: GpuModel): Promise<Record<string, unknown>> {
     total_ms: total,
     by_kernel: shares(byName),
     kernels: shares(byKernel),
+    slowest: each.slice(0, 60),
   };
 }
 

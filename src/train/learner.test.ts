@@ -155,6 +155,14 @@ describe('the learner on WebGPU (Dawn on SwiftShader) and on the CPU', () => {
       expect(ctx.counters.submissions).toBe(1);
       expect(ctx.counters.readbacks).toBe(1);
       expect(Number.isFinite(stats.loss) && stats.gradNorm > 0).toBe(true);
+      // A snapshot reads the arenas once each (parameters, Adam's m and v), not once per parameter.
+      seen.submit = 0;
+      seen.map = 0;
+      const snap = await learner.snapshot('after');
+      expect(seen).toEqual({ submit: 3, map: 3 });
+      expect(Object.keys(snap.params).length).toBeGreaterThan(3);
+      for (const [k, t] of Object.entries(learner.graph.params))
+        expect(snap.params[k]).toEqual(Array.from(await learner.model.read(t)));
     } finally {
       delete (device.queue as Partial<GPUQueue>).submit;
       proto.mapAsync = mapAsync;

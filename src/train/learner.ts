@@ -15,6 +15,7 @@
  */
 import {
   compile,
+  paramLayout,
   type BackendChoice,
   type Model,
   type RunOptions,
@@ -259,14 +260,31 @@ export class Learner {
     };
   }
 
-  /** The current parameters as a checkpoint (same config and roles as the starting one). */
+  /**
+   * The training graph's parameter arena, in one read (on WebGPU one submission for the whole
+   * arena, not one per parameter): what `snapshot` slices and the trainer's sampler loads.
+   */
+  async arena(): Promise<Float32Array> {
+    return (await this.train.model.exportState()).params;
+  }
+
+  /**
+   * The current parameters as a checkpoint (same config and roles as the starting one), sliced from
+   * `arena` (read now when not given).
+   */
   async snapshot(
     name: string,
     meta: Record<string, string | number | boolean> = {},
+    arena?: Float32Array,
   ): Promise<PolicyCheckpoint> {
+    const a = arena ?? (await this.arena());
+    const { offsets } = paramLayout(this.train.pg.graph);
     const params: Record<string, number[]> = {};
-    for (const [k, t] of Object.entries(this.train.pg.params))
-      params[k] = numbers(await this.train.model.read(t));
+    for (const [k, t] of Object.entries(this.train.pg.params)) {
+      const at = offsets.get(t.id);
+      if (at === undefined) throw new Error(`parameter ${k} is not in the arena`);
+      params[k] = numbers(a.subarray(at, at + t.shape.reduce((x, y) => x * y, 1)));
+    }
     return { ...this.checkpoint, name, params, meta };
   }
 

@@ -84,6 +84,8 @@ export class Trainer {
 
   /** The batched sampler kept across iterations (`sampler`). */
   private batched: BatchedPolicy | null = null;
+  /** The learner's parameter arena as the last iteration left it (the sampler loads it). */
+  private arena: Float32Array | null = null;
 
   static async create(o: TrainerOptions): Promise<Trainer> {
     const r = o.resume;
@@ -173,7 +175,9 @@ export class Trainer {
       }
     }
     const tSteps = clock?.() ?? 0;
-    this.current = await learner.snapshot(this.start.name);
+    const arena = await learner.arena();
+    this.current = await learner.snapshot(this.start.name, {}, arena);
+    this.arena = arena;
     const t2 = clock?.() ?? 0;
     const m = iterationMetrics(it + 1, groups, adv.rewards, this.o.pool, meanUpdate(stats));
     if (clock) {
@@ -236,7 +240,7 @@ export class Trainer {
     const same =
       encoderVersion(this.current.config) === encoderVersion(migrateCheckpoint(this.current).config);
     if (s && s.maxBatch === maxBatch && same) {
-      s.load(this.current, (await this.learner.model.exportState()).params);
+      s.load(this.current, this.arena ?? (await this.learner.arena()));
       return s;
     }
     s?.dispose();
