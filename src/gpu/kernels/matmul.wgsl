@@ -53,6 +53,15 @@ fn store(base: u32, row: u32, col0: u32, acc: vec4f) {
   }
 }
 
+// op(A)[rows of ai, kk] for the offset ka = kk·sak, and op(B)[kk, columns of bi] for kb = kk·sbk.
+fn colA(ai: vec4u, ka: u32) -> vec4f {
+  return vec4f(A[ai.x + ka], A[ai.y + ka], A[ai.z + ka], A[ai.w + ka]);
+}
+
+fn rowB(bi: vec4u, kb: u32) -> vec4f {
+  return vec4f(B[bi.x + kb], B[bi.y + kb], B[bi.z + kb], B[bi.w + kb]);
+}
+
 @compute @workgroup_size(8, 8, 1)
 fn main(@builtin(global_invocation_id) gid: vec3u) {
   let row0 = gid.y * 4u;
@@ -82,26 +91,60 @@ fn main(@builtin(global_invocation_id) gid: vec3u) {
   let bBase = bt * d.k * d.n;
   let lastRow = d.m - 1u;
   let lastCol = d.n - 1u;
-  let a0 = aBase + row0 * sar;
-  let a1 = aBase + min(row0 + 1u, lastRow) * sar;
-  let a2 = aBase + min(row0 + 2u, lastRow) * sar;
-  let a3 = aBase + min(row0 + 3u, lastRow) * sar;
-  let b0 = bBase + col0 * sbc;
-  let b1 = bBase + min(col0 + 1u, lastCol) * sbc;
-  let b2 = bBase + min(col0 + 2u, lastCol) * sbc;
-  let b3 = bBase + min(col0 + 3u, lastCol) * sbc;
+  let ai = vec4u(
+    aBase + row0 * sar,
+    aBase + min(row0 + 1u, lastRow) * sar,
+    aBase + min(row0 + 2u, lastRow) * sar,
+    aBase + min(row0 + 3u, lastRow) * sar,
+  );
+  let bi = vec4u(
+    bBase + col0 * sbc,
+    bBase + min(col0 + 1u, lastCol) * sbc,
+    bBase + min(col0 + 2u, lastCol) * sbc,
+    bBase + min(col0 + 3u, lastCol) * sbc,
+  );
   var acc0 = vec4f(0.0);
   var acc1 = vec4f(0.0);
   var acc2 = vec4f(0.0);
   var acc3 = vec4f(0.0);
-  for (var kk = k0; kk < k1; kk++) {
-    let ka = kk * sak;
-    let kb = kk * sbk;
-    let bv = vec4f(B[b0 + kb], B[b1 + kb], B[b2 + kb], B[b3 + kb]);
-    acc0 += A[a0 + ka] * bv;
-    acc1 += A[a1 + ka] * bv;
-    acc2 += A[a2 + ka] * bv;
-    acc3 += A[a3 + ka] * bv;
+  // Four k at a time: the loads of all four first, then the multiply-adds in increasing k, the same
+  // operations in the same order as one k at a time (the same bits). A real GPU then waits on
+  // memory once per four k rather than once per k: with one k per iteration a 64-long K took about
+  // as long as 64 round trips to memory (an NVIDIA H200 profile, docs/benchmarks.md).
+  var kk = k0;
+  for (; kk + 4u <= k1; kk += 4u) {
+    let av0 = colA(ai, kk * sak);
+    let bv0 = rowB(bi, kk * sbk);
+    let av1 = colA(ai, (kk + 1u) * sak);
+    let bv1 = rowB(bi, (kk + 1u) * sbk);
+    let av2 = colA(ai, (kk + 2u) * sak);
+    let bv2 = rowB(bi, (kk + 2u) * sbk);
+    let av3 = colA(ai, (kk + 3u) * sak);
+    let bv3 = rowB(bi, (kk + 3u) * sbk);
+    acc0 += av0.x * bv0;
+    acc1 += av0.y * bv0;
+    acc2 += av0.z * bv0;
+    acc3 += av0.w * bv0;
+    acc0 += av1.x * bv1;
+    acc1 += av1.y * bv1;
+    acc2 += av1.z * bv1;
+    acc3 += av1.w * bv1;
+    acc0 += av2.x * bv2;
+    acc1 += av2.y * bv2;
+    acc2 += av2.z * bv2;
+    acc3 += av2.w * bv2;
+    acc0 += av3.x * bv3;
+    acc1 += av3.y * bv3;
+    acc2 += av3.z * bv3;
+    acc3 += av3.w * bv3;
+  }
+  for (; kk < k1; kk++) {
+    let av = colA(ai, kk * sak);
+    let bv = rowB(bi, kk * sbk);
+    acc0 += av.x * bv;
+    acc1 += av.y * bv;
+    acc2 += av.z * bv;
+    acc3 += av.w * bv;
   }
   let cBase = gid.z * d.m * d.n;
   store(cBase, row0, col0, acc0);
