@@ -9,7 +9,9 @@
  * - `passes`: one compute pass per dispatch, same buffer;
  * then one submission, up to onSubmittedWorkDone. Also an empty submission's round trip and a
  * 4-byte mapAsync read-back. Wall time per dispatch (median of the repetitions), and the GPU span
- * of `chain` from timestamp queries where the device has them.
+ * of `chain` from timestamp queries where the device has them. Then `serial64_unroll{1,4,16}`: the
+ * same chain of dispatches, each a 64-long column sum per invocation (col_partial.wgsl's loop)
+ * loading 1, 4 or 16 terms before adding them.
  */
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
 
@@ -20,6 +22,23 @@ fn main(@builtin(global_invocation_id) g: vec3u) {
   if (g.x == 0u) {
     y[0] = y[0] + 1.0;
   }
+}`;
+
+/**
+ * A column-sum loop as col_partial.wgsl has it: each of 64 invocations sums 64 floats of its
+ * column, loading `unroll` of them before adding them in order.
+ */
+const serialShader = (unroll: number): string => `
+@group(0) @binding(0) var<storage, read> x: array<f32>;
+@group(0) @binding(1) var<storage, read_write> y: array<f32>;
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) g: vec3u) {
+  var s = 0.0;
+  for (var r = 0u; r < 64u; r += ${unroll}u) {
+${Array.from({ length: unroll }, (_, i) => `    let v${i} = x[(r + ${i}u) * 64u + g.x];`).join('\n')}
+${Array.from({ length: unroll }, (_, i) => `    s += v${i};`).join('\n')}
+  }
+  y[g.x] = y[g.x] + s;
 }`;
 
 export async function floorRows(device: GPUDevice, quick: boolean): Promise<Record<string, unknown>> {
@@ -112,6 +131,37 @@ export async function floorRows(device: GPUDevice, quick: boolean): Promise<Reco
     back.push(performance.now() - t0);
   }
   row.readback_4b_ms = median(back);
+  // A 64-long serial sum per invocation, loading 1, 4 or 16 terms before adding: the cost of a
+  // chain of loads, which bounds the small kernels' serial loops.
+  const xs = device.createBuffer({ size: 64 * 64 * 4, usage: GPUBufferUsage.STORAGE });
+  for (const unroll of [1, 4, 16]) {
+    const m = device.createShaderModule({ code: serialShader(unroll) });
+    const pl = device.createComputePipeline({ layout: 'auto', compute: { module: m, entryPoint: 'main' } });
+    const bg = device.createBindGroup({
+      layout: pl.getBindGroupLayout(0),
+      entries: [
+        { binding: 0, resource: { buffer: xs } },
+        { binding: 1, resource: { buffer: bufs[0] as GPUBuffer } },
+      ],
+    });
+    const once = async (): Promise<number> => {
+      const enc = device.createCommandEncoder();
+      const pass = enc.beginComputePass();
+      pass.setPipeline(pl);
+      pass.setBindGroup(0, bg);
+      for (let i = 0; i < N; i++) pass.dispatchWorkgroups(1);
+      pass.end();
+      const t0 = performance.now();
+      device.queue.submit([enc.finish()]);
+      await device.queue.onSubmittedWorkDone();
+      return performance.now() - t0;
+    };
+    await once();
+    const ts: number[] = [];
+    for (let r = 0; r < reps; r++) ts.push(await once());
+    row[`serial64_unroll${unroll}_us_per_dispatch`] = (median(ts) * 1000) / N;
+  }
+  xs.destroy();
   for (const b of [...bufs, read, ...(resolve ? [resolve] : [])]) b.destroy();
   qs?.destroy();
   return row;
