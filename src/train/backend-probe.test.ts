@@ -45,8 +45,8 @@ describe('the training-iteration probe', () => {
     expect(choice.reason).toMatch(
       /^hardware adapter .+: WebGPU [\d.]+ ms vs wasm [\d.]+ ms per training iteration \(6 episodes\): /,
     );
-    // Two iterations (warm-up, timed) of 6 episodes on each backend, each episode with its runners.
-    expect(calls).toBe(2 * 2 * 6);
+    // Three iterations (a warm-up, two timed) of 6 episodes on each backend, each with its runners.
+    expect(calls).toBe(2 * 3 * 6);
     expect(choice.ctx?.errors ?? []).toEqual([]);
     choice.ctx?.dispose();
   });
