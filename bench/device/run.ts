@@ -137,6 +137,8 @@ out.trainer = trainer;
 // Where one trainer update's time goes, per kernel.
 out.profile = bound.left() ? await profileRow(webgpu, quick ? 64 : 256) : { skipped: bound.skipped };
 if (!quick) out.profile64 = bound.left() ? await profileRow(webgpu, 64) : { skipped: bound.skipped };
+// At 1024 its forward phase is the forward pass that trails TF.js's (the `forward` kernels).
+if (!quick) out.profile1024 = bound.left() ? await profileRow(webgpu, 1024) : { skipped: bound.skipped };
 console.error(JSON.stringify({ profile: out.profile }));
 // Where one GPT-2-style step's time goes, per kernel (issue: no kernel over 40% of the step).
 out.gpt_profile = await gptProfileRows(webgpu, quick, bound);
