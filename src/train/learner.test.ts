@@ -155,6 +155,31 @@ describe('the learner on WebGPU (Dawn on SwiftShader) and on the CPU', () => {
       expect(ctx.counters.submissions).toBe(1);
       expect(ctx.counters.readbacks).toBe(1);
       expect(Number.isFinite(stats.loss) && stats.gradNorm > 0).toBe(true);
+      // The old and reference passes of a minibatch are both submitted before either read-back is
+      // waited for; each pass still has its own submission and read-back.
+      const events: string[] = [];
+      device.queue.submit = (cbs) => {
+        events.push('submit');
+        submit(cbs);
+      };
+      proto.mapAsync = function (this: GPUBuffer, ...args: Parameters<GPUBuffer['mapAsync']>) {
+        return mapAsync.apply(this, args).then(() => {
+          events.push('mapped');
+        });
+      };
+      const both = await learner.oldAndReference(full);
+      expect(events.slice(0, 4)).toEqual(['submit', 'submit', 'mapped', 'mapped']);
+      expect(events.filter((e) => e === 'submit')).toHaveLength(2 * passes);
+      expect(Array.from(both.old)).toEqual(Array.from(await learner.logProbs(full)));
+      expect(Array.from(both.ref ?? [])).toEqual(Array.from(await learner.logProbs(full, 'reference')));
+      device.queue.submit = (cbs) => {
+        seen.submit += 1;
+        submit(cbs);
+      };
+      proto.mapAsync = function (this: GPUBuffer, ...args: Parameters<GPUBuffer['mapAsync']>) {
+        seen.map += 1;
+        return mapAsync.apply(this, args);
+      };
       // A snapshot reads the arenas once each (parameters, Adam's m and v), not once per parameter.
       seen.submit = 0;
       seen.map = 0;

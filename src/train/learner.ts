@@ -177,7 +177,12 @@ export class Learner {
     return { old: old as Float64Array, ref: ref ?? null };
   }
 
-  /** Forward passes of `graphs` over consecutive minibatches of `full`'s rows (block copies). */
+  /**
+   * Forward passes of `graphs` over consecutive minibatches of `full`'s rows (block copies). The
+   * graphs are separate models with their own inputs, so each minibatch is fed to all of them and
+   * their passes run together: on WebGPU both submissions are queued before the first read-back is
+   * awaited, and the host encodes the second while the device runs the first.
+   */
   private async passes(full: TrainingBatch, graphs: readonly Compiled[]): Promise<Float64Array[]> {
     const M = this.config.minibatch;
     const out = graphs.map(() => new Float64Array(full.batch));
@@ -186,10 +191,14 @@ export class Learner {
       const n = Math.min(M, full.batch - start);
       mb.clear();
       mb.copyRange(full.rows, start, n);
-      for (const [g, c] of graphs.entries()) {
+      for (const c of graphs) {
         mb.feed(c.model, { targets: true, blind: !this.config.jpss });
         if (c === this.train) this.zeroLoss();
-        const [lp] = await stepAndRead(c.model, { backward: false, update: false }, [c.pg.joint as Tensor]);
+      }
+      const lps = await Promise.all(
+        graphs.map((c) => stepAndRead(c.model, { backward: false, update: false }, [c.pg.joint as Tensor])),
+      );
+      for (const [g, [lp]] of lps.entries()) {
         const dst = out[g] as Float64Array;
         for (let i = 0; i < n; i++) dst[start + i] = (lp as Float32Array)[i] as number;
       }
