@@ -13,7 +13,10 @@ import { nodeGpu } from '../gpu/node-gpu.ts';
 import { allowWgslImports } from './wgsl-loader.ts';
 
 /** With `workload`, `auto` times it on a hardware adapter in place of the generic probe step. */
-export async function computeBackend(pref: BackendPreference, workload?: ProbeWorkload): Promise<BackendChoice> {
+export async function computeBackend(
+  pref: BackendPreference,
+  workload?: ProbeWorkload,
+): Promise<BackendChoice> {
   if (pref === 'cpu' || pref === 'wasm') return chooseBackend(pref);
   // The probe compiles WebGPU models (the kernels' `.wgsl?raw` imports) before the choice is made.
   allowWgslImports();

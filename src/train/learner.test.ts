@@ -165,6 +165,7 @@ describe('the learner on WebGPU (Dawn on SwiftShader) and on the CPU', () => {
       proto.mapAsync = function (this: GPUBuffer, ...args: Parameters<GPUBuffer['mapAsync']>) {
         return mapAsync.apply(this, args).then(() => {
           events.push('mapped');
+          return undefined;
         });
       };
       const both = await learner.oldAndReference(full);
