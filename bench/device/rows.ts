@@ -42,6 +42,15 @@ export async function probeRow(ctx: GpuContext, quick: boolean): Promise<Record<
   return { webgpu_ms: t.webgpuMs, cpu_ms: t.cpuMs, cpu_backend: t.cpuBackend, probe_ms: t.totalMs };
 }
 
+/** The training configs of the iteration rows: the default and B=32, G=8 (`--quick`: B=2, G=4). */
+const iterationConfigs = (quick: boolean): { name: string; over: TrainConfigInput }[] =>
+  quick
+    ? [{ name: 'quick (B=2, G=4)', over: { tasksPerIteration: 2, groupSize: 4 } }]
+    : [
+        { name: 'default (B=8, G=8)', over: {} },
+        { name: 'B=32, G=8', over: { tasksPerIteration: 32, groupSize: 8 } },
+      ];
+
 /**
  * What `auto` picks for training when it times the run's own iteration (src/train/backend-probe.ts),
  * per config: both timings, the choice and the probe's wall time. `--quick` (a software adapter)
@@ -52,12 +61,7 @@ export async function autoTrainRows(
   quick: boolean,
   bound: Bound,
 ): Promise<Record<string, unknown>[]> {
-  const configs: { name: string; over: TrainConfigInput }[] = quick
-    ? [{ name: 'quick (B=2, G=4)', over: { tasksPerIteration: 2, groupSize: 4 } }]
-    : [
-        { name: 'default (B=8, G=8)', over: {} },
-        { name: 'B=32, G=8', over: { tasksPerIteration: 32, groupSize: 8 } },
-      ];
+  const configs = iterationConfigs(quick);
   const rows: Record<string, unknown>[] = [];
   for (const c of configs) {
     if (!bound.left()) {
@@ -110,12 +114,7 @@ export async function iterationRows(
   quick: boolean,
   bound: Bound,
 ): Promise<Record<string, unknown>[]> {
-  const configs: { name: string; over: TrainConfigInput }[] = quick
-    ? [{ name: 'quick (B=2, G=4)', over: { tasksPerIteration: 2, groupSize: 4 } }]
-    : [
-        { name: 'default (B=8, G=8)', over: {} },
-        { name: 'B=32, G=8', over: { tasksPerIteration: 32, groupSize: 8 } },
-      ];
+  const configs = iterationConfigs(quick);
   const iters = quick ? 1 : 3;
   const budgetMs = quick ? 60_000 : 12_000;
   const rows: Record<string, unknown>[] = [];
