@@ -11,12 +11,16 @@ import bernoulli from '../kernels/bernoulli.wgsl?raw';
 import bernoulliGrad from '../kernels/bernoulli_grad.wgsl?raw';
 import biasAct from '../kernels/bias_act.wgsl?raw';
 import biasActGrad from '../kernels/bias_act_grad.wgsl?raw';
+import binaryBiasAct from '../kernels/binary_bias_act.wgsl?raw';
 import binary from '../kernels/binary.wgsl?raw';
 import binaryGrad from '../kernels/binary_grad.wgsl?raw';
+import binaryGradPair from '../kernels/binary_grad_pair.wgsl?raw';
 import colPartial from '../kernels/col_partial.wgsl?raw';
 import colSum from '../kernels/col_sum.wgsl?raw';
 import crossEntropy from '../kernels/cross_entropy.wgsl?raw';
 import crossEntropyGrad from '../kernels/cross_entropy_grad.wgsl?raw';
+import gatherBinary from '../kernels/gather_binary.wgsl?raw';
+import gatherGrad from '../kernels/gather_grad.wgsl?raw';
 import gatherRows from '../kernels/gather_rows.wgsl?raw';
 import gradNorm from '../kernels/grad_norm.wgsl?raw';
 import gradNormPartial from '../kernels/grad_norm_partial.wgsl?raw';
@@ -53,11 +57,16 @@ export const KERNELS = {
   bias_act: biasAct,
   bias_act_grad: biasActGrad,
   binary: binary,
+  // Fused chains of the kernels above (plan-fuse.ts).
+  binary_bias_act: binaryBiasAct,
   binary_grad: binaryGrad,
+  binary_grad_pair: binaryGradPair,
   col_partial: colPartial,
   col_sum: colSum,
   cross_entropy: crossEntropy,
   cross_entropy_grad: crossEntropyGrad,
+  gather_binary: gatherBinary,
+  gather_grad: gatherGrad,
   gather_rows: gatherRows,
   grad_norm: gradNorm,
   grad_norm_partial: gradNormPartial,

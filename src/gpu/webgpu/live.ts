@@ -101,6 +101,16 @@ export function liveCall(
 ): { uniform: number[]; wg: [number, number, number] } {
   const u = c.uniform.slice();
   let wg = c.wg;
+  if (c.fused) {
+    // A fused call (plan-fuse.ts): each part's live length, as if it ran alone, in its own word.
+    let most = 0;
+    c.fused.parts.forEach((part, j) => {
+      const n = liveCall(graph, part, L).uniform[0] as number;
+      u[c.fused?.words[j] as number] = n;
+      most = Math.max(most, n);
+    });
+    return { uniform: u, wg: grid(most, 256) };
+  }
   if (c.node === undefined) return { uniform: u, wg };
   const n = graph.node(c.node);
   const op = n.op;

@@ -66,6 +66,8 @@ export interface GpuModelOptions extends CompileOptions {
    * parameter.
    */
   hostSyncEvery?: number;
+  /** Fuse runs of element-wise kernels into single dispatches (plan-fuse.ts; same bits). Default true. */
+  fuse?: boolean;
 }
 
 export class GpuModel implements Model {
@@ -103,7 +105,7 @@ export class GpuModel implements Model {
     if (this.lossId !== null && !graph.node(this.lossId).requiresGrad)
       throw new Error('the loss does not depend on any parameter');
     this.hostSyncEvery = opts.hostSyncEvery ?? 100;
-    this.plan = buildPlan(graph, this.layout, this.backwardIds, this.adam?.clipNorm ?? 0);
+    this.plan = buildPlan(graph, this.layout, this.backwardIds, this.adam?.clipNorm ?? 0, opts.fuse ?? true);
     if (this.adam) this.plan.update.push(adamCall(this.layout.total));
     const keys = new Map<string, { idx: number; rows: number }>();
     for (const c of [...this.plan.forward, ...this.plan.backward])

@@ -60,6 +60,11 @@ export interface Call {
   wg: [number, number, number];
   /** The graph node whose forward or backward this call is (live.ts sizes it by its live rows). */
   node?: number;
+  /**
+   * A fused call (plan-fuse.ts): the calls it replaces, in order, and the uniform word that holds
+   * each one's length; live.ts sizes every part as if it ran alone and writes its length there.
+   */
+  fused?: { parts: Call[]; words: number[] };
 }
 
 const F = new Float32Array(1);

@@ -12,6 +12,7 @@ import type { ParamLayout } from '../layout.ts';
 import { backwardCalls } from './plan-backward.ts';
 import { f32Bits, grid, type Call, type Ref } from './plan-calls.ts';
 import { forwardCalls } from './plan-forward.ts';
+import { fuseCalls } from './plan-fuse.ts';
 
 export { f32Bits, grid, type Call, type Ref } from './plan-calls.ts';
 
@@ -22,12 +23,26 @@ export interface Plan {
   update: Call[];
 }
 
-export function buildPlan(graph: Graph, layout: ParamLayout, backwardIds: number[], clipNorm: number): Plan {
-  const forward: Call[] = [];
+/**
+ * With `fuse` (the default), runs of consecutive element-wise calls become single dispatches with
+ * the same bits (plan-fuse.ts); without it, one call per kernel of each op, as the op cases plan them.
+ */
+export function buildPlan(
+  graph: Graph,
+  layout: ParamLayout,
+  backwardIds: number[],
+  clipNorm: number,
+  fuse = true,
+): Plan {
+  let forward: Call[] = [];
   for (const n of graph.nodes) forward.push(...forwardCalls(graph, n).map((c) => ({ ...c, node: n.id })));
-  const backward: Call[] = [];
+  let backward: Call[] = [];
   for (const id of backwardIds)
     backward.push(...backwardCalls(graph, graph.node(id)).map((c) => ({ ...c, node: id })));
+  if (fuse) {
+    forward = fuseCalls(graph, forward);
+    backward = fuseCalls(graph, backward);
+  }
   return { forward, backward, update: gradNormCalls(layout.total, clipNorm) };
 }
 

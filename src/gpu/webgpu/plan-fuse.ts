@@ -1,0 +1,230 @@
+/**
+ * Fewer dispatches, the same bits: a pass over a list of planned calls (plan.ts) that replaces short
+ * runs of consecutive element-wise calls by one fused call. On a real GPU a small policy update is
+ * bound by the number of dispatches, not by arithmetic, so each fused call saves a dispatch's fixed
+ * cost. The runs, in the order they are tried at each position:
+ *
+ * - add/sub, add/sub, bias_act → binary_bias_act.wgsl (CHAIN = 2): a sum of three terms and its
+ *   activation (a message-passing layer's self term plus two neighbour sums);
+ * - gather_rows, gather_rows, binary reading both → gather_binary.wgsl with both gathers;
+ * - add/sub, bias_act → binary_bias_act.wgsl (CHAIN = 1);
+ * - gather_rows, binary reading it → gather_binary.wgsl with one gather (edge messages scaled by a
+ *   weight: gather then mul);
+ * - binary_grad of operand a, then of operand b of the same op → binary_grad_pair.wgsl;
+ * - gather_rows (ACCUMULATE = 1: the backward of a row scatter), then one binary_grad that reads
+ *   the gradient it accumulated → gather_grad.wgsl.
+ *
+ * Why the bits stay the same: a fused kernel runs, per element i, each part's own expression in
+ * the parts' order, and stores every output the parts store (a value or gradient another call or
+ * `read` may want); a later part reads an earlier one's output only at its own element i, which the
+ * same invocation has just written (or left alone, past that part's live length). No fused run
+ * feeds a product into a later addition (only add and sub reach a bias), so a shader compiler has
+ * no new multiply-add to contract; the expressions that could be contracted (binary_grad's
+ * g + d·gy) are the same ones, in the same form, as in the separate kernels. Every buffer a fused
+ * call writes is bound once, and no buffer it reads is one it writes (checked below), so no part
+ * sees another's writes out of order and WebGPU's rule against aliased writable bindings holds.
+ * Each part keeps its own length (word `fused.words[j]` of the uniform), which live.ts sets from
+ * the part's live rows exactly as for the separate call.
+ */
+import type { Graph } from '../graph.ts';
+import type { Call, Ref } from './plan-calls.ts';
+import { BIN, grid } from './plan-calls.ts';
+
+/** The buffer a binding reads or writes (slices of one arena count as one buffer). */
+function bufferOf(graph: Graph, r: Ref): string {
+  switch (r.t) {
+    case 'value':
+      return graph.node(r.id).op.kind === 'param' ? 'params' : `v${r.id}`;
+    case 'grad':
+      return graph.node(r.id).op.kind === 'param' ? 'grads' : `g${r.id}`;
+    case 'temp':
+      return `t${r.id}.${r.slot}`;
+    case 'csr':
+      return `csr${r.idx}:${r.rows}.${r.part}`;
+    case 'arena':
+      return r.which;
+    default:
+      return r.t;
+  }
+}
+
+/** No written buffer is bound twice or also read (WebGPU refuses aliased writable bindings). */
+function bindable(graph: Graph, refs: Ref[], writes: boolean[]): boolean {
+  const bufs = refs.map((r) => bufferOf(graph, r));
+  return bufs.every((b, i) => !writes[i] || bufs.every((o, j) => j === i || o !== b));
+}
+
+const same = (graph: Graph, a: Ref | undefined, b: Ref | undefined): boolean =>
+  a !== undefined && b !== undefined && bufferOf(graph, a) === bufferOf(graph, b);
+
+/** A plain binary call (forward add/sub/mul). */
+const isBinary = (c: Call | undefined): c is Call => c?.kernel === 'binary';
+/** add or sub: the only binary ops fused in front of an addition (no multiply-add to contract). */
+const isSum = (c: Call | undefined): c is Call => isBinary(c) && c.constants.OP !== BIN.mul;
+const isGather = (c: Call | undefined, acc: 0 | 1): c is Call =>
+  c?.kernel === 'gather_rows' && c.constants.ACCUMULATE === acc;
+const len = (c: Call): number => c.uniform[0] as number;
+const ZERO: Ref = { t: 'zeros', floats: 1 };
+const SINK: Ref = { t: 'sink' };
+
+function fusedCall(
+  graph: Graph,
+  kernel: Call['kernel'],
+  constants: Record<string, number>,
+  uniform: number[],
+  refs: Ref[],
+  writes: boolean[],
+  parts: Call[],
+  words: number[],
+): Call | null {
+  const n = len(parts[0] as Call);
+  if (parts.some((p) => len(p) !== n) || !bindable(graph, refs, writes)) return null;
+  return {
+    kernel,
+    constants,
+    uniform,
+    refs,
+    wg: grid(n, 256),
+    node: parts.at(-1)?.node,
+    fused: { parts, words },
+  };
+}
+
+/** add/sub, [add/sub,] bias_act → binary_bias_act (null when `calls` do not form that run). */
+function biasChain(graph: Graph, calls: (Call | undefined)[]): Call | null {
+  const [c0, c1, c2] = calls;
+  if (!isSum(c0)) return null;
+  const m1 = c0.refs[2] as Ref;
+  const [x0, x1] = c0.refs as [Ref, Ref];
+  if (isSum(c1) && c2?.kernel === 'bias_act') {
+    const [a, b, m2] = c1.refs as [Ref, Ref, Ref];
+    const side = same(graph, a, m1) ? 0 : same(graph, b, m1) ? 1 : -1;
+    if (side < 0 || !same(graph, c2.refs[0], m2)) return null;
+    const x2 = side === 0 ? b : a;
+    return fusedCall(
+      graph,
+      'binary_bias_act',
+      {
+        CHAIN: 2,
+        OP1: c0.constants.OP ?? 0,
+        OP2: c1.constants.OP ?? 0,
+        SIDE2: side,
+        ACT: c2.constants.ACT ?? 0,
+      },
+      [len(c0), len(c1), len(c2), c2.uniform[1] as number],
+      [x0, x1, m1, x2, m2, c2.refs[1] as Ref, c2.refs[2] as Ref],
+      [false, false, true, false, true, false, true],
+      [c0, c1, c2],
+      [0, 1, 2],
+    );
+  }
+  if (c1?.kernel === 'bias_act' && same(graph, c1.refs[0], m1))
+    return fusedCall(
+      graph,
+      'binary_bias_act',
+      { CHAIN: 1, OP1: c0.constants.OP ?? 0, OP2: 0, SIDE2: 0, ACT: c1.constants.ACT ?? 0 },
+      [len(c0), 0, len(c1), c1.uniform[1] as number],
+      [x0, x1, m1, ZERO, SINK, c1.refs[1] as Ref, c1.refs[2] as Ref],
+      [false, false, true, false, true, false, true],
+      [c0, c1],
+      [0, 2],
+    );
+  return null;
+}
+
+/** gather_rows, [gather_rows,] binary reading the gathered rows → gather_binary. */
+function gatherChain(graph: Graph, calls: (Call | undefined)[], two: boolean): Call | null {
+  const gathers = (two ? calls.slice(0, 2) : calls.slice(0, 1)) as (Call | undefined)[];
+  const bin = calls[gathers.length];
+  if (!gathers.every((g) => isGather(g, 0)) || !isBinary(bin)) return null;
+  const [a, b, y] = bin.refs as [Ref, Ref, Ref];
+  // Operand side of each gather: 0 = a, 1 = b.
+  const sides = (gathers as Call[]).map((g) =>
+    same(graph, a, g.refs[2]) ? 0 : same(graph, b, g.refs[2]) ? 1 : -1,
+  );
+  if (sides.includes(-1) || new Set(sides).size !== sides.length || same(graph, a, b)) return null;
+  const side = (s: 0 | 1): { g: Call | null; word: number } => {
+    const k = sides.indexOf(s);
+    return { g: k < 0 ? null : (gathers[k] as Call), word: s };
+  };
+  const A = side(0);
+  const B = side(1);
+  const refsOf = (x: { g: Call | null }, plain: Ref): Ref[] =>
+    x.g ? [x.g.refs[0] as Ref, x.g.refs[1] as Ref, x.g.refs[2] as Ref] : [plain, ZERO, SINK];
+  const cols = (gathers[0] as Call).uniform[1] as number;
+  return fusedCall(
+    graph,
+    'gather_binary',
+    { OP: bin.constants.OP ?? 0, GA: A.g ? 1 : 0, GB: B.g ? 1 : 0 },
+    [
+      A.g ? len(A.g) : 0,
+      B.g ? len(B.g) : 0,
+      len(bin),
+      cols,
+      (A.g?.uniform[2] as number | undefined) ?? 0,
+      (B.g?.uniform[2] as number | undefined) ?? 0,
+    ],
+    [...refsOf(A, a), ...refsOf(B, b), y],
+    [false, false, A.g !== null, false, false, B.g !== null, true],
+    [...(gathers as Call[]), bin],
+    [...sides, 2],
+  );
+}
+
+/** binary_grad of a, then of b, of one op → binary_grad_pair. */
+function gradPair(graph: Graph, c0: Call | undefined, c1: Call | undefined): Call | null {
+  if (c0?.kernel !== 'binary_grad' || c1?.kernel !== 'binary_grad' || c0.node !== c1.node) return null;
+  if (c0.constants.WHICH !== 0 || c1.constants.WHICH !== 1 || c0.constants.OP !== c1.constants.OP)
+    return null;
+  const [a, b, gy, ga] = c0.refs as [Ref, Ref, Ref, Ref];
+  return fusedCall(
+    graph,
+    'binary_grad_pair',
+    { OP: c0.constants.OP ?? 0 },
+    [len(c0), len(c1)],
+    [a, b, gy, ga, c1.refs[3] as Ref],
+    [false, false, false, true, true],
+    [c0, c1],
+    [0, 1],
+  );
+}
+
+/** gather_rows accumulating a gradient, then one binary_grad reading it → gather_grad. */
+function gatherGrad(graph: Graph, c0: Call | undefined, c1: Call | undefined): Call | null {
+  if (!isGather(c0, 1) || c1?.kernel !== 'binary_grad') return null;
+  const [table, idx, gm] = c0.refs as [Ref, Ref, Ref];
+  const [a, b, gy, g] = c1.refs as [Ref, Ref, Ref, Ref];
+  if (!same(graph, gy, gm)) return null;
+  return fusedCall(
+    graph,
+    'gather_grad',
+    { OP: c1.constants.OP ?? 0, WHICH: c1.constants.WHICH ?? 0 },
+    [len(c0), len(c1), c0.uniform[1] as number, c0.uniform[2] as number],
+    [table, idx, gm, a, b, g],
+    [false, false, true, false, false, true],
+    [c0, c1],
+    [0, 1],
+  );
+}
+
+/** `calls` with each fusable run replaced by its fused call (see the file comment); greedy, left to right. */
+export function fuseCalls(graph: Graph, calls: Call[]): Call[] {
+  const out: Call[] = [];
+  for (let i = 0; i < calls.length;) {
+    const [c0, c1, c2] = [calls[i], calls[i + 1], calls[i + 2]];
+    const fused =
+      biasChain(graph, [c0, c1, c2]) ??
+      gatherChain(graph, [c0, c1, c2], true) ??
+      gatherChain(graph, [c0, c1], false) ??
+      gradPair(graph, c0, c1) ??
+      gatherGrad(graph, c0, c1);
+    if (fused) {
+      out.push(fused);
+      i += fused.fused?.parts.length ?? 1;
+    } else {
+      out.push(calls[i] as Call);
+      i += 1;
+    }
+  }
+  return out;
+}
