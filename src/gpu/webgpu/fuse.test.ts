@@ -163,6 +163,12 @@ describe('fused dispatches (plan-fuse.ts)', () => {
     expect(count(bwd, 'binary_grad_pair')).toBe(5);
     // q·q: both gradients are q's, one buffer that one dispatch may not bind twice for writing.
     expect(count(bwd, 'binary_grad')).toBe(2);
+    // Each scatter in both forms (one dispatched, by the lengths of its lists): 3 scatterAddRows
+    // forward, 6 gatherRows backward.
+    for (const k of ['scatter_rows', 'scatter_partial', 'scatter_add_rows']) {
+      expect(count(fwd, k)).toBe(3);
+      expect(count(bwd, k)).toBe(6);
+    }
 
     // A product before an addition stays two dispatches (a compiler could contract them into an
     // FMA with other bits); so does a binary op reading one gathered tensor twice.
@@ -189,11 +195,12 @@ describe('fused dispatches (plan-fuse.ts)', () => {
     }
     const [fused, plain] = counts as [number, number];
     // 9 forward dispatches saved (5 gather_binary calls for 6 gathers, two bias chains of 3 and
-    // 2 calls) and 8 backward ones (3 gather_grad, 5 binary_grad_pair); the unfused plan, which is
-    // the plan before fusion, fails the bound.
+    // 2 calls) and 8 backward ones (3 gather_grad, 5 binary_grad_pair), and one of the two passes
+    // of each of the 9 scatters (61 sources over 13 or 9 rows: short lists); the unfused plan,
+    // which is the plan before fusion, fails the bound.
     expect(plain).toBe(64);
-    expect(fused).toBeLessThanOrEqual(47);
-    expect(plain - fused).toBe(17);
+    expect(fused).toBeLessThanOrEqual(38);
+    expect(plain - fused).toBe(17 + 9);
   });
 
   for (const act of ['none', 'relu'] as const) {
@@ -248,24 +255,43 @@ describe('fused dispatches (plan-fuse.ts)', () => {
     });
   }
 
-  it("gives the unfused plan's bits when a row has thousands of sources (the CPU's within rounding)", async () => {
+  it("switches between one-pass and two-pass scatters as the lists change, with the unfused plan's bits", async () => {
+    // Up to 4099 sources per destination row: the two passes; 700 or 900 live sources over 6 or 7
+    // rows (about 100–150 per row, two or three chunks of 64): the one pass.
     const sizes: Sizes = { R: 6, C: 5, E: 4099, V: 7 };
     const { g, loss } = messageGraph(sizes, 'relu', 7);
-    for (const live of [undefined, 3001]) {
-      const inputs = messageInputs(sizes, 8, true);
-      expect(inputs.dst?.filter((d) => d === 0).length).toBeGreaterThan(4000);
-      const { m } = await run(g, loss, inputs, live);
-      const L = liveRows(g, new Map(live === undefined ? [] : g.inputs().map((n) => [n.id, live])));
-      const [cpu, fused, plain] = await Promise.all([
-        everything(g, m.cpu, L),
-        everything(g, m.fused, L),
-        everything(g, m.plain, L),
-      ]);
-      expectSameBits(fused, plain, `${live ?? 'all'} live`);
-      for (const [k, x] of fused)
-        expect(worstError(x, cpu.get(k) as Float32Array, 1e-3, 1e-3), k).toBeLessThanOrEqual(1);
-      m.fused.dispose();
-      m.plain.dispose();
+    const cpu = new CpuModel(g, { loss });
+    const fused = new GpuModel(ctx, g, { loss });
+    const plain = new GpuModel(ctx, g, { loss, fuse: false });
+    const steps = [
+      { live: 700, hub: false, saved: 17 + 9 },
+      { live: undefined, hub: true, saved: 17 },
+      { live: 900, hub: false, saved: 17 + 9 },
+      { live: 3001, hub: true, saved: 17 },
+    ];
+    for (const [i, st] of steps.entries()) {
+      const inputs = messageInputs(sizes, 8 + i, st.hub);
+      if (st.hub) expect(inputs.dst?.filter((d) => d === 0).length).toBeGreaterThan(4000);
+      for (const m of [cpu, fused, plain])
+        for (const [k, v] of Object.entries(inputs)) m.setInput(k, v, st.live);
+      await cpu.step();
+      ctx.resetCounters();
+      await plain.step();
+      const planned = ctx.resetCounters().dispatches;
+      await fused.step();
+      // 9 scatters (3 forward, 6 gather backward): each one dispatch instead of two while short.
+      expect(planned - ctx.resetCounters().dispatches, `step ${i}`).toBe(st.saved);
+      const L = liveRows(g, new Map(st.live === undefined ? [] : g.inputs().map((n) => [n.id, st.live])));
+      const [c, f, p] = [
+        await everything(g, cpu, L),
+        await everything(g, fused, L),
+        await everything(g, plain, L),
+      ];
+      expectSameBits(f, p, `step ${i}`);
+      for (const [k, x] of f)
+        expect(worstError(x, c.get(k) as Float32Array, 1e-3, 1e-3), k).toBeLessThanOrEqual(1);
     }
+    fused.dispose();
+    plain.dispose();
   });
 });

@@ -38,6 +38,7 @@ import reduce from '../kernels/reduce.wgsl?raw';
 import reduceGrad from '../kernels/reduce_grad.wgsl?raw';
 import scatterPartial from '../kernels/scatter_partial.wgsl?raw';
 import scatterAddRows from '../kernels/scatter_add_rows.wgsl?raw';
+import scatterRows from '../kernels/scatter_rows.wgsl?raw';
 import softmax from '../kernels/softmax.wgsl?raw';
 import softmaxGrad from '../kernels/softmax_grad.wgsl?raw';
 import unary from '../kernels/unary.wgsl?raw';
@@ -87,6 +88,7 @@ export const KERNELS = {
   reduce_grad: reduceGrad,
   scatter_add_rows: scatterAddRows,
   scatter_partial: scatterPartial,
+  scatter_rows: scatterRows,
   softmax: softmax,
   softmax_grad: softmaxGrad,
   unary: unary,

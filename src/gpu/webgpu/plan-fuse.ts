@@ -228,3 +228,11 @@ export function fuseCalls(graph: Graph, calls: Call[]): Call[] {
   }
   return out;
 }
+
+/**
+ * The calls as planned before any fusion: without the one-pass scatter (scatter_rows.wgsl), whose
+ * two-pass form then always runs.
+ */
+export function unfusedCalls(calls: Call[]): Call[] {
+  return calls.filter((c) => c.kernel !== 'scatter_rows').map(({ when: _when, ...c }) => c);
+}
