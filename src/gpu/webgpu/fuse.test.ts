@@ -294,4 +294,46 @@ describe('fused dispatches (plan-fuse.ts)', () => {
     fused.dispose();
     plain.dispose();
   });
+
+  it("softmax and log-softmax of one tensor: one dispatch forward and one backward, the unfused plan's bits", async () => {
+    // Odd sizes; a per-row mask with some rows fully masked (all 0 / all MASKED, no gradient).
+    const [R, C] = [37, 13];
+    const rng = createRng(12);
+    const g = new Graph();
+    const x = g.add(g.param('x', [R, C], uniform(rng, R * C, 3)), g.input('shift', [R, C]));
+    const mask = g.input('mask', [R, C]);
+    const probs = g.softmax(x, mask);
+    const logp = g.logSoftmax(x, mask);
+    const loss = g.sum(g.sum(g.mul(probs, g.add(logp, g.input('adv', [R, C])))));
+    const plan = buildPlan(g, paramLayout(g), backwardOrder(g, loss.id), 0);
+    expect(plan.forward.filter((c) => c.kernel.startsWith('softmax')).map((c) => c.kernel)).toEqual([
+      'softmax_pair',
+    ]);
+    expect(plan.backward.filter((c) => c.kernel.startsWith('softmax')).map((c) => c.kernel)).toEqual([
+      'softmax_grad_pair',
+    ]);
+    const inputs = {
+      shift: uniform(rng, R * C, 1),
+      mask: Float32Array.from({ length: R * C }, (_, i) =>
+        Math.floor(i / C) % 7 === 3 ? 0 : rng.next() < 0.7 ? 1 : 0,
+      ),
+      adv: uniform(rng, R * C, 1),
+    };
+    const { m: models } = await run(g, loss, inputs);
+    const L = liveRows(g, new Map());
+    const [cpu, fused, plain] = [
+      await everything(g, models.cpu, L),
+      await everything(g, models.fused, L),
+      await everything(g, models.plain, L),
+    ];
+    expectSameBits(fused, plain, 'softmax');
+    for (const [k, v] of fused)
+      expect(worstError(v, cpu.get(k) as Float32Array, 1e-4, 1e-3), k).toBeLessThanOrEqual(1);
+    const gx = await models.fused.readGrad(g.node(x.id));
+    expect(gx.some((v) => v !== 0)).toBe(true);
+    // Fully masked rows (r % 7 = 3): no gradient.
+    expect(gx.subarray(3 * C, 4 * C).every((v) => v === 0)).toBe(true);
+    models.fused.dispose();
+    models.plain.dispose();
+  });
 });

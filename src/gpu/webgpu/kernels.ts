@@ -41,6 +41,8 @@ import scatterAddRows from '../kernels/scatter_add_rows.wgsl?raw';
 import scatterRows from '../kernels/scatter_rows.wgsl?raw';
 import softmax from '../kernels/softmax.wgsl?raw';
 import softmaxGrad from '../kernels/softmax_grad.wgsl?raw';
+import softmaxGradPair from '../kernels/softmax_grad_pair.wgsl?raw';
+import softmaxPair from '../kernels/softmax_pair.wgsl?raw';
 import unary from '../kernels/unary.wgsl?raw';
 import unaryGrad from '../kernels/unary_grad.wgsl?raw';
 
@@ -91,6 +93,8 @@ export const KERNELS = {
   scatter_rows: scatterRows,
   softmax: softmax,
   softmax_grad: softmaxGrad,
+  softmax_grad_pair: softmaxGradPair,
+  softmax_pair: softmaxPair,
   unary: unary,
   unary_grad: unaryGrad,
 } as const;

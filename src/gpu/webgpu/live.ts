@@ -142,7 +142,7 @@ function sizeCall(graph: Graph, c: Call, L: Int32Array): { uniform: number[]; wg
       u[c.fused?.words[j] as number] = n;
       most = Math.max(most, n);
     });
-    return { uniform: u, wg: grid(most, 256) };
+    return { uniform: u, wg: grid(most, c.fused.per) };
   }
   if (c.node === undefined) return { uniform: u, wg };
   const n = graph.node(c.node);

@@ -62,9 +62,10 @@ export interface Call {
   node?: number;
   /**
    * A fused call (plan-fuse.ts): the calls it replaces, in order, and the uniform word that holds
-   * each one's length; live.ts sizes every part as if it ran alone and writes its length there.
+   * each one's length (elements, or rows for row kernels); live.ts sizes every part as if it ran
+   * alone, writes its length there and dispatches `per` invocations per workgroup.
    */
-  fused?: { parts: Call[]; words: number[] };
+  fused?: { parts: Call[]; words: number[]; per: number };
   /**
    * Dispatched only while the longest source list of the CSR lists of (idx, rows) is `short` (at
    * most SCATTER_SHORT_CHUNKS chunks, live.ts) or not: the one-pass and the two-pass scatter.

@@ -12,7 +12,9 @@
  *   weight: gather then mul);
  * - binary_grad of operand a, then of operand b of the same op → binary_grad_pair.wgsl;
  * - gather_rows (ACCUMULATE = 1: the backward of a row scatter), then one binary_grad that reads
- *   the gradient it accumulated → gather_grad.wgsl.
+ *   the gradient it accumulated → gather_grad.wgsl;
+ * - softmax and log-softmax of one tensor → softmax_pair.wgsl (one invocation per row, as
+ *   softmax.wgsl), and their two softmax_grad calls into one gradient → softmax_grad_pair.wgsl.
  *
  * Why the bits stay the same: a fused kernel runs, per element i, each part's own expression in
  * the parts' order, and stores every output the parts store (a value or gradient another call or
@@ -76,18 +78,12 @@ function fusedCall(
   writes: boolean[],
   parts: Call[],
   words: number[],
+  per = 256,
 ): Call | null {
   const n = len(parts[0] as Call);
   if (parts.some((p) => len(p) !== n) || !bindable(graph, refs, writes)) return null;
-  return {
-    kernel,
-    constants,
-    uniform,
-    refs,
-    wg: grid(n, 256),
-    node: parts.at(-1)?.node,
-    fused: { parts, words },
-  };
+  const fused = { parts, words, per };
+  return { kernel, constants, uniform, refs, wg: grid(n, per), node: parts.at(-1)?.node, fused };
 }
 
 /** add/sub, [add/sub,] bias_act → binary_bias_act (null when `calls` do not form that run). */
@@ -207,6 +203,48 @@ function gatherGrad(graph: Graph, c0: Call | undefined, c1: Call | undefined): C
   );
 }
 
+/** softmax and log-softmax of one tensor and mask (forward) → softmax_pair. */
+function softmaxPair(graph: Graph, c0: Call | undefined, c1: Call | undefined): Call | null {
+  if (c0?.kernel !== 'softmax' || c1?.kernel !== 'softmax' || c0.constants.LOG === c1.constants.LOG)
+    return null;
+  if (!same(graph, c0.refs[0], c1.refs[0]) || !same(graph, c0.refs[1], c1.refs[1])) return null;
+  if (c0.uniform.some((u, i) => c1.uniform[i] !== u)) return null;
+  const [prob, logp] = c0.constants.LOG === 1 ? [c1, c0] : [c0, c1];
+  const [rows, cols, maskRows] = c0.uniform as [number, number, number];
+  return fusedCall(
+    graph,
+    'softmax_pair',
+    {},
+    [rows, rows, cols, maskRows],
+    [c0.refs[0] as Ref, c0.refs[1] as Ref, prob.refs[2] as Ref, logp.refs[2] as Ref],
+    [false, false, true, true],
+    [c0, c1],
+    c0 === prob ? [0, 1] : [1, 0],
+    64,
+  );
+}
+
+/** Two softmax_grad calls into one gradient (backward of a softmax and a log-softmax of one tensor). */
+function softmaxGradPair(graph: Graph, c0: Call | undefined, c1: Call | undefined): Call | null {
+  if (c0?.kernel !== 'softmax_grad' || c1?.kernel !== 'softmax_grad') return null;
+  const [y1, gy1, mask, gx] = c0.refs as [Ref, Ref, Ref, Ref];
+  const [y2, gy2, mask2, gx2] = c1.refs as [Ref, Ref, Ref, Ref];
+  if (!same(graph, gx, gx2) || !same(graph, mask, mask2) || c0.uniform.some((u, i) => c1.uniform[i] !== u))
+    return null;
+  const [rows, cols, maskRows] = c0.uniform as [number, number, number];
+  return fusedCall(
+    graph,
+    'softmax_grad_pair',
+    { LOG1: c0.constants.LOG ?? 0, LOG2: c1.constants.LOG ?? 0 },
+    [rows, rows, cols, maskRows],
+    [y1, gy1, y2, gy2, mask, gx],
+    [false, false, false, false, false, true],
+    [c0, c1],
+    [0, 1],
+    64,
+  );
+}
+
 /** `calls` with each fusable run replaced by its fused call (see the file comment); greedy, left to right. */
 export function fuseCalls(graph: Graph, calls: Call[]): Call[] {
   const out: Call[] = [];
@@ -217,7 +255,9 @@ export function fuseCalls(graph: Graph, calls: Call[]): Call[] {
       gatherChain(graph, [c0, c1, c2], true) ??
       gatherChain(graph, [c0, c1], false) ??
       gradPair(graph, c0, c1) ??
-      gatherGrad(graph, c0, c1);
+      gatherGrad(graph, c0, c1) ??
+      softmaxPair(graph, c0, c1) ??
+      softmaxGradPair(graph, c0, c1);
     if (fused) {
       out.push(fused);
       i += fused.fused?.parts.length ?? 1;
