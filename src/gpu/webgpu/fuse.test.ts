@@ -179,6 +179,18 @@ describe('fused dispatches (plan-fuse.ts)', () => {
     h.add(t, t);
     const p2 = buildPlan(h, paramLayout(h), [], 0);
     expect(p2.forward.map((c) => c.kernel)).toEqual(['binary', 'bias_act', 'gather_rows', 'binary']);
+
+    // Two parameters share the parameter arena but are different tensors: their softmaxes stay
+    // apart (and so do the gradients, which share the gradient arena).
+    const k = new Graph();
+    const sm = k.softmax(k.param('p1', [4, 5], new Float32Array(20)));
+    const lsm = k.logSoftmax(k.param('p2', [4, 5], new Float32Array(20)));
+    const l = k.add(k.sum(k.sum(sm)), k.sum(k.sum(lsm)));
+    const p3 = buildPlan(k, paramLayout(k), backwardOrder(k, l.id), 0);
+    expect(p3.forward.filter((c) => c.kernel.startsWith('softmax')).map((c) => c.kernel)).toEqual([
+      'softmax',
+      'softmax',
+    ]);
   });
 
   it('cuts the dispatches of a training step; counted by GpuContext.counters', async () => {

@@ -56,8 +56,9 @@ function bindable(graph: Graph, refs: Ref[], writes: boolean[]): boolean {
   return bufs.every((b, i) => !writes[i] || bufs.every((o, j) => j === i || o !== b));
 }
 
-const same = (graph: Graph, a: Ref | undefined, b: Ref | undefined): boolean =>
-  a !== undefined && b !== undefined && bufferOf(graph, a) === bufferOf(graph, b);
+/** The same binding: the same tensor (not merely the same buffer: parameters share an arena). */
+const same = (a: Ref | undefined, b: Ref | undefined): boolean =>
+  a !== undefined && b !== undefined && JSON.stringify(a) === JSON.stringify(b);
 
 /** A plain binary call (forward add/sub/mul). */
 const isBinary = (c: Call | undefined): c is Call => c?.kernel === 'binary';
@@ -94,8 +95,8 @@ function biasChain(graph: Graph, calls: (Call | undefined)[]): Call | null {
   const [x0, x1] = c0.refs as [Ref, Ref];
   if (isSum(c1) && c2?.kernel === 'bias_act') {
     const [a, b, m2] = c1.refs as [Ref, Ref, Ref];
-    const side = same(graph, a, m1) ? 0 : same(graph, b, m1) ? 1 : -1;
-    if (side < 0 || !same(graph, c2.refs[0], m2)) return null;
+    const side = same(a, m1) ? 0 : same(b, m1) ? 1 : -1;
+    if (side < 0 || !same(c2.refs[0], m2)) return null;
     const x2 = side === 0 ? b : a;
     return fusedCall(
       graph,
@@ -114,7 +115,7 @@ function biasChain(graph: Graph, calls: (Call | undefined)[]): Call | null {
       [0, 1, 2],
     );
   }
-  if (c1?.kernel === 'bias_act' && same(graph, c1.refs[0], m1))
+  if (c1?.kernel === 'bias_act' && same(c1.refs[0], m1))
     return fusedCall(
       graph,
       'binary_bias_act',
@@ -135,10 +136,8 @@ function gatherChain(graph: Graph, calls: (Call | undefined)[], two: boolean): C
   if (!gathers.every((g) => isGather(g, 0)) || !isBinary(bin)) return null;
   const [a, b, y] = bin.refs as [Ref, Ref, Ref];
   // Operand side of each gather: 0 = a, 1 = b.
-  const sides = (gathers as Call[]).map((g) =>
-    same(graph, a, g.refs[2]) ? 0 : same(graph, b, g.refs[2]) ? 1 : -1,
-  );
-  if (sides.includes(-1) || new Set(sides).size !== sides.length || same(graph, a, b)) return null;
+  const sides = (gathers as Call[]).map((g) => (same(a, g.refs[2]) ? 0 : same(b, g.refs[2]) ? 1 : -1));
+  if (sides.includes(-1) || new Set(sides).size !== sides.length || same(a, b)) return null;
   const side = (s: 0 | 1): { g: Call | null; word: number } => {
     const k = sides.indexOf(s);
     return { g: k < 0 ? null : (gathers[k] as Call), word: s };
@@ -190,7 +189,7 @@ function gatherGrad(graph: Graph, c0: Call | undefined, c1: Call | undefined): C
   if (!isGather(c0, 1) || c1?.kernel !== 'binary_grad') return null;
   const [table, idx, gm] = c0.refs as [Ref, Ref, Ref];
   const [a, b, gy, g] = c1.refs as [Ref, Ref, Ref, Ref];
-  if (!same(graph, gy, gm)) return null;
+  if (!same(gy, gm)) return null;
   return fusedCall(
     graph,
     'gather_grad',
@@ -207,7 +206,7 @@ function gatherGrad(graph: Graph, c0: Call | undefined, c1: Call | undefined): C
 function softmaxPair(graph: Graph, c0: Call | undefined, c1: Call | undefined): Call | null {
   if (c0?.kernel !== 'softmax' || c1?.kernel !== 'softmax' || c0.constants.LOG === c1.constants.LOG)
     return null;
-  if (!same(graph, c0.refs[0], c1.refs[0]) || !same(graph, c0.refs[1], c1.refs[1])) return null;
+  if (!same(c0.refs[0], c1.refs[0]) || !same(c0.refs[1], c1.refs[1])) return null;
   if (c0.uniform.some((u, i) => c1.uniform[i] !== u)) return null;
   const [prob, logp] = c0.constants.LOG === 1 ? [c1, c0] : [c0, c1];
   const [rows, cols, maskRows] = c0.uniform as [number, number, number];
@@ -229,8 +228,7 @@ function softmaxGradPair(graph: Graph, c0: Call | undefined, c1: Call | undefine
   if (c0?.kernel !== 'softmax_grad' || c1?.kernel !== 'softmax_grad') return null;
   const [y1, gy1, mask, gx] = c0.refs as [Ref, Ref, Ref, Ref];
   const [y2, gy2, mask2, gx2] = c1.refs as [Ref, Ref, Ref, Ref];
-  if (!same(graph, gx, gx2) || !same(graph, mask, mask2) || c0.uniform.some((u, i) => c1.uniform[i] !== u))
-    return null;
+  if (!same(gx, gx2) || !same(mask, mask2) || c0.uniform.some((u, i) => c1.uniform[i] !== u)) return null;
   const [rows, cols, maskRows] = c0.uniform as [number, number, number];
   return fusedCall(
     graph,
