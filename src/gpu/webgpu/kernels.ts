@@ -16,6 +16,7 @@ import binary from '../kernels/binary.wgsl?raw';
 import binaryGrad from '../kernels/binary_grad.wgsl?raw';
 import binaryGradPair from '../kernels/binary_grad_pair.wgsl?raw';
 import colPartial from '../kernels/col_partial.wgsl?raw';
+import colRows from '../kernels/col_rows.wgsl?raw';
 import colSum from '../kernels/col_sum.wgsl?raw';
 import crossEntropy from '../kernels/cross_entropy.wgsl?raw';
 import crossEntropyGrad from '../kernels/cross_entropy_grad.wgsl?raw';
@@ -65,6 +66,7 @@ export const KERNELS = {
   binary_grad: binaryGrad,
   binary_grad_pair: binaryGradPair,
   col_partial: colPartial,
+  col_rows: colRows,
   col_sum: colSum,
   cross_entropy: crossEntropy,
   cross_entropy_grad: crossEntropyGrad,

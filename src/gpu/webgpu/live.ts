@@ -199,6 +199,7 @@ function sizeCall(graph: Graph, c: Call, L: Int32Array): { uniform: number[]; wg
       if (op.kind === 'pick') flat((L[op.x] as number) * inner(op.x), 256);
       break;
     case 'col_sum':
+    case 'col_rows':
       u[0] = rowsOf(n.id);
       break;
     case 'col_partial':

@@ -14,7 +14,9 @@
  * - gather_rows (ACCUMULATE = 1: the backward of a row scatter), then one binary_grad that reads
  *   the gradient it accumulated → gather_grad.wgsl;
  * - softmax and log-softmax of one tensor → softmax_pair.wgsl (one invocation per row, as
- *   softmax.wgsl), and their two softmax_grad calls into one gradient → softmax_grad_pair.wgsl.
+ *   softmax.wgsl), and their two softmax_grad calls into one gradient → softmax_grad_pair.wgsl;
+ * - col_partial + col_sum over at most COL_SHORT_ROWS planned rows → col_rows.wgsl (a bias
+ *   gradient of a small layer).
  *
  * Why the bits stay the same: a fused kernel runs, per element i, each part's own expression in
  * the parts' order, and stores every output the parts store (a value or gradient another call or
@@ -243,6 +245,29 @@ function softmaxGradPair(graph: Graph, c0: Call | undefined, c1: Call | undefine
   );
 }
 
+/** Column sums of at most this many planned rows run in one pass (col_rows.wgsl). */
+export const COL_SHORT_ROWS = 256;
+
+/**
+ * col_partial + col_sum over at most COL_SHORT_ROWS rows → col_rows: one call of its own (one
+ * invocation per column, not per element), sized by live.ts like col_sum.
+ */
+function colRows(graph: Graph, c0: Call | undefined, c1: Call | undefined): Call | null {
+  if (c0?.kernel !== 'col_partial' || c1?.kernel !== 'col_sum' || !same(c0.refs[1], c1.refs[0])) return null;
+  const [rows, cols] = c0.uniform as [number, number];
+  if (rows > COL_SHORT_ROWS || c0.node !== c1.node) return null;
+  const refs = [c0.refs[0] as Ref, c1.refs[1] as Ref];
+  if (!bindable(graph, refs, [false, true])) return null;
+  return {
+    kernel: 'col_rows',
+    constants: { ACCUMULATE: c1.constants.ACCUMULATE ?? 1 },
+    uniform: [rows, cols],
+    refs,
+    wg: c1.wg,
+    node: c1.node,
+  };
+}
+
 /** `calls` with each fusable run replaced by its fused call (see the file comment); greedy, left to right. */
 export function fuseCalls(graph: Graph, calls: Call[]): Call[] {
   const out: Call[] = [];
@@ -256,9 +281,13 @@ export function fuseCalls(graph: Graph, calls: Call[]): Call[] {
       gatherGrad(graph, c0, c1) ??
       softmaxPair(graph, c0, c1) ??
       softmaxGradPair(graph, c0, c1);
+    const col = fused ? null : colRows(graph, c0, c1);
     if (fused) {
       out.push(fused);
       i += fused.fused?.parts.length ?? 1;
+    } else if (col) {
+      out.push(col);
+      i += 2;
     } else {
       out.push(calls[i] as Call);
       i += 1;
