@@ -375,4 +375,44 @@ describe('fused dispatches (plan-fuse.ts)', () => {
       }
     }
   });
+
+  it('fuses a run past a call that shares no buffer with it, and not past one that reads it', async () => {
+    const [R, C] = [45, 9];
+    const build = (dependent: boolean) => {
+      const rng = createRng(21);
+      const g = new Graph();
+      const a = g.add(g.input('u', [R, C]), g.input('v', [R, C]));
+      const W = g.param('W', [C, C], uniform(rng, C * C, 1));
+      // The product is planned between the sum and the sum that reads both.
+      const y = g.matmul(dependent ? a : g.input('x', [R, C]), W);
+      const z = g.biasAct(g.add(a, y), g.param('b', [C], uniform(rng, C, 1)), 'relu');
+      const loss = g.sum(g.sum(g.mul(z, g.input('w', [R, C]))));
+      return { g, loss };
+    };
+    const kinds = (dependent: boolean) => {
+      const { g, loss } = build(dependent);
+      return buildPlan(g, paramLayout(g), backwardOrder(g, loss.id), 0).forward.map(
+        (c) => c.kernel + (c.kernel === 'binary_bias_act' ? c.constants.CHAIN : ''),
+      );
+    };
+    expect(kinds(false).slice(0, 2)).toEqual(['matmul', 'binary_bias_act2']);
+    expect(kinds(true).slice(0, 3)).toEqual(['binary', 'matmul', 'binary_bias_act1']);
+    const { g, loss } = build(false);
+    const rng = createRng(22);
+    for (const live of [undefined, 30]) {
+      const inputs = Object.fromEntries(['u', 'v', 'x', 'w'].map((k) => [k, uniform(rng, R * C, 1)]));
+      const { m } = await run(g, loss, inputs, live);
+      const L = liveRows(g, new Map(live === undefined ? [] : g.inputs().map((n) => [n.id, live])));
+      const [c, f, p] = [
+        await everything(g, m.cpu, L),
+        await everything(g, m.fused, L),
+        await everything(g, m.plain, L),
+      ];
+      expectSameBits(f, p, `${live ?? 'all'} live`);
+      for (const [k, x] of f)
+        expect(worstError(x, c.get(k) as Float32Array, 1e-4, 1e-3), k).toBeLessThanOrEqual(1);
+      m.fused.dispose();
+      m.plain.dispose();
+    }
+  });
 });

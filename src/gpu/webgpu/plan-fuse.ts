@@ -268,30 +268,45 @@ function colRows(graph: Graph, c0: Call | undefined, c1: Call | undefined): Call
   };
 }
 
-/** `calls` with each fusable run replaced by its fused call (see the file comment); greedy, left to right. */
+/** The fused call of a run that starts with `c0` (the rules above, in order) and how many calls it takes. */
+function runAt(graph: Graph, [c0, c1, c2]: (Call | undefined)[]): { call: Call; take: number } | null {
+  const fused =
+    biasChain(graph, [c0, c1, c2]) ??
+    gatherChain(graph, [c0, c1, c2], true) ??
+    gatherChain(graph, [c0, c1], false) ??
+    gradPair(graph, c0, c1) ??
+    gatherGrad(graph, c0, c1) ??
+    softmaxPair(graph, c0, c1) ??
+    softmaxGradPair(graph, c0, c1);
+  if (fused) return { call: fused, take: fused.fused?.parts.length ?? 1 };
+  const col = colRows(graph, c0, c1);
+  return col ? { call: col, take: 2 } : null;
+}
+
+/** Two calls that bind no buffer in common: either order computes the same. */
+function disjoint(graph: Graph, a: Call | undefined, b: Call | undefined): boolean {
+  if (!a || !b) return false;
+  const bufs = new Set(a.refs.map((r) => bufferOf(graph, r)));
+  return b.refs.every((r) => !bufs.has(bufferOf(graph, r)));
+}
+
+/**
+ * `calls` with each fusable run replaced by its fused call (see the file comment); greedy, left to
+ * right. A run may also start at a call with one call in between that shares no buffer with it
+ * (a product of other tensors, say): that call then runs first.
+ */
 export function fuseCalls(graph: Graph, calls: Call[]): Call[] {
   const out: Call[] = [];
   for (let i = 0; i < calls.length;) {
-    const [c0, c1, c2] = [calls[i], calls[i + 1], calls[i + 2]];
-    const fused =
-      biasChain(graph, [c0, c1, c2]) ??
-      gatherChain(graph, [c0, c1, c2], true) ??
-      gatherChain(graph, [c0, c1], false) ??
-      gradPair(graph, c0, c1) ??
-      gatherGrad(graph, c0, c1) ??
-      softmaxPair(graph, c0, c1) ??
-      softmaxGradPair(graph, c0, c1);
-    const col = fused ? null : colRows(graph, c0, c1);
-    if (fused) {
-      out.push(fused);
-      i += fused.fused?.parts.length ?? 1;
-    } else if (col) {
-      out.push(col);
-      i += 2;
-    } else {
-      out.push(calls[i] as Call);
-      i += 1;
+    let hit = runAt(graph, [calls[i], calls[i + 1], calls[i + 2]]);
+    let between: Call | null = null;
+    if (!hit && disjoint(graph, calls[i], calls[i + 1])) {
+      hit = runAt(graph, [calls[i], calls[i + 2], calls[i + 3]]);
+      if (hit) between = calls[i + 1] as Call;
     }
+    if (between) out.push(between);
+    out.push(hit?.call ?? (calls[i] as Call));
+    i += (hit?.take ?? 1) + (between ? 1 : 0);
   }
   return out;
 }
