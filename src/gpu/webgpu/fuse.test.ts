@@ -415,4 +415,42 @@ describe('fused dispatches (plan-fuse.ts)', () => {
       m.plain.dispose();
     }
   });
+
+  for (const act of ['relu', 'tanh'] as const) {
+    it(`fuses a gather, the sum that reads it and its bias activation (${act}; padding rows)`, async () => {
+      const [E, C, V] = [53, 7, 11];
+      const rng = createRng(31);
+      const g = new Graph();
+      const t = g.param('t', [V, C], uniform(rng, V * C, 1));
+      const gathered = g.gatherRows(t, g.input('idx', [E], 'u32'));
+      // The gathered rows are operand b of a sub: the kernel keeps the operands' order.
+      const z = g.biasAct(g.sub(g.input('x', [E, C]), gathered), g.param('b', [C], uniform(rng, C, 1)), act);
+      const loss = g.sum(g.sum(g.mul(z, g.input('w', [E, C]))));
+      const plan = buildPlan(g, paramLayout(g), backwardOrder(g, loss.id), 0);
+      expect(plan.forward.map((c) => c.kernel).slice(0, 1)).toEqual(['gather_binary_bias_act']);
+      for (const live of [undefined, 20]) {
+        const inputs = {
+          idx: Uint32Array.from({ length: E }, () => rng.int(V)),
+          x: uniform(rng, E * C, 1),
+          w: uniform(rng, E * C, 1),
+        };
+        const { m } = await run(g, loss, inputs, live);
+        const L = liveRows(g, new Map(live === undefined ? [] : g.inputs().map((n) => [n.id, live])));
+        const [c, f, p] = [
+          await everything(g, m.cpu, L),
+          await everything(g, m.fused, L),
+          await everything(g, m.plain, L),
+        ];
+        expectSameBits(f, p, `${act}, ${live ?? 'all'} live`);
+        for (const [k, x] of f) {
+          const ref = c.get(k) as Float32Array;
+          // relu: the CPU's bits but for the row sums of the loss; tanh: within rounding.
+          if (act === 'relu' && !k.endsWith('reduce')) expect(bits(x), k).toEqual(bits(ref));
+          else expect(worstError(x, ref, 1e-4, 1e-3), k).toBeLessThanOrEqual(1);
+        }
+        m.fused.dispose();
+        m.plain.dispose();
+      }
+    });
+  }
 });

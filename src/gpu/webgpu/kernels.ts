@@ -21,6 +21,7 @@ import colSum from '../kernels/col_sum.wgsl?raw';
 import crossEntropy from '../kernels/cross_entropy.wgsl?raw';
 import crossEntropyGrad from '../kernels/cross_entropy_grad.wgsl?raw';
 import gatherBinary from '../kernels/gather_binary.wgsl?raw';
+import gatherBinaryBiasAct from '../kernels/gather_binary_bias_act.wgsl?raw';
 import gatherGrad from '../kernels/gather_grad.wgsl?raw';
 import gatherRows from '../kernels/gather_rows.wgsl?raw';
 import gradNorm from '../kernels/grad_norm.wgsl?raw';
@@ -71,6 +72,7 @@ export const KERNELS = {
   cross_entropy: crossEntropy,
   cross_entropy_grad: crossEntropyGrad,
   gather_binary: gatherBinary,
+  gather_binary_bias_act: gatherBinaryBiasAct,
   gather_grad: gatherGrad,
   gather_rows: gatherRows,
   grad_norm: gradNorm,

@@ -6,6 +6,7 @@
  *
  * - add/sub, add/sub, bias_act → binary_bias_act.wgsl (CHAIN = 2): a sum of three terms and its
  *   activation (a message-passing layer's self term plus two neighbour sums);
+ * - gather_rows, add/sub reading it, bias_act → gather_binary_bias_act.wgsl;
  * - gather_rows, gather_rows, binary reading both → gather_binary.wgsl with both gathers;
  * - add/sub, bias_act → binary_bias_act.wgsl (CHAIN = 1);
  * - gather_rows, binary reading it → gather_binary.wgsl with one gather (edge messages scaled by a
@@ -168,6 +169,25 @@ function gatherChain(graph: Graph, calls: (Call | undefined)[], two: boolean): C
   );
 }
 
+/** gather_rows, add/sub reading it (and a tensor of its own), bias_act → gather_binary_bias_act. */
+function gatherBias(graph: Graph, [c0, c1, c2]: (Call | undefined)[]): Call | null {
+  if (!isGather(c0, 0) || !isSum(c1) || c2?.kernel !== 'bias_act') return null;
+  const [a, b, y] = c1.refs as [Ref, Ref, Ref];
+  const g = c0.refs[2] as Ref;
+  const side = same(b, g) && !same(a, g) ? 1 : same(a, g) && !same(b, g) ? 0 : -1;
+  if (side < 0 || !same(c2.refs[0], y)) return null;
+  return fusedCall(
+    graph,
+    'gather_binary_bias_act',
+    { OP: c1.constants.OP ?? 0, SIDE: side, ACT: c2.constants.ACT ?? 0 },
+    [len(c0), len(c1), len(c2), c2.uniform[1] as number, c0.uniform[2] as number],
+    [side === 1 ? a : b, c0.refs[0] as Ref, c0.refs[1] as Ref, g, y, c2.refs[1] as Ref, c2.refs[2] as Ref],
+    [false, false, false, true, true, false, true],
+    [c0, c1, c2],
+    [0, 1, 2],
+  );
+}
+
 /** binary_grad of a, then of b, of one op → binary_grad_pair. */
 function gradPair(graph: Graph, c0: Call | undefined, c1: Call | undefined): Call | null {
   if (c0?.kernel !== 'binary_grad' || c1?.kernel !== 'binary_grad' || c0.node !== c1.node) return null;
@@ -272,6 +292,7 @@ function colRows(graph: Graph, c0: Call | undefined, c1: Call | undefined): Call
 function runAt(graph: Graph, [c0, c1, c2]: (Call | undefined)[]): { call: Call; take: number } | null {
   const fused =
     biasChain(graph, [c0, c1, c2]) ??
+    gatherBias(graph, [c0, c1, c2]) ??
     gatherChain(graph, [c0, c1, c2], true) ??
     gatherChain(graph, [c0, c1], false) ??
     gradPair(graph, c0, c1) ??
