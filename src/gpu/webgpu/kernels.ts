@@ -14,6 +14,7 @@ import biasActGrad from '../kernels/bias_act_grad.wgsl?raw';
 import binaryBiasAct from '../kernels/binary_bias_act.wgsl?raw';
 import binary from '../kernels/binary.wgsl?raw';
 import binaryGrad from '../kernels/binary_grad.wgsl?raw';
+import binaryGradChain from '../kernels/binary_grad_chain.wgsl?raw';
 import binaryGradPair from '../kernels/binary_grad_pair.wgsl?raw';
 import colPartial from '../kernels/col_partial.wgsl?raw';
 import colRows from '../kernels/col_rows.wgsl?raw';
@@ -65,6 +66,7 @@ export const KERNELS = {
   // Fused chains of the kernels above (plan-fuse.ts).
   binary_bias_act: binaryBiasAct,
   binary_grad: binaryGrad,
+  binary_grad_chain: binaryGradChain,
   binary_grad_pair: binaryGradPair,
   col_partial: colPartial,
   col_rows: colRows,

@@ -11,6 +11,8 @@
  * - add/sub, bias_act → binary_bias_act.wgsl (CHAIN = 1);
  * - gather_rows, binary reading it → gather_binary.wgsl with one gather (edge messages scaled by a
  *   weight: gather then mul);
+ * - the two gradients of an add/sub, then the two of an add/sub whose output is one of its
+ *   operands → binary_grad_chain.wgsl (a sum of three terms, backward);
  * - binary_grad of operand a, then of operand b of the same op → binary_grad_pair.wgsl;
  * - gather_rows (ACCUMULATE = 1: the backward of a row scatter), then one binary_grad that reads
  *   the gradient it accumulated → gather_grad.wgsl;
@@ -206,6 +208,30 @@ function gradPair(graph: Graph, c0: Call | undefined, c1: Call | undefined): Cal
   );
 }
 
+/**
+ * Both gradients of an add/sub, then both of an add/sub whose output is one of the first's
+ * operands (its gradient just written) → binary_grad_chain.
+ */
+function gradChain(graph: Graph, calls: (Call | undefined)[]): Call | null {
+  const [a1, b1, a2, b2] = calls;
+  const sum = (c: Call | undefined): c is Call => c?.kernel === 'binary_grad' && c.constants.OP !== BIN.mul;
+  if (!sum(a1) || !sum(b1) || !sum(a2) || !sum(b2) || !gradPair(graph, a1, b1) || !gradPair(graph, a2, b2))
+    return null;
+  const gy2 = a2.refs[2] as Ref;
+  const side = same(gy2, a1.refs[3]) ? 0 : same(gy2, b1.refs[3]) ? 1 : -1;
+  if (side < 0) return null;
+  return fusedCall(
+    graph,
+    'binary_grad_chain',
+    { OP1: a1.constants.OP ?? 0, OP2: a2.constants.OP ?? 0, SIDE: side },
+    [len(a1), len(b1), len(a2), len(b2)],
+    [a1.refs[2] as Ref, a1.refs[3] as Ref, b1.refs[3] as Ref, a2.refs[3] as Ref, b2.refs[3] as Ref],
+    [false, true, true, true, true],
+    [a1, b1, a2, b2],
+    [0, 1, 2, 3],
+  );
+}
+
 /** gather_rows accumulating a gradient, then one binary_grad reading it → gather_grad. */
 function gatherGrad(graph: Graph, c0: Call | undefined, c1: Call | undefined): Call | null {
   if (!isGather(c0, 1) || c1?.kernel !== 'binary_grad') return null;
@@ -289,8 +315,9 @@ function colRows(graph: Graph, c0: Call | undefined, c1: Call | undefined): Call
 }
 
 /** The fused call of a run that starts with `c0` (the rules above, in order) and how many calls it takes. */
-function runAt(graph: Graph, [c0, c1, c2]: (Call | undefined)[]): { call: Call; take: number } | null {
+function runAt(graph: Graph, [c0, c1, c2, c3]: (Call | undefined)[]): { call: Call; take: number } | null {
   const fused =
+    gradChain(graph, [c0, c1, c2, c3]) ??
     biasChain(graph, [c0, c1, c2]) ??
     gatherBias(graph, [c0, c1, c2]) ??
     gatherChain(graph, [c0, c1, c2], true) ??
@@ -319,10 +346,10 @@ function disjoint(graph: Graph, a: Call | undefined, b: Call | undefined): boole
 export function fuseCalls(graph: Graph, calls: Call[]): Call[] {
   const out: Call[] = [];
   for (let i = 0; i < calls.length;) {
-    let hit = runAt(graph, [calls[i], calls[i + 1], calls[i + 2]]);
+    let hit = runAt(graph, calls.slice(i, i + 4));
     let between: Call | null = null;
     if (!hit && disjoint(graph, calls[i], calls[i + 1])) {
-      hit = runAt(graph, [calls[i], calls[i + 2], calls[i + 3]]);
+      hit = runAt(graph, [calls[i], ...calls.slice(i + 2, i + 5)]);
       if (hit) between = calls[i + 1] as Call;
     }
     if (between) out.push(between);
