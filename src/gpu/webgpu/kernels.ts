@@ -11,12 +11,19 @@ import bernoulli from '../kernels/bernoulli.wgsl?raw';
 import bernoulliGrad from '../kernels/bernoulli_grad.wgsl?raw';
 import biasAct from '../kernels/bias_act.wgsl?raw';
 import biasActGrad from '../kernels/bias_act_grad.wgsl?raw';
+import binaryBiasAct from '../kernels/binary_bias_act.wgsl?raw';
 import binary from '../kernels/binary.wgsl?raw';
 import binaryGrad from '../kernels/binary_grad.wgsl?raw';
+import binaryGradChain from '../kernels/binary_grad_chain.wgsl?raw';
+import binaryGradPair from '../kernels/binary_grad_pair.wgsl?raw';
 import colPartial from '../kernels/col_partial.wgsl?raw';
+import colRows from '../kernels/col_rows.wgsl?raw';
 import colSum from '../kernels/col_sum.wgsl?raw';
 import crossEntropy from '../kernels/cross_entropy.wgsl?raw';
 import crossEntropyGrad from '../kernels/cross_entropy_grad.wgsl?raw';
+import gatherBinary from '../kernels/gather_binary.wgsl?raw';
+import gatherBinaryBiasAct from '../kernels/gather_binary_bias_act.wgsl?raw';
+import gatherGrad from '../kernels/gather_grad.wgsl?raw';
 import gatherRows from '../kernels/gather_rows.wgsl?raw';
 import gradNorm from '../kernels/grad_norm.wgsl?raw';
 import gradNormPartial from '../kernels/grad_norm_partial.wgsl?raw';
@@ -34,8 +41,11 @@ import reduce from '../kernels/reduce.wgsl?raw';
 import reduceGrad from '../kernels/reduce_grad.wgsl?raw';
 import scatterPartial from '../kernels/scatter_partial.wgsl?raw';
 import scatterAddRows from '../kernels/scatter_add_rows.wgsl?raw';
+import scatterRows from '../kernels/scatter_rows.wgsl?raw';
 import softmax from '../kernels/softmax.wgsl?raw';
 import softmaxGrad from '../kernels/softmax_grad.wgsl?raw';
+import softmaxGradPair from '../kernels/softmax_grad_pair.wgsl?raw';
+import softmaxPair from '../kernels/softmax_pair.wgsl?raw';
 import unary from '../kernels/unary.wgsl?raw';
 import unaryGrad from '../kernels/unary_grad.wgsl?raw';
 
@@ -53,11 +63,19 @@ export const KERNELS = {
   bias_act: biasAct,
   bias_act_grad: biasActGrad,
   binary: binary,
+  // Fused chains of the kernels above (plan-fuse.ts).
+  binary_bias_act: binaryBiasAct,
   binary_grad: binaryGrad,
+  binary_grad_chain: binaryGradChain,
+  binary_grad_pair: binaryGradPair,
   col_partial: colPartial,
+  col_rows: colRows,
   col_sum: colSum,
   cross_entropy: crossEntropy,
   cross_entropy_grad: crossEntropyGrad,
+  gather_binary: gatherBinary,
+  gather_binary_bias_act: gatherBinaryBiasAct,
+  gather_grad: gatherGrad,
   gather_rows: gatherRows,
   grad_norm: gradNorm,
   grad_norm_partial: gradNormPartial,
@@ -78,8 +96,11 @@ export const KERNELS = {
   reduce_grad: reduceGrad,
   scatter_add_rows: scatterAddRows,
   scatter_partial: scatterPartial,
+  scatter_rows: scatterRows,
   softmax: softmax,
   softmax_grad: softmaxGrad,
+  softmax_grad_pair: softmaxGradPair,
+  softmax_pair: softmaxPair,
   unary: unary,
   unary_grad: unaryGrad,
 } as const;

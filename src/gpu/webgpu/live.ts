@@ -93,14 +93,57 @@ export function liveRows(graph: Graph, inputLive: ReadonlyMap<number, number>): 
   return L;
 }
 
-/** A call's sizes and workgroups for the live rows `L` (the plan's own where nothing is padded). */
+/**
+ * The one-pass scatter (scatter_rows.wgsl) runs while the longest source list of its index has at
+ * most this many chunks of CHUNK sources (256 sources), the two-pass one beyond: the one pass saves
+ * a dispatch, the two passes spread a long list over many invocations.
+ */
+export const SCATTER_SHORT_CHUNKS = 4;
+
+/** Chunks of the longest list of CSR lists (csr.ts): which scatter form runs (SCATTER_SHORT_CHUNKS). */
+export function longestChunks(chunks: Uint32Array): number {
+  let most = 0;
+  for (let r = 0; r + 1 < chunks.length; r++)
+    most = Math.max(most, (chunks[r + 1] as number) - (chunks[r] as number));
+  return most;
+}
+
+/**
+ * A call's sizes and workgroups for the live rows `L` (the plan's own where nothing is padded).
+ * `short(idx, rows)`: whether the longest list of the CSR lists a scatter call reads has at most
+ * SCATTER_SHORT_CHUNKS chunks; a call whose `when` does not hold gets no workgroups (the model
+ * skips it).
+ */
 export function liveCall(
   graph: Graph,
   c: Call,
   L: Int32Array,
+  short: (idx: number, rows: number) => boolean = () => false,
 ): { uniform: number[]; wg: [number, number, number] } {
+  const sized = sizeCall(graph, c, L);
+  const w = c.when;
+  if (w && short(w.idx, w.rows) !== w.short) sized.wg = [0, 0, 0];
+  return sized;
+}
+
+/** The encoded calls that are dispatched (a scatter form that is off has no workgroups), and their calls. */
+export function dispatched<E extends { wg: [number, number, number] }>(es: E[], cs: Call[]): [E[], Call[]] {
+  return [es.filter((e) => e.wg[0] > 0), cs.filter((_, i) => (es[i]?.wg[0] ?? 0) > 0)];
+}
+
+function sizeCall(graph: Graph, c: Call, L: Int32Array): { uniform: number[]; wg: [number, number, number] } {
   const u = c.uniform.slice();
   let wg = c.wg;
+  if (c.fused) {
+    // A fused call (plan-fuse.ts): each part's live length, as if it ran alone, in its own word.
+    let most = 0;
+    c.fused.parts.forEach((part, j) => {
+      const n = sizeCall(graph, part, L).uniform[0] as number;
+      u[c.fused?.words[j] as number] = n;
+      most = Math.max(most, n);
+    });
+    return { uniform: u, wg: grid(most, c.fused.per) };
+  }
   if (c.node === undefined) return { uniform: u, wg };
   const n = graph.node(c.node);
   const op = n.op;
@@ -138,8 +181,10 @@ export function liveCall(
       break;
     }
     case 'scatter_add_rows':
+    case 'scatter_rows':
       // The table gradient of a gather: its live table rows (a scatter's own output keeps all rows).
       if (op.kind === 'gatherRows') flat(rowsOf(op.table) * cols(n.shape), 256);
+      else if (c.kernel === 'scatter_rows') wg = grid(u[0] as number, 256);
       break;
     case 'softmax':
     case 'softmax_grad':
@@ -154,6 +199,7 @@ export function liveCall(
       if (op.kind === 'pick') flat((L[op.x] as number) * inner(op.x), 256);
       break;
     case 'col_sum':
+    case 'col_rows':
       u[0] = rowsOf(n.id);
       break;
     case 'col_partial':

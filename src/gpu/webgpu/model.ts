@@ -31,7 +31,7 @@ import { PipelineCache } from './pipelines.ts';
 import { adamCall, buildPlan, f32Bits, NORM_CALLS } from './plan.ts';
 import type { Call, Plan } from './plan.ts';
 import { csrOf, maxChunks } from './csr.ts';
-import { liveCall, liveRows } from './live.ts';
+import { dispatched, liveCall, liveRows, longestChunks, SCATTER_SHORT_CHUNKS } from './live.ts';
 import { UNIFORM_BIND, UNIFORM_SLOT, bindingOf, type DeviceState } from './state.ts';
 import {
   changedSpan,
@@ -66,6 +66,8 @@ export interface GpuModelOptions extends CompileOptions {
    * parameter.
    */
   hostSyncEvery?: number;
+  /** Fuse runs of element-wise kernels into single dispatches (plan-fuse.ts; same bits). Default true. */
+  fuse?: boolean;
 }
 
 export class GpuModel implements Model {
@@ -89,6 +91,8 @@ export class GpuModel implements Model {
   /** Live rows of the inputs set with `rows` (see live.ts). */
   private readonly inputLive = new Map<number, number>();
   private liveChanged = true;
+  /** Per CSR key: its longest list is short (the one-pass scatter runs; live.ts SCATTER_SHORT_CHUNKS). */
+  private readonly shortLists = new Map<string, boolean>();
 
   constructor(
     readonly ctx: GpuContext,
@@ -103,7 +107,7 @@ export class GpuModel implements Model {
     if (this.lossId !== null && !graph.node(this.lossId).requiresGrad)
       throw new Error('the loss does not depend on any parameter');
     this.hostSyncEvery = opts.hostSyncEvery ?? 100;
-    this.plan = buildPlan(graph, this.layout, this.backwardIds, this.adam?.clipNorm ?? 0);
+    this.plan = buildPlan(graph, this.layout, this.backwardIds, this.adam?.clipNorm ?? 0, opts.fuse ?? true);
     if (this.adam) this.plan.update.push(adamCall(this.layout.total));
     const keys = new Map<string, { idx: number; rows: number }>();
     for (const c of [...this.plan.forward, ...this.plan.backward])
@@ -257,6 +261,9 @@ export class GpuModel implements Model {
       this.writeChanged(bufs.chunks, bufs.host?.chunks ?? null, next.chunks);
       this.writeChanged(bufs.chunkRow, bufs.host?.chunkRow ?? null, next.chunkRow);
       bufs.host = next;
+      const short = longestChunks(next.chunks) <= SCATTER_SHORT_CHUNKS;
+      if (this.shortLists.get(`${idx}:${rows}`) !== short) this.liveChanged = true;
+      this.shortLists.set(`${idx}:${rows}`, short);
     }
   }
 
@@ -364,11 +371,18 @@ export class GpuModel implements Model {
   private applyLive(s: DeviceState): void {
     if (!this.liveChanged && s.live) return;
     const live = liveRows(this.graph, this.inputLive);
+    for (const { idx, rows } of this.csrKeys) {
+      const bufs = s.csr.get(`${idx}:${rows}`);
+      if (!bufs || bufs.count === live[idx]) continue;
+      bufs.count = live[idx] as number;
+      this.writeCsr(s, idx);
+    }
     const calls = [...this.plan.forward, ...this.plan.backward];
     const encoded = [...s.forward, ...s.backward];
     const next = s.words.slice();
+    const short = (idx: number, rows: number): boolean => this.shortLists.get(`${idx}:${rows}`) === true;
     calls.forEach((c, i) => {
-      const sized = liveCall(this.graph, c, live);
+      const sized = liveCall(this.graph, c, live, short);
       (encoded[i] as Encoded).wg = sized.wg;
       next.set(sized.uniform, (i * UNIFORM_SLOT) / 4);
     });
@@ -382,12 +396,6 @@ export class GpuModel implements Model {
       const op = c.node === undefined ? null : this.graph.node(c.node).op;
       if (op?.kind === 'scatterAddRows' && (live[op.src] as number) < (live[op.idx] as number))
         throw new Error(`scatterAddRows: fewer live source rows than live indices (node ${op.src})`);
-    }
-    for (const { idx, rows } of this.csrKeys) {
-      const bufs = s.csr.get(`${idx}:${rows}`);
-      if (!bufs || bufs.count === live[idx]) continue;
-      bufs.count = live[idx] as number;
-      this.writeCsr(s, idx);
     }
     s.live = live;
     this.liveChanged = false;
@@ -406,6 +414,7 @@ export class GpuModel implements Model {
     const counters = this.ctx.counters;
     const run = (list: Encoded[]): void => {
       for (const e of list) {
+        if (e.wg[0] === 0) continue; // a scatter form that is off (live.ts)
         pass.setPipeline(e.pipeline);
         pass.setBindGroup(0, e.bindGroup);
         pass.dispatchWorkgroups(e.wg[0], e.wg[1], e.wg[2]);
@@ -478,8 +487,8 @@ export class GpuModel implements Model {
     if (update) this.writeAdamUniform(s, opts.lr);
     const stamps = opts.timestamps === true && this.device.features.has('timestamp-query');
     const out = await (stamps ? profileTimestamps : profileDispatches)(this.device, s.clear, repeat, [
-      ['forward', s.forward, this.plan.forward],
-      ['backward', this.lossId === null ? [] : s.backward, this.plan.backward],
+      ['forward', ...dispatched(s.forward, this.plan.forward)],
+      ['backward', ...dispatched(this.lossId === null ? [] : s.backward, this.plan.backward)],
       [
         'update',
         this.lossId === null ? [] : update ? s.update : s.update.slice(0, NORM_CALLS),

@@ -60,6 +60,17 @@ export interface Call {
   wg: [number, number, number];
   /** The graph node whose forward or backward this call is (live.ts sizes it by its live rows). */
   node?: number;
+  /**
+   * A fused call (plan-fuse.ts): the calls it replaces, in order, and the uniform word that holds
+   * each one's length (elements, or rows for row kernels); live.ts sizes every part as if it ran
+   * alone, writes its length there and dispatches `per` invocations per workgroup.
+   */
+  fused?: { parts: Call[]; words: number[]; per: number };
+  /**
+   * Dispatched only while the longest source list of the CSR lists of (idx, rows) is `short` (at
+   * most SCATTER_SHORT_CHUNKS chunks, live.ts) or not: the one-pass and the two-pass scatter.
+   */
+  when?: { idx: number; rows: number; short: boolean };
 }
 
 const F = new Float32Array(1);
@@ -91,9 +102,10 @@ export function maskRows(graph: Graph, maskId: number | null, c: number): number
 
 /**
  * out (+)= the rows of `src` summed per destination row of the u32 input `idx`, through its CSR
- * lists, in two passes (scatter_partial.wgsl per chunk of at most CHUNK sources, then
- * scatter_add_rows.wgsl per output float); `len` = outRows·cols, `id` the node whose scratch holds
- * the partial sums.
+ * lists: in one pass (scatter_rows.wgsl) while every list is short, otherwise in two
+ * (scatter_partial.wgsl per chunk of at most CHUNK sources, then scatter_add_rows.wgsl per output
+ * float), with the same bits; the model dispatches one form or the other as the lists change
+ * (`when`, live.ts). `len` = outRows·cols, `id` the node whose scratch holds the partial sums.
  */
 export function scatterCalls(
   src: Ref,
@@ -114,13 +126,24 @@ export function scatterCalls(
   });
   const chunks = maxChunks(count, outRows);
   const partial: Ref = { t: 'temp', id, slot: 'partial', floats: chunks * c };
+  const long = { idx, rows: outRows, short: false };
   return [
+    {
+      kernel: 'scatter_rows',
+      constants: { ACCUMULATE: accumulate ? 1 : 0 },
+      uniform: [len, c],
+      refs: [src, csr('offsets'), csr('sources'), csr('chunks'), out],
+      // Off until live.ts has seen the lists.
+      wg: [0, 0, 0],
+      when: { ...long, short: true },
+    },
     {
       kernel: 'scatter_partial',
       constants: {},
       uniform: [chunks * c, c, outRows],
       refs: [src, csr('offsets'), csr('sources'), csr('chunks'), csr('chunkRow'), partial],
       wg: grid(chunks * c, 256),
+      when: long,
     },
     {
       kernel: 'scatter_add_rows',
@@ -128,6 +151,7 @@ export function scatterCalls(
       uniform: [len, c],
       refs: [partial, csr('chunks'), out],
       wg: grid(len, 256),
+      when: long,
     },
   ];
 }

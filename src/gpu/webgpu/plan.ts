@@ -12,6 +12,7 @@ import type { ParamLayout } from '../layout.ts';
 import { backwardCalls } from './plan-backward.ts';
 import { f32Bits, grid, type Call, type Ref } from './plan-calls.ts';
 import { forwardCalls } from './plan-forward.ts';
+import { fuseCalls, unfusedCalls } from './plan-fuse.ts';
 
 export { f32Bits, grid, type Call, type Ref } from './plan-calls.ts';
 
@@ -22,13 +23,25 @@ export interface Plan {
   update: Call[];
 }
 
-export function buildPlan(graph: Graph, layout: ParamLayout, backwardIds: number[], clipNorm: number): Plan {
+/**
+ * With `fuse` (the default), runs of consecutive element-wise calls become single dispatches with
+ * the same bits, and scatters over short source lists run in one pass (plan-fuse.ts); without it,
+ * one call per kernel of each op and two-pass scatters, the plan before fusion.
+ */
+export function buildPlan(
+  graph: Graph,
+  layout: ParamLayout,
+  backwardIds: number[],
+  clipNorm: number,
+  fuse = true,
+): Plan {
   const forward: Call[] = [];
   for (const n of graph.nodes) forward.push(...forwardCalls(graph, n).map((c) => ({ ...c, node: n.id })));
   const backward: Call[] = [];
   for (const id of backwardIds)
     backward.push(...backwardCalls(graph, graph.node(id)).map((c) => ({ ...c, node: id })));
-  return { forward, backward, update: gradNormCalls(layout.total, clipNorm) };
+  const pass = fuse ? (calls: Call[]) => fuseCalls(graph, calls) : unfusedCalls;
+  return { forward: pass(forward), backward: pass(backward), update: gradNormCalls(layout.total, clipNorm) };
 }
 
 /** Floats per workgroup of grad_norm_partial.wgsl (it hard-codes them). */

@@ -1,0 +1,76 @@
+/**
+ * `npm run bench:gpu-dispatches`: how many WebGPU dispatches the construction policy asks for, counted
+ * by `GpuContext.counters` (hardware-independent: the same on SwiftShader and on a real GPU), for one
+ * trainer update (`Learner.update`) at each minibatch size, one log-probability pass, and one
+ * batched sampler pass (`BatchedPolicy` via `constructMany`: the node and edge passes of every
+ * construction step of B·G = 64 episodes, averaged). On a real GPU a small update is bound by the
+ * number of dispatches (docs/benchmarks.md); the kernels' fusion (src/gpu/webgpu/plan-fuse.ts) is
+ * what moves these numbers. Writes nothing.
+ *
+ *   npm run bench:gpu-dispatches [-- --minibatch 64,256]
+ */
+import { allowWgslImports } from '../src/cli/wgsl-loader.ts';
+import { mix32 } from '../src/core/rng.ts';
+import { chooseBackend } from '../src/gpu/index.ts';
+import { nodeGpu, releaseNodeGpu } from '../src/gpu/node-gpu.ts';
+import type { GpuContext } from '../src/gpu/webgpu/device.ts';
+import { taskOfMasbench } from '../src/masbench/index.ts';
+import { BatchedPolicy, constructMany, DEFAULT_POOL, priorCheckpoint } from '../src/policy/index.ts';
+import { drawTasks, Learner, PRESET_TABLE, trainConfig } from '../src/train/index.ts';
+import { sampleBatch } from './train-tfjs/episodes.ts';
+
+const argv = process.argv.slice(2);
+const at = argv.indexOf('--minibatch');
+const SIZES = (at >= 0 ? (argv[at + 1] ?? '') : '64,256').split(',').map(Number);
+
+allowWgslImports();
+const pool = DEFAULT_POOL;
+const checkpoint = priorCheckpoint(pool);
+const choice = await chooseBackend('webgpu', { gpu: await nodeGpu() });
+const ctx = choice.ctx as GpuContext;
+console.log(`adapter: ${choice.reason}`);
+
+for (const M of SIZES) {
+  const config = trainConfig({ minibatch: M });
+  const data = await sampleBatch(checkpoint, pool, config, M, 17);
+  const learner = await Learner.create(checkpoint, checkpoint, pool, config, choice);
+  const pick = Array.from({ length: M }, (_, i) => i);
+  ctx.resetCounters();
+  const logp = await learner.logProbs(data.full);
+  const passes = Math.ceil(data.full.batch / M);
+  const lp = ctx.resetCounters();
+  const ref = await learner.logProbs(data.full, 'reference');
+  ctx.resetCounters();
+  await learner.update(data.full, pick, logp, ref, data.advantages);
+  const up = ctx.resetCounters();
+  console.log(
+    `minibatch ${M}: ${up.dispatches} dispatches per update, ` +
+      `${+(lp.dispatches / passes).toFixed(1)} per log-probability pass (${passes} passes)`,
+  );
+  learner.dispose();
+}
+
+// The trainer's sampler: tasksPerIteration × groupSize episodes, one batched pass per step and head.
+const config = trainConfig({});
+const B = config.tasksPerIteration * config.groupSize;
+const policy = BatchedPolicy.create(checkpoint, choice, { maxBatch: B });
+const tasks = drawTasks(PRESET_TABLE.mixed, mix32(5), config.tasksPerIteration, 'train');
+const episodes = tasks.flatMap((t, ti) =>
+  Array.from({ length: config.groupSize }, (_, gi) => ({
+    task: taskOfMasbench(t),
+    seed: mix32(ti * 256 + gi),
+  })),
+);
+ctx.resetCounters();
+await constructMany({ policy, pool, episodes, maxSteps: config.maxSteps });
+const s = ctx.resetCounters();
+// A pass is one step() and one read() of its result: two read-backs.
+const passes = s.readbacks / 2;
+console.log(
+  `sampler (B·G = ${B}): ${+(s.dispatches / passes).toFixed(1)} dispatches per batched pass ` +
+    `(${s.dispatches} over ${passes} passes)`,
+);
+policy.dispose();
+choice.ctx?.dispose();
+releaseNodeGpu();
+process.exit(0);
