@@ -1,6 +1,6 @@
 /**
  * What a dispatch and a round trip cost on the device, with no arithmetic to speak of: the floor
- * under the construction-policy trainer, whose update is about 225 small dispatches and whose
+ * under the construction-policy trainer, whose update is about 160 small dispatches and whose
  * iteration is thousands (docs/benchmarks.md). Each measure runs `N` dispatches of a one-workgroup
  * kernel (64 invocations, one of them adds 1 to a float):
  * - `chain`: all in one compute pass, every dispatch on the same buffer (each waits for the last,
