@@ -32,30 +32,39 @@ export function maxChunks(count: number, rows: number): number {
   return Math.max(1, Math.ceil(count / CHUNK) + Math.min(rows, count));
 }
 
-/** Groups the positions of `idx` by value for rows 0 … rows − 1; values ≥ rows are dropped. */
+/**
+ * Groups the positions of `idx` by value for rows 0 … rows − 1; values ≥ rows are dropped. Runs for
+ * every index input of every pass (six per pass of the policy's trainer, up to 67,584 positions at
+ * minibatch 1024), so it is written for speed: counts, prefix sums, one placing pass, and the chunk
+ * rows written in one loop rather than a fill per row (`npm run bench:gpu-host` shows its share of
+ * a pass).
+ */
 export function csrOf(idx: ArrayLike<number>, rows: number): Csr {
+  const n = idx.length;
   const offsets = new Uint32Array(rows + 1);
-  for (let i = 0; i < idx.length; i++) {
+  for (let i = 0; i < n; i++) {
     const r = idx[i] as number;
     if (r < rows) offsets[r + 1] = (offsets[r + 1] as number) + 1;
   }
   for (let r = 0; r < rows; r++) offsets[r + 1] = (offsets[r + 1] as number) + (offsets[r] as number);
   // The kernel never reads past offsets[rows]; one spare word keeps the buffer non-empty.
-  const sources = new Uint32Array(Math.max(1, idx.length));
+  const sources = new Uint32Array(Math.max(1, n));
   const next = offsets.slice(0, rows);
-  for (let i = 0; i < idx.length; i++) {
+  for (let i = 0; i < n; i++) {
     const r = idx[i] as number;
     if (r < rows) {
-      sources[next[r] as number] = i;
-      next[r] = (next[r] as number) + 1;
+      const at = next[r] as number;
+      sources[at] = i;
+      next[r] = at + 1;
     }
   }
   const chunks = new Uint32Array(rows + 1);
-  const chunkRow = new Uint32Array(maxChunks(idx.length, rows));
+  const chunkRow = new Uint32Array(maxChunks(n, rows));
+  let c = 0;
   for (let r = 0; r < rows; r++) {
     const k = Math.ceil(((offsets[r + 1] as number) - (offsets[r] as number)) / CHUNK);
-    chunkRow.fill(r, chunks[r] as number, (chunks[r] as number) + k);
-    chunks[r + 1] = (chunks[r] as number) + k;
+    for (let j = 0; j < k; j++) chunkRow[c++] = r;
+    chunks[r + 1] = c;
   }
   return { offsets, sources, chunks, chunkRow };
 }
