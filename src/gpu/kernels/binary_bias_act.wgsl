@@ -7,12 +7,11 @@
 // Every intermediate is written as the separate dispatches write it. Only add and sub are fused
 // here (the planner checks): no product meets a later addition, which a shader compiler could
 // contract into one fused multiply-add with other bits. Each invocation reads back only its own
-// element i: same bits. act() is bias_act.wgsl's, line for line.
+// element i: same bits. act() is activation.wgsl's, as bias_act.wgsl's is.
 override CHAIN: u32 = 1u;
 override OP1: u32 = 0u;
 override OP2: u32 = 0u;
 override SIDE2: u32 = 0u;
-override ACT: u32 = 0u;
 
 struct P {
   n1: u32,
@@ -29,42 +28,6 @@ struct P {
 @group(0) @binding(5) var<storage, read_write> m2: array<f32>;
 @group(0) @binding(6) var<storage, read> bias: array<f32>;
 @group(0) @binding(7) var<storage, read_write> y: array<f32>;
-
-// sqrt(2/π)
-const GELU_C = 0.7978845608028654;
-
-// tanh through exp overflows to inf/inf for |z| > ~44 on some drivers; tanh(±15) is ±1 in f32.
-fn safeTanh(z: f32) -> f32 {
-  return tanh(clamp(z, -15.0, 15.0));
-}
-
-fn sigmoid(z: f32) -> f32 {
-  if (z >= 0.0) {
-    return 1.0 / (1.0 + exp(-z));
-  }
-  let e = exp(z);
-  return e / (1.0 + e);
-}
-
-fn act(z: f32) -> f32 {
-  switch ACT {
-    case 1u: {
-      return max(z, 0.0);
-    }
-    case 2u: {
-      return safeTanh(z);
-    }
-    case 3u: {
-      return 0.5 * z * (1.0 + safeTanh(GELU_C * (z + 0.044715 * z * z * z)));
-    }
-    case 4u: {
-      return sigmoid(z);
-    }
-    default: {
-      return z;
-    }
-  }
-}
 
 fn bin(op: u32, a: f32, b: f32) -> f32 {
   if (op == 1u) {

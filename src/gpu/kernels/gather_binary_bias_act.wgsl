@@ -6,10 +6,9 @@
 // Every output is written as the separate dispatches write it; a gather does no arithmetic and
 // only add and sub come before the bias addition (no product for a compiler to contract into an
 // FMA), and each invocation reads back only its own element i: same bits. act() is
-// bias_act.wgsl's, line for line.
+// activation.wgsl's, as bias_act.wgsl's is.
 override OP: u32 = 0u;
 override SIDE: u32 = 1u;
-override ACT: u32 = 0u;
 
 struct P {
   ng: u32,
@@ -27,42 +26,6 @@ struct P {
 @group(0) @binding(5) var<storage, read_write> y: array<f32>;
 @group(0) @binding(6) var<storage, read> bias: array<f32>;
 @group(0) @binding(7) var<storage, read_write> out: array<f32>;
-
-// sqrt(2/π)
-const GELU_C = 0.7978845608028654;
-
-// tanh through exp overflows to inf/inf for |z| > ~44 on some drivers; tanh(±15) is ±1 in f32.
-fn safeTanh(z: f32) -> f32 {
-  return tanh(clamp(z, -15.0, 15.0));
-}
-
-fn sigmoid(z: f32) -> f32 {
-  if (z >= 0.0) {
-    return 1.0 / (1.0 + exp(-z));
-  }
-  let e = exp(z);
-  return e / (1.0 + e);
-}
-
-fn act(z: f32) -> f32 {
-  switch ACT {
-    case 1u: {
-      return max(z, 0.0);
-    }
-    case 2u: {
-      return safeTanh(z);
-    }
-    case 3u: {
-      return 0.5 * z * (1.0 + safeTanh(GELU_C * (z + 0.044715 * z * z * z)));
-    }
-    case 4u: {
-      return sigmoid(z);
-    }
-    default: {
-      return z;
-    }
-  }
-}
 
 fn bin(a: f32, b: f32) -> f32 {
   if (OP == 1u) {

@@ -1,4 +1,9 @@
-/** WGSL sources, one file per kernel (imported as text through Vite's ?raw). */
+/**
+ * WGSL sources, one file per kernel (imported as text through Vite's ?raw). WGSL has no imports:
+ * the kernels that apply an activation get activation.wgsl (act, its derivative and the ACT
+ * override) prepended here, one copy of that code for all of them.
+ */
+import activation from '../kernels/activation.wgsl?raw';
 import adam from '../kernels/adam.wgsl?raw';
 import attention from '../kernels/attention.wgsl?raw';
 import attentionDscores from '../kernels/attention_dscores.wgsl?raw';
@@ -60,11 +65,11 @@ export const KERNELS = {
   attention_rows: attentionRows,
   bernoulli: bernoulli,
   bernoulli_grad: bernoulliGrad,
-  bias_act: biasAct,
-  bias_act_grad: biasActGrad,
+  bias_act: activation + biasAct,
+  bias_act_grad: activation + biasActGrad,
   binary: binary,
   // Fused chains of the kernels above (plan-fuse.ts).
-  binary_bias_act: binaryBiasAct,
+  binary_bias_act: activation + binaryBiasAct,
   binary_grad: binaryGrad,
   binary_grad_chain: binaryGradChain,
   binary_grad_pair: binaryGradPair,
@@ -74,7 +79,7 @@ export const KERNELS = {
   cross_entropy: crossEntropy,
   cross_entropy_grad: crossEntropyGrad,
   gather_binary: gatherBinary,
-  gather_binary_bias_act: gatherBinaryBiasAct,
+  gather_binary_bias_act: activation + gatherBinaryBiasAct,
   gather_grad: gatherGrad,
   gather_rows: gatherRows,
   grad_norm: gradNorm,
