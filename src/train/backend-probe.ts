@@ -28,16 +28,11 @@ const now = (): number => globalThis.performance?.now() ?? Date.now();
  */
 const TIMED = 2;
 
-/** Episodes of one iteration of this config (of the snapshot's when resuming). */
-const episodesOf = (o: IterationProbeOptions): number => {
-  const c = o.resume ? o.resume.config : o.config;
-  return c.tasksPerIteration * c.groupSize;
-};
-
 export function iterationWorkload(o: IterationProbeOptions): ProbeWorkload {
+  // The run's config: the snapshot's when resuming.
   const c = o.resume ? o.resume.config : o.config;
   return {
-    unit: `training iteration (${episodesOf(o)} episodes)`,
+    unit: `training iteration (${c.tasksPerIteration * c.groupSize} episodes)`,
     key: `train|${o.resume ? `${o.resume.start.name}@${o.resume.iteration}` : o.start.name}|${JSON.stringify(c)}`,
     async time(backend, ctx) {
       const choice: BackendChoice = { backend, reason: 'auto probe', adapter: null, ctx };

@@ -18,8 +18,6 @@ struct P {
 @group(0) @binding(2) var<storage, read> mask: array<f32>;
 @group(0) @binding(3) var<storage, read_write> y: array<f32>;
 
-const MASKED = -1e30;
-
 @compute @workgroup_size(64)
 fn main(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
   let r = gid.x + gid.y * nwg.x * 64u;
@@ -28,18 +26,9 @@ fn main(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg:
   }
   let o = r * p.cols;
   let mo = (r % p.maskRows) * p.cols;
-  var mx = -3.0e38;
-  for (var c = 0u; c < p.cols; c++) {
-    if (mask[mo + c] > 0.5) {
-      mx = max(mx, x[o + c]);
-    }
-  }
-  var total = 0.0;
-  for (var c = 0u; c < p.cols; c++) {
-    if (mask[mo + c] > 0.5) {
-      total += exp(x[o + c] - mx);
-    }
-  }
+  let stats = rowStats(o, mo);
+  let mx = stats.x;
+  let total = stats.y;
   let lse = log(total);
   for (var c = 0u; c < p.cols; c++) {
     let ok = mask[mo + c] > 0.5;

@@ -17,8 +17,6 @@ struct P {
 @group(0) @binding(3) var<storage, read_write> prob: array<f32>;
 @group(0) @binding(4) var<storage, read_write> logp: array<f32>;
 
-const MASKED = -1e30;
-
 @compute @workgroup_size(64)
 fn main(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
   let r = gid.x + gid.y * nwg.x * 64u;
@@ -27,18 +25,9 @@ fn main(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg:
   }
   let o = r * p.cols;
   let mo = (r % p.maskRows) * p.cols;
-  var mx = -3.0e38;
-  for (var c = 0u; c < p.cols; c++) {
-    if (mask[mo + c] > 0.5) {
-      mx = max(mx, x[o + c]);
-    }
-  }
-  var total = 0.0;
-  for (var c = 0u; c < p.cols; c++) {
-    if (mask[mo + c] > 0.5) {
-      total += exp(x[o + c] - mx);
-    }
-  }
+  let stats = rowStats(o, mo);
+  let mx = stats.x;
+  let total = stats.y;
   let lse = log(total);
   for (var c = 0u; c < p.cols; c++) {
     let ok = mask[mo + c] > 0.5;

@@ -1,7 +1,8 @@
 /**
  * WGSL sources, one file per kernel (imported as text through Vite's ?raw). WGSL has no imports:
  * the kernels that apply an activation get activation.wgsl (act, its derivative and the ACT
- * override) prepended here, one copy of that code for all of them.
+ * override) prepended here, and the two softmax kernels softmax_row.wgsl (a row's max and sum of
+ * exponentials): one copy of that code for all of them.
  */
 import activation from '../kernels/activation.wgsl?raw';
 import adam from '../kernels/adam.wgsl?raw';
@@ -48,6 +49,7 @@ import scatterPartial from '../kernels/scatter_partial.wgsl?raw';
 import scatterAddRows from '../kernels/scatter_add_rows.wgsl?raw';
 import scatterRows from '../kernels/scatter_rows.wgsl?raw';
 import softmax from '../kernels/softmax.wgsl?raw';
+import softmaxRow from '../kernels/softmax_row.wgsl?raw';
 import softmaxGrad from '../kernels/softmax_grad.wgsl?raw';
 import softmaxGradPair from '../kernels/softmax_grad_pair.wgsl?raw';
 import softmaxPair from '../kernels/softmax_pair.wgsl?raw';
@@ -102,10 +104,10 @@ export const KERNELS = {
   scatter_add_rows: scatterAddRows,
   scatter_partial: scatterPartial,
   scatter_rows: scatterRows,
-  softmax: softmax,
+  softmax: softmaxRow + softmax,
   softmax_grad: softmaxGrad,
   softmax_grad_pair: softmaxGradPair,
-  softmax_pair: softmaxPair,
+  softmax_pair: softmaxRow + softmaxPair,
   unary: unary,
   unary_grad: unaryGrad,
 } as const;
