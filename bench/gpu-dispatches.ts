@@ -39,13 +39,15 @@ for (const M of SIZES) {
   const logp = await learner.logProbs(data.full);
   const passes = Math.ceil(data.full.batch / M);
   const lp = ctx.resetCounters();
+  const lpPer = (x: number): number => +(x / passes).toFixed(1);
   const ref = await learner.logProbs(data.full, 'reference');
   ctx.resetCounters();
   await learner.update(data.full, pick, logp, ref, data.advantages);
   const up = ctx.resetCounters();
   console.log(
     `minibatch ${M}: ${up.dispatches} dispatches per update, ` +
-      `${+(lp.dispatches / passes).toFixed(1)} per log-probability pass (${passes} passes)`,
+      `${lpPer(lp.dispatches)} per log-probability pass (${passes} passes; ` +
+      `${lpPer(lp.submissions)} submissions and ${lpPer(lp.readbacks)} read-backs each)`,
   );
   learner.dispose();
 }
@@ -61,14 +63,25 @@ const episodes = tasks.flatMap((t, ti) =>
     seed: mix32(ti * 256 + gi),
   })),
 );
+// Passes counted at the policy: a node or edge pass that has work to do.
+let passes = 0;
+for (const k of ['nodePass', 'edgePass'] as const) {
+  const f = policy[k].bind(policy) as (items: never[]) => Promise<unknown>;
+  (policy as unknown as Record<string, unknown>)[k] = (items: never[]) => {
+    const before = ctx.counters.submissions;
+    return f(items).finally(() => {
+      if (ctx.counters.submissions > before) passes++;
+    });
+  };
+}
 ctx.resetCounters();
 await constructMany({ policy, pool, episodes, maxSteps: config.maxSteps });
 const s = ctx.resetCounters();
-// A pass is one step() and one read() of its result: two read-backs.
-const passes = s.readbacks / 2;
+const per = (x: number): number => +(x / passes).toFixed(1);
 console.log(
-  `sampler (B·G = ${B}): ${+(s.dispatches / passes).toFixed(1)} dispatches per batched pass ` +
-    `(${s.dispatches} over ${passes} passes)`,
+  `sampler (B·G = ${B}): ${per(s.dispatches)} dispatches per batched pass ` +
+    `(${s.dispatches} over ${passes} passes; ${per(s.submissions)} submissions and ` +
+    `${per(s.readbacks)} read-backs each)`,
 );
 policy.dispose();
 choice.ctx?.dispose();

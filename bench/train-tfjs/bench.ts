@@ -9,7 +9,8 @@
  *   read back, PPO objective in TypeScript, forward + backward + clipping + Adam) vs
  *   `TfPolicy.update` (the same steps in TF.js, bench/train-tfjs/tfjs-policy.ts);
  * - step: the graph step alone on inputs already uploaded (forward + backward + clip + Adam);
- * - forward: the forward pass alone, joint log-probabilities read back.
+ * - forward: the forward pass alone, joint log-probabilities read back (on the compute core as the
+ *   trainer's log π passes run it: pruned to them, `RunOptions.prune`, one read-back).
  * Both sides are timed alternately (a, b, a, b, …) so that load from other processes hits both.
  * Equality of the two is a unit test (tests/unit/train-tfjs-parity.test.ts); this script checks
  * the first update's gradient norm again before it times anything.
@@ -109,7 +110,7 @@ function writeDocs(adapter: string | null, measured: boolean): void {
           ? `the trainer update is ${span(inv(hi), inv(lo))}× slower on the compute core than in TF.js`
           : `the trainer update is between ${inv(lo)}× slower and ${hi}× faster on the compute core than in TF.js`;
     const verdict = lo >= 2 ? 'meets the goal of ≥ 2×' : 'misses the goal of ≥ 2×';
-    // Share of the graph step spent in the forward pass, per side (the rest: backward, clip, Adam).
+    // A forward pass's time as a share of a graph step's, per side (the step's forward is the full one).
     const share = (side: 'baton_ms' | 'tfjs_ms'): string => {
       const pairs = of('step').map((st) => {
         const fw = of('forward').find((f) => f.checkpoint === st.checkpoint && f.minibatch === st.minibatch);
@@ -119,8 +120,8 @@ function writeDocs(adapter: string | null, measured: boolean): void {
       return ok.length ? `${Math.round((100 * ok.reduce((a, b) => a + b, 0)) / ok.length)}%` : 'not measured';
     };
     return (
-      `- ${backend}: ${speed}, which ${verdict}. The forward pass is on average ${share('baton_ms')} of the graph ` +
-      `step on the compute core and ${share('tfjs_ms')} in TF.js; the rest is backward, clipping and Adam.`
+      `- ${backend}: ${speed}, which ${verdict}. A forward pass takes on average ${share('baton_ms')} of a graph ` +
+      `step's time on the compute core and ${share('tfjs_ms')} in TF.js.`
     );
   });
   const body = [
@@ -141,7 +142,8 @@ function writeDocs(adapter: string | null, measured: boolean): void {
     '  forward pass read back, the PPO objective in TypeScript, then forward + backward + clip +',
     '  Adam; TF.js the same steps, `variableGrads` + `applyGradients`).',
     '- **graph step**: forward + backward + clip + Adam on inputs already uploaded.',
-    '- **forward**: the forward pass alone, joint log-probabilities read back.',
+    '- **forward**: the forward pass alone, joint log-probabilities read back (on the compute core',
+    "  as the trainer's log π passes run it: only the nodes they are computed from, one read-back).",
     '',
     ...summary,
     '',

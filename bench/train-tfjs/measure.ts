@@ -4,7 +4,7 @@
  * bench.ts). Shared by the Node run and the Chromium page (bench/train-tfjs/page).
  */
 import type * as TF from '@tensorflow/tfjs';
-import type { BackendChoice } from '../../src/gpu/index.ts';
+import { readStep, type BackendChoice } from '../../src/gpu/index.ts';
 import { DEFAULT_POOL, type PolicyCheckpoint } from '../../src/policy/index.ts';
 import { Learner, trainConfig } from '../../src/train/index.ts';
 import { timePair, type Timing } from '../gpu-common.ts';
@@ -99,10 +99,9 @@ export async function measure(
     row(
       'forward',
       await timePair(
-        async () => {
-          await learner.model.step({ backward: false, update: false });
-          return learner.model.read(joint);
-        },
+        // As the trainer's log π passes run it: pruned to the joint log π, one read-back.
+        async () =>
+          (await readStep(learner.model, [joint], { backward: false, update: false, prune: true })).values[0],
         async () => {
           const j = tf.tidy(() => tfp.forward(feed).joint);
           const out = await j.data();

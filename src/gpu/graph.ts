@@ -449,3 +449,25 @@ export function opInputs(op: OpSpec): number[] {
         : [op.logp, op.old, op.advantages, op.weights, op.ref];
   }
 }
+
+const upstreamCache = new WeakMap<Graph, Map<string, Uint8Array>>();
+
+/**
+ * Marks the nodes that `ids` are computed from (themselves included): what a forward pass must run
+ * to give them (`RunOptions.prune`). Node ids are in recording order, every op after what it reads,
+ * so one walk from the last node back suffices. Cached per graph and list (a pruned pass asks for
+ * the same few lists again and again); do not write into the result.
+ */
+export function upstreamOf(graph: Graph, ids: readonly number[]): Uint8Array {
+  let cache = upstreamCache.get(graph);
+  if (!cache) upstreamCache.set(graph, (cache = new Map()));
+  const key = `${graph.nodes.length}:${ids.join(',')}`;
+  const hit = cache.get(key);
+  if (hit) return hit;
+  const need = new Uint8Array(graph.nodes.length);
+  for (const id of ids) need[id] = 1;
+  for (let id = graph.nodes.length - 1; id >= 0; id--)
+    if (need[id] === 1) for (const d of opInputs(graph.node(id).op)) need[d] = 1;
+  cache.set(key, need);
+  return need;
+}

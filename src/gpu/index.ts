@@ -14,6 +14,7 @@ export { Graph, MASKED_LOG_PROB } from './graph.ts';
 export { paramLayout, type ParamLayout } from './layout.ts';
 export type { Activation, BinaryOp, DType, ReduceOp, Shape, Tensor, UnaryOp } from './graph.ts';
 export type { BackendKind, CompileOptions, Model, RunOptions, StepResult } from './model.ts';
+export { readStep } from './model.ts';
 export type { AdamConfig, TrainState } from './optimizer.ts';
 export type { BackendChoice, BackendPreference, SelectOptions } from './select.ts';
 export type { ProbeTimings, ProbeWorkload } from './probe.ts';

@@ -40,6 +40,14 @@ export interface RunOptions {
    * that leaves `StepResult.values` unset is read with read() instead.
    */
   read?: readonly Tensor[];
+  /**
+   * With `read` and no backward pass: run only the nodes the `read` tensors are computed from (an
+   * inference pass that reads the node head's probabilities skips the edge head; a log-probability
+   * pass of a training graph skips its loss). The other nodes keep whatever they held, and a later
+   * step that needs them computes them; the result's `loss` is NaN. Ignored when the step runs
+   * backward, which needs the whole forward pass.
+   */
+  prune?: boolean;
 }
 
 /**
@@ -66,4 +74,19 @@ export interface Model {
   exportState(): Promise<TrainState>;
   importState(s: TrainState): void;
   dispose(): void;
+}
+
+/**
+ * One step that also gives the `read` tensors' values: from the step's own read-back where the
+ * backend returns them (every backend here does; on WebGPU that is one submission and one
+ * read-back), else with read().
+ */
+export async function readStep(
+  model: Model,
+  read: readonly Tensor[],
+  opts: RunOptions = {},
+): Promise<{ values: Float32Array[]; result: StepResult }> {
+  const result = await model.step({ ...opts, read });
+  const values = result.values ?? (await Promise.all(read.map((t) => model.read(t))));
+  return { values, result };
 }

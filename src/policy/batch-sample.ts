@@ -16,7 +16,7 @@
  * uses the smallest that fits, so late steps with few episodes left do not pay for the full batch.
  */
 import type { ConstructionStep, Task } from '../core/trace.ts';
-import { compile, type BackendChoice, type Model } from '../gpu/index.ts';
+import { compile, readStep, type BackendChoice, type Model } from '../gpu/index.ts';
 import { graphBlock, incompatibility, migrateCheckpoint, type PolicyCheckpoint } from './checkpoint.ts';
 import { actionMask, type ConstructionState } from './construction.ts';
 import { agentDim, encodeTask, type TaskEncoding } from './encoder.ts';
@@ -187,8 +187,8 @@ export class BatchedPolicy {
     if (items.length === 0) return [];
     const c = await this.compiled(items.length);
     this.pack(c, items);
-    await c.model.step();
-    const probs = await c.model.read(c.pg.probs);
+    // Pruned to the node head (RunOptions.prune): one read-back, no edge head, no log π.
+    const [probs] = (await readStep(c.model, [c.pg.probs], { prune: true })).values as [Float32Array];
     const A = this.enc.roles + 2;
     return items.map((it, b) => ({
       mask: actionMask(it.state),
@@ -209,8 +209,7 @@ export class BatchedPolicy {
     if (roles.every((r) => r === null)) return items.map(() => new Float32Array(0));
     const c = await this.compiled(items.length);
     this.pack(c, items, roles);
-    await c.model.step();
-    const logits = await c.model.read(c.pg.edgeLogits);
+    const [logits] = (await readStep(c.model, [c.pg.edgeLogits], { prune: true })).values as [Float32Array];
     const p = c.packed;
     return items.map((it, b) => {
       if (it.role === null) return new Float32Array(0);

@@ -32,7 +32,7 @@
  * together (a new parameter touches all three); the `random` checkpoint is the layout's initialiser.
  */
 import { createRng, type Rng } from '../core/rng.ts';
-import { Graph, compile, init, type BackendChoice, type Model, type Tensor } from '../gpu/index.ts';
+import { Graph, compile, init, readStep, type BackendChoice, type Model, type Tensor } from '../gpu/index.ts';
 import {
   GRAPH_DEFAULTS,
   POLICY_FORMAT,
@@ -392,12 +392,10 @@ export class PolicyNetwork {
     if (this.edgeMode === 'fused') {
       for (let r = 0; r < this.enc.roles; r++) p.addEdges(0, r);
       p.feed(this.model, feed);
-      await this.model.step();
-      // Two read-backs per step on WebGPU; log π is taken on the host from the recorded p.
-      const [probs, logits] = await Promise.all([
-        this.model.read(this.pg.probs),
-        this.model.read(this.pg.edgeLogits),
-      ]);
+      // Both heads in one step and one read-back; log π is taken on the host from the recorded p.
+      const [probs, logits] = (
+        await readStep(this.model, [this.pg.probs, this.pg.edgeLogits], { prune: true })
+      ).values as [Float32Array, Float32Array];
       const edges = (role: number): Promise<Float32Array> =>
         Promise.resolve(logits.slice(role * n, role * n + n));
       return { mask, probs, edges };
@@ -405,8 +403,7 @@ export class PolicyNetwork {
     // The node pass computes no edge rows; the edge pass changes only them, so the CPU backend
     // reruns the edge head alone (its forward reuse).
     p.feed(this.model, feed);
-    await this.model.step();
-    const probs = await this.model.read(this.pg.probs);
+    const [probs] = (await readStep(this.model, [this.pg.probs], { prune: true })).values as [Float32Array];
     const edges = async (role: number): Promise<Float32Array> => {
       if (!Number.isInteger(role) || role < 0 || role >= this.enc.roles)
         throw new Error(`no role with index ${role}`);
@@ -414,8 +411,10 @@ export class PolicyNetwork {
       p.clearEdges();
       p.addEdges(0, role);
       p.feed(this.model, feed);
-      await this.model.step();
-      return (await this.model.read(this.pg.edgeLogits)).slice(0, n);
+      const [logits] = (await readStep(this.model, [this.pg.edgeLogits], { prune: true })).values as [
+        Float32Array,
+      ];
+      return logits.slice(0, n);
     };
     return { mask, probs, edges };
   }

@@ -13,15 +13,7 @@
  * The graph has a fixed batch of `minibatch` rows (its buffers and pipelines are built once); a
  * short minibatch is padded with rows that allow only EXIT and carry weight 0.
  */
-import {
-  compile,
-  paramLayout,
-  type BackendChoice,
-  type Model,
-  type RunOptions,
-  type StepResult,
-  type Tensor,
-} from '../gpu/index.ts';
+import { compile, paramLayout, readStep, type BackendChoice, type Model, type Tensor } from '../gpu/index.ts';
 import {
   PackedStates,
   agentDim,
@@ -181,7 +173,9 @@ export class Learner {
    * Forward passes of `graphs` over consecutive minibatches of `full`'s rows (block copies). The
    * graphs are separate models with their own inputs, so each minibatch is fed to all of them and
    * their passes run together: on WebGPU both submissions are queued before the first read-back is
-   * awaited, and the host encodes the second while the device runs the first.
+   * awaited, and the host encodes the second while the device runs the first. Each pass is pruned
+   * to the joint log π (`RunOptions.prune`): the training graph's objective and entropy sums, which
+   * it does not read, are not computed.
    */
   private async passes(full: TrainingBatch, graphs: readonly Compiled[]): Promise<Float64Array[]> {
     const M = this.config.minibatch;
@@ -191,12 +185,13 @@ export class Learner {
       const n = Math.min(M, full.batch - start);
       mb.clear();
       mb.copyRange(full.rows, start, n);
-      for (const c of graphs) {
-        mb.feed(c.model, { targets: true, blind: !this.config.jpss });
-        if (c === this.train) this.zeroLoss();
-      }
+      for (const c of graphs) mb.feed(c.model, { targets: true, blind: !this.config.jpss });
       const lps = await Promise.all(
-        graphs.map((c) => stepAndRead(c.model, { backward: false, update: false }, [c.pg.joint as Tensor])),
+        graphs.map(
+          async (c) =>
+            (await readStep(c.model, [c.pg.joint as Tensor], { backward: false, update: false, prune: true }))
+              .values,
+        ),
       );
       for (const [g, [lp]] of lps.entries()) {
         const dst = out[g] as Float64Array;
@@ -204,11 +199,6 @@ export class Learner {
       }
     }
     return out;
-  }
-
-  /** Zero weights: a forward pass of the training graph for log-probabilities only. */
-  private zeroLoss(): void {
-    this.train.model.setInput('valid', new Float32Array(this.config.minibatch));
   }
 
   /**
@@ -243,7 +233,10 @@ export class Learner {
     // Forward, objective, backward and Adam in one step; log π_θ and the entropy sums come back with it.
     const [negNodeH, negEdgeH] = this.train.stats as [Tensor, Tensor];
     const read = [pg.joint as Tensor, negNodeH, negEdgeH];
-    const [joint, nodeSum, edgeSum, step] = await stepAndRead(model, { update: apply }, read, true);
+    const {
+      values: [joint, nodeSum, edgeSum],
+      result: step,
+    } = await readStep(model, read, { update: apply });
     // The reported statistics, recomputed on the host from the same log π_θ (f64).
     const obj = ppoObjective({
       logp: joint as Float32Array,
@@ -262,7 +255,7 @@ export class Learner {
       clipFraction: obj.clipFraction,
       nodeEntropy: nodeH,
       edgeEntropy: edgeH,
-      gradNorm: (step as StepResult).gradNorm,
+      gradNorm: step.gradNorm,
       ratioMean: obj.ratioMean,
       ratioMin: obj.ratioMin,
       ratioMax: obj.ratioMax,
@@ -310,21 +303,6 @@ export class Learner {
     this.train.model.dispose();
     this.ref?.model.dispose();
   }
-}
-
-/**
- * One step that also reads `read` (with `withResult`, the step's result last): from the step's own
- * read-back where the backend offers one (WebGPU: one submission, one read-back), else with read().
- */
-async function stepAndRead(
-  model: Model,
-  opts: RunOptions,
-  read: Tensor[],
-  withResult = false,
-): Promise<(Float32Array | StepResult)[]> {
-  const r = await model.step({ ...opts, read });
-  const values = r.values ?? (await Promise.all(read.map((t) => model.read(t))));
-  return withResult ? [...values, r] : values;
 }
 
 /**

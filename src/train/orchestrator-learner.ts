@@ -14,7 +14,14 @@
  * tokens with a choice count (n of them, token-mean): prompt positions, padding and forced tokens
  * (one allowed token: log-probability 0 whatever θ) get g_t = v_t = 0, hence no gradient.
  */
-import { compile, type BackendChoice, type Model, type Tensor, type TrainState } from '../gpu/index.ts';
+import {
+  compile,
+  readStep,
+  type BackendChoice,
+  type Model,
+  type Tensor,
+  type TrainState,
+} from '../gpu/index.ts';
 import { buildTinyGptLogits, weightsOf, type TinyGptGraph, type TinyGptWeights } from '../lm/index.ts';
 
 /** The LM graph up to its logits (no cross-entropy loss): what the learner scores with. */
@@ -260,12 +267,6 @@ export class OrchestratorLearner {
   /** Live positions of the last window fed. */
   private live = 0;
 
-  private zeroLoss(): void {
-    const n = this.rows * this.modelConfig.nPositions;
-    this.train.model.setInput('coef', new Float32Array(n), this.live);
-    this.train.model.setInput('valid', new Float32Array(n), this.live);
-  }
-
   /**
    * Masked log-probability of every generated token of `seqs` under the current parameters (or
    * the frozen reference): per sequence, one f32 value per generated token.
@@ -281,9 +282,9 @@ export class OrchestratorLearner {
       const part = seqs.slice(start, start + this.fit(seqs, start));
       start += part.length;
       const w = this.feed(c, part);
-      if (c === this.train) this.zeroLoss();
-      await c.model.step({ backward: false, update: false });
-      const lp = await c.model.read(c.logp);
+      // Pruned to log π (RunOptions.prune): the training graph's loss is not computed.
+      const [lp] = (await readStep(c.model, [c.logp], { backward: false, update: false, prune: true }))
+        .values as [Float32Array];
       for (const idx of w.index) out.push(Float32Array.from(idx, (r) => lp[r] as number));
     }
     return out;
@@ -303,9 +304,14 @@ export class OrchestratorLearner {
   ): Promise<OrchestratorUpdateStats> {
     const { model } = this.train;
     const w = this.feed(this.train, seqs);
-    this.zeroLoss();
-    await model.step({ backward: false, update: false });
-    const [lp, negH] = await Promise.all([model.read(this.train.logp), model.read(this.train.negH)]);
+    // log π and the entropy terms first (pruned: not the loss, whose per-token weights come from them).
+    const [lp, negH] = (
+      await readStep(model, [this.train.logp, this.train.negH], {
+        backward: false,
+        update: false,
+        prune: true,
+      })
+    ).values as [Float32Array, Float32Array];
     const rows = w.ids.length;
     const old = new Float64Array(rows);
     const ref = refLogp ? new Float64Array(rows) : null;

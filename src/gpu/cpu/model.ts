@@ -1,11 +1,13 @@
 /**
  * The CPU backend: executes a Graph with the reference kernels in ./ops.ts.
  *
- * A forward pass recomputes only what changed since the last one: `setInput` marks an input
- * changed only when its bits differ from what it holds, an optimizer update or `importState`
- * marks the parameters, and a node runs when it has never run or one of the nodes it reads
- * changed. Every other node still holds exactly the value it would compute again (ops are pure
- * functions of their inputs), so results are bit for bit those of a full pass. This is what makes
+ * A forward pass recomputes only what changed since the last one: `setInput` changes an input
+ * only when its bits or live rows differ from what it holds, an optimizer update or `importState`
+ * changes the parameters, and a node runs when it has never run or one of the nodes it reads
+ * changed since it last ran (./fresh.ts). Every other node still holds exactly the value it would
+ * compute again (ops are pure functions of their inputs), so results are bit for bit those of a
+ * full pass. A pruned pass (`RunOptions.prune`) runs the stale nodes its `read` tensors need and
+ * leaves the rest stale. This is what makes
  * a second `step()` after changing only a loss weight (the trainer's forward, objective, then
  * forward + backward) cost the loss's few nodes instead of a whole forward pass, and a second pass
  * that changes only the edge head's role input cost the edge head only.
@@ -18,13 +20,14 @@
  * the rule cannot follow (attention, cross-entropy, a softmax over a padded vector) throws.
  */
 import type { Graph, Node, Tensor } from '../graph.ts';
-import { cols, opInputs, size } from '../graph.ts';
+import { cols, opInputs, size, upstreamOf } from '../graph.ts';
 import { initialParams, paramLayout } from '../layout.ts';
 import type { ParamLayout } from '../layout.ts';
 import type { BackendKind, CompileOptions, Model, RunOptions, StepResult } from '../model.ts';
 import type { ResolvedAdam, TrainState } from '../optimizer.ts';
 import { resolveAdam } from '../optimizer.ts';
 import * as ops from './ops.ts';
+import { Freshness } from './fresh.ts';
 import { SharedPrefixes } from './prefix.ts';
 import { TS_RUNTIME, statsLength } from './runtime.ts';
 import type { CpuRuntime, Kernels } from './runtime.ts';
@@ -53,8 +56,8 @@ export class CpuModel implements Model {
   private readonly order: number[];
   /** Per node: the node ids it reads. */
   private readonly deps: number[][];
-  /** Per node: changed since the last forward pass (inputs, parameters) or never computed (ops). */
-  private readonly changed: Uint8Array;
+  /** Which ops a forward pass must run again (./fresh.ts). */
+  private readonly fresh: Freshness;
   private readonly paramIds: number[];
   private readonly inputByName = new Map<string, Node>();
   /** Op nodes the last forward pass ran (the rest kept their values); for tests and profiling. */
@@ -86,7 +89,10 @@ export class CpuModel implements Model {
     if (opts.loss && size(opts.loss.shape) !== 1) throw new Error('loss must be a scalar');
     this.order = this.lossId === null ? [] : backwardOrder(graph, this.lossId);
     this.deps = graph.nodes.map((n) => opInputs(n.op));
-    this.changed = new Uint8Array(graph.nodes.length).fill(1);
+    this.fresh = new Freshness(this.deps, (id) => {
+      const k = graph.node(id).op.kind;
+      return k !== 'input' && k !== 'param';
+    });
     this.paramIds = graph.params().map((n) => n.id);
     for (const n of graph.inputs()) if (n.op.kind === 'input') this.inputByName.set(n.op.name, n);
     this.dim0 = Int32Array.from(graph.nodes, (n) => (n.shape.length === 0 ? 1 : (n.shape[0] as number)));
@@ -132,10 +138,10 @@ export class CpuModel implements Model {
     if (!Number.isInteger(live) || live < 0 || live > full)
       throw new Error(`input ${name}: ${rows} live rows of ${full}`);
     const have = this.values[n.id] as Buf;
-    if (this.changed[n.id] === 0 && this.live[n.id] === live && sameBits(have, data)) return;
+    if (this.live[n.id] === live && sameBits(have, data)) return;
     have.set(data);
     this.live[n.id] = live;
-    this.changed[n.id] = 1;
+    this.fresh.bump(n.id);
     this.prefixes.changed(n.id);
   }
 
@@ -206,32 +212,24 @@ export class CpuModel implements Model {
   }
 
   private paramsChanged(): void {
-    for (const id of this.paramIds) this.changed[id] = 1;
+    for (const id of this.paramIds) this.fresh.bump(id);
     this.runtime.weightsChanged?.();
   }
 
-  /** Runs every node that has never run or reads a node that changed, then clears the marks. */
-  private forward(): void {
-    const changed = this.changed;
+  /** Runs every stale op, or with `need` every stale op it marks (the others stay stale). */
+  private forward(need: Uint8Array | null): void {
+    const fresh = this.fresh;
     this.computed = 0;
     for (const n of this.graph.nodes) {
       const k = n.op.kind;
-      if (k === 'input' || k === 'param') continue;
+      if (k === 'input' || k === 'param' || (need && need[n.id] === 0)) continue;
       this.live[n.id] = this.liveOf(n);
-      if (changed[n.id] === 0) {
-        for (const d of this.deps[n.id] as number[]) {
-          if (changed[d] !== 0) {
-            changed[n.id] = 1;
-            break;
-          }
-        }
-      }
-      if (changed[n.id] !== 0) {
+      if (fresh.stale(n.id)) {
         this.forwardNode(n);
+        fresh.ran(n.id);
         this.computed++;
       }
     }
-    changed.fill(0);
   }
 
   /** Live floats of node `id` (its live rows times the floats per row). */
@@ -252,7 +250,7 @@ export class CpuModel implements Model {
       case 'matmul': {
         const d = this.prefixes.width(op.a);
         if (d !== undefined && op.batch === 1 && !op.transA && !op.transB && d <= op.k) {
-          const newB = this.changed[op.b] !== 0;
+          const newB = this.fresh.moved(n.id, 1);
           const [A, B] = [this.f(op.a), this.f(op.b)];
           return this.prefixes.product(this.k, n.id, op.a, A, B, newB, y, live, op.n, op.k);
         }
@@ -518,9 +516,11 @@ export class CpuModel implements Model {
   }
 
   private run(opts: RunOptions): StepResult {
-    this.forward();
-    const loss = this.lossId === null ? NaN : (this.f(this.lossId)[0] as number);
     const backward = this.lossId !== null && (opts.backward ?? true);
+    const reads = opts.prune === true && !backward ? opts.read?.map((t) => t.id) : undefined;
+    const prune = reads !== undefined;
+    this.forward(prune ? upstreamOf(this.graph, reads) : null);
+    const loss = this.lossId === null || prune ? NaN : (this.f(this.lossId)[0] as number);
     if (!backward || this.lossId === null) return { loss, gradNorm: NaN };
     // Gradients of padding rows are neither written nor read: zero the live part only.
     this.grads.forEach((g, id) => g?.fill(0, 0, this.count(id)));

@@ -5,32 +5,20 @@
  * unfused plan (`fuse: false`) everywhere, with odd sizes, padding rows (live rows) and rows of
  * thousands of scatter sources. Runs on a real WebGPU adapter (SwiftShader when there is no GPU).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createRng } from '../../core/rng.ts';
 import { backwardOrder, CpuModel } from '../cpu/model.ts';
 import type { Activation, Tensor } from '../graph.ts';
 import { Graph, size } from '../graph.ts';
 import { uniform } from '../init.ts';
 import { paramLayout } from '../layout.ts';
-import { nodeGpu } from '../node-gpu.ts';
 import { worstError } from '../testing/cases.ts';
-import { GpuContext } from './device.ts';
 import { liveRows } from './live.ts';
 import { GpuModel } from './model.ts';
 import { buildPlan } from './plan.ts';
+import { useGpuContext } from '../testing/gpu-context.ts';
 
-let ctx: GpuContext;
-
-beforeAll(async () => {
-  const c = await GpuContext.create({ gpu: await nodeGpu() });
-  if (!c) throw new Error('no WebGPU adapter');
-  ctx = c;
-});
-
-afterAll(() => {
-  expect(ctx.errors).toEqual([]);
-  ctx.dispose();
-});
+const context = useGpuContext();
 
 const bits = (x: Float32Array): Uint32Array => new Uint32Array(x.buffer, x.byteOffset, x.length);
 
@@ -109,8 +97,8 @@ async function run(
 ) {
   const m: Models = {
     cpu: new CpuModel(g, { loss }),
-    fused: new GpuModel(ctx, g, { loss }),
-    plain: new GpuModel(ctx, g, { loss, fuse: false }),
+    fused: new GpuModel(context(), g, { loss }),
+    plain: new GpuModel(context(), g, { loss, fuse: false }),
   };
   for (const model of [m.cpu, m.fused, m.plain])
     for (const [k, v] of Object.entries(inputs)) model.setInput(k, v, live);
@@ -200,11 +188,11 @@ describe('fused dispatches (plan-fuse.ts)', () => {
     const inputs = messageInputs(S, 2);
     const counts: number[] = [];
     for (const fuse of [true, false]) {
-      const m = new GpuModel(ctx, g, { loss, fuse, optimizer: { lr: 0.01 } });
+      const m = new GpuModel(context(), g, { loss, fuse, optimizer: { lr: 0.01 } });
       for (const [k, v] of Object.entries(inputs)) m.setInput(k, v);
-      ctx.resetCounters();
+      context().resetCounters();
       await m.step();
-      counts.push(ctx.resetCounters().dispatches);
+      counts.push(context().resetCounters().dispatches);
       m.dispose();
     }
     const [fused, plain] = counts as [number, number];
@@ -276,8 +264,8 @@ describe('fused dispatches (plan-fuse.ts)', () => {
     const sizes: Sizes = { R: 6, C: 5, E: 4099, V: 7 };
     const { g, loss } = messageGraph(sizes, 'relu', 7);
     const cpu = new CpuModel(g, { loss });
-    const fused = new GpuModel(ctx, g, { loss });
-    const plain = new GpuModel(ctx, g, { loss, fuse: false });
+    const fused = new GpuModel(context(), g, { loss });
+    const plain = new GpuModel(context(), g, { loss, fuse: false });
     const steps = [
       { live: 700, hub: false, saved: 19 + 9 },
       { live: undefined, hub: true, saved: 19 },
@@ -290,12 +278,12 @@ describe('fused dispatches (plan-fuse.ts)', () => {
       for (const m of [cpu, fused, plain])
         for (const [k, v] of Object.entries(inputs)) m.setInput(k, v, st.live);
       await cpu.step();
-      ctx.resetCounters();
+      context().resetCounters();
       await plain.step();
-      const planned = ctx.resetCounters().dispatches;
+      const planned = context().resetCounters().dispatches;
       await fused.step();
       // 9 scatters (3 forward, 6 gather backward): each one dispatch instead of two while short.
-      expect(planned - ctx.resetCounters().dispatches, `step ${i}`).toBe(st.saved);
+      expect(planned - context().resetCounters().dispatches, `step ${i}`).toBe(st.saved);
       const L = liveRows(g, new Map(st.live === undefined ? [] : g.inputs().map((n) => [n.id, st.live])));
       const [c, f, p] = [
         await everything(g, cpu, L),

@@ -26,13 +26,11 @@ import type { ResolvedAdam, TrainState } from '../optimizer.ts';
 import { resolveAdam } from '../optimizer.ts';
 import { backwardOrder } from '../cpu/model.ts';
 import type { GpuContext } from './device.ts';
-import { BufferPool } from './pool.ts';
-import { PipelineCache } from './pipelines.ts';
-import { adamCall, buildPlan, f32Bits, NORM_CALLS } from './plan.ts';
+import { adamCall, buildPlan, f32Bits, NORM_CALLS, prunedForward } from './plan.ts';
 import type { Call, Plan } from './plan.ts';
 import { csrOf, maxChunks } from './csr.ts';
 import { dispatched, liveCall, liveRows, longestChunks, SCATTER_SHORT_CHUNKS } from './live.ts';
-import { UNIFORM_BIND, UNIFORM_SLOT, bindingOf, type DeviceState } from './state.ts';
+import { UNIFORM_BIND, UNIFORM_SLOT, bindingOf, deviceCaches, type DeviceState } from './state.ts';
 import {
   changedSpan,
   profileDispatches,
@@ -42,22 +40,7 @@ import {
 } from './profile.ts';
 
 export type { DispatchTime } from './profile.ts';
-
-/**
- * One buffer pool and one pipeline cache per device, shared by every model on it: a new model
- * compiles no kernel another model already compiled, and a disposed model's buffers serve the next.
- * A recovered context has a new device, hence fresh caches.
- */
-const perDevice = new WeakMap<GPUDevice, { pool: BufferPool; pipelines: PipelineCache }>();
-
-export function deviceCaches(device: GPUDevice): { pool: BufferPool; pipelines: PipelineCache } {
-  let c = perDevice.get(device);
-  if (!c) {
-    c = { pool: new BufferPool(device), pipelines: new PipelineCache(device) };
-    perDevice.set(device, c);
-  }
-  return c;
-}
+export { deviceCaches } from './state.ts';
 
 export interface GpuModelOptions extends CompileOptions {
   /**
@@ -422,14 +405,22 @@ export class GpuModel implements Model {
         counters.workgroups += e.wg[0] * e.wg[1] * e.wg[2];
       }
     };
-    run(s.forward);
+    const reads = (opts.read ?? []).map((t) => this.graph.node(t));
+    const prune = opts.prune === true && !backward && reads.length > 0;
+    if (prune) {
+      const keep = prunedForward(
+        this.graph,
+        this.plan.forward,
+        reads.map((n) => n.id),
+      );
+      run(s.forward.filter((_, i) => keep[i]));
+    } else run(s.forward);
     if (backward) {
       run(s.backward);
       run(update ? s.update : s.update.slice(0, NORM_CALLS));
     }
     pass.end();
     // One read-back: [loss, ‖g‖₂] and then the tensors asked for, each at its own offset.
-    const reads = (opts.read ?? []).map((t) => this.graph.node(t));
     const bytes = reads.reduce((b, n) => b + size(n.shape) * 4, 8);
     let rb = s.readback;
     if (reads.length > 0) {
@@ -438,7 +429,8 @@ export class GpuModel implements Model {
         s.take(bytes, GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST, 'readback');
       s.readbacks.set(bytes, rb);
     }
-    if (this.lossId !== null) enc.copyBufferToBuffer(s.values[this.lossId] as GPUBuffer, 0, rb, 0, 4);
+    if (this.lossId !== null && !prune)
+      enc.copyBufferToBuffer(s.values[this.lossId] as GPUBuffer, 0, rb, 0, 4);
     if (backward) enc.copyBufferToBuffer(s.norm, 0, rb, 4, 4);
     let at = 8;
     for (const n of reads) {
@@ -467,7 +459,7 @@ export class GpuModel implements Model {
       if (this.hostSyncEvery > 0 && this.t % this.hostSyncEvery === 0) await this.checkpoint();
     }
     return {
-      loss: this.lossId === null ? NaN : (out[0] as number),
+      loss: this.lossId === null || prune ? NaN : (out[0] as number),
       gradNorm: backward ? (out[1] as number) : NaN,
       ...(values ? { values } : {}),
     };

@@ -7,7 +7,7 @@
  * per op reads against cpu/ops.ts more easily than a split by op family would); the call and binding
  * types and the helpers both share are in plan-calls.ts. This file is the plan's import path.
  */
-import type { Graph } from '../graph.ts';
+import { upstreamOf, type Graph } from '../graph.ts';
 import type { ParamLayout } from '../layout.ts';
 import { backwardCalls } from './plan-backward.ts';
 import { f32Bits, grid, type Call, type Ref } from './plan-calls.ts';
@@ -84,4 +84,15 @@ export function adamCall(total: number): Call {
     ],
     wg: grid(total, 256),
   };
+}
+
+/**
+ * Which forward calls a pruned pass (`RunOptions.prune`) dispatches: those of the nodes the `read`
+ * ids are computed from (graph.ts `upstreamOf`). A fused call runs when any of its parts is needed
+ * (and then computes all of them); a call without a node always runs.
+ */
+export function prunedForward(graph: Graph, forward: readonly Call[], read: readonly number[]): boolean[] {
+  const need = upstreamOf(graph, read);
+  const needed = (c: Call): boolean => c.node === undefined || need[c.node] === 1;
+  return forward.map((c) => needed(c) || (c.fused?.parts.some(needed) ?? false));
 }

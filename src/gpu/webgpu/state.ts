@@ -6,9 +6,9 @@ import type { Graph } from '../graph.ts';
 import { size } from '../graph.ts';
 import type { ParamLayout } from '../layout.ts';
 import { maxChunks, type Csr } from './csr.ts';
-import type { PipelineCache } from './pipelines.ts';
+import { PipelineCache } from './pipelines.ts';
 import type { Ref } from './plan.ts';
-import type { BufferPool } from './pool.ts';
+import { BufferPool } from './pool.ts';
 import type { Encoded } from './profile.ts';
 
 /** One 256-byte uniform slot per kernel call (minUniformBufferOffsetAlignment), the first 64 bytes bound. */
@@ -106,4 +106,20 @@ export function bindingOf(graph: Graph, layout: ParamLayout, s: DeviceState, r: 
     case 'sink':
       return { buffer: s.sink };
   }
+}
+
+/**
+ * One buffer pool and one pipeline cache per device, shared by every model on it: a new model
+ * compiles no kernel another model already compiled, and a disposed model's buffers serve the next.
+ * A recovered context has a new device, hence fresh caches.
+ */
+const perDevice = new WeakMap<GPUDevice, { pool: BufferPool; pipelines: PipelineCache }>();
+
+export function deviceCaches(device: GPUDevice): { pool: BufferPool; pipelines: PipelineCache } {
+  let c = perDevice.get(device);
+  if (!c) {
+    c = { pool: new BufferPool(device), pipelines: new PipelineCache(device) };
+    perDevice.set(device, c);
+  }
+  return c;
 }

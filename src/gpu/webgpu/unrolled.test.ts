@@ -6,25 +6,15 @@
  * (the CPU backend sums rows in another precision; max equals it). matmul.test.ts holds the K loop
  * to its f32 reference at odd K. Lengths straddle the groups of four (1, 3, 4, 5, 7, 8, 63, 64, 65, 130).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createRng } from '../../core/rng.ts';
 import { CpuModel } from '../cpu/model.ts';
 import { Graph } from '../graph.ts';
 import { uniform } from '../init.ts';
-import { nodeGpu } from '../node-gpu.ts';
-import { GpuContext } from './device.ts';
 import { GpuModel } from './model.ts';
+import { useGpuContext } from '../testing/gpu-context.ts';
 
-let ctx: GpuContext;
-beforeAll(async () => {
-  const c = await GpuContext.create({ gpu: await nodeGpu() });
-  if (!c) throw new Error('no WebGPU adapter');
-  ctx = c;
-});
-afterAll(() => {
-  expect(ctx.errors).toEqual([]);
-  ctx.dispose();
-});
+const context = useGpuContext();
 
 const LENGTHS = [1, 3, 4, 5, 7, 8, 63, 64, 65, 130];
 
@@ -36,7 +26,7 @@ describe('loops that load four terms before adding them', () => {
       const [sum, mean, max] = [g.sum(x), g.mean(x), g.reduce('max', x)];
       const data = uniform(createRng(cols), 9 * cols, 3);
       const cpu = new CpuModel(g, {});
-      const gpu = new GpuModel(ctx, g, {});
+      const gpu = new GpuModel(context(), g, {});
       for (const m of [cpu, gpu]) m.setInput('x', data);
       await cpu.step({ backward: false });
       await gpu.step({ backward: false });
@@ -62,7 +52,7 @@ describe('loops that load four terms before adding them', () => {
       const y = g.biasAct(g.input('x', [rows, 5]), bias, 'none');
       const loss = g.sum(g.sum(g.mul(y, g.input('w', [rows, 5]))));
       const cpu = new CpuModel(g, { loss });
-      const gpu = new GpuModel(ctx, g, { loss });
+      const gpu = new GpuModel(context(), g, { loss });
       for (const m of [cpu, gpu]) {
         m.setInput('x', uniform(createRng(rows), rows * 5, 1));
         m.setInput('w', uniform(createRng(rows + 1), rows * 5, 1));
@@ -82,7 +72,7 @@ describe('loops that load four terms before adding them', () => {
       const src = g.input('src', [n + 1, 6]);
       const out = g.scatterAddRows(src, idx, 3);
       const cpu = new CpuModel(g, {});
-      const gpu = new GpuModel(ctx, g, {});
+      const gpu = new GpuModel(context(), g, {});
       const rng = createRng(n);
       const feed = {
         idx: Uint32Array.from({ length: n + 1 }, (_, i) => (i < n ? 0 : 1)),
