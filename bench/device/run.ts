@@ -16,6 +16,8 @@
  *   times one iteration of the config on each backend (rows.ts `autoTrainRows`);
  * - the floor: µs per near-empty dispatch (chained, independent, one pass each), an empty
  *   submission's and a 4-byte read-back's round trip (floor.ts);
+ * - the trainer's small kernels (products, a column sum, sums) and two serial loops that differ in
+ *   their trip count's source, each chained and each alone in a timestamped pass (small.ts);
  * - each iteration path's update phases (encode, old log π, minibatch updates, read-back);
  * - a per-kernel profile of one trainer update: GPU timestamps (`timestamp-query`) where the device
  *   has them, else wall time per dispatch; the JSON says which (rows.ts).
@@ -40,6 +42,7 @@ import { measure } from '../train-tfjs/measure.ts';
 import { matmulKernelRows } from './kernels.ts';
 import { PipelineCache } from '../../src/gpu/webgpu/pipelines.ts';
 import { floorRows } from './floor.ts';
+import { smallKernelRows } from './small.ts';
 import {
   autoTrainRows,
   gptProfileRows,
@@ -97,6 +100,8 @@ console.error(JSON.stringify({ probe: out.probe }));
 // The floor: an empty-ish dispatch, a submission, a read-back (floor.ts).
 out.floor = await floorRows(ctx.device, quick);
 console.error(JSON.stringify({ floor: out.floor }));
+// The trainer's small kernels: in a chain, and alone as the per-dispatch profile times them.
+out.small = await smallKernelRows(ctx.device, new PipelineCache(ctx.device), quick);
 // What auto picks for training when it times the run's own iteration.
 out.auto_train = await autoTrainRows(gpu, quick, bound);
 
