@@ -12,7 +12,8 @@
  * The cases are calls the trainer's update makes (shapes from that profile), on the compute core's
  * own pipelines (PipelineCache: the same WGSL and constants), plus two synthetic 64-long serial
  * sums per invocation that differ only in where the trip count comes from: a constant, or a
- * uniform (as every kernel here reads its sizes).
+ * uniform (as every kernel here reads its sizes), and the two small products again with K as a
+ * pipeline constant (matmul.wgsl `K_FIXED`, not planned yet: these rows decide).
  */
 import type { KernelName } from '../../src/gpu/webgpu/kernels.ts';
 import type { PipelineCache } from '../../src/gpu/webgpu/pipelines.ts';
@@ -69,6 +70,22 @@ const CASES: Case[] = [
     uniform: [64, 12, 64, 1],
     floats: [64 * 64, 64 * 12, 64 * 12],
     wg: [1, 2, 1],
+  },
+  {
+    name: 'matmul 64x12, K 64 as a constant',
+    kernel: 'matmul',
+    constants: { K_FIXED: 64 },
+    uniform: [64, 12, 64, 1],
+    floats: [64 * 64, 64 * 12, 64 * 12],
+    wg: [1, 2, 1],
+  },
+  {
+    name: 'matmul 64x64, K 64 as a constant',
+    kernel: 'matmul',
+    constants: { K_FIXED: 64 },
+    uniform: [64, 64, 64, 1],
+    floats: [64 * 64, 64 * 64, 64 * 64],
+    wg: [2, 2, 1],
   },
   {
     name: 'matmul 64x64, K 64',

@@ -19,10 +19,14 @@
 // the scratch for the padded K and dispatches ⌈live K / chunk⌉ chunks (live.ts). Precision: one
 // chunk gives this kernel's bits; from two on the last bits differ, held to the CPU backend at
 // |Δ| ≤ 2⁻²²·√K·Σ_k|a·b| (+ 2⁻²³·|C|): docs/compute-core.md and splitk.test.ts.
+// K_FIXED > 0: K is that constant rather than d.k (same loop, same bits), so a compiler may unroll
+// the K loop; not planned yet, timed against d.k by the device benchmark (bench/device/small.ts).
+// Never with SPLIT_K, whose K is the live rows.
 override SPLIT_K: u32 = 0u;
 override TRANS_A: u32 = 0u;
 override TRANS_B: u32 = 0u;
 override ACCUMULATE: u32 = 0u;
+override K_FIXED: u32 = 0u;
 
 struct Dims {
   m: u32,
@@ -68,14 +72,15 @@ fn main(@builtin(global_invocation_id) gid: vec3u) {
   let col0 = gid.x * 4u;
   // Split-K: chunk gid.z of K, batch 0. Otherwise: all of K, batch gid.z.
   let split = SPLIT_K == 1u;
+  let K = select(d.k, K_FIXED, K_FIXED != 0u);
   let bt = select(gid.z, 0u, split);
   let k0 = select(0u, gid.z * d.batch, split);
-  let k1 = select(d.k, min(d.k, k0 + d.batch), split);
-  if (row0 >= d.m || col0 >= d.n || (!split && bt >= d.batch) || (split && k0 >= d.k)) {
+  let k1 = select(K, min(K, k0 + d.batch), split);
+  if (row0 >= d.m || col0 >= d.n || (!split && bt >= d.batch) || (split && k0 >= K)) {
     return;
   }
   // op(A)[row, kk] = A[aBase + row·sar + kk·sak]; op(B)[kk, col] = B[bBase + kk·sbk + col·sbc].
-  var sar = d.k;
+  var sar = K;
   var sak = 1u;
   if (TRANS_A == 1u) {
     sar = 1u;
@@ -85,10 +90,10 @@ fn main(@builtin(global_invocation_id) gid: vec3u) {
   var sbc = 1u;
   if (TRANS_B == 1u) {
     sbk = 1u;
-    sbc = d.k;
+    sbc = K;
   }
-  let aBase = bt * d.m * d.k;
-  let bBase = bt * d.k * d.n;
+  let aBase = bt * d.m * K;
+  let bBase = bt * K * d.n;
   let lastRow = d.m - 1u;
   let lastCol = d.n - 1u;
   let ai = vec4u(

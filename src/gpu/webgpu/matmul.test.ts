@@ -40,7 +40,7 @@ interface Shape {
   batch: number;
 }
 
-/** Runs one kernel on A, B and a starting C; returns C. */
+/** Runs one kernel on A, B and a starting C (with `extra` pipeline constants); returns C. */
 async function run(
   kernel: MatmulKernel,
   s: Shape,
@@ -50,6 +50,7 @@ async function run(
   A: Float32Array,
   B: Float32Array,
   C0: Float32Array,
+  extra: Record<string, number> = {},
 ): Promise<Float32Array> {
   const device = ctx.device;
   const buf = (data: Float32Array | Uint32Array, usage: number): GPUBuffer => {
@@ -61,7 +62,9 @@ async function run(
     return b;
   };
   const S = GPUBufferUsage.STORAGE;
-  const u = buf(new Uint32Array([s.m, s.n, s.k, s.batch]), GPUBufferUsage.UNIFORM);
+  // With K_FIXED the uniform's k is ignored: a wrong one there shows a kernel that still reads it.
+  const k = extra.K_FIXED === undefined ? s.k : s.k + 3;
+  const u = buf(new Uint32Array([s.m, s.n, k, s.batch]), GPUBufferUsage.UNIFORM);
   const a = buf(A.length ? A : new Float32Array(4), S);
   const b = buf(B.length ? B : new Float32Array(4), S);
   const c = buf(C0, S | GPUBufferUsage.COPY_SRC);
@@ -70,7 +73,7 @@ async function run(
     usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST,
   });
   const call = matmulCall([val(0), val(1), val(2)], s.m, s.n, s.k, s.batch, ta, tb, acc);
-  const pipeline = cache.get(kernel, call.constants);
+  const pipeline = cache.get(kernel, { ...call.constants, ...extra });
   const tile = MATMUL_TILES[kernel];
   const enc = device.createCommandEncoder();
   const pass = enc.beginComputePass();
@@ -149,6 +152,11 @@ describe('tiled and wide matmul: same bits as the simple kernel and an f32 refer
             const simple = await run('matmul', s, ta, tb, acc, A, B, C0);
             const ref = reference(s, ta, tb, acc, A, B, C0);
             expect(bits(tiled), label).toEqual(bits(simple));
+            // K as a pipeline constant (K_FIXED, a variant the device benchmark times): the same loop.
+            if (s.k > 0) {
+              const fixed = await run('matmul', s, ta, tb, acc, A, B, C0, { K_FIXED: s.k });
+              expect(bits(fixed), label).toEqual(bits(ref));
+            }
             expect(bits(tiled), label).toEqual(bits(ref));
             expect(bits(wide), label).toEqual(bits(ref));
           }

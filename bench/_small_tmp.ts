@@ -1,0 +1,11 @@
+import { allowWgslImports } from '../src/cli/wgsl-loader.ts';
+import { nodeGpu } from '../src/gpu/node-gpu.ts';
+allowWgslImports();
+const { GpuContext } = await import('../src/gpu/webgpu/device.ts');
+const { PipelineCache } = await import('../src/gpu/webgpu/pipelines.ts');
+const { smallKernelRows } = await import('./device/small.ts');
+const ctx = await GpuContext.create({ gpu: await nodeGpu() });
+if (!ctx) throw new Error('no adapter');
+const rows = await smallKernelRows(ctx.device, new PipelineCache(ctx.device), process.argv.includes('--full') ? false : true);
+console.log(rows.length, JSON.stringify(ctx.errors));
+ctx.dispose(); process.exit(0);
