@@ -13,7 +13,8 @@
  * own pipelines (PipelineCache: the same WGSL and constants), plus two synthetic 64-long serial
  * sums per invocation that differ only in where the trip count comes from: a constant, or a
  * uniform (as every kernel here reads its sizes), and the two small products again with K as a
- * pipeline constant (matmul.wgsl `K_FIXED`, not planned yet: these rows decide).
+ * pipeline constant (matmul.wgsl `K_FIXED`, not planned yet: these rows decide), and the two sums
+ * again on reduce_wide.wgsl (one workgroup per row), which the plan now takes for them.
  */
 import type { KernelName } from '../../src/gpu/webgpu/kernels.ts';
 import type { PipelineCache } from '../../src/gpu/webgpu/pipelines.ts';
@@ -130,6 +131,22 @@ const CASES: Case[] = [
   {
     name: 'reduce 1 row x 12288',
     kernel: 'reduce',
+    constants: { OP: 0 },
+    uniform: [1, 12288],
+    floats: [12288, 1],
+    wg: [1, 1, 1],
+  },
+  {
+    name: 'reduce_wide 1 row x 1024',
+    kernel: 'reduce_wide',
+    constants: { OP: 0 },
+    uniform: [1, 1024],
+    floats: [1024, 1],
+    wg: [1, 1, 1],
+  },
+  {
+    name: 'reduce_wide 1 row x 12288',
+    kernel: 'reduce_wide',
     constants: { OP: 0 },
     uniform: [1, 12288],
     floats: [12288, 1],

@@ -45,6 +45,7 @@ import ppoClip from '../kernels/ppo_clip.wgsl?raw';
 import ppoClipGrad from '../kernels/ppo_clip_grad.wgsl?raw';
 import reduce from '../kernels/reduce.wgsl?raw';
 import reduceGrad from '../kernels/reduce_grad.wgsl?raw';
+import reduceWide from '../kernels/reduce_wide.wgsl?raw';
 import scatterPartial from '../kernels/scatter_partial.wgsl?raw';
 import scatterAddRows from '../kernels/scatter_add_rows.wgsl?raw';
 import scatterRows from '../kernels/scatter_rows.wgsl?raw';
@@ -101,6 +102,7 @@ export const KERNELS = {
   ppo_clip_grad: ppoClipGrad,
   reduce: reduce,
   reduce_grad: reduceGrad,
+  reduce_wide: reduceWide,
   scatter_add_rows: scatterAddRows,
   scatter_partial: scatterPartial,
   scatter_rows: scatterRows,

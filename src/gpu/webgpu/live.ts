@@ -211,6 +211,15 @@ function sizeCall(graph: Graph, c: Call, L: Int32Array): { uniform: number[]; wg
       if (graph.node(op.x).shape.length < 2) u[1] = L[op.x] as number;
       else flat(rowsOf(op.x), 64);
       break;
+    case 'reduce_wide':
+      // One workgroup per row (at most REDUCE_WIDE_ROWS); a vector's live length is its columns.
+      if (op.kind !== 'reduce') break;
+      if (graph.node(op.x).shape.length < 2) u[1] = L[op.x] as number;
+      else {
+        u[0] = rowsOf(op.x);
+        wg = [Math.max(1, u[0]), 1, 1];
+      }
+      break;
     case 'reduce_grad':
       if (op.kind !== 'reduce') break;
       if (graph.node(op.x).shape.length < 2) {

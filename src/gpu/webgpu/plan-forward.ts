@@ -17,6 +17,26 @@ import {
 } from './plan-calls.ts';
 import { attentionForward } from './plan-attention.ts';
 
+/** Rows at most, and columns at least, for which a reduction takes reduce_wide.wgsl. */
+export const REDUCE_WIDE_ROWS = 16;
+export const REDUCE_WIDE_COLS = 512;
+
+/**
+ * `rows` row reductions of `cols` floats each: one invocation per row (reduce.wgsl), or for a few
+ * long rows one workgroup per row (reduce_wide.wgsl), so that no invocation walks thousands alone.
+ */
+export function reduceCall(x: Ref, y: Ref, rows: number, cols: number, op: number): Call {
+  if (rows <= REDUCE_WIDE_ROWS && cols >= REDUCE_WIDE_COLS)
+    return {
+      kernel: 'reduce_wide',
+      constants: { OP: op },
+      uniform: [rows, cols],
+      refs: [x, y],
+      wg: [rows, 1, 1],
+    };
+  return { kernel: 'reduce', constants: { OP: op }, uniform: [rows, cols], refs: [x, y], wg: grid(rows, 64) };
+}
+
 export function forwardCalls(graph: Graph, n: Node): Call[] {
   const op = n.op;
   const len = size(n.shape);
@@ -165,7 +185,7 @@ export function forwardCalls(graph: Graph, n: Node): Call[] {
           ],
           wg: grid(r, 64),
         },
-        { kernel: 'reduce', constants: { OP: RED.sum }, uniform: [1, r], refs: [rowLoss, y], wg: [1, 1, 1] },
+        reduceCall(rowLoss, y, 1, r, RED.sum),
       ];
     }
     case 'ppoClip': {
@@ -188,20 +208,12 @@ export function forwardCalls(graph: Graph, n: Node): Call[] {
           ],
           wg: grid(r, 64),
         },
-        { kernel: 'reduce', constants: { OP: RED.sum }, uniform: [1, r], refs: [rowLoss, y], wg: [1, 1, 1] },
+        reduceCall(rowLoss, y, 1, r, RED.sum),
       ];
     }
     case 'reduce': {
       const xs = graph.node(op.x).shape;
-      return [
-        {
-          kernel: 'reduce',
-          constants: { OP: RED[op.op] },
-          uniform: [rows(xs), cols(xs)],
-          refs: [val(op.x), y],
-          wg: grid(rows(xs), 64),
-        },
-      ];
+      return [reduceCall(val(op.x), y, rows(xs), cols(xs), RED[op.op])];
     }
   }
 }

@@ -316,7 +316,9 @@ describe('split-K in the plan', () => {
         const plain = new GpuModel(ctx, small.g, { loss: small.loss });
         plain.setInput('x', xs.subarray(0, 60 * 40));
         plain.setInput('wt', wt.subarray(0, 60 * 20));
-        expect((await plain.step()).loss).toBe(rg.loss);
+        // The loss, a sum over the 3,000-row vector, takes reduce_wide there (another order of the
+        // same terms: reduce.test.ts) and reduce.wgsl over 60 rows here: equal within rounding.
+        expect(Math.abs((await plain.step()).loss - rg.loss)).toBeLessThanOrEqual(1e-6 * Math.abs(rg.loss));
         for (const [i, p] of params.entries())
           expect(bits(await gpu.readGrad(p))).toEqual(
             bits(await plain.readGrad(small.params[i] as typeof p)),
