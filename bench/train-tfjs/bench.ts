@@ -9,8 +9,9 @@
  *   read back, PPO objective in TypeScript, forward + backward + clipping + Adam) vs
  *   `TfPolicy.update` (the same steps in TF.js, bench/train-tfjs/tfjs-policy.ts);
  * - step: the graph step alone on inputs already uploaded (forward + backward + clip + Adam);
- * - forward: the forward pass alone, joint log-probabilities read back (on the compute core as the
- *   trainer's log π passes run it: pruned to them, `RunOptions.prune`, one read-back).
+ * - forward: log π of the batch's rows per minibatch pass, as the trainer's old-policy passes run it:
+ *   each pass uploads its minibatch and reads the joint log-probabilities back (`Learner.logProbs`,
+ *   pruned to them; `TfPolicy.logProbs`).
  * Both sides are timed alternately (a, b, a, b, …) so that load from other processes hits both.
  * Equality of the two is a unit test (tests/unit/train-tfjs-parity.test.ts); this script checks
  * the first update's gradient norm again before it times anything.
@@ -110,7 +111,7 @@ function writeDocs(adapter: string | null, measured: boolean): void {
           ? `the trainer update is ${span(inv(hi), inv(lo))}× slower on the compute core than in TF.js`
           : `the trainer update is between ${inv(lo)}× slower and ${hi}× faster on the compute core than in TF.js`;
     const verdict = lo >= 2 ? 'meets the goal of ≥ 2×' : 'misses the goal of ≥ 2×';
-    // A forward pass's time as a share of a graph step's, per side (the step's forward is the full one).
+    // A log π pass's time as a share of a graph step's, per side (that pass also uploads its inputs).
     const share = (side: 'baton_ms' | 'tfjs_ms'): string => {
       const pairs = of('step').map((st) => {
         const fw = of('forward').find((f) => f.checkpoint === st.checkpoint && f.minibatch === st.minibatch);
@@ -120,7 +121,7 @@ function writeDocs(adapter: string | null, measured: boolean): void {
       return ok.length ? `${Math.round((100 * ok.reduce((a, b) => a + b, 0)) / ok.length)}%` : 'not measured';
     };
     return (
-      `- ${backend}: ${speed}, which ${verdict}. A forward pass takes on average ${share('baton_ms')} of a graph ` +
+      `- ${backend}: ${speed}, which ${verdict}. A log π pass takes on average ${share('baton_ms')} of a graph ` +
       `step's time on the compute core and ${share('tfjs_ms')} in TF.js.`
     );
   });
@@ -142,8 +143,9 @@ function writeDocs(adapter: string | null, measured: boolean): void {
     '  forward pass read back, the PPO objective in TypeScript, then forward + backward + clip +',
     '  Adam; TF.js the same steps, `variableGrads` + `applyGradients`).',
     '- **graph step**: forward + backward + clip + Adam on inputs already uploaded.',
-    '- **forward**: the forward pass alone, joint log-probabilities read back (on the compute core',
-    "  as the trainer's log π passes run it: only the nodes they are computed from, one read-back).",
+    "- **forward**: log π of the batch's rows per minibatch pass, as the trainer's old-policy passes",
+    '  run it: each pass uploads its minibatch and reads the joint log-probabilities back',
+    '  (`Learner.logProbs`, which computes only what they need; `TfPolicy.logProbs`).',
     '',
     ...summary,
     '',

@@ -4,7 +4,7 @@
  * bench.ts). Shared by the Node run and the Chromium page (bench/train-tfjs/page).
  */
 import type * as TF from '@tensorflow/tfjs';
-import { readStep, type BackendChoice } from '../../src/gpu/index.ts';
+import type { BackendChoice } from '../../src/gpu/index.ts';
 import { DEFAULT_POOL, type PolicyCheckpoint } from '../../src/policy/index.ts';
 import { Learner, trainConfig } from '../../src/train/index.ts';
 import { timePair, type Timing } from '../gpu-common.ts';
@@ -94,23 +94,21 @@ export async function measure(
         timing,
       ),
     );
-    const joint = learner.graph.joint;
-    if (!joint) throw new Error('training graph without joint log-probabilities');
-    row(
-      'forward',
-      await timePair(
-        // As the trainer's log π passes run it: pruned to the joint log π, one read-back.
-        async () =>
-          (await readStep(learner.model, [joint], { backward: false, update: false, prune: true })).values[0],
-        async () => {
-          const j = tf.tidy(() => tfp.forward(feed).joint);
-          const out = await j.data();
-          j.dispose();
-          return out;
-        },
-        timing,
-      ),
+    // Log π of every row of the batch, per minibatch pass, as the trainer's old-policy passes run
+    // it: each pass uploads its minibatch and reads the joint log π back (the compute core's pass
+    // pruned to it, reusing nothing from the last pass, whose rows differ), on both sides.
+    const passes = Math.ceil(full.batch / M);
+    const picks = Array.from({ length: passes }, (_, p) =>
+      Array.from({ length: Math.min(M, full.batch - p * M) }, (_, i) => p * M + i),
     );
+    const [bf, tfw] = await timePair(
+      () => learner.logProbs(full),
+      async () => {
+        for (const pk of picks) await tfp.logProbs(minibatch(checkpoint.config, pool, full, pk, M));
+      },
+      timing,
+    );
+    row('forward', [bf / passes, tfw / passes]);
     tf.dispose([tc, tv]);
     tfp.release(feed);
   } finally {

@@ -6,7 +6,8 @@
  */
 import { CpuModel } from './cpu/model.ts';
 import type { Graph } from './graph.ts';
-import type { Model } from './model.ts';
+import type { Model, RunOptions, StepResult } from './model.ts';
+import type { Tensor } from './graph.ts';
 import type { BackendChoice, BackendPreference, SelectOptions } from './select.ts';
 import type { GpuModelOptions } from './webgpu/model.ts';
 
@@ -14,7 +15,6 @@ export { Graph, MASKED_LOG_PROB } from './graph.ts';
 export { paramLayout, type ParamLayout } from './layout.ts';
 export type { Activation, BinaryOp, DType, ReduceOp, Shape, Tensor, UnaryOp } from './graph.ts';
 export type { BackendKind, CompileOptions, Model, RunOptions, StepResult } from './model.ts';
-export { readStep } from './model.ts';
 export type { AdamConfig, TrainState } from './optimizer.ts';
 export type { BackendChoice, BackendPreference, SelectOptions } from './select.ts';
 export type { ProbeTimings, ProbeWorkload } from './probe.ts';
@@ -78,4 +78,19 @@ export async function compile(
     return createWasmModel(graph, opts, wasmThreads ?? undefined);
   }
   return new CpuModel(graph, opts);
+}
+
+/**
+ * One step that also gives the `read` tensors' values: from the step's own read-back where the
+ * backend returns them (every backend here does; on WebGPU that is one submission and one
+ * read-back), else with read().
+ */
+export async function readStep(
+  model: Model,
+  read: readonly Tensor[],
+  opts: RunOptions = {},
+): Promise<{ values: Float32Array[]; result: StepResult }> {
+  const result = await model.step({ ...opts, read });
+  const values = result.values ?? (await Promise.all(read.map((t) => model.read(t))));
+  return { values, result };
 }

@@ -1,3 +1,8 @@
+/**
+ * The compute core's public types. Types only, on purpose: with a function here the app's bundle
+ * split its first load into more chunks, 9.7 kB (gzip) over the first page's budget
+ * (scripts/check-size.mjs); runtime helpers such as `readStep` live in index.ts.
+ */
 import type { Graph, Tensor } from './graph.ts';
 import type { AdamConfig, TrainState } from './optimizer.ts';
 
@@ -74,19 +79,4 @@ export interface Model {
   exportState(): Promise<TrainState>;
   importState(s: TrainState): void;
   dispose(): void;
-}
-
-/**
- * One step that also gives the `read` tensors' values: from the step's own read-back where the
- * backend returns them (every backend here does; on WebGPU that is one submission and one
- * read-back), else with read().
- */
-export async function readStep(
-  model: Model,
-  read: readonly Tensor[],
-  opts: RunOptions = {},
-): Promise<{ values: Float32Array[]; result: StepResult }> {
-  const result = await model.step({ ...opts, read });
-  const values = result.values ?? (await Promise.all(read.map((t) => model.read(t))));
-  return { values, result };
 }

@@ -4,7 +4,7 @@
  * nodes (CPU, wasm) or dispatches (WebGPU); and a model that pruned some passes gives, pass after
  * pass and through optimizer updates, exactly the numbers of a model that never pruned: what a
  * pruned pass skipped is computed by the next pass that needs it (on the CPU, the per-edge marks of
- * cpu/fresh.ts, including a shared-prefix product whose weight moved in between).
+ * fresh.ts, including a shared-prefix product whose weight moved in between).
  */
 import { describe, expect, it } from 'vitest';
 import { createRng } from '../core/rng.ts';
@@ -12,7 +12,7 @@ import { CpuModel } from './cpu/model.ts';
 import { Graph, upstreamOf, type Tensor } from './graph.ts';
 import { uniform } from './init.ts';
 import type { CompileOptions, Model } from './model.ts';
-import { readStep } from './model.ts';
+import { readStep } from './index.ts';
 import { createWasmModel } from './wasm/model.ts';
 import { GpuModel } from './webgpu/model.ts';
 import { useGpuContext } from './testing/gpu-context.ts';
@@ -122,27 +122,37 @@ describe.each(backends)('a pruned pass on %s', (name, make) => {
     pruned.dispose();
   });
 
-  it('leaves a model that gives, pass after pass and through updates, the numbers of one that never pruned', async () => {
-    // The reference sums its products row by row (the same bits: cpu/ops-matmul.ts), so a stale
-    // shared-prefix sum in the pruning model would show.
+  it('leaves a model that gives, pass after pass and through updates, the numbers of a new one', async () => {
+    // The reference for every check is a new model (nothing to reuse) with m's parameters and Adam
+    // state, its CPU products summed row by row (the same bits: cpu/ops-matmul.ts): a value m reused
+    // when it should have run again, or a stale shared-prefix sum, would show.
     const n = net();
-    const [ref, m] = [await make(n, true), await make(n)];
-    const both = async (k: number, read: Tensor[], prune: boolean): Promise<void> => {
+    const m = await make(n);
+    const fresh = async (k: number): Promise<Model> => {
+      const ref = await make(n, true);
+      ref.importState(await m.exportState());
       feed(ref, k);
+      return ref;
+    };
+    const both = async (k: number, read: Tensor[], prune: boolean): Promise<void> => {
+      const ref = await fresh(k);
       feed(m, k);
       const want = await readStep(ref, read, { backward: false });
       const got = await readStep(m, read, { backward: false, prune });
       for (const [i, v] of got.values.entries())
         expect(bits(v)).toEqual(bits(want.values[i] as Float32Array));
+      ref.dispose();
     };
     const train = async (k: number): Promise<void> => {
-      feed(ref, k);
+      const ref = await fresh(k);
       feed(m, k);
       const [want, got] = [await ref.step(), await m.step()];
       expect(got.loss).toBe(want.loss);
       expect(got.gradNorm).toBe(want.gradNorm);
+      ref.dispose();
     };
     await both(1, [n.probs], true);
+    await both(1, [n.probs], true); // nothing changed: all reused
     await train(2); // the parameters move; the edge head of m has not run since
     await both(1, [n.edge], true); // the trunk's shared-prefix product must see its new weight
     await both(1, [n.probs], true);
@@ -152,7 +162,25 @@ describe.each(backends)('a pruned pass on %s', (name, make) => {
     await both(3, [n.edge], true);
     await train(1);
     await both(2, [n.probs, n.edge], false);
-    ref.dispose();
+    await train(2);
+    m.dispose();
+  });
+
+  it('runs only what changed: a pass after a change to the edge inputs alone runs the edge head', async () => {
+    const n = net();
+    const m = await make(n);
+    feed(m, 1);
+    const count = async (): Promise<number> => {
+      context().resetCounters();
+      await readStep(m, [n.probs, n.edge], { backward: false });
+      return name === 'webgpu' ? context().resetCounters().dispatches : (m as CpuModel).computed;
+    };
+    const first = await count();
+    expect(await count()).toBe(0);
+    m.setInput('idx', inputs(2).idx as Uint32Array);
+    const edgeOnly = await count();
+    expect(edgeOnly).toBeGreaterThan(0);
+    expect(edgeOnly).toBeLessThan(first);
     m.dispose();
   });
 });

@@ -4,7 +4,7 @@
  * A forward pass recomputes only what changed since the last one: `setInput` changes an input
  * only when its bits or live rows differ from what it holds, an optimizer update or `importState`
  * changes the parameters, and a node runs when it has never run or one of the nodes it reads
- * changed since it last ran (./fresh.ts). Every other node still holds exactly the value it would
+ * changed since it last ran (../fresh.ts). Every other node still holds exactly the value it would
  * compute again (ops are pure functions of their inputs), so results are bit for bit those of a
  * full pass. A pruned pass (`RunOptions.prune`) runs the stale nodes its `read` tensors need and
  * leaves the rest stale. This is what makes
@@ -27,7 +27,7 @@ import type { BackendKind, CompileOptions, Model, RunOptions, StepResult } from 
 import type { ResolvedAdam, TrainState } from '../optimizer.ts';
 import { resolveAdam } from '../optimizer.ts';
 import * as ops from './ops.ts';
-import { Freshness } from './fresh.ts';
+import { Freshness } from '../fresh.ts';
 import { SharedPrefixes } from './prefix.ts';
 import { TS_RUNTIME, statsLength } from './runtime.ts';
 import type { CpuRuntime, Kernels } from './runtime.ts';
@@ -56,7 +56,7 @@ export class CpuModel implements Model {
   private readonly order: number[];
   /** Per node: the node ids it reads. */
   private readonly deps: number[][];
-  /** Which ops a forward pass must run again (./fresh.ts). */
+  /** Which ops a forward pass must run again (../fresh.ts). */
   private readonly fresh: Freshness;
   private readonly paramIds: number[];
   private readonly inputByName = new Map<string, Node>();
@@ -89,10 +89,7 @@ export class CpuModel implements Model {
     if (opts.loss && size(opts.loss.shape) !== 1) throw new Error('loss must be a scalar');
     this.order = this.lossId === null ? [] : backwardOrder(graph, this.lossId);
     this.deps = graph.nodes.map((n) => opInputs(n.op));
-    this.fresh = new Freshness(this.deps, (id) => {
-      const k = graph.node(id).op.kind;
-      return k !== 'input' && k !== 'param';
-    });
+    this.fresh = Freshness.of(graph);
     this.paramIds = graph.params().map((n) => n.id);
     for (const n of graph.inputs()) if (n.op.kind === 'input') this.inputByName.set(n.op.name, n);
     this.dim0 = Int32Array.from(graph.nodes, (n) => (n.shape.length === 0 ? 1 : (n.shape[0] as number)));

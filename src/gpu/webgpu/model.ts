@@ -18,7 +18,7 @@
  * line; they stay together so a layout change is seen in one place.
  */
 import type { Graph, Tensor } from '../graph.ts';
-import { size } from '../graph.ts';
+import { size, upstreamOf } from '../graph.ts';
 import { initialParams, paramLayout } from '../layout.ts';
 import type { ParamLayout } from '../layout.ts';
 import type { CompileOptions, Model, RunOptions, StepResult } from '../model.ts';
@@ -26,11 +26,12 @@ import type { ResolvedAdam, TrainState } from '../optimizer.ts';
 import { resolveAdam } from '../optimizer.ts';
 import { backwardOrder } from '../cpu/model.ts';
 import type { GpuContext } from './device.ts';
-import { adamCall, buildPlan, f32Bits, NORM_CALLS, prunedForward } from './plan.ts';
+import { adamCall, adamUniform, buildPlan, NORM_CALLS } from './plan.ts';
+import { Freshness } from '../fresh.ts';
 import type { Call, Plan } from './plan.ts';
 import { csrOf, maxChunks } from './csr.ts';
 import { dispatched, liveCall, liveRows, longestChunks, SCATTER_SHORT_CHUNKS } from './live.ts';
-import { UNIFORM_BIND, UNIFORM_SLOT, bindingOf, deviceCaches, type DeviceState } from './state.ts';
+import { UNIFORM_SLOT, bindingOf, deviceCaches, encodeCall, readBack, type DeviceState } from './state.ts';
 import {
   changedSpan,
   profileDispatches,
@@ -76,6 +77,11 @@ export class GpuModel implements Model {
   private liveChanged = true;
   /** Per CSR key: its longest list is short (the one-pass scatter runs; live.ts SCATTER_SHORT_CHUNKS). */
   private readonly shortLists = new Map<string, boolean>();
+  /** Which ops the next forward pass dispatches (../fresh.ts); everything is stale on a new device. */
+  private fresh: Freshness;
+  /** Per forward call: the nodes it computes (a fused call, each part's). */
+  private readonly callNodes: number[][];
+  private readonly paramIds: number[];
 
   constructor(
     readonly ctx: GpuContext,
@@ -96,6 +102,11 @@ export class GpuModel implements Model {
     for (const c of [...this.plan.forward, ...this.plan.backward])
       for (const r of c.refs) if (r.t === 'csr') keys.set(`${r.idx}:${r.rows}`, { idx: r.idx, rows: r.rows });
     this.csrKeys = [...keys.values()];
+    this.fresh = Freshness.of(graph);
+    this.paramIds = graph.params().map((n) => n.id);
+    this.callNodes = this.plan.forward.map((c) => [
+      ...new Set([c, ...(c.fused?.parts ?? [])].flatMap((x) => (x.node === undefined ? [] : [x.node]))),
+    ]);
     const params = initialParams(graph, this.layout);
     this.host = {
       params,
@@ -111,6 +122,7 @@ export class GpuModel implements Model {
   }
 
   private materialize(): DeviceState {
+    this.fresh = Freshness.of(this.graph);
     const device = this.device;
     const { pool, pipelines } = deviceCaches(device);
     const owned: GPUBuffer[] = [];
@@ -207,7 +219,8 @@ export class GpuModel implements Model {
       clear,
     };
     let slot = 0;
-    const encode = (list: Call[]): Encoded[] => list.map((c) => this.encodeCall(state, c, slot++));
+    const encode = (list: Call[]): Encoded[] =>
+      list.map((c) => encodeCall(device, this.graph, this.layout, state, c, slot++));
     state.forward = encode(this.plan.forward);
     state.backward = encode(this.plan.backward);
     state.update = encode(this.plan.update);
@@ -268,16 +281,6 @@ export class GpuModel implements Model {
     if (lo < hi) this.write(buf, next.subarray(lo, hi), lo);
   }
 
-  private encodeCall(s: DeviceState, c: Call, slot: number): Encoded {
-    const pipeline = s.pipelines.get(c.kernel, c.constants);
-    const entries: GPUBindGroupEntry[] = [
-      { binding: 0, resource: { buffer: s.uniforms, offset: slot * UNIFORM_SLOT, size: UNIFORM_BIND } },
-      ...c.refs.map((r, i) => ({ binding: i + 1, resource: bindingOf(this.graph, this.layout, s, r) })),
-    ];
-    const bindGroup = this.device.createBindGroup({ layout: pipeline.getBindGroupLayout(0), entries });
-    return { pipeline, bindGroup, wg: c.wg };
-  }
-
   /** Rebuilds on the current device when the context was recovered; recovers first when lost. */
   private async ready(): Promise<DeviceState> {
     if (this.ctx.lost) await this.ctx.recover();
@@ -301,9 +304,11 @@ export class GpuModel implements Model {
     const liveRows = rows ?? full;
     if (!Number.isInteger(liveRows) || liveRows < 0 || liveRows > full)
       throw new Error(`input ${name}: ${rows} live rows of ${full}`);
-    if ((this.inputLive.get(n.id) ?? full) !== liveRows) {
+    const liveMoved = (this.inputLive.get(n.id) ?? full) !== liveRows;
+    if (liveMoved) {
       this.inputLive.set(n.id, liveRows);
       this.liveChanged = true;
+      this.fresh.bump(n.id);
     }
     const typed =
       n.dtype === 'u32'
@@ -326,6 +331,7 @@ export class GpuModel implements Model {
       this.inputData.set(n.id, copy);
       if (buf) this.write(buf, copy);
     }
+    if (!liveMoved) this.fresh.bump(n.id);
     if (live && n.dtype === 'u32') this.writeCsr(live, n.id);
   }
 
@@ -407,14 +413,17 @@ export class GpuModel implements Model {
     };
     const reads = (opts.read ?? []).map((t) => this.graph.node(t));
     const prune = opts.prune === true && !backward && reads.length > 0;
-    if (prune) {
-      const keep = prunedForward(
-        this.graph,
-        this.plan.forward,
-        reads.map((n) => n.id),
-      );
-      run(s.forward.filter((_, i) => keep[i]));
-    } else run(s.forward);
+    run(
+      this.staleForward(
+        s,
+        prune
+          ? upstreamOf(
+              this.graph,
+              reads.map((n) => n.id),
+            )
+          : null,
+      ),
+    );
     if (backward) {
       run(s.backward);
       run(update ? s.update : s.update.slice(0, NORM_CALLS));
@@ -441,6 +450,7 @@ export class GpuModel implements Model {
     }
     device.queue.submit([enc.finish()]);
     counters.submissions += 1;
+    if (update) this.paramsMoved();
     await rb.mapAsync(GPUMapMode.READ, 0, bytes);
     counters.readbacks += 1;
     const out = new Float32Array(rb.getMappedRange(0, bytes).slice(0));
@@ -487,45 +497,47 @@ export class GpuModel implements Model {
         this.plan.update,
       ],
     ]);
-    if (update) this.t += 1;
+    if (update) {
+      this.t += 1;
+      this.paramsMoved();
+    }
     return out;
+  }
+
+  /**
+   * The forward calls of this pass: those of ops that are stale (../fresh.ts: an input, a parameter
+   * or an op they read changed since they ran), with `need` only those it marks; marks them run. A
+   * fused call runs when any of its parts does; a call of no node always runs.
+   */
+  private staleForward(s: DeviceState, need: Uint8Array | null): Encoded[] {
+    const go = new Uint8Array(this.graph.nodes.length);
+    for (const n of this.graph.nodes) {
+      if (n.op.kind === 'input' || n.op.kind === 'param' || (need && need[n.id] === 0)) continue;
+      if (this.fresh.stale(n.id)) {
+        go[n.id] = 1;
+        this.fresh.ran(n.id);
+      }
+    }
+    return s.forward.filter((_, i) => {
+      const ns = this.callNodes[i] as number[];
+      return ns.length === 0 || ns.some((id) => go[id] === 1);
+    });
+  }
+
+  private paramsMoved(): void {
+    for (const id of this.paramIds) this.fresh.bump(id);
   }
 
   /** The adam call's uniform for the next step: learning rate and bias corrections. */
   private writeAdamUniform(s: DeviceState, lr: number | undefined): void {
     const a = this.adam;
     if (!a) return;
-    const t = this.t + 1;
     const slot = this.plan.forward.length + this.plan.backward.length + this.plan.update.length - 1;
-    const u = new Uint32Array([
-      this.layout.total,
-      f32Bits(lr ?? a.lr),
-      f32Bits(a.beta1),
-      f32Bits(a.beta2),
-      f32Bits(a.eps),
-      f32Bits(a.weightDecay),
-      f32Bits(1 - Math.pow(a.beta1, t)),
-      f32Bits(1 - Math.pow(a.beta2, t)),
-    ]);
-    this.write(s.uniforms, u, (slot * UNIFORM_SLOT) / 4);
+    this.write(s.uniforms, adamUniform(a, this.layout.total, this.t + 1, lr), (slot * UNIFORM_SLOT) / 4);
   }
 
-  private async readBuffer(buf: GPUBuffer, offset: number, bytes: number): Promise<Float32Array> {
-    const device = this.device;
-    const staging = device.createBuffer({
-      size: Math.max(4, bytes),
-      usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST,
-    });
-    const enc = device.createCommandEncoder();
-    enc.copyBufferToBuffer(buf, offset, staging, 0, bytes);
-    device.queue.submit([enc.finish()]);
-    this.ctx.counters.submissions += 1;
-    await staging.mapAsync(GPUMapMode.READ);
-    this.ctx.counters.readbacks += 1;
-    const out = new Float32Array(staging.getMappedRange().slice(0, bytes));
-    staging.unmap();
-    staging.destroy();
-    return out;
+  private readBuffer(buf: GPUBuffer, offset: number, bytes: number): Promise<Float32Array> {
+    return readBack(this.device, this.ctx.counters, buf, offset, bytes);
   }
 
   async read(t: Tensor): Promise<Float32Array> {
@@ -570,6 +582,7 @@ export class GpuModel implements Model {
     if (st.params.length !== this.layout.total) throw new Error('state does not match this graph');
     this.host = { params: st.params.slice(), m: st.m.slice(), v: st.v.slice(), t: st.t };
     this.t = st.t;
+    this.paramsMoved();
     const s = this.dev;
     if (!s || this.ctx.lost || s.generation !== this.ctx.generation) return;
     this.device.queue.writeBuffer(s.arenas.params, 0, this.host.params);

@@ -7,8 +7,9 @@
  * per op reads against cpu/ops.ts more easily than a split by op family would); the call and binding
  * types and the helpers both share are in plan-calls.ts. This file is the plan's import path.
  */
-import { upstreamOf, type Graph } from '../graph.ts';
+import type { Graph } from '../graph.ts';
 import type { ParamLayout } from '../layout.ts';
+import type { ResolvedAdam } from '../optimizer.ts';
 import { backwardCalls } from './plan-backward.ts';
 import { f32Bits, grid, type Call, type Ref } from './plan-calls.ts';
 import { forwardCalls } from './plan-forward.ts';
@@ -86,13 +87,16 @@ export function adamCall(total: number): Call {
   };
 }
 
-/**
- * Which forward calls a pruned pass (`RunOptions.prune`) dispatches: those of the nodes the `read`
- * ids are computed from (graph.ts `upstreamOf`). A fused call runs when any of its parts is needed
- * (and then computes all of them); a call without a node always runs.
- */
-export function prunedForward(graph: Graph, forward: readonly Call[], read: readonly number[]): boolean[] {
-  const need = upstreamOf(graph, read);
-  const needed = (c: Call): boolean => c.node === undefined || need[c.node] === 1;
-  return forward.map((c) => needed(c) || (c.fused?.parts.some(needed) ?? false));
+/** The adam call's uniform for optimizer step `t` (1-based): learning rate and bias corrections. */
+export function adamUniform(a: ResolvedAdam, total: number, t: number, lr?: number): Uint32Array {
+  return new Uint32Array([
+    total,
+    f32Bits(lr ?? a.lr),
+    f32Bits(a.beta1),
+    f32Bits(a.beta2),
+    f32Bits(a.eps),
+    f32Bits(a.weightDecay),
+    f32Bits(1 - Math.pow(a.beta1, t)),
+    f32Bits(1 - Math.pow(a.beta2, t)),
+  ]);
 }

@@ -7,7 +7,7 @@ import { size } from '../graph.ts';
 import type { ParamLayout } from '../layout.ts';
 import { maxChunks, type Csr } from './csr.ts';
 import { PipelineCache } from './pipelines.ts';
-import type { Ref } from './plan.ts';
+import type { Call, Ref } from './plan.ts';
 import { BufferPool } from './pool.ts';
 import type { Encoded } from './profile.ts';
 
@@ -122,4 +122,46 @@ export function deviceCaches(device: GPUDevice): { pool: BufferPool; pipelines: 
     perDevice.set(device, c);
   }
   return c;
+}
+
+/** Copies `bytes` of `buf` from `offset` into a new mappable buffer and reads them (one submission, one read-back, counted). */
+export async function readBack(
+  device: GPUDevice,
+  counters: { submissions: number; readbacks: number },
+  buf: GPUBuffer,
+  offset: number,
+  bytes: number,
+): Promise<Float32Array> {
+  const staging = device.createBuffer({
+    size: Math.max(4, bytes),
+    usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST,
+  });
+  const enc = device.createCommandEncoder();
+  enc.copyBufferToBuffer(buf, offset, staging, 0, bytes);
+  device.queue.submit([enc.finish()]);
+  counters.submissions += 1;
+  await staging.mapAsync(GPUMapMode.READ);
+  counters.readbacks += 1;
+  const out = new Float32Array(staging.getMappedRange().slice(0, bytes));
+  staging.unmap();
+  staging.destroy();
+  return out;
+}
+
+/** Call `c`'s pipeline and bind group on `s` (its uniform words at slot `slot`), and its workgroups. */
+export function encodeCall(
+  device: GPUDevice,
+  graph: Graph,
+  layout: ParamLayout,
+  s: DeviceState,
+  c: Call,
+  slot: number,
+): Encoded {
+  const pipeline = s.pipelines.get(c.kernel, c.constants);
+  const entries: GPUBindGroupEntry[] = [
+    { binding: 0, resource: { buffer: s.uniforms, offset: slot * UNIFORM_SLOT, size: UNIFORM_BIND } },
+    ...c.refs.map((r, i) => ({ binding: i + 1, resource: bindingOf(graph, layout, s, r) })),
+  ];
+  const bindGroup = device.createBindGroup({ layout: pipeline.getBindGroupLayout(0), entries });
+  return { pipeline, bindGroup, wg: c.wg };
 }

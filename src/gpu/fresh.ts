@@ -1,13 +1,24 @@
+import { opInputs, type Graph } from './graph.ts';
+
 /**
- * What a CPU forward pass must run again. Every node has a version, raised whenever its value
+ * What a forward pass must run again, on the CPU backends (cpu/model.ts) and on WebGPU
+ * (webgpu/model.ts, which dispatches the calls of stale ops only). Every node has a version, raised whenever its value
  * changes: an input set to other bits or other live rows, the parameters after an update or
  * `importState`, an op each time it runs. An op remembers the versions of the nodes it read when it
  * last ran, and is stale when it never ran or one of them has moved since. The marks are per edge
  * rather than one per node and pass, so a pass that runs only some nodes (`RunOptions.prune`)
  * leaves the others stale for a later pass, and a matmul can tell whether its weight moved since it
- * last ran (the shared-prefix cache, ./prefix.ts).
+ * last ran (the CPU's shared-prefix cache, cpu/prefix.ts).
  */
 export class Freshness {
+  /** For every node of `graph`: inputs and parameters changed, ops never ran. */
+  static of(graph: Graph): Freshness {
+    return new Freshness(
+      graph.nodes.map((n) => opInputs(n.op)),
+      (id) => !['input', 'param'].includes(graph.node(id).op.kind),
+    );
+  }
+
   /** Per node; inputs and parameters start at 1, ops at 0 (never ran). */
   private readonly version: Uint32Array;
   /** Per edge (node, k-th node it reads): that node's version when this one last ran. */
