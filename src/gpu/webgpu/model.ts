@@ -413,17 +413,9 @@ export class GpuModel implements Model {
     };
     const reads = (opts.read ?? []).map((t) => this.graph.node(t));
     const prune = opts.prune === true && !backward && reads.length > 0;
-    run(
-      this.staleForward(
-        s,
-        prune
-          ? upstreamOf(
-              this.graph,
-              reads.map((n) => n.id),
-            )
-          : null,
-      ),
-    );
+    const ids = reads.map((n) => n.id);
+    const need = prune ? upstreamOf(this.graph, ids) : null;
+    run(this.staleForward(s, need));
     if (backward) {
       run(s.backward);
       run(update ? s.update : s.update.slice(0, NORM_CALLS));
