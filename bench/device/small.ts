@@ -47,6 +47,27 @@ fn main(@builtin(global_invocation_id) g: vec3u) {
   y[g.x] = y[g.x] + s;
 }`;
 
+/** A 64×n product with K = 64 (matmul.wgsl), K from the uniform and then as a pipeline constant. */
+const smallProduct = (n: number): Case[] =>
+  ([{}, { K_FIXED: 64 }] as Record<string, number>[]).map((constants) => ({
+    name: `matmul 64x${n}, K 64${'K_FIXED' in constants ? ' as a constant' : ''}`,
+    kernel: 'matmul',
+    constants,
+    uniform: [64, n, 64, 1],
+    floats: [64 * 64, 64 * n, 64 * n],
+    wg: [Math.ceil(n / 32), 2, 1],
+  }));
+
+/** A sum of one row of `cols` floats. */
+const sum = (kernel: KernelName, cols: number): Case => ({
+  name: `${kernel} 1 row x ${cols}`,
+  kernel,
+  constants: { OP: 0 },
+  uniform: [1, cols],
+  floats: [cols, 1],
+  wg: [1, 1, 1],
+});
+
 const CASES: Case[] = [
   {
     name: 'serial sum 64, constant trip count',
@@ -64,38 +85,8 @@ const CASES: Case[] = [
     floats: [64 * 64, 64],
     wg: [1, 1, 1],
   },
-  {
-    name: 'matmul 64x12, K 64',
-    kernel: 'matmul',
-    constants: {},
-    uniform: [64, 12, 64, 1],
-    floats: [64 * 64, 64 * 12, 64 * 12],
-    wg: [1, 2, 1],
-  },
-  {
-    name: 'matmul 64x12, K 64 as a constant',
-    kernel: 'matmul',
-    constants: { K_FIXED: 64 },
-    uniform: [64, 12, 64, 1],
-    floats: [64 * 64, 64 * 12, 64 * 12],
-    wg: [1, 2, 1],
-  },
-  {
-    name: 'matmul 64x64, K 64 as a constant',
-    kernel: 'matmul',
-    constants: { K_FIXED: 64 },
-    uniform: [64, 64, 64, 1],
-    floats: [64 * 64, 64 * 64, 64 * 64],
-    wg: [2, 2, 1],
-  },
-  {
-    name: 'matmul 64x64, K 64',
-    kernel: 'matmul',
-    constants: {},
-    uniform: [64, 64, 64, 1],
-    floats: [64 * 64, 64 * 64, 64 * 64],
-    wg: [2, 2, 1],
-  },
+  ...smallProduct(12),
+  ...smallProduct(64),
   {
     name: 'matmul_tiled 1024x64, K 64',
     kernel: 'matmul_tiled',
@@ -120,38 +111,7 @@ const CASES: Case[] = [
     floats: [64 * 12, 12],
     wg: [1, 1, 1],
   },
-  {
-    name: 'reduce 1 row x 1024',
-    kernel: 'reduce',
-    constants: { OP: 0 },
-    uniform: [1, 1024],
-    floats: [1024, 1],
-    wg: [1, 1, 1],
-  },
-  {
-    name: 'reduce 1 row x 12288',
-    kernel: 'reduce',
-    constants: { OP: 0 },
-    uniform: [1, 12288],
-    floats: [12288, 1],
-    wg: [1, 1, 1],
-  },
-  {
-    name: 'reduce_wide 1 row x 1024',
-    kernel: 'reduce_wide',
-    constants: { OP: 0 },
-    uniform: [1, 1024],
-    floats: [1024, 1],
-    wg: [1, 1, 1],
-  },
-  {
-    name: 'reduce_wide 1 row x 12288',
-    kernel: 'reduce_wide',
-    constants: { OP: 0 },
-    uniform: [1, 12288],
-    floats: [12288, 1],
-    wg: [1, 1, 1],
-  },
+  ...(['reduce', 'reduce_wide'] as const).flatMap((k) => [sum(k, 1024), sum(k, 12288)]),
 ];
 
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;

@@ -2,8 +2,8 @@ import { opInputs, type Graph } from './graph.ts';
 
 /**
  * What a forward pass must run again, on the CPU backends (cpu/model.ts) and on WebGPU
- * (webgpu/model.ts, which dispatches the calls of stale ops only). Every node has a version, raised whenever its value
- * changes: an input set to other bits or other live rows, the parameters after an update or
+ * (webgpu/model.ts, which dispatches the calls of stale ops only). Every node has a version,
+ * raised whenever its value changes: an input set to other bits or other live rows, the parameters after an update or
  * `importState`, an op each time it runs. An op remembers the versions of the nodes it read when it
  * last ran, and is stale when it never ran or one of them has moved since. The marks are per edge
  * rather than one per node and pass, so a pass that runs only some nodes (`RunOptions.prune`)
