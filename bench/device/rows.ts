@@ -107,6 +107,8 @@ export interface IterationPath {
   choice: BackendChoice;
   /** Where rollouts are sampled when not on `choice` (TrainerOptions.samplerChoice). */
   sampler?: BackendChoice;
+  /** TrainerOptions.overlap (default 2: each minibatch submitted before the last is awaited). */
+  overlap?: number;
 }
 
 export async function iterationRows(
@@ -132,6 +134,7 @@ export async function iterationRows(
         config,
         choice: p.choice,
         ...(p.sampler ? { samplerChoice: p.sampler } : {}),
+        ...(p.overlap !== undefined ? { overlap: p.overlap } : {}),
         runners: simulatedRunners,
         sampling: 'batched',
         clock: () => performance.now(),

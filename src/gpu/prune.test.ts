@@ -7,75 +7,14 @@
  * fresh.ts, including a shared-prefix product whose weight moved in between).
  */
 import { describe, expect, it } from 'vitest';
-import { createRng } from '../core/rng.ts';
 import { CpuModel } from './cpu/model.ts';
-import { Graph, upstreamOf, type Tensor } from './graph.ts';
-import { uniform } from './init.ts';
-import type { CompileOptions, Model } from './model.ts';
+import { upstreamOf, type Tensor } from './graph.ts';
+import type { Model } from './model.ts';
 import { readStep } from './index.ts';
 import { createWasmModel } from './wasm/model.ts';
 import { GpuModel } from './webgpu/model.ts';
 import { useGpuContext } from './testing/gpu-context.ts';
-
-const R = 24; // rows (states)
-const D = 12; // features; the first 8 shared by groups of rows (sharedPrefix)
-const H = 16;
-const A = 5;
-const E = 40; // edge rows gathered from the trunk
-
-interface Net {
-  g: Graph;
-  probs: Tensor;
-  edge: Tensor;
-  opts: CompileOptions;
-}
-
-/** A trunk, a node head (softmax) and an edge head (gather → product), and a loss over both. */
-function net(): Net {
-  const rng = createRng(7);
-  const g = new Graph();
-  const x = g.input('x', [R, D]);
-  const idx = g.input('idx', [E], 'u32');
-  const act = g.input('act', [R], 'u32');
-  const w = g.input('w', [R]);
-  const ew = g.input('ew', [E, 1]);
-  const p = (name: string, shape: number[]): Tensor =>
-    g.param(
-      name,
-      shape,
-      uniform(
-        rng,
-        shape.reduce((a, b) => a * b, 1),
-        0.5,
-      ),
-    );
-  const h = g.biasAct(g.matmul(x, p('w1', [D, H])), p('b1', [H]), 'tanh');
-  const logits = g.matmul(h, p('wa', [H, A]));
-  const probs = g.softmax(logits);
-  const logp = g.logSoftmax(logits);
-  const edge = g.matmul(g.gatherRows(h, idx), p('wb', [H, 1]));
-  const loss = g.add(g.sum(g.mul(g.pick(logp, act), w)), g.sum(g.sum(g.mul(edge, ew))));
-  return { g, probs, edge, opts: { loss, optimizer: { lr: 0.05 }, sharedPrefix: { x: 8 } } };
-}
-
-/** Inputs number `k`: rows in groups of four share their first 8 features. */
-function inputs(k: number): Record<string, Float32Array | Uint32Array> {
-  const rng = createRng(100 + k);
-  const x = uniform(rng, R * D, 1);
-  for (let r = 0; r < R; r++) if (r % 4 !== 0) x.copyWithin(r * D, (r - (r % 4)) * D, (r - (r % 4)) * D + 8);
-  return {
-    x,
-    idx: Uint32Array.from({ length: E }, () => Math.floor(rng.next() * R)),
-    act: Uint32Array.from({ length: R }, () => Math.floor(rng.next() * A)),
-    w: uniform(rng, R, 1),
-    ew: uniform(rng, E, 1),
-  };
-}
-
-const feed = (m: Model, k: number): void => {
-  for (const [name, v] of Object.entries(inputs(k))) m.setInput(name, v);
-};
-const bits = (x: Float32Array): number[] => Array.from(new Uint32Array(x.buffer, x.byteOffset, x.length));
+import { bits, feed, inputs, net, type Net } from './testing/two-heads.ts';
 
 const context = useGpuContext();
 

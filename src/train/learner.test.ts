@@ -159,7 +159,9 @@ describe('the learner on WebGPU (Dawn on SwiftShader) and on the CPU', () => {
       expect(ctx.counters.dispatches).toBeLessThanOrEqual(150);
       expect(Number.isFinite(stats.loss) && stats.gradNorm > 0).toBe(true);
       // The old and reference passes of a minibatch are both submitted before either read-back is
-      // waited for; each pass still has its own submission and read-back.
+      // waited for, and (overlap 2, the default) the next minibatch's too; each pass still has its
+      // own submission and read-back. With overlap 1 a minibatch's read-backs come first.
+      expect(passes).toBeGreaterThanOrEqual(2);
       const events: string[] = [];
       device.queue.submit = (cbs) => {
         events.push('submit');
@@ -172,8 +174,15 @@ describe('the learner on WebGPU (Dawn on SwiftShader) and on the CPU', () => {
         });
       };
       const both = await learner.oldAndReference(full);
-      expect(events.slice(0, 4)).toEqual(['submit', 'submit', 'mapped', 'mapped']);
+      expect(events.slice(0, 6)).toEqual(['submit', 'submit', 'submit', 'submit', 'mapped', 'mapped']);
       expect(events.filter((e) => e === 'submit')).toHaveLength(2 * passes);
+      expect(events.filter((e) => e === 'mapped')).toHaveLength(2 * passes);
+      events.length = 0;
+      learner.overlap = 1;
+      const oneByOne = await learner.oldAndReference(full);
+      learner.overlap = 2;
+      expect(events.slice(0, 6)).toEqual(['submit', 'submit', 'mapped', 'mapped', 'submit', 'submit']);
+      expect(Array.from(oneByOne.old)).toEqual(Array.from(both.old));
       expect(Array.from(both.old)).toEqual(Array.from(await learner.logProbs(full)));
       expect(Array.from(both.ref ?? [])).toEqual(Array.from(await learner.logProbs(full, 'reference')));
       device.queue.submit = (cbs) => {

@@ -14,6 +14,7 @@
  * short minibatch is padded with rows that allow only EXIT and carry weight 0.
  */
 import { compile, paramLayout, readStep, type BackendChoice, type Model, type Tensor } from '../gpu/index.ts';
+import { overlapped } from './overlap.ts';
 import {
   PackedStates,
   agentDim,
@@ -75,6 +76,12 @@ export class Learner {
 
   /** The minibatch's steps, packed (reused for every minibatch). */
   private readonly packed: PackedStates;
+
+  /**
+   * Passes and updates started before the last one's result is awaited (`overlapped`): 2 keeps the
+   * device busy while the host packs the next minibatch; 1 awaits each first (benchmarks compare).
+   */
+  overlap = 2;
 
   static async create(
     checkpoint: PolicyCheckpoint,
@@ -172,38 +179,46 @@ export class Learner {
   /**
    * Forward passes of `graphs` over consecutive minibatches of `full`'s rows (block copies). The
    * graphs are separate models with their own inputs, so each minibatch is fed to all of them and
-   * their passes run together: on WebGPU both submissions are queued before the first read-back is
-   * awaited, and the host encodes the second while the device runs the first. Each pass is pruned
-   * to the joint log π (`RunOptions.prune`): the training graph's objective and entropy sums, which
-   * it does not read, are not computed.
+   * their passes run together. On WebGPU each pass is submitted when called, and the next
+   * minibatch is packed and submitted before the last one's log π is awaited (`overlapped`): the
+   * host prepares one while the device runs the other. Each pass is pruned to the joint log π
+   * (`RunOptions.prune`): the training graph's objective and entropy sums, which it does not read,
+   * are not computed.
    */
   private async passes(full: TrainingBatch, graphs: readonly Compiled[]): Promise<Float64Array[]> {
     const M = this.config.minibatch;
     const out = graphs.map(() => new Float64Array(full.batch));
     const mb = this.packed;
-    for (let start = 0; start < full.batch; start += M) {
-      const n = Math.min(M, full.batch - start);
-      mb.clear();
-      mb.copyRange(full.rows, start, n);
-      for (const c of graphs) mb.feed(c.model, { targets: true, blind: !this.config.jpss });
-      const lps = await Promise.all(
-        graphs.map(
-          async (c) =>
-            (await readStep(c.model, [c.pg.joint as Tensor], { backward: false, update: false, prune: true }))
-              .values,
-        ),
-      );
-      for (const [g, [lp]] of lps.entries()) {
-        const dst = out[g] as Float64Array;
-        for (let i = 0; i < n; i++) dst[start + i] = (lp as Float32Array)[i] as number;
-      }
-    }
+    await overlapped(
+      Math.ceil(full.batch / M),
+      (i) => {
+        const start = i * M;
+        mb.clear();
+        mb.copyRange(full.rows, start, Math.min(M, full.batch - start));
+        for (const c of graphs) mb.feed(c.model, { targets: true, blind: !this.config.jpss });
+        const opts = { backward: false, update: false, prune: true };
+        return Promise.all(
+          graphs.map(async (c) => (await readStep(c.model, [c.pg.joint as Tensor], opts)).values),
+        );
+      },
+      (lps, i) => {
+        const start = i * M;
+        const n = Math.min(M, full.batch - start);
+        for (const [g, [lp]] of lps.entries()) {
+          const dst = out[g] as Float64Array;
+          for (let r = 0; r < n; r++) dst[start + r] = (lp as Float32Array)[r] as number;
+        }
+      },
+      this.overlap,
+    );
     return out;
   }
 
   /**
    * One minibatch update on rows `pick` (at most `minibatch`): forward, the objective and its
-   * per-step gradient (`ppoClip`), backward and Adam as one step of the graph.
+   * per-step gradient (`ppoClip`), backward and Adam as one step of the graph. The rows are packed
+   * and the step started before this returns, so the caller may start the next update before
+   * awaiting this one (loop.ts does, with `overlapped`).
    */
   async update(
     full: TrainingBatch,

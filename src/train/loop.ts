@@ -24,6 +24,7 @@ import {
 import { advantages } from './advantages.ts';
 import type { TrainConfig } from './config.ts';
 import { Learner, type UpdateStats } from './learner.ts';
+import { overlapped } from './overlap.ts';
 import { iterationMetrics, meanUpdate, type IterationMetrics, type RolloutStats } from './metrics.ts';
 import { PRESET_TABLE, drawTasks } from './presets.ts';
 import { rollout, type Rollout, type RunnersFor } from './rollout.ts';
@@ -67,6 +68,12 @@ export interface TrainerOptions {
    * ratio always come from the learner, so the update does not depend on where rollouts ran.
    */
   samplerChoice?: BackendChoice;
+  /**
+   * Log π passes and minibatch updates started before the last one's result is awaited (overlap.ts;
+   * default 2: the host packs the next minibatch while the device runs the last). 1 awaits each
+   * first. The numbers are the same either way; benchmarks compare the times.
+   */
+  overlap?: number;
 }
 
 export class Trainer {
@@ -93,6 +100,7 @@ export class Trainer {
     const start = r ? r.start : o.start;
     const current = r ? r.checkpoint : o.start;
     const learner = await Learner.create(current, start, o.pool, config, o.choice);
+    if (o.overlap !== undefined) learner.overlap = o.overlap;
     if (r?.optimizer) learner.model.importState(r.optimizer);
     return new Trainer(
       o,
@@ -155,25 +163,34 @@ export class Trainer {
     const rows = Array.from({ length: stepAdv.length }, (_, i) => i);
     const stats: UpdateStats[] = [];
     const partial = iterationMetrics(it + 1, groups, adv.rewards, this.o.pool, meanUpdate([]));
+    const jobs: { epoch: number; minibatch: number; pick: number[] }[] = [];
     for (let epoch = 0; epoch < c.epochs; epoch++) {
       const order = rng.shuffle(rows);
-      for (let mb = 0; mb * c.minibatch < order.length; mb++) {
-        const pick = order.slice(mb * c.minibatch, (mb + 1) * c.minibatch);
-        const u = await learner.update(full, pick, oldLogp, refLogp, stepAdv);
+      for (let mb = 0; mb * c.minibatch < order.length; mb++)
+        jobs.push({ epoch, minibatch: mb, pick: order.slice(mb * c.minibatch, (mb + 1) * c.minibatch) });
+    }
+    // Each update is submitted before the last one's statistics are awaited (overlap.ts); they
+    // run in this order either way, so the numbers are those of updates awaited one by one.
+    await overlapped(
+      jobs.length,
+      (i) => learner.update(full, (jobs[i] as (typeof jobs)[number]).pick, oldLogp, refLogp, stepAdv),
+      (u, i) => {
+        const { epoch, minibatch } = jobs[i] as (typeof jobs)[number];
         stats.push(u);
         this.updates++;
         this.o.onUpdate?.({
           iteration: it,
           epoch,
-          minibatch: mb,
+          minibatch,
           ...u,
           meanReward: partial.meanReward,
           accuracy: partial.accuracy,
           tokens: partial.tokens,
           steps: partial.steps,
         });
-      }
-    }
+      },
+      learner.overlap,
+    );
     const tSteps = clock?.() ?? 0;
     const arena = await learner.arena();
     this.current = await learner.snapshot(this.start.name, {}, arena);

@@ -1,23 +1,11 @@
 /**
  * The WebGPU backend. A training step is one queue submission: clear gradients, one compute pass
  * with every forward, backward, grad-norm and Adam dispatch, then a copy of the loss and the norm
- * (8 bytes) into a mappable buffer — the only read-back.
- *
- * Buffer byte layouts (all little-endian, 4-byte elements):
- * - params / grads / m / v arenas: f32[layout.total]; parameter p occupies floats
- *   [offset(p), offset(p) + size(p)), offsets aligned to 64 floats = 256 bytes (see layout.ts).
- * - one buffer per input and per op output: row-major f32 (u32 for index inputs), size(shape) × 4 bytes.
- * - one gradient buffer per non-parameter node on the loss path, same layout as its value.
- * - uniform arena: one 256-byte slot per kernel call (minUniformBufferOffsetAlignment), the first
- *   64 bytes bound; words are u32, f32 fields stored as their bit patterns (plan.ts f32Bits).
- * - norm: f32[2] = [‖g‖₂ before clipping, clip scale].
- * - readback: f32[2] = [loss, ‖g‖₂]; with RunOptions.read, a larger one per byte size: [loss, ‖g‖₂,
- *   then each read tensor's floats in the order asked].
- *
- * Long because the buffer layouts, the bind groups and the one-submission step must agree line for
- * line; they stay together so a layout change is seen in one place.
+ * (8 bytes, and the tensors it reads) into a mappable buffer — the only read-back. Steps are
+ * submitted when called, so several can be in flight (`step`). The buffers and their byte layouts
+ * are state.ts's.
  */
-import type { Graph, Tensor } from '../graph.ts';
+import type { Graph, Node as GraphNode, Tensor } from '../graph.ts';
 import { size, upstreamOf } from '../graph.ts';
 import { initialParams, paramLayout } from '../layout.ts';
 import type { ParamLayout } from '../layout.ts';
@@ -26,12 +14,22 @@ import type { ResolvedAdam, TrainState } from '../optimizer.ts';
 import { resolveAdam } from '../optimizer.ts';
 import { backwardOrder } from '../cpu/model.ts';
 import type { GpuContext } from './device.ts';
-import { adamCall, adamUniform, buildPlan, NORM_CALLS } from './plan.ts';
+import { adamCall, adamUniform, buildPlan, callNodesOf, csrKeysOf, NORM_CALLS } from './plan.ts';
 import { Freshness } from '../fresh.ts';
-import type { Call, Plan } from './plan.ts';
-import { csrOf, maxChunks } from './csr.ts';
+import type { Plan } from './plan.ts';
+import { csrOf } from './csr.ts';
 import { dispatched, liveCall, liveRows, longestChunks, SCATTER_SHORT_CHUNKS } from './live.ts';
-import { UNIFORM_SLOT, bindingOf, deviceCaches, encodeCall, readBack, type DeviceState } from './state.ts';
+import {
+  UNIFORM_SLOT,
+  bindingOf,
+  buildDeviceState,
+  giveReadback,
+  readBack,
+  takeReadback,
+  writeChangedWords,
+  writeWords,
+  type DeviceState,
+} from './state.ts';
 import {
   changedSpan,
   profileDispatches,
@@ -52,6 +50,24 @@ export interface GpuModelOptions extends CompileOptions {
   hostSyncEvery?: number;
   /** Fuse runs of element-wise kernels into single dispatches (plan-fuse.ts; same bits). Default true. */
   fuse?: boolean;
+}
+
+/** The inputs a step ran with: the arrays (never changed in place afterwards) and live rows. */
+interface Inputs {
+  data: Map<number, Float32Array | Uint32Array>;
+  live: Map<number, number>;
+}
+
+/** A submitted step: where its read-back goes and what it holds. */
+interface Submitted {
+  rb: GPUBuffer;
+  bytes: number;
+  reads: GraphNode[];
+  prune: boolean;
+  backward: boolean;
+  update: boolean;
+  /** The Adam step count after it. */
+  t: number;
 }
 
 export class GpuModel implements Model {
@@ -82,6 +98,14 @@ export class GpuModel implements Model {
   /** Per forward call: the nodes it computes (a fused call, each part's). */
   private readonly callNodes: number[][];
   private readonly paramIds: number[];
+  /** Steps called and not settled; while there are any, `setInput` copies an input a step kept. */
+  private inFlight = 0;
+  /** Inputs whose current arrays a step in flight may hold (step's `inputsNow`). */
+  private readonly kept = new Set<number>();
+  /** Index inputs set (or a new device) since their CSR lists were last built (applyLive). */
+  private readonly csrStale = new Set<number>();
+  /** Settles when every step called so far has. */
+  private settled: Promise<void> = Promise.resolve();
 
   constructor(
     readonly ctx: GpuContext,
@@ -98,15 +122,10 @@ export class GpuModel implements Model {
     this.hostSyncEvery = opts.hostSyncEvery ?? 100;
     this.plan = buildPlan(graph, this.layout, this.backwardIds, this.adam?.clipNorm ?? 0, opts.fuse ?? true);
     if (this.adam) this.plan.update.push(adamCall(this.layout.total));
-    const keys = new Map<string, { idx: number; rows: number }>();
-    for (const c of [...this.plan.forward, ...this.plan.backward])
-      for (const r of c.refs) if (r.t === 'csr') keys.set(`${r.idx}:${r.rows}`, { idx: r.idx, rows: r.rows });
-    this.csrKeys = [...keys.values()];
+    this.csrKeys = csrKeysOf(this.plan);
     this.fresh = Freshness.of(graph);
     this.paramIds = graph.params().map((n) => n.id);
-    this.callNodes = this.plan.forward.map((c) => [
-      ...new Set([c, ...(c.fused?.parts ?? [])].flatMap((x) => (x.node === undefined ? [] : [x.node]))),
-    ]);
+    this.callNodes = this.plan.forward.map(callNodesOf);
     const params = initialParams(graph, this.layout);
     this.host = {
       params,
@@ -124,107 +143,15 @@ export class GpuModel implements Model {
   private materialize(): DeviceState {
     this.fresh = Freshness.of(this.graph);
     const device = this.device;
-    const { pool, pipelines } = deviceCaches(device);
-    const owned: GPUBuffer[] = [];
-    const take = (bytes: number, usage: GPUBufferUsageFlags, label: string): GPUBuffer => {
-      const b = pool.acquire(bytes, usage, label);
-      owned.push(b);
-      return b;
-    };
-    const S = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST;
-    const total = this.layout.total * 4;
-    const arenas = {
-      params: take(total, S, 'params'),
-      grads: take(total, S, 'grads'),
-      m: take(total, S, 'adam m'),
-      v: take(total, S, 'adam v'),
-    };
-    const values: (GPUBuffer | null)[] = [];
-    const grads: (GPUBuffer | null)[] = [];
-    const clear: GPUBuffer[] = [arenas.grads];
-    for (const n of this.graph.nodes) {
-      const bytes = size(n.shape) * 4;
-      if (n.op.kind === 'param') {
-        values.push(null);
-        grads.push(null);
-        continue;
-      }
-      values.push(take(bytes, S, `value ${n.id} ${n.op.kind}`));
-      const onPath = this.backwardIds.includes(n.id);
-      const g = onPath ? take(bytes, S, `grad ${n.id}`) : null;
-      grads.push(g);
-      if (g && n.id !== this.lossId) clear.push(g);
-    }
-    const maxCols = Math.max(
-      1,
-      ...this.graph.nodes.map((n) => (n.shape.length ? (n.shape[n.shape.length - 1] as number) : 1)),
-    );
-    const maxLen = Math.max(1, ...this.graph.nodes.map((n) => size(n.shape)));
-    const ones = take(maxCols * 4, S, 'ones');
-    device.queue.writeBuffer(ones, 0, new Float32Array(ones.size / 4).fill(1));
-    const zeros = take(maxCols * 4, S, 'zeros');
-    device.queue.writeBuffer(zeros, 0, new Float32Array(zeros.size / 4));
-    const sink = take(maxLen * 4, S, 'sink');
-    const norm = take(8, S, 'norm');
-    const readback = take(8, GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST, 'readback');
-    const calls = [...this.plan.forward, ...this.plan.backward, ...this.plan.update];
-    const uniforms = take(
-      Math.max(1, calls.length) * UNIFORM_SLOT,
-      GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST,
-      'uniforms',
-    );
-    const words = new Uint32Array((calls.length * UNIFORM_SLOT) / 4);
-    calls.forEach((c, i) => words.set(c.uniform, (i * UNIFORM_SLOT) / 4));
-    device.queue.writeBuffer(uniforms, 0, words);
-
-    const state: DeviceState = {
-      generation: this.ctx.generation,
-      pool,
-      pipelines,
-      owned,
-      take,
-      values,
-      grads,
-      temps: new Map(),
-      csr: new Map(
-        this.csrKeys.map(({ idx, rows }) => [
-          `${idx}:${rows}`,
-          {
-            offsets: take((rows + 1) * 4, S, `csr offsets ${idx}:${rows}`),
-            sources: take(Math.max(1, size(this.graph.node(idx).shape)) * 4, S, `csr sources ${idx}:${rows}`),
-            chunks: take((rows + 1) * 4, S, `csr chunks ${idx}:${rows}`),
-            chunkRow: take(
-              maxChunks(size(this.graph.node(idx).shape), rows) * 4,
-              S,
-              `csr chunk rows ${idx}:${rows}`,
-            ),
-            host: null,
-            count: size(this.graph.node(idx).shape),
-          },
-        ]),
-      ),
-      arenas,
-      norm,
-      ones,
-      zeros,
-      sink,
-      uniforms,
-      readback,
-      readbacks: new Map(),
-      words,
-      live: null,
-      forward: [],
-      backward: [],
-      update: [],
-      clear,
-    };
-    let slot = 0;
-    const encode = (list: Call[]): Encoded[] =>
-      list.map((c) => encodeCall(device, this.graph, this.layout, state, c, slot++));
-    state.forward = encode(this.plan.forward);
-    state.backward = encode(this.plan.backward);
-    state.update = encode(this.plan.update);
-
+    const state = buildDeviceState(device, this.ctx.generation, {
+      graph: this.graph,
+      layout: this.layout,
+      plan: this.plan,
+      backwardIds: this.backwardIds,
+      lossId: this.lossId,
+      csrKeys: this.csrKeys,
+    });
+    const { arenas, values, grads } = state;
     // Restore the host copy: the initial parameters, or the last synced state after a loss.
     device.queue.writeBuffer(arenas.params, 0, this.host.params);
     device.queue.writeBuffer(arenas.m, 0, this.host.m);
@@ -239,61 +166,49 @@ export class GpuModel implements Model {
       if (buf) device.queue.writeBuffer(buf, 0, data);
     }
     // An index not set yet reads as zeros (a new buffer's contents), its lists likewise.
-    for (const { idx } of this.csrKeys) this.writeCsr(state, idx);
+    for (const { idx } of this.csrKeys) this.csrStale.add(idx);
     return state;
   }
 
-  /** Rebuilds the CSR lists of index input `id` for every scatter that reads it; uploads what changed. */
-  private writeCsr(s: DeviceState, id: number): void {
-    const data = this.inputData.get(id) ?? new Uint32Array(size(this.graph.node(id).shape));
-    for (const { idx, rows } of this.csrKeys) {
-      if (idx !== id) continue;
-      const bufs = s.csr.get(`${idx}:${rows}`);
-      if (!bufs) continue;
-      // Only the live positions of the index: its padding must not reach a destination row.
-      const next = csrOf(data.subarray(0, bufs.count), rows);
-      this.writeChanged(bufs.offsets, bufs.host?.offsets ?? null, next.offsets);
-      this.writeChanged(bufs.sources, bufs.host?.sources ?? null, next.sources);
-      this.writeChanged(bufs.chunks, bufs.host?.chunks ?? null, next.chunks);
-      this.writeChanged(bufs.chunkRow, bufs.host?.chunkRow ?? null, next.chunkRow);
-      bufs.host = next;
-      const short = longestChunks(next.chunks) <= SCATTER_SHORT_CHUNKS;
-      if (this.shortLists.get(`${idx}:${rows}`) !== short) this.liveChanged = true;
-      this.shortLists.set(`${idx}:${rows}`, short);
-    }
+  /** Rebuilds the CSR lists of index input `idx` over `rows` destination rows; uploads what changed. */
+  private writeCsr(s: DeviceState, idx: number, rows: number): void {
+    const bufs = s.csr.get(`${idx}:${rows}`);
+    if (!bufs) return;
+    const data = this.inputData.get(idx) ?? new Uint32Array(size(this.graph.node(idx).shape));
+    // Only the live positions of the index: its padding must not reach a destination row.
+    const next = csrOf(data.subarray(0, bufs.count), rows);
+    for (const k of ['offsets', 'sources', 'chunks', 'chunkRow'] as const)
+      writeChangedWords(this.device, this.ctx.counters, bufs[k], bufs.host?.[k] ?? null, next[k]);
+    bufs.host = next;
+    const short = longestChunks(next.chunks) <= SCATTER_SHORT_CHUNKS;
+    if (this.shortLists.get(`${idx}:${rows}`) !== short) this.liveChanged = true;
+    this.shortLists.set(`${idx}:${rows}`, short);
   }
 
-  /** Counted queue.writeBuffer of `data` (a whole buffer, or from word `at`). */
   private write(buf: GPUBuffer, data: Float32Array | Uint32Array, at = 0): void {
-    this.device.queue.writeBuffer(buf, at * 4, data.buffer, data.byteOffset, data.byteLength);
-    this.ctx.counters.writes += 1;
-    this.ctx.counters.writeBytes += data.byteLength;
-  }
-
-  /** Uploads the words where `next` differs from `prev` (the device copy), as one span; all without `prev`. */
-  private writeChanged(
-    buf: GPUBuffer,
-    prev: Float32Array | Uint32Array | null,
-    next: Float32Array | Uint32Array,
-  ): void {
-    if (!prev || prev.length !== next.length) return this.write(buf, next);
-    const [lo, hi] = changedSpan(prev, next);
-    if (lo < hi) this.write(buf, next.subarray(lo, hi), lo);
+    writeWords(this.device, this.ctx.counters, buf, data, at);
   }
 
   /** Rebuilds on the current device when the context was recovered; recovers first when lost. */
   private async ready(): Promise<DeviceState> {
     if (this.ctx.lost) await this.ctx.recover();
-    if (!this.dev || this.dev.generation !== this.ctx.generation) {
-      this.dev = this.materialize();
-      this.recoveries += 1;
-    }
+    const now = this.readyNow();
+    if (now) return now;
+    this.dev = this.materialize();
+    this.recoveries += 1;
     return this.dev;
+  }
+
+  /** The device state when it is current (no loss, no newer device), without waiting; else null. */
+  private readyNow(): DeviceState | null {
+    const s = this.dev;
+    return s && !this.ctx.lost && s.generation === this.ctx.generation ? s : null;
   }
 
   /**
    * Keeps a host copy of every input and uploads only the span of words that differ from it (an
-   * unchanged input costs a comparison, no upload); an index input's CSR lists likewise.
+   * unchanged input costs a comparison, no upload); an index input's CSR lists likewise. While a
+   * step is in flight, an input it ran with is copied before it changes (`step` keeps them).
    */
   setInput(name: string, data: Float32Array | Uint32Array, rows?: number): void {
     const n = this.graph.inputs().find((x) => x.op.kind === 'input' && x.op.name === name);
@@ -304,12 +219,6 @@ export class GpuModel implements Model {
     const liveRows = rows ?? full;
     if (!Number.isInteger(liveRows) || liveRows < 0 || liveRows > full)
       throw new Error(`input ${name}: ${rows} live rows of ${full}`);
-    const liveMoved = (this.inputLive.get(n.id) ?? full) !== liveRows;
-    if (liveMoved) {
-      this.inputLive.set(n.id, liveRows);
-      this.liveChanged = true;
-      this.fresh.bump(n.id);
-    }
     const typed =
       n.dtype === 'u32'
         ? data instanceof Uint32Array
@@ -318,54 +227,134 @@ export class GpuModel implements Model {
         : data instanceof Float32Array
           ? data
           : Float32Array.from(data);
-    const have = this.inputData.get(n.id);
-    const live = this.dev && !this.ctx.lost && this.dev.generation === this.ctx.generation ? this.dev : null;
-    const buf = live?.values[n.id];
+    this.put(n.id, typed, liveRows);
+  }
+
+  /** setInput after its checks: input `id` holds `typed` with `liveRows` live rows from now on. */
+  private put(id: number, typed: Float32Array | Uint32Array, liveRows: number): void {
+    const n = this.graph.node(id);
+    const liveMoved = (this.inputLive.get(id) ?? (n.shape.length === 0 ? 1 : n.shape[0])) !== liveRows;
+    if (liveMoved) {
+      this.inputLive.set(id, liveRows);
+      this.liveChanged = true;
+      this.fresh.bump(id);
+    }
+    let have = this.inputData.get(id);
+    const live = this.readyNow();
+    const buf = live?.values[id];
     if (have) {
       const [lo, hi] = changedSpan(have, typed);
       if (lo === hi) return;
-      (have as Uint32Array).set(typed.subarray(lo, hi) as Uint32Array, lo);
+      if (this.inFlight > 0 && this.kept.delete(id)) {
+        // Equal outside [lo, hi) by changedSpan: the new data, copied once.
+        have = typed.slice();
+        this.inputData.set(id, have);
+      } else (have as Uint32Array).set(typed.subarray(lo, hi) as Uint32Array, lo);
       if (buf) this.write(buf, have.subarray(lo, hi), lo);
     } else {
       const copy = typed.slice();
-      this.inputData.set(n.id, copy);
+      this.inputData.set(id, copy);
       if (buf) this.write(buf, copy);
     }
-    if (!liveMoved) this.fresh.bump(n.id);
-    if (live && n.dtype === 'u32') this.writeCsr(live, n.id);
+    if (!liveMoved) this.fresh.bump(id);
+    // Its row lists are built once, for the data and live rows the next step runs with (applyLive).
+    if (n.dtype === 'u32') this.csrStale.add(id);
   }
 
-  async step(opts: RunOptions = {}): Promise<StepResult> {
-    try {
-      return await this.stepOnce(opts);
-    } catch (e) {
-      // A loss during the step rejects mapAsync; rebuild from the host copy and run the step again.
-      // device.lost may settle a little after the rejection, so wait for it briefly (100 ms).
-      const device = this.device;
-      const lost =
-        this.ctx.lost ||
-        (await Promise.race([
-          device.lost.then(() => true),
-          new Promise<boolean>((r) => setTimeout(() => r(false), 100)),
-        ]));
-      if (!lost) throw e;
-      return this.stepOnce(opts);
+  /** The inputs as they are now, for a step to keep (their arrays are not changed in place after this). */
+  private inputsNow(): Inputs {
+    for (const id of this.inputData.keys()) this.kept.add(id);
+    return { data: new Map(this.inputData), live: new Map(this.inputLive) };
+  }
+
+  /** Makes `to` the inputs again (what differs from the current ones, uploaded). */
+  private useInputs(to: Inputs): void {
+    for (const [id, data] of to.data) {
+      const n = this.graph.node(id);
+      const rows = to.live.get(id) ?? (n.shape.length === 0 ? 1 : (n.shape[0] as number));
+      if (this.inputData.get(id) !== data || this.inputLive.get(id) !== to.live.get(id))
+        this.put(id, data, rows);
     }
   }
 
   /**
-   * Sizes every call for the current live rows (live.ts): rewrites the uniform words that changed,
-   * the workgroup counts, and the CSR lists whose live count changed.
+   * Runs a step. When the device is ready its dispatches are encoded and submitted before step()
+   * returns, so inputs set after the call (even before its promise settles) are the next step's:
+   * a caller may set and submit step n + 1 while the device runs step n, and the queue runs them in
+   * order. Each step keeps the inputs it was called with. When the device is lost, the steps in
+   * flight run again on the new one, in the order they were called, each with its own inputs.
+   */
+  step(opts: RunOptions = {}): Promise<StepResult> {
+    const inputs = this.inputsNow();
+    const before = this.settled;
+    const s = this.readyNow();
+    let p: Promise<StepResult>;
+    if (s) {
+      let sent: Submitted | Error;
+      try {
+        sent = this.submit(s, opts);
+      } catch (e) {
+        sent = e instanceof Error ? e : new Error(String(e));
+      }
+      const first = sent instanceof Error ? Promise.reject(sent) : this.collect(s, sent);
+      const device = this.device;
+      p = first.catch((e: unknown) => this.afterFailure(e, device, inputs, before, opts));
+    } else p = this.again(inputs, before, opts);
+    this.inFlight += 1;
+    const done = (): void => {
+      this.inFlight -= 1;
+    };
+    this.settled = p.then(done, done);
+    return p;
+  }
+
+  /** A failed step: run again on a new device when its `device` was lost, else the error stands. */
+  private async afterFailure(
+    e: unknown,
+    device: GPUDevice,
+    inputs: Inputs,
+    before: Promise<void>,
+    opts: RunOptions,
+  ): Promise<StepResult> {
+    // A loss during the step rejects mapAsync; device.lost may settle a little after the
+    // rejection, so wait for it briefly (100 ms). A step before this one may have recovered already.
+    const lost =
+      this.ctx.lost ||
+      device !== this.device ||
+      (await Promise.race([
+        device.lost.then(() => true),
+        new Promise<boolean>((r) => setTimeout(() => r(false), 100)),
+      ]));
+    if (!lost) throw e;
+    return this.again(inputs, before, opts);
+  }
+
+  /** Runs a step on a ready (or recovered) device with `inputs`, after the steps called before it. */
+  private async again(inputs: Inputs, before: Promise<void>, opts: RunOptions): Promise<StepResult> {
+    await before;
+    const s = await this.ready();
+    const latest = this.inputsNow();
+    this.useInputs(inputs);
+    const sent = this.submit(s, opts);
+    this.useInputs(latest);
+    return this.collect(s, sent);
+  }
+
+  /**
+   * Before a step: rebuilds the CSR lists of the index inputs set since the last step or whose live
+   * count changed, then sizes every call for the current live rows (live.ts): rewrites the uniform
+   * words that changed and the workgroup counts.
    */
   private applyLive(s: DeviceState): void {
-    if (!this.liveChanged && s.live) return;
-    const live = liveRows(this.graph, this.inputLive);
+    const live = this.liveChanged || !s.live ? liveRows(this.graph, this.inputLive) : s.live;
     for (const { idx, rows } of this.csrKeys) {
       const bufs = s.csr.get(`${idx}:${rows}`);
-      if (!bufs || bufs.count === live[idx]) continue;
+      if (!bufs || (bufs.count === live[idx] && !this.csrStale.has(idx))) continue;
       bufs.count = live[idx] as number;
-      this.writeCsr(s, idx);
+      this.writeCsr(s, idx, rows);
     }
+    this.csrStale.clear();
+    if (!this.liveChanged && s.live) return;
     const calls = [...this.plan.forward, ...this.plan.backward];
     const encoded = [...s.forward, ...s.backward];
     const next = s.words.slice();
@@ -390,8 +379,8 @@ export class GpuModel implements Model {
     this.liveChanged = false;
   }
 
-  private async stepOnce(opts: RunOptions): Promise<StepResult> {
-    const s = await this.ready();
+  /** Encodes and submits one step on `s` (one submission); its read-back is left to `collect`. */
+  private submit(s: DeviceState, opts: RunOptions): Submitted {
     this.applyLive(s);
     const device = this.device;
     const backward = this.lossId !== null && (opts.backward ?? true);
@@ -423,13 +412,7 @@ export class GpuModel implements Model {
     pass.end();
     // One read-back: [loss, ‖g‖₂] and then the tensors asked for, each at its own offset.
     const bytes = reads.reduce((b, n) => b + size(n.shape) * 4, 8);
-    let rb = s.readback;
-    if (reads.length > 0) {
-      rb =
-        s.readbacks.get(bytes) ??
-        s.take(bytes, GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST, 'readback');
-      s.readbacks.set(bytes, rb);
-    }
+    const rb = takeReadback(s, bytes);
     if (this.lossId !== null && !prune)
       enc.copyBufferToBuffer(s.values[this.lossId] as GPUBuffer, 0, rb, 0, 4);
     if (backward) enc.copyBufferToBuffer(s.norm, 0, rb, 4, 4);
@@ -442,24 +425,32 @@ export class GpuModel implements Model {
     }
     device.queue.submit([enc.finish()]);
     counters.submissions += 1;
-    if (update) this.paramsMoved();
+    // The Adam step count moves at submission: the next step's bias corrections follow this one's.
+    if (update) {
+      this.paramsMoved();
+      this.t += 1;
+    }
+    return { rb, bytes, reads, prune, backward, update, t: this.t };
+  }
+
+  /** Waits for a submitted step's read-back and gives its result. */
+  private async collect(s: DeviceState, sent: Submitted): Promise<StepResult> {
+    const { rb, bytes, reads, prune, backward, update } = sent;
     await rb.mapAsync(GPUMapMode.READ, 0, bytes);
-    counters.readbacks += 1;
+    this.ctx.counters.readbacks += 1;
     const out = new Float32Array(rb.getMappedRange(0, bytes).slice(0));
     rb.unmap();
+    giveReadback(s, bytes, rb);
     let values: Float32Array[] | undefined;
     if (reads.length > 0) {
-      at = 2;
+      let at = 2;
       values = reads.map((n) => {
         const v = out.slice(at, at + size(n.shape));
         at += size(n.shape);
         return n.dtype === 'u32' ? Float32Array.from(new Uint32Array(v.buffer)) : v;
       });
     }
-    if (update) {
-      this.t += 1;
-      if (this.hostSyncEvery > 0 && this.t % this.hostSyncEvery === 0) await this.checkpoint();
-    }
+    if (update && this.hostSyncEvery > 0 && sent.t % this.hostSyncEvery === 0) await this.checkpoint();
     return {
       loss: this.lossId === null || prune ? NaN : (out[0] as number),
       gradNorm: backward ? (out[1] as number) : NaN,
@@ -533,7 +524,7 @@ export class GpuModel implements Model {
   }
 
   async read(t: Tensor): Promise<Float32Array> {
-    const s = await this.ready();
+    const s = this.readyNow() ?? (await this.ready());
     const n = this.graph.node(t);
     const bytes = size(n.shape) * 4;
     if (n.op.kind === 'param')
@@ -543,7 +534,7 @@ export class GpuModel implements Model {
   }
 
   async readGrad(t: Tensor): Promise<Float32Array> {
-    const s = await this.ready();
+    const s = this.readyNow() ?? (await this.ready());
     const n = this.graph.node(t);
     const bytes = size(n.shape) * 4;
     if (n.op.kind === 'param')
@@ -553,17 +544,22 @@ export class GpuModel implements Model {
     return this.readBuffer(g, 0, bytes);
   }
 
-  /** Copies parameters and Adam state to the host copy that recovery restores from. */
+  /**
+   * Copies parameters and Adam state to the host copy that recovery restores from: as they are
+   * after every step submitted so far (the copies are queued behind them, before this returns when
+   * the device is ready).
+   */
   async checkpoint(): Promise<TrainState> {
-    const s = await this.ready();
+    const s = this.readyNow() ?? (await this.ready());
     const bytes = this.layout.total * 4;
+    const t = this.t;
     const [params, m, v] = await Promise.all([
       this.readBuffer(s.arenas.params, 0, bytes),
       this.readBuffer(s.arenas.m, 0, bytes),
       this.readBuffer(s.arenas.v, 0, bytes),
     ]);
-    this.host = { params, m, v, t: this.t };
-    return { params: params.slice(), m: m.slice(), v: v.slice(), t: this.t };
+    this.host = { params, m, v, t };
+    return { params: params.slice(), m: m.slice(), v: v.slice(), t };
   }
 
   exportState(): Promise<TrainState> {

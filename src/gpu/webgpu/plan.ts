@@ -100,3 +100,16 @@ export function adamUniform(a: ResolvedAdam, total: number, t: number, lr?: numb
     f32Bits(1 - Math.pow(a.beta2, t)),
   ]);
 }
+
+/** The (index input, destination rows) pairs whose CSR lists the plan's scatter calls read. */
+export function csrKeysOf(plan: Plan): { idx: number; rows: number }[] {
+  const keys = new Map<string, { idx: number; rows: number }>();
+  for (const c of [...plan.forward, ...plan.backward])
+    for (const r of c.refs) if (r.t === 'csr') keys.set(`${r.idx}:${r.rows}`, { idx: r.idx, rows: r.rows });
+  return [...keys.values()];
+}
+
+/** The nodes a forward call computes: its own, or each fused part's. */
+export function callNodesOf(c: Call): number[] {
+  return [...new Set([c, ...(c.fused?.parts ?? [])].flatMap((x) => (x.node === undefined ? [] : [x.node])))];
+}

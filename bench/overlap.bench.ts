@@ -1,0 +1,91 @@
+/**
+ * `npm run bench:overlap`: the trainer's log π passes and minibatch updates awaited one by one
+ * (`TrainerOptions.overlap` 1) against overlapped (2, the default: the next minibatch is packed and
+ * submitted before the last one's result is awaited, src/train/overlap.ts), in the same run, on
+ * each backend here: WebGPU (SwiftShader on a machine without a GPU), wasm and the TypeScript CPU
+ * backend.
+ *
+ * Two trainers per backend run the same iterations (same seed and config: the default, B = 8 × G = 8,
+ * minibatch 64, preset mixed, from `prior`, simulated runners); the bench checks that their metrics
+ * and parameters agree bit for bit, and times two phases of each iteration with the trainer's clock:
+ * the old and reference log π passes, and the minibatch updates. Rounds alternate the two trainers, and which of them goes first.
+ * On WebGPU the rollouts are sampled on wasm (`samplerChoice`), which neither phase includes.
+ *
+ * On the CPU backends a step computes when it is called, so there is nothing to overlap: their
+ * ratios show the spread of the measure. On SwiftShader the device's work is CPU work on the same
+ * two cores as the host's, so the overlap there is not a GPU's; a GPU machine measures it in
+ * `npm run bench:device` (its `webgpu_serial` iteration row). Writes nothing.
+ *
+ *   npm run bench:overlap [-- --iters 4]
+ */
+import { allowWgslImports } from '../src/cli/wgsl-loader.ts';
+import { simulatedRunners } from '../src/executor/train-runners.ts';
+import { chooseBackend, type BackendChoice } from '../src/gpu/index.ts';
+import { nodeGpu, releaseNodeGpu } from '../src/gpu/node-gpu.ts';
+import { DEFAULT_POOL, priorCheckpoint } from '../src/policy/index.ts';
+import { Trainer, trainConfig, type IterationMetrics } from '../src/train/index.ts';
+
+const argv = process.argv.slice(2);
+const at = argv.indexOf('--iters');
+const ITERS = at >= 0 ? Number(argv[at + 1]) : 4;
+const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[xs.length >> 1] as number;
+
+allowWgslImports();
+const webgpu = await chooseBackend('webgpu', { gpu: await nodeGpu() });
+const wasm: BackendChoice = { backend: 'wasm', reason: 'forced', adapter: null, ctx: null };
+const cpu: BackendChoice = { backend: 'cpu', reason: 'forced', adapter: null, ctx: null };
+console.log(`adapter: ${webgpu.reason}; ${ITERS} timed iterations per trainer after one warm-up`);
+const config = trainConfig({ preset: 'mixed', seed: 0 });
+
+const rows: Record<string, string | number>[] = [];
+for (const [label, choice] of [
+  ['webgpu', webgpu],
+  ['wasm', wasm],
+  ['cpu (TypeScript)', cpu],
+] as const) {
+  const make = (overlap: number) =>
+    Trainer.create({
+      start: priorCheckpoint(DEFAULT_POOL),
+      pool: DEFAULT_POOL,
+      config,
+      choice,
+      ...(choice === webgpu ? { samplerChoice: wasm } : {}),
+      runners: simulatedRunners,
+      sampling: 'batched',
+      overlap,
+      clock: () => performance.now(),
+    });
+  const trainers = [await make(1), await make(2)];
+  const ms = trainers.map(() => ({ old: [] as number[], steps: [] as number[] }));
+  const metrics: IterationMetrics[][] = [[], []];
+  for (let r = -1; r < ITERS; r++)
+    for (const k of r % 2 === 0 ? [0, 1] : [1, 0]) {
+      const t = trainers[k] as Trainer;
+      const m = await t.iterate();
+      (metrics[k] as IterationMetrics[]).push({ ...m, timings: undefined });
+      const ph = m.timings?.phases;
+      if (r < 0 || !ph) continue;
+      ms[k]?.old.push(ph.oldLogpMs);
+      ms[k]?.steps.push(ph.stepsMs);
+    }
+  const [a, b] = await Promise.all(trainers.map(async (t) => (await t.snapshot()).checkpoint.params));
+  const same =
+    JSON.stringify(metrics[0]) === JSON.stringify(metrics[1]) && JSON.stringify(a) === JSON.stringify(b);
+  for (const t of trainers) t.dispose();
+  const [s, o] = ms as [{ old: number[]; steps: number[] }, { old: number[]; steps: number[] }];
+  const f = (x: number): number => +x.toFixed(1);
+  rows.push({
+    backend: label,
+    'log π passes ms: one by one': f(median(s.old)),
+    overlapped: f(median(o.old)),
+    'speed-up': `${(median(s.old) / median(o.old)).toFixed(2)}×`,
+    'updates ms: one by one': f(median(s.steps)),
+    'overlapped ': f(median(o.steps)),
+    'speed-up ': `${(median(s.steps) / median(o.steps)).toFixed(2)}×`,
+    'same numbers': same ? 'yes' : 'NO',
+  });
+  if (!same) process.exitCode = 1;
+}
+console.table(rows);
+webgpu.ctx?.dispose();
+releaseNodeGpu();
