@@ -68,7 +68,8 @@ export interface Model {
    * live result depends on (zero weights, indices that no live row reads). Both backends then
    * skip the padding rows of every tensor computed row by row from it (src/gpu/cpu/model.ts; on
    * WebGPU each call's sizes and workgroup counts follow the live rows, src/gpu/webgpu/live.ts);
-   * padding rows of results are left as they were.
+   * padding rows of results are left as they were, and WebGPU uploads only the live rows of an
+   * input that changed.
    */
   setInput(name: string, data: Float32Array | Uint32Array, rows?: number): void;
   /** forward + loss + backward + optimizer update; on WebGPU one queue submission. */

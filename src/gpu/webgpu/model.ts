@@ -243,13 +243,17 @@ export class GpuModel implements Model {
     const live = this.readyNow();
     const buf = live?.values[id];
     if (have) {
-      const [lo, hi] = changedSpan(have, typed);
+      // Padding rows are read by no live result (Model.setInput): only the live rows are compared
+      // and uploaded. The host copy stays what the device holds, padding included.
+      const width = n.shape.length === 0 ? 1 : size(n.shape) / (n.shape[0] as number);
+      const src = typed.subarray(0, liveRows * width);
+      const [lo, hi] = changedSpan(have.subarray(0, src.length), src);
       if (lo === hi) return;
       if (this.inFlight > 0 && this.kept.delete(id)) {
-        // Equal outside [lo, hi) by changedSpan: the new data, copied once.
-        have = typed.slice();
+        have = have.slice();
         this.inputData.set(id, have);
-      } else (have as Uint32Array).set(typed.subarray(lo, hi) as Uint32Array, lo);
+      }
+      (have as Uint32Array).set(src.subarray(lo, hi) as Uint32Array, lo);
       if (buf) this.write(buf, have.subarray(lo, hi), lo);
     } else {
       const copy = typed.slice();
