@@ -206,9 +206,10 @@ export class GpuModel implements Model {
   }
 
   /**
-   * Keeps a host copy of every input and uploads only the span of words that differ from it (an
-   * unchanged input costs a comparison, no upload); an index input's CSR lists likewise. While a
-   * step is in flight, an input it ran with is copied before it changes (`step` keeps them).
+   * Keeps a host copy of every input and uploads only the span of its live rows' words that differ
+   * from it (an unchanged input costs a comparison, no upload); an index input's CSR lists are
+   * rebuilt before the next step (applyLive). While a step is in flight, an input it ran with is
+   * copied before it changes (`step` keeps them).
    */
   setInput(name: string, data: Float32Array | Uint32Array, rows?: number): void {
     const n = this.graph.inputs().find((x) => x.op.kind === 'input' && x.op.name === name);
