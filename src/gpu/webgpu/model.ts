@@ -18,7 +18,7 @@ import { adamCall, adamUniform, buildPlan, callNodesOf, csrKeysOf, NORM_CALLS } 
 import { Freshness } from '../fresh.ts';
 import type { Plan } from './plan.ts';
 import { csrOf } from './csr.ts';
-import { dispatched, liveCall, liveRows, longestChunks, SCATTER_SHORT_CHUNKS } from './live.ts';
+import { dispatched, LiveSizer, liveRows, longestChunks, SCATTER_SHORT_CHUNKS } from './live.ts';
 import {
   UNIFORM_SLOT,
   bindingOf,
@@ -104,6 +104,11 @@ export class GpuModel implements Model {
   private readonly kept = new Set<number>();
   /** Index inputs set (or a new device) since their CSR lists were last built (applyLive). */
   private readonly csrStale = new Set<number>();
+  private readonly inputByName = new Map<string, GraphNode>();
+  /** Sizes the forward and backward calls for live rows (live.ts). */
+  private readonly sizer: LiveSizer;
+  /** A scatter's lists changed length class since the calls were last sized (writeCsr). */
+  private shortFlipped = false;
   /** Settles when every step called so far has. */
   private settled: Promise<void> = Promise.resolve();
 
@@ -123,8 +128,10 @@ export class GpuModel implements Model {
     this.plan = buildPlan(graph, this.layout, this.backwardIds, this.adam?.clipNorm ?? 0, opts.fuse ?? true);
     if (this.adam) this.plan.update.push(adamCall(this.layout.total));
     this.csrKeys = csrKeysOf(this.plan);
+    this.sizer = new LiveSizer(graph, [...this.plan.forward, ...this.plan.backward]);
     this.fresh = Freshness.of(graph);
     this.paramIds = graph.params().map((n) => n.id);
+    for (const n of graph.inputs()) if (n.op.kind === 'input') this.inputByName.set(n.op.name, n);
     this.callNodes = this.plan.forward.map(callNodesOf);
     const params = initialParams(graph, this.layout);
     this.host = {
@@ -181,7 +188,7 @@ export class GpuModel implements Model {
       writeChangedWords(this.device, this.ctx.counters, bufs[k], bufs.host?.[k] ?? null, next[k]);
     bufs.host = next;
     const short = longestChunks(next.chunks) <= SCATTER_SHORT_CHUNKS;
-    if (this.shortLists.get(`${idx}:${rows}`) !== short) this.liveChanged = true;
+    if (this.shortLists.get(`${idx}:${rows}`) !== short) this.liveChanged = this.shortFlipped = true;
     this.shortLists.set(`${idx}:${rows}`, short);
   }
 
@@ -212,7 +219,7 @@ export class GpuModel implements Model {
    * copied before it changes (`step` keeps them).
    */
   setInput(name: string, data: Float32Array | Uint32Array, rows?: number): void {
-    const n = this.graph.inputs().find((x) => x.op.kind === 'input' && x.op.name === name);
+    const n = this.inputByName.get(name);
     if (!n) throw new Error(`no input named "${name}"`);
     if (data.length !== size(n.shape))
       throw new Error(`input ${name}: ${data.length} values for shape [${n.shape.join(', ')}]`);
@@ -360,28 +367,20 @@ export class GpuModel implements Model {
     }
     this.csrStale.clear();
     if (!this.liveChanged && s.live) return;
-    const calls = [...this.plan.forward, ...this.plan.backward];
-    const encoded = [...s.forward, ...s.backward];
     const next = s.words.slice();
     const short = (idx: number, rows: number): boolean => this.shortLists.get(`${idx}:${rows}`) === true;
-    calls.forEach((c, i) => {
-      const sized = liveCall(this.graph, c, live, short);
-      (encoded[i] as Encoded).wg = sized.wg;
-      next.set(sized.uniform, (i * UNIFORM_SLOT) / 4);
-    });
+    // A scatter whose lists changed length class switches form: all calls are sized again then.
+    const prev = this.shortFlipped ? null : s.live;
+    this.sizer.resize(live, prev, short, [...s.forward, ...s.backward], next, UNIFORM_SLOT / 4);
     // One upload of the span of uniform words that changed.
     const [lo, hi] = changedSpan(s.words, next);
     if (lo < hi) {
       s.words.set(next.subarray(lo, hi), lo);
       this.write(s.uniforms, s.words.subarray(lo, hi), lo);
     }
-    for (const c of calls) {
-      const op = c.node === undefined ? null : this.graph.node(c.node).op;
-      if (op?.kind === 'scatterAddRows' && (live[op.src] as number) < (live[op.idx] as number))
-        throw new Error(`scatterAddRows: fewer live source rows than live indices (node ${op.src})`);
-    }
     s.live = live;
     this.liveChanged = false;
+    this.shortFlipped = false;
   }
 
   /** Encodes and submits one step on `s` (one submission); its read-back is left to `collect`. */
