@@ -72,7 +72,12 @@ export interface Model {
    * input that changed.
    */
   setInput(name: string, data: Float32Array | Uint32Array, rows?: number): void;
-  /** forward + loss + backward + optimizer update; on WebGPU one queue submission. */
+  /**
+   * forward + loss + backward + optimizer update; on WebGPU one queue submission. A step runs with
+   * the inputs set before the call: inputs set afterwards, even before its promise settles, are
+   * the next step's (the CPU backends compute when called; WebGPU submits before returning), and
+   * steps run in the order they are called.
+   */
   step(opts?: RunOptions): Promise<StepResult>;
   read(t: Tensor): Promise<Float32Array>;
   readGrad(t: Tensor): Promise<Float32Array>;
