@@ -7,7 +7,9 @@
  * number of dispatches (docs/benchmarks.md); the kernels' fusion (src/gpu/webgpu/plan-fuse.ts) is
  * what moves these numbers. Writes nothing.
  *
- *   npm run bench:gpu-dispatches [-- --minibatch 64,256]
+ * `--lanes on|off` plans small products on matmul_lanes.wgsl or not (default: on a hardware adapter).
+ *
+ *   npm run bench:gpu-dispatches [-- --minibatch 64,256 --lanes on]
  */
 import { allowWgslImports } from '../src/cli/wgsl-loader.ts';
 import { mix32 } from '../src/core/rng.ts';
@@ -26,9 +28,13 @@ const SIZES = (at >= 0 ? (argv[at + 1] ?? '') : '64,256').split(',').map(Number)
 allowWgslImports();
 const pool = DEFAULT_POOL;
 const checkpoint = priorCheckpoint(pool);
+// --lanes on / off: lanes products (matmul_lanes.wgsl) whatever the adapter; default: the model's.
+const li = argv.indexOf('--lanes');
+const lanes = li >= 0 ? argv[li + 1] === 'on' : undefined;
 const choice = await chooseBackend('webgpu', { gpu: await nodeGpu() });
+if (lanes !== undefined) choice.lanes = lanes;
 const ctx = choice.ctx as GpuContext;
-console.log(`adapter: ${choice.reason}`);
+console.log(`adapter: ${choice.reason}; lanes products: ${choice.lanes ?? !choice.ctx?.adapter.software}`);
 
 for (const M of SIZES) {
   const config = trainConfig({ minibatch: M });

@@ -118,7 +118,14 @@ for (const M of quick ? [64] : [64, 256, 1024]) {
   const data = await sampleBatch(cp, pool, config, M, 17);
   const pick = Array.from({ length: M }, (_, i) => i);
   const row: Record<string, unknown> = { minibatch: M };
-  for (const choice of [webgpu, wasm, cpu]) {
+  // webgpu_exact: without lanes products (matmul_lanes.wgsl; on by default on a hardware adapter).
+  const exact: BackendChoice = { ...webgpu, lanes: false };
+  for (const [label, choice] of [
+    ['webgpu', webgpu],
+    ['webgpu_exact', exact],
+    ['wasm', wasm],
+    ['cpu', cpu],
+  ] as const) {
     const learner = await Learner.create(cp, cp, pool, config, choice);
     const old = await learner.logProbs(data.full);
     const ref = await learner.logProbs(data.full, 'reference');
@@ -130,8 +137,8 @@ for (const M of quick ? [64] : [64, 256, 1024]) {
     const upd = await timeIt(() => learner.update(data.full, pick, old, ref, data.advantages), 9, budget);
     const fwd = await timeIt(() => learner.logProbs(data.full), 9, budget);
     const passes = Math.ceil(data.full.batch / M);
-    row[`${choice.backend}_update_ms`] = upd;
-    row[`${choice.backend}_forward_ms`] = fwd / passes;
+    row[`${label}_update_ms`] = upd;
+    row[`${label}_forward_ms`] = fwd / passes;
     learner.dispose();
   }
   trainer.push(row);
@@ -142,6 +149,11 @@ out.trainer = trainer;
 // Where one trainer update's time goes, per kernel.
 out.profile = bound.left() ? await profileRow(webgpu, quick ? 64 : 256) : { skipped: bound.skipped };
 if (!quick) out.profile64 = bound.left() ? await profileRow(webgpu, 64) : { skipped: bound.skipped };
+// The same update without lanes products: which kernels they replaced, and at what cost.
+if (!quick)
+  out.profile64_exact = bound.left()
+    ? await profileRow({ ...webgpu, lanes: false }, 64)
+    : { skipped: bound.skipped };
 // At 1024 its forward phase is the forward pass that trails TF.js's (the `forward` kernels).
 if (!quick) out.profile1024 = bound.left() ? await profileRow(webgpu, 1024) : { skipped: bound.skipped };
 console.error(JSON.stringify({ profile: out.profile }));
@@ -269,6 +281,8 @@ out.iterations = await iterationRows(
     { label: 'webgpu', choice: webgpu },
     // The same iterations with every log π pass and update awaited before the next is submitted.
     { label: 'webgpu_serial', choice: webgpu, overlap: 1 },
+    // Without lanes products (the kernels' exact bits of before).
+    { label: 'webgpu_exact', choice: { ...webgpu, lanes: false } },
     { label: 'webgpu_wasm_sampler', choice: webgpu, sampler: wasm },
     { label: 'wasm', choice: wasm },
     { label: 'cpu', choice: cpu },

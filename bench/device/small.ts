@@ -14,10 +14,13 @@
  * sums per invocation that differ only in where the trip count comes from: a constant, or a
  * uniform (as every kernel here reads its sizes), and the two small products again with K as a
  * pipeline constant (matmul.wgsl `K_FIXED`, not planned yet: these rows decide), and the two sums
- * again on reduce_wide.wgsl (one workgroup per row), which the plan now takes for them.
+ * again on reduce_wide.wgsl (one workgroup per row), which the plan now takes for them, and three of
+ * the products on matmul_lanes.wgsl (K split over the invocations of a 4x4 block), which the plan
+ * takes for them on a hardware adapter (plan-calls.ts lanesFit).
  */
 import type { KernelName } from '../../src/gpu/webgpu/kernels.ts';
 import type { PipelineCache } from '../../src/gpu/webgpu/pipelines.ts';
+import { lanesOf, lanesWorkgroups } from '../../src/gpu/webgpu/plan-calls.ts';
 
 interface Case {
   name: string;
@@ -57,6 +60,19 @@ const smallProduct = (n: number): Case[] =>
     floats: [64 * 64, 64 * n, 64 * n],
     wg: [Math.ceil(n / 32), 2, 1],
   }));
+
+/** The same products on matmul_lanes.wgsl (16 lanes per 4x4 block for K = 64; 64 for K = 768). */
+const lanesProduct = (m: number, n: number, k: number, transA: boolean): Case => {
+  const LK = lanesOf(k);
+  return {
+    name: `matmul_lanes ${m}x${n}, K ${k} (${LK} lanes)`,
+    kernel: 'matmul_lanes',
+    constants: { LK, TRANS_A: transA ? 1 : 0 },
+    uniform: [m, n, k, 1],
+    floats: [m * k, k * n, m * n],
+    wg: [lanesWorkgroups(m, n, LK), 1, 1],
+  };
+};
 
 /** A sum of one row of `cols` floats. */
 const sum = (kernel: KernelName, cols: number): Case => ({
@@ -103,6 +119,10 @@ const CASES: Case[] = [
     floats: [768 * 18, 768 * 32, 12 * 18 * 32],
     wg: [1, 1, 12],
   },
+  lanesProduct(64, 12, 64, false),
+  lanesProduct(64, 64, 64, false),
+  // The split-K product above in one pass.
+  lanesProduct(18, 32, 768, true),
   {
     name: 'col_rows 64 rows x 12',
     kernel: 'col_rows',

@@ -26,6 +26,11 @@ export interface BackendChoice {
   ctx: GpuContext | null;
   /** The probe's timings, when `auto` timed WebGPU against the CPU side. */
   probe?: ProbeTimings;
+  /**
+   * WebGPU: run small products on matmul_lanes.wgsl (GpuModelOptions.lanes) in every model compiled
+   * with this choice; absent: on a hardware adapter only.
+   */
+  lanes?: boolean;
 }
 
 export interface SelectOptions extends AcquireOptions {

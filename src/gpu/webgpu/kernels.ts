@@ -1,8 +1,9 @@
 /**
  * WGSL sources, one file per kernel (imported as text through Vite's ?raw). WGSL has no imports:
  * the kernels that apply an activation get activation.wgsl (act, its derivative and the ACT
- * override) prepended here, and the two softmax kernels softmax_row.wgsl (a row's max and sum of
- * exponentials): one copy of that code for all of them.
+ * override) prepended here, the two softmax kernels softmax_row.wgsl (a row's max and sum of
+ * exponentials), and the two block products matmul_block.wgsl (layouts, loads, a block's sum over
+ * k): one copy of that code for all of them.
  */
 import activation from '../kernels/activation.wgsl?raw';
 import adam from '../kernels/adam.wgsl?raw';
@@ -36,6 +37,8 @@ import gradNormPartial from '../kernels/grad_norm_partial.wgsl?raw';
 import layerNorm from '../kernels/layer_norm.wgsl?raw';
 import layerNormGrad from '../kernels/layer_norm_grad.wgsl?raw';
 import matmul from '../kernels/matmul.wgsl?raw';
+import matmulBlock from '../kernels/matmul_block.wgsl?raw';
+import matmulLanes from '../kernels/matmul_lanes.wgsl?raw';
 import matmulSplitkSum from '../kernels/matmul_splitk_sum.wgsl?raw';
 import matmulTiled from '../kernels/matmul_tiled.wgsl?raw';
 import matmulWide from '../kernels/matmul_wide.wgsl?raw';
@@ -89,10 +92,12 @@ export const KERNELS = {
   grad_norm_partial: gradNormPartial,
   layer_norm: layerNorm,
   layer_norm_grad: layerNormGrad,
-  matmul: matmul,
+  matmul: matmulBlock + matmul,
   // The first passes of split-K products: the same kernels with SPLIT_K = 1 (plan-calls.ts).
-  matmul_splitk: matmul,
+  matmul_splitk: matmulBlock + matmul,
   matmul_splitk_sum: matmulSplitkSum,
+  // Small outputs with K split over lanes (plan-calls.ts lanesCall).
+  matmul_lanes: matmulBlock + matmulLanes,
   matmul_tiled: matmulTiled,
   matmul_wide: matmulWide,
   matmul_splitk_tiled: matmulTiled,

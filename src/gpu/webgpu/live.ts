@@ -18,6 +18,7 @@ import {
   SPLITK_CHUNK,
   type Call,
   type MatmulKernel,
+  lanesWorkgroups,
 } from './plan-calls.ts';
 
 /** Live rows of every node from the live rows of the inputs (absent: all rows). */
@@ -290,6 +291,17 @@ function sizeCall(graph: Graph, c: Call, L: Int32Array): { uniform: number[]; wg
       else {
         u[0] = live;
         wg = [wg[0], Math.max(1, Math.ceil(live / MATMUL_TILES[c.kernel as MatmulKernel])), wg[2]];
+      }
+      break;
+    }
+    case 'matmul_lanes': {
+      if (op.kind !== 'matmul' || op.transA || op.batch !== 1 || live === op.m) break;
+      const r = c.refs[2];
+      // As matmul: dB sums over the live rows (K); C and dA have live output rows.
+      if (r?.t === 'grad' && r.id === op.b) u[2] = live;
+      else {
+        u[0] = live;
+        wg = [lanesWorkgroups(live, u[1] as number, c.constants.LK as number), 1, wg[2]];
       }
       break;
     }

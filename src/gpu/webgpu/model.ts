@@ -50,6 +50,8 @@ export interface GpuModelOptions extends CompileOptions {
   hostSyncEvery?: number;
   /** Fuse runs of element-wise kernels into single dispatches (plan-fuse.ts; same bits). Default true. */
   fuse?: boolean;
+  /** Small products on matmul_lanes.wgsl (plan.ts buildPlan). Default: on a hardware adapter only. */
+  lanes?: boolean;
 }
 
 /** The inputs a step ran with: the arrays (never changed in place afterwards) and live rows. */
@@ -125,7 +127,8 @@ export class GpuModel implements Model {
     if (this.lossId !== null && !graph.node(this.lossId).requiresGrad)
       throw new Error('the loss does not depend on any parameter');
     this.hostSyncEvery = opts.hostSyncEvery ?? 100;
-    this.plan = buildPlan(graph, this.layout, this.backwardIds, this.adam?.clipNorm ?? 0, opts.fuse ?? true);
+    const planOpts = { fuse: opts.fuse ?? true, lanes: opts.lanes ?? !ctx.adapter.software };
+    this.plan = buildPlan(graph, this.layout, this.backwardIds, this.adam?.clipNorm ?? 0, planOpts);
     if (this.adam) this.plan.update.push(adamCall(this.layout.total));
     this.csrKeys = csrKeysOf(this.plan);
     this.sizer = new LiveSizer(graph, [...this.plan.forward, ...this.plan.backward]);

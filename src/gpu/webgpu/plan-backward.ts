@@ -23,7 +23,7 @@ import {
 } from './plan-calls.ts';
 import { attentionBackward } from './plan-attention.ts';
 
-export function backwardCalls(graph: Graph, n: Node): Call[] {
+export function backwardCalls(graph: Graph, n: Node, lanes = false): Call[] {
   const op = n.op;
   const len = size(n.shape);
   const gy = grad(n.id);
@@ -36,7 +36,8 @@ export function backwardCalls(graph: Graph, n: Node): Call[] {
       // Same identities as the CPU backend: dA = dC·op(B)ᵀ, dB = op(A)ᵀ·dC, each written in the
       // stored (possibly transposed) layout of the operand, accumulated into its gradient.
       const out: Call[] = [];
-      // A weight gradient (thin output, K = rows) runs split-K (plan-calls.ts matmulCalls).
+      // A weight gradient (thin output, K = rows) runs split-K or, with `lanes`, on matmul_lanes.wgsl
+      // (plan-calls.ts matmulCalls).
       const mm = (
         a: Ref,
         b: Ref,
@@ -47,7 +48,7 @@ export function backwardCalls(graph: Graph, n: Node): Call[] {
         ta: boolean,
         tb: boolean,
         of: 'dA' | 'dB',
-      ): Call[] => matmulCalls([a, b, c], m, nn, k, op.batch, ta, tb, true, n.id, of);
+      ): Call[] => matmulCalls([a, b, c], m, nn, k, op.batch, ta, tb, true, n.id, of, lanes);
       if (needs(op.a)) {
         out.push(
           ...(op.transA

@@ -227,7 +227,9 @@ export function matmulCalls(
   accumulate: boolean,
   id: number,
   of: 'C' | 'dA' | 'dB',
+  lanes = false,
 ): Call[] {
+  if (lanes && lanesFit(m, n, k, batch)) return [lanesCall(refs, m, n, k, batch, transA, transB, accumulate)];
   const chunks = Math.ceil(k / SPLITK_CHUNK);
   const tiles = Math.ceil(m / 32) * Math.ceil(n / 32);
   if (batch !== 1 || k < SPLITK_MIN_K || tiles > SPLITK_MAX_TILES || chunks * m * n > SPLITK_MAX_FLOATS) {
@@ -252,6 +254,66 @@ export function matmulCalls(
       wg: grid(m * n, 256),
     },
   ];
+}
+
+/** Lanes products only for K of at least this (shorter sums are a few loads per invocation)… */
+export const LANES_MIN_K = 16;
+/** …and at most this many k per lane (longer K splits into chunks: split-K)… */
+export const LANES_MAX_K_PER_LANE = 16;
+/** …where the kernel matmulCall picks would run fewer invocations than this (a fraction of a large GPU). */
+export const LANES_MAX_INVOCATIONS = 32768;
+/** Each lane of a lanes product sums about this many k (lanesOf). */
+export const LANES_K_PER_LANE = 4;
+
+/** Lanes per 4x4 block (matmul_lanes.wgsl's LK): the fewest, from 4 to 64, giving each ≤ LANES_K_PER_LANE k. */
+export function lanesOf(k: number): number {
+  let lk = 4;
+  while (lk < 64 && lk * LANES_K_PER_LANE < k) lk *= 2;
+  return lk;
+}
+
+/**
+ * Whether a product runs on matmul_lanes.wgsl when the plan allows it (GpuModelOptions.lanes): K of
+ * LANES_MIN_K to 64·LANES_MAX_K_PER_LANE, and an output so small that matmulCall's kernel would run
+ * fewer than LANES_MAX_INVOCATIONS invocations, each walking all of K.
+ */
+export function lanesFit(m: number, n: number, k: number, batch: number): boolean {
+  if (k < LANES_MIN_K || k > 64 * LANES_MAX_K_PER_LANE) return false;
+  const kernel = matmulKernel(m, n, batch);
+  const tile = MATMUL_TILES[kernel];
+  const perWg = kernel === 'matmul' ? 64 : 256;
+  const wgs = Math.ceil(m / tile) * Math.ceil(n / tile) * batch;
+  const blocks = Math.ceil(m / 4) * Math.ceil(n / 4);
+  return wgs * perWg < LANES_MAX_INVOCATIONS && Math.ceil(blocks / (64 / lanesOf(k))) <= 65535;
+}
+
+/**
+ * matmul_lanes.wgsl: lanesOf(k) invocations share each 4x4 block of C and split its K, then add
+ * their partial blocks in a fixed tree. The order differs from matmulCall's (tolerance in the kernel).
+ */
+export function lanesCall(
+  refs: [Ref, Ref, Ref],
+  m: number,
+  n: number,
+  k: number,
+  batch: number,
+  transA: boolean,
+  transB: boolean,
+  accumulate: boolean,
+): Call {
+  const LK = lanesOf(k);
+  return {
+    kernel: 'matmul_lanes',
+    constants: { TRANS_A: transA ? 1 : 0, TRANS_B: transB ? 1 : 0, ACCUMULATE: accumulate ? 1 : 0, LK },
+    uniform: [m, n, k, batch],
+    refs,
+    wg: [lanesWorkgroups(m, n, LK), 1, batch],
+  };
+}
+
+/** Workgroups of matmul_lanes.wgsl for an m × n output with LK lanes per block (at least 1). */
+export function lanesWorkgroups(m: number, n: number, LK: number): number {
+  return Math.max(1, Math.ceil((Math.ceil(m / 4) * Math.ceil(n / 4)) / (64 / LK)));
 }
 
 /** Split-K on 64x64 tiles only below this many of them (too few workgroups for a large GPU)… */

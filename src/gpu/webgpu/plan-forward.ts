@@ -37,7 +37,7 @@ export function reduceCall(x: Ref, y: Ref, rows: number, cols: number, op: numbe
   return { kernel: 'reduce', constants: { OP: op }, uniform: [rows, cols], refs: [x, y], wg: grid(rows, 64) };
 }
 
-export function forwardCalls(graph: Graph, n: Node): Call[] {
+export function forwardCalls(graph: Graph, n: Node, lanes = false): Call[] {
   const op = n.op;
   const len = size(n.shape);
   const y = val(n.id);
@@ -57,6 +57,7 @@ export function forwardCalls(graph: Graph, n: Node): Call[] {
         false,
         n.id,
         'C',
+        lanes,
       );
     case 'biasAct': {
       const c = cols(n.shape);

@@ -25,22 +25,25 @@ export interface Plan {
 }
 
 /**
- * With `fuse` (the default), runs of consecutive element-wise calls become single dispatches with
+ * With `fuse` (default true), runs of consecutive element-wise calls become single dispatches with
  * the same bits, and scatters over short source lists run in one pass (plan-fuse.ts); without it,
- * one call per kernel of each op and two-pass scatters, the plan before fusion.
+ * one call per kernel of each op and two-pass scatters, the plan before fusion. With `lanes`, small
+ * products split K over the invocations of matmul_lanes.wgsl (plan-calls.ts lanesFit; the last bits
+ * differ from the CPU backend's, within the split-K tolerance; default false).
  */
 export function buildPlan(
   graph: Graph,
   layout: ParamLayout,
   backwardIds: number[],
   clipNorm: number,
-  fuse = true,
+  { fuse = true, lanes = false }: { fuse?: boolean; lanes?: boolean } = {},
 ): Plan {
   const forward: Call[] = [];
-  for (const n of graph.nodes) forward.push(...forwardCalls(graph, n).map((c) => ({ ...c, node: n.id })));
+  for (const n of graph.nodes)
+    forward.push(...forwardCalls(graph, n, lanes).map((c) => ({ ...c, node: n.id })));
   const backward: Call[] = [];
   for (const id of backwardIds)
-    backward.push(...backwardCalls(graph, graph.node(id)).map((c) => ({ ...c, node: id })));
+    backward.push(...backwardCalls(graph, graph.node(id), lanes).map((c) => ({ ...c, node: id })));
   const pass = fuse ? (calls: Call[]) => fuseCalls(graph, calls) : unfusedCalls;
   return { forward: pass(forward), backward: pass(backward), update: gradNormCalls(layout.total, clipNorm) };
 }

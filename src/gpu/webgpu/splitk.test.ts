@@ -14,6 +14,7 @@ import { Graph } from '../graph.ts';
 import { uniform } from '../init.ts';
 import { nodeGpu } from '../node-gpu.ts';
 import { worstError } from '../testing/cases.ts';
+import { absSums, runCalls, worstProduct, type Shape } from '../testing/products.ts';
 import { GpuContext } from './device.ts';
 import { liveCall, liveRows } from './live.ts';
 import { GpuModel } from './model.ts';
@@ -45,113 +46,6 @@ afterAll(() => {
   ctx.dispose();
 });
 
-interface Shape {
-  m: number;
-  n: number;
-  k: number;
-}
-
-/**
- * Runs the calls of one product (refs val(0) = A, val(1) = B, val(2) = C, a temp = the chunk
- * scratch) with their own uniforms and workgroups; returns C.
- */
-async function runCalls(
-  calls: Call[],
-  A: Float32Array,
-  B: Float32Array,
-  C0: Float32Array,
-): Promise<Float32Array> {
-  const device = ctx.device;
-  const owned: GPUBuffer[] = [];
-  const buf = (data: Float32Array | Uint32Array, usage: number): GPUBuffer => {
-    const b = device.createBuffer({
-      size: Math.max(16, data.byteLength),
-      usage: usage | GPUBufferUsage.COPY_DST,
-    });
-    device.queue.writeBuffer(b, 0, data);
-    owned.push(b);
-    return b;
-  };
-  const S = GPUBufferUsage.STORAGE;
-  const a = buf(A.length ? A : new Float32Array(4), S);
-  const b = buf(B.length ? B : new Float32Array(4), S);
-  const c = buf(C0, S | GPUBufferUsage.COPY_SRC);
-  const temps = new Map<number, GPUBuffer>();
-  const enc = device.createCommandEncoder();
-  const pass = enc.beginComputePass();
-  for (const call of calls) {
-    const pipeline = cache.get(call.kernel, call.constants);
-    const u = buf(new Uint32Array(call.uniform), GPUBufferUsage.UNIFORM);
-    const resources = call.refs.map((r) => {
-      if (r.t === 'temp') {
-        let t = temps.get(r.floats);
-        if (!t) {
-          t = buf(new Float32Array(Math.max(4, r.floats)).fill(NaN), S);
-          temps.set(r.floats, t);
-        }
-        return t;
-      }
-      if (r.t !== 'value') throw new Error(`unexpected ref ${r.t}`);
-      return [a, b, c][r.id] as GPUBuffer;
-    });
-    pass.setPipeline(pipeline);
-    pass.setBindGroup(
-      0,
-      device.createBindGroup({
-        layout: pipeline.getBindGroupLayout(0),
-        entries: [u, ...resources].map((buffer, binding) => ({ binding, resource: { buffer } })),
-      }),
-    );
-    pass.dispatchWorkgroups(...call.wg);
-  }
-  pass.end();
-  const read = device.createBuffer({
-    size: C0.byteLength,
-    usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST,
-  });
-  owned.push(read);
-  enc.copyBufferToBuffer(c, 0, read, 0, C0.byteLength);
-  device.queue.submit([enc.finish()]);
-  await read.mapAsync(GPUMapMode.READ);
-  const out = new Float32Array(read.getMappedRange().slice(0));
-  read.unmap();
-  for (const x of owned) x.destroy();
-  return out;
-}
-
-/** Σ_k |op(A)[i,k]·op(B)[k,j]| per output element (the scale of the rounding errors). */
-function absSums(s: Shape, ta: boolean, tb: boolean, A: Float32Array, B: Float32Array): Float64Array {
-  const out = new Float64Array(s.m * s.n);
-  for (let i = 0; i < s.m; i++)
-    for (let p = 0; p < s.k; p++) {
-      const av = Math.abs(A[ta ? p * s.m + i : i * s.k + p] as number);
-      if (av === 0) continue;
-      for (let j = 0; j < s.n; j++)
-        out[i * s.n + j] =
-          (out[i * s.n + j] as number) + av * Math.abs(B[tb ? j * s.k + p : p * s.n + j] as number);
-    }
-  return out;
-}
-
-/** The stated tolerance: the largest |gpu − cpu| over 2⁻²²·√K·Σ|a·b| + 2⁻²³·|C₀| (≤ 1 passes). */
-function worstSplitK(
-  s: Shape,
-  gpu: Float32Array,
-  cpu: Float32Array,
-  sums: Float64Array,
-  C0: Float32Array | null,
-): number {
-  let worst = 0;
-  for (let o = 0; o < gpu.length; o++) {
-    const tol =
-      2 ** -22 * Math.sqrt(s.k) * (sums[o] as number) + (C0 ? 2 ** -23 * Math.abs(C0[o] as number) : 0);
-    const d = Math.abs((gpu[o] as number) - (cpu[o] as number));
-    const e = d === 0 ? 0 : d / tol;
-    if (!(e <= worst)) worst = Number.isNaN(e) ? Infinity : e;
-  }
-  return worst;
-}
-
 const bits = (x: Float32Array): Uint32Array => new Uint32Array(x.buffer, x.byteOffset, x.length);
 
 describe('split-K products match the CPU backend at the stated tolerance', () => {
@@ -178,10 +72,10 @@ describe('split-K products match the CPU backend at the stated tolerance', () =>
             const calls = matmulCalls([val(0), val(1), val(2)], s.m, s.n, s.k, 1, ta, tb, acc, 0, 'dB');
             expect(calls.map((c) => c.kernel)).toEqual(['matmul_splitk', 'matmul_splitk_sum']);
             expect(calls[0]?.wg[2]).toBe(Math.ceil(s.k / SPLITK_CHUNK));
-            const gpu = await runCalls(calls, A, B, C0);
+            const gpu = await runCalls(ctx.device, cache, calls, A, B, C0);
             const cpu = C0.slice();
             cpuMatmul(A, B, cpu, 1, s.m, s.n, s.k, ta, tb, acc);
-            const e = worstSplitK(s, gpu, cpu, sums, acc ? C0 : null);
+            const e = worstProduct(s, gpu, cpu, sums, acc ? C0 : null);
             expect(e, `trans=${+ta}${+tb} acc=${+acc}`).toBeLessThanOrEqual(1);
             worst = Math.max(worst, e);
           }
@@ -211,8 +105,8 @@ describe('split-K products match the CPU backend at the stated tolerance', () =>
         const plain = sized(matmulCall([val(0), val(1), val(2)], s.m, s.n, s.k, 1, true, false, acc));
         const Al = A.subarray(0, live * s.m);
         const Bl = B.subarray(0, live * s.n);
-        expect(bits(await runCalls(split, Al, Bl, C0)), `${live} live`).toEqual(
-          bits(await runCalls([plain], Al, Bl, C0)),
+        expect(bits(await runCalls(ctx.device, cache, split, Al, Bl, C0)), `${live} live`).toEqual(
+          bits(await runCalls(ctx.device, cache, [plain], Al, Bl, C0)),
         );
       }
     const zero = matmulCalls([val(0), val(1), val(2)], s.m, s.n, 600, 1, true, false, true, 0, 'dB').map(
@@ -221,9 +115,9 @@ describe('split-K products match the CPU backend at the stated tolerance', () =>
         uniform: [s.m, s.n, 0, 1],
       }),
     );
-    expect(bits(await runCalls(zero, A, B, C0))).toEqual(bits(C0));
+    expect(bits(await runCalls(ctx.device, cache, zero, A, B, C0))).toEqual(bits(C0));
     zero[1] = { ...(zero[1] as Call), constants: { ACCUMULATE: 0 } };
-    expect([...(await runCalls(zero, A, B, C0))].every((v) => v === 0)).toBe(true);
+    expect([...(await runCalls(ctx.device, cache, zero, A, B, C0))].every((v) => v === 0)).toBe(true);
   });
 });
 
@@ -433,11 +327,11 @@ describe('split-K on 64x64 tiles (matmul_tiled.wgsl with SPLIT_K = 1) for output
             const calls = matmulCalls([val(0), val(1), val(2)], s.m, s.n, s.k, 1, ta, tb, acc, 0, 'dB');
             expect(calls.map((c) => c.kernel)).toEqual(['matmul_splitk_tiled', 'matmul_splitk_sum']);
             expect(calls[0]?.wg[2]).toBeGreaterThanOrEqual(2);
-            const gpu = await runCalls(calls, A, B, C0);
+            const gpu = await runCalls(ctx.device, cache, calls, A, B, C0);
             const cpu = C0.slice();
             cpuMatmul(A, B, cpu, 1, s.m, s.n, s.k, ta, tb, acc);
             expect(
-              worstSplitK(s, gpu, cpu, sums, acc ? C0 : null),
+              worstProduct(s, gpu, cpu, sums, acc ? C0 : null),
               `trans=${+ta}${+tb} acc=${+acc}`,
             ).toBeLessThanOrEqual(1);
           }
