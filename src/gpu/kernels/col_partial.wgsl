@@ -1,7 +1,7 @@
 // First level of a column sum (see col_sum.wgsl): partial[b, c] = Σ x[r·cols + c] over the rows r of
 // block b (rows b·64 … b·64 + 63), in increasing r. One invocation per (block, column), so a column
 // of 100,000 rows is summed by 1,563 invocations, not one. No barriers (software adapters pay a
-// coroutine switch per barrier).
+// coroutine switch per barrier). The loop, colBlockSum, is in col_block.wgsl (prepended by kernels.ts).
 const BLOCK: u32 = 64u;
 
 struct P {
@@ -23,22 +23,5 @@ fn main(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg:
   let b = o / p.cols;
   let c = o % p.cols;
   let end = min(p.rows, (b + 1u) * BLOCK);
-  var s = 0.0;
-  // Four rows at a time, loads first and adds in increasing r (the same bits as one at a time): a
-  // real GPU waits on memory once per four rows (matmul.wgsl).
-  var r = b * BLOCK;
-  for (; r + 4u <= end; r += 4u) {
-    let x0 = x[r * p.cols + c];
-    let x1 = x[(r + 1u) * p.cols + c];
-    let x2 = x[(r + 2u) * p.cols + c];
-    let x3 = x[(r + 3u) * p.cols + c];
-    s += x0;
-    s += x1;
-    s += x2;
-    s += x3;
-  }
-  for (; r < end; r++) {
-    s += x[r * p.cols + c];
-  }
-  partial[o] = s;
+  partial[o] = colBlockSum(b * BLOCK, end, c);
 }

@@ -2,7 +2,8 @@
 // invocation per column adds each block of 64 rows from zero in increasing r, and the block sums in
 // order from zero, then adds (ACCUMULATE = 1) or stores the total: the two kernels' additions in
 // their order, so the same bits. Planned only for at most COL_SHORT_ROWS rows (plan-fuse.ts), so
-// no invocation walks a long column alone.
+// no invocation walks a long column alone. Each block's loop, colBlockSum, is col_partial.wgsl's
+// (col_block.wgsl, prepended by kernels.ts): four rows loaded before they are added.
 override ACCUMULATE: u32 = 1u;
 const BLOCK: u32 = 64u;
 
@@ -24,12 +25,7 @@ fn main(@builtin(global_invocation_id) gid: vec3u) {
   let blocks = (p.rows + BLOCK - 1u) / BLOCK;
   var s = 0.0;
   for (var b = 0u; b < blocks; b++) {
-    let end = min(p.rows, (b + 1u) * BLOCK);
-    var part = 0.0;
-    for (var r = b * BLOCK; r < end; r++) {
-      part += x[r * p.cols + c];
-    }
-    s += part;
+    s += colBlockSum(b * BLOCK, min(p.rows, (b + 1u) * BLOCK), c);
   }
   if (ACCUMULATE == 1u) {
     out[c] = out[c] + s;

@@ -2,7 +2,8 @@
 // the sources j of chunk k, in increasing j. Row r's sources offsets[r] … offsets[r + 1] are cut
 // into chunks of at most CHUNK = 64 (csr.ts, the same number): chunk k belongs to row chunkRow[k]
 // and is its (k − chunks[r])-th. One invocation per (chunk, column), so a row with thousands of
-// sources is summed by many invocations, none walking more than 64 of them. No barriers, no atomics.
+// sources is summed by many invocations, none walking more than 64 of them. No barriers, no atomics. The loop, chunkSum, is in scatter_chunk.wgsl
+// (prepended by kernels.ts).
 const CHUNK: u32 = 64u;
 
 struct P {
@@ -33,26 +34,5 @@ fn main(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg:
   let r = chunkRow[k];
   let start = offsets[r] + (k - chunks[r]) * CHUNK;
   let end = min(start + CHUNK, offsets[r + 1u]);
-  var s = 0.0;
-  // Four sources at a time: their indices, then their values, then the adds in increasing j (the
-  // same bits as one at a time); a real GPU waits on memory twice per four sources, not per source.
-  var j = start;
-  for (; j + 4u <= end; j += 4u) {
-    let i0 = sources[j];
-    let i1 = sources[j + 1u];
-    let i2 = sources[j + 2u];
-    let i3 = sources[j + 3u];
-    let v0 = src[i0 * p.cols + c];
-    let v1 = src[i1 * p.cols + c];
-    let v2 = src[i2 * p.cols + c];
-    let v3 = src[i3 * p.cols + c];
-    s += v0;
-    s += v1;
-    s += v2;
-    s += v3;
-  }
-  for (; j < end; j++) {
-    s += src[sources[j] * p.cols + c];
-  }
-  partial[o] = s;
+  partial[o] = chunkSum(start, end, c);
 }

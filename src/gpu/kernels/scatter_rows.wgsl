@@ -4,7 +4,8 @@
 // chunk sums in order from zero, then stores (ACCUMULATE = 0) or adds the total into out:
 // scatter_partial's and scatter_add_rows's additions, in their order, so the same bits. The model
 // dispatches it only while the longest row of the index has at most a few chunks (live.ts
-// SCATTER_SHORT_CHUNKS; the two passes otherwise), so no invocation walks a long list alone.
+// SCATTER_SHORT_CHUNKS; the two passes otherwise), so no invocation walks a long list alone. Each chunk's loop, chunkSum, is scatter_partial.wgsl's
+// (scatter_chunk.wgsl, prepended by kernels.ts): four sources loaded before they are added.
 override ACCUMULATE: u32 = 0u;
 const CHUNK: u32 = 64u;
 
@@ -34,12 +35,7 @@ fn main(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg:
   var s = 0.0;
   for (var k = first; k < last; k++) {
     let start = offsets[r] + (k - first) * CHUNK;
-    let end = min(start + CHUNK, rowEnd);
-    var part = 0.0;
-    for (var j = start; j < end; j++) {
-      part += src[sources[j] * p.cols + c];
-    }
-    s += part;
+    s += chunkSum(start, min(start + CHUNK, rowEnd), c);
   }
   if (ACCUMULATE == 1u) {
     out[o] = out[o] + s;

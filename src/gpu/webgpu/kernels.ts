@@ -3,7 +3,7 @@
  * the kernels that apply an activation get activation.wgsl (act, its derivative and the ACT
  * override) prepended here, the two softmax kernels softmax_row.wgsl (a row's max and sum of
  * exponentials), and the two block products matmul_block.wgsl (layouts, loads, a block's sum over
- * k): one copy of that code for all of them.
+ * k), the column sums col_block.wgsl and the scatters scatter_chunk.wgsl (their loops): one copy of that code for all of them.
  */
 import activation from '../kernels/activation.wgsl?raw';
 import adam from '../kernels/adam.wgsl?raw';
@@ -23,6 +23,7 @@ import binary from '../kernels/binary.wgsl?raw';
 import binaryGrad from '../kernels/binary_grad.wgsl?raw';
 import binaryGradChain from '../kernels/binary_grad_chain.wgsl?raw';
 import binaryGradPair from '../kernels/binary_grad_pair.wgsl?raw';
+import colBlock from '../kernels/col_block.wgsl?raw';
 import colPartial from '../kernels/col_partial.wgsl?raw';
 import colRows from '../kernels/col_rows.wgsl?raw';
 import colSum from '../kernels/col_sum.wgsl?raw';
@@ -49,6 +50,7 @@ import ppoClipGrad from '../kernels/ppo_clip_grad.wgsl?raw';
 import reduce from '../kernels/reduce.wgsl?raw';
 import reduceGrad from '../kernels/reduce_grad.wgsl?raw';
 import reduceWide from '../kernels/reduce_wide.wgsl?raw';
+import scatterChunk from '../kernels/scatter_chunk.wgsl?raw';
 import scatterPartial from '../kernels/scatter_partial.wgsl?raw';
 import scatterAddRows from '../kernels/scatter_add_rows.wgsl?raw';
 import scatterRows from '../kernels/scatter_rows.wgsl?raw';
@@ -79,8 +81,8 @@ export const KERNELS = {
   binary_grad: binaryGrad,
   binary_grad_chain: binaryGradChain,
   binary_grad_pair: binaryGradPair,
-  col_partial: colPartial,
-  col_rows: colRows,
+  col_partial: colBlock + colPartial,
+  col_rows: colBlock + colRows,
   col_sum: colSum,
   cross_entropy: crossEntropy,
   cross_entropy_grad: crossEntropyGrad,
@@ -109,8 +111,8 @@ export const KERNELS = {
   reduce_grad: reduceGrad,
   reduce_wide: reduceWide,
   scatter_add_rows: scatterAddRows,
-  scatter_partial: scatterPartial,
-  scatter_rows: scatterRows,
+  scatter_partial: scatterChunk + scatterPartial,
+  scatter_rows: scatterChunk + scatterRows,
   softmax: softmaxRow + softmax,
   softmax_grad: softmaxGrad,
   softmax_grad_pair: softmaxGradPair,

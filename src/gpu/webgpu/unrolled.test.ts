@@ -1,6 +1,7 @@
 /**
  * The serial loops that read four terms at a time before adding them (matmul.wgsl's K loop,
- * col_partial.wgsl, scatter_partial.wgsl, reduce.wgsl) add in the same order as one term at a time,
+ * col_partial.wgsl and col_rows.wgsl (col_block.wgsl), scatter_partial.wgsl and scatter_rows.wgsl
+ * (scatter_chunk.wgsl), reduce.wgsl) add in the same order as one term at a time,
  * so they keep the bits they had: column sums (a bias gradient) of up to 64 rows and scatters of up
  * to 64 sources per row equal the CPU backend's; row reductions equal an f32 sum in increasing column
  * (the CPU backend sums rows in another precision; max equals it). matmul.test.ts holds the K loop
