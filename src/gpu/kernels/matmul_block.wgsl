@@ -1,5 +1,6 @@
-// Shared by matmul.wgsl and matmul_lanes.wgsl (kernels.ts prepends it): the layouts, bindings and
-// a 4x4 block of C summed over a run of k.
+// Shared by the matmul kernels (kernels.ts prepends it): the layouts, bindings and overrides, a
+// store of four neighbouring columns, and (matmul.wgsl, matmul_lanes.wgsl) a 4x4 block of C summed
+// over a run of k.
 // C[b] = op(A[b]) · op(B[b])   (C[b] += ... when ACCUMULATE = 1, used for gradients)
 // op(A) is [M, K]: A is stored row-major [batch][M][K], or [batch][K][M] when TRANS_A = 1.
 // op(B) is [K, N]: B is stored row-major [batch][K][N], or [batch][N][K] when TRANS_B = 1.

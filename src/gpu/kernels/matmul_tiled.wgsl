@@ -1,6 +1,5 @@
-// C[b] = op(A[b]) · op(B[b])   (C[b] += ... when ACCUMULATE = 1), the layouts of matmul.wgsl:
-// op(A) is [M, K], A stored [batch][M][K] or [batch][K][M] (TRANS_A = 1); op(B) is [K, N], B stored
-// [batch][K][N] or [batch][N][K] (TRANS_B = 1); C is row-major [batch][M][N].
+// C[b] = op(A[b]) · op(B[b]) (C[b] += ... when ACCUMULATE = 1): layouts and bindings are in
+// matmul_block.wgsl, prepended by kernels.ts.
 // For shapes large enough to fill its tiles on a hardware GPU: a workgroup of 16x16 invocations
 // computes a 64x64 tile of C. Per K-tile of 16, the workgroup stages op(A)[64, 16] and op(B)[16, 64]
 // in workgroup memory (4 loads per invocation each, along the operand's contiguous axis), then
@@ -18,30 +17,17 @@
 // given k = chunks·64, adds the chunks in increasing z. Batch is 1. Precision: as matmul.wgsl's
 // split-K (one chunk: these bits; more: held to the CPU at |Δ| ≤ 2⁻²²·√K·Σ_k|a·b|).
 override SPLIT_K: u32 = 0u;
-override TRANS_A: u32 = 0u;
-override TRANS_B: u32 = 0u;
-override ACCUMULATE: u32 = 0u;
 
 const TILE: u32 = 64u;
 const TK: u32 = 16u;
-
-struct Dims {
-  m: u32,
-  n: u32,
-  k: u32,
-  batch: u32,
-}
-
-@group(0) @binding(0) var<uniform> d: Dims;
-@group(0) @binding(1) var<storage, read> A: array<f32>;
-@group(0) @binding(2) var<storage, read> B: array<f32>;
-@group(0) @binding(3) var<storage, read_write> C: array<f32>;
 
 // As[kk * TILE + r] = op(A)[row0 + r, k0 + kk]; Bs[kk * TILE + c] = op(B)[k0 + kk, col0 + c].
 var<workgroup> As: array<f32, 1024>;
 var<workgroup> Bs: array<f32, 1024>;
 
-fn store(base: u32, row: u32, col0: u32, acc: vec4f) {
+// Row `row` of C at columns col0, col0 + 16, col0 + 32, col0 + 48 (a row of invocations writes 16
+// neighbours at a time).
+fn storeSpread(base: u32, row: u32, col0: u32, acc: vec4f) {
   if (row >= d.m) {
     return;
   }
@@ -125,8 +111,8 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_id) lid: ve
     workgroupBarrier();
   }
   let cBase = wid.z * d.m * d.n;
-  store(cBase, row0 + ty, col0 + tx, acc0);
-  store(cBase, row0 + ty + 16u, col0 + tx, acc1);
-  store(cBase, row0 + ty + 32u, col0 + tx, acc2);
-  store(cBase, row0 + ty + 48u, col0 + tx, acc3);
+  storeSpread(cBase, row0 + ty, col0 + tx, acc0);
+  storeSpread(cBase, row0 + ty + 16u, col0 + tx, acc1);
+  storeSpread(cBase, row0 + ty + 32u, col0 + tx, acc2);
+  storeSpread(cBase, row0 + ty + 48u, col0 + tx, acc3);
 }

@@ -1,6 +1,5 @@
-// C[b] = op(A[b]) · op(B[b])   (C[b] += ... when ACCUMULATE = 1), the layouts of matmul.wgsl:
-// op(A) is [M, K], A stored [batch][M][K] or [batch][K][M] (TRANS_A = 1); op(B) is [K, N], B stored
-// [batch][K][N] or [batch][N][K] (TRANS_B = 1); C is row-major [batch][M][N].
+// C[b] = op(A[b]) · op(B[b]) (C[b] += ... when ACCUMULATE = 1): layouts, bindings and store() are
+// in matmul_block.wgsl, prepended by kernels.ts.
 // For products with many 128x128 output tiles on a hardware GPU (matmulCall picks it): a
 // workgroup of 16x16 invocations computes a 128x128 tile of C, each invocation an 8x8 register
 // block: rows 4·ty + i and 64 + 4·ty + i, columns 4·tx + j and 64 + 4·tx + j (i, j < 4), so a row
@@ -12,24 +11,8 @@
 // the end: the order of matmul.wgsl and matmul_tiled.wgsl, so all three give the same bits. The
 // last K-tile loops over its valid k only; rows and columns past the edge load zeros whose sums
 // are never stored.
-override TRANS_A: u32 = 0u;
-override TRANS_B: u32 = 0u;
-override ACCUMULATE: u32 = 0u;
-
 const TILE: u32 = 128u;
 const TK: u32 = 8u;
-
-struct Dims {
-  m: u32,
-  n: u32,
-  k: u32,
-  batch: u32,
-}
-
-@group(0) @binding(0) var<uniform> d: Dims;
-@group(0) @binding(1) var<storage, read> A: array<f32>;
-@group(0) @binding(2) var<storage, read> B: array<f32>;
-@group(0) @binding(3) var<storage, read_write> C: array<f32>;
 
 // As[kk * 32 + q] = op(A)[row0 + 4q .. 4q + 3, k0 + kk]; Bs[kk * 32 + q] = op(B)[k0 + kk, col0 + 4q .. 4q + 3].
 var<workgroup> As: array<vec4f, 256>;
@@ -53,22 +36,6 @@ fn loadB(base: u32, kk: u32, c: u32) -> f32 {
     return B[base + c * d.k + kk];
   }
   return B[base + kk * d.n + c];
-}
-
-fn store(base: u32, row: u32, col: u32, acc: vec4f) {
-  if (row >= d.m) {
-    return;
-  }
-  for (var j = 0u; j < 4u; j++) {
-    if (col + j < d.n) {
-      let i = base + row * d.n + col + j;
-      if (ACCUMULATE == 1u) {
-        C[i] = C[i] + acc[j];
-      } else {
-        C[i] = acc[j];
-      }
-    }
-  }
 }
 
 @compute @workgroup_size(16, 16, 1)

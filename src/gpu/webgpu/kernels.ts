@@ -2,8 +2,8 @@
  * WGSL sources, one file per kernel (imported as text through Vite's ?raw). WGSL has no imports:
  * the kernels that apply an activation get activation.wgsl (act, its derivative and the ACT
  * override) prepended here, the two softmax kernels softmax_row.wgsl (a row's max and sum of
- * exponentials), and the two block products matmul_block.wgsl (layouts, loads, a block's sum over
- * k), the column sums col_block.wgsl and the scatters scatter_chunk.wgsl (their loops): one copy of that code for all of them.
+ * exponentials), and the matmul kernels matmul_block.wgsl (layouts, bindings, stores, a 4x4 block's
+ * sum over k), the column sums col_block.wgsl and the scatters scatter_chunk.wgsl (their loops): one copy of that code for all of them.
  */
 import activation from '../kernels/activation.wgsl?raw';
 import adam from '../kernels/adam.wgsl?raw';
@@ -100,9 +100,9 @@ export const KERNELS = {
   matmul_splitk_sum: matmulSplitkSum,
   // Small outputs with K split over lanes (plan-calls.ts lanesCall).
   matmul_lanes: matmulBlock + matmulLanes,
-  matmul_tiled: matmulTiled,
-  matmul_wide: matmulWide,
-  matmul_splitk_tiled: matmulTiled,
+  matmul_tiled: matmulBlock + matmulTiled,
+  matmul_wide: matmulBlock + matmulWide,
+  matmul_splitk_tiled: matmulBlock + matmulTiled,
   pick: pick,
   pick_grad: pickGrad,
   ppo_clip: ppoClip,
