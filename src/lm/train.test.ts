@@ -155,6 +155,13 @@ describe('training windows and the schedule', () => {
     expect(inputs.segments).toBeUndefined();
   });
 
+  it('keeps padding positions within the model’s positions when the window is longer', () => {
+    // A packed window of 8 for a model of 3 positions: the padding of both rows wraps at 3.
+    const { inputs } = windowInputs([[{ prompt: [5], target: [6, 7] }], []], 2, 8, true, 3);
+    expect([...inputs.positions]).toEqual([0, 1, 0, 1, 2, 0, 1, 2, 0, 1, 2, 0, 1, 2, 0, 1]);
+    expect(Math.max(...inputs.positions)).toBeLessThan(3);
+  });
+
   it('packs examples one after the other, positions restarting, one segment each', () => {
     const rows = [
       [

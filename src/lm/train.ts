@@ -147,13 +147,16 @@ const span = (e: LmExample): number => e.prompt.length + e.target.length - 1;
 /**
  * The inputs of one window (graph.ts's names) and its number of target tokens: `rows[b]` lists the
  * examples of row b, laid one after the other. `packed` adds `segments` (example k of a row has id
- * k + 1, padding 0); without it a row takes at most one example.
+ * k + 1, padding 0); without it a row takes at most one example. A row's padding counts positions
+ * from 0 again, modulo `nPositions` (the model's positions; default `seq`), so that every position
+ * is one the model has: a packed window may be longer than the model's positions.
  */
 export function windowInputs(
   rows: readonly (readonly LmExample[])[],
   batch: number,
   seq: number,
   packed = false,
+  nPositions = seq,
 ): { inputs: WindowInputs; tokens: number } {
   if (rows.length > batch) throw new Error(`${rows.length} rows for a window of ${batch}`);
   const n = batch * seq;
@@ -183,7 +186,7 @@ export function windowInputs(
       }
       at += span(e);
     });
-    for (let t = at; t < seq; t++) positions[b * seq + t] = t - at;
+    for (let t = at; t < seq; t++) positions[b * seq + t] = (t - at) % nPositions;
   }
   if (tokens > 0) for (let i = 0; i < n; i++) weights[i] = (weights[i] as number) / tokens;
   const inputs: WindowInputs = { ids, positions, targets, weights };
@@ -269,7 +272,7 @@ export async function trainTinyGpt(o: TrainTinyGptOptions): Promise<TrainTinyGpt
       return rows;
     };
     const setWindow = (rows: LmExample[][]): number => {
-      const { inputs, tokens } = windowInputs(rows, c.batch, c.seq, c.pack);
+      const { inputs, tokens } = windowInputs(rows, c.batch, c.seq, c.pack, model.nPositions);
       for (const [k, v] of Object.entries(inputs)) compiled.setInput(k, v);
       return tokens;
     };

@@ -19,6 +19,7 @@
  * reducing a vector) read only live rows. An op that would mix padding into its result in a way
  * the rule cannot follow (attention, cross-entropy, a softmax over a padded vector) throws.
  */
+import { checkInput, indexLimits, type IndexLimit } from '../inputs.ts';
 import type { Graph, Node, Tensor } from '../graph.ts';
 import { cols, opInputs, size, upstreamOf } from '../graph.ts';
 import { initialParams, paramLayout } from '../layout.ts';
@@ -60,6 +61,7 @@ export class CpuModel implements Model {
   private readonly fresh: Freshness;
   private readonly paramIds: number[];
   private readonly inputByName = new Map<string, Node>();
+  private readonly indexLimits: Map<number, IndexLimit>;
   /** Op nodes the last forward pass ran (the rest kept their values); for tests and profiling. */
   computed = 0;
   /** Per node: its first dimension (1 for a scalar), the floats per index of it, and its live part. */
@@ -92,6 +94,7 @@ export class CpuModel implements Model {
     this.fresh = Freshness.of(graph);
     this.paramIds = graph.params().map((n) => n.id);
     for (const n of graph.inputs()) if (n.op.kind === 'input') this.inputByName.set(n.op.name, n);
+    this.indexLimits = indexLimits(graph);
     this.dim0 = Int32Array.from(graph.nodes, (n) => (n.shape.length === 0 ? 1 : (n.shape[0] as number)));
     this.inner = Int32Array.from(graph.nodes, (n, i) => size(n.shape) / (this.dim0[i] as number));
     this.live = Int32Array.from(this.dim0);
@@ -128,12 +131,7 @@ export class CpuModel implements Model {
   setInput(name: string, data: Float32Array | Uint32Array, rows?: number): void {
     const n = this.inputByName.get(name);
     if (!n) throw new Error(`no input named "${name}"`);
-    if (data.length !== size(n.shape))
-      throw new Error(`input ${name}: ${data.length} values for shape [${n.shape.join(', ')}]`);
-    const full = this.dim0[n.id] as number;
-    const live = rows ?? full;
-    if (!Number.isInteger(live) || live < 0 || live > full)
-      throw new Error(`input ${name}: ${rows} live rows of ${full}`);
+    const live = checkInput(n, data, rows, this.indexLimits.get(n.id));
     const have = this.values[n.id] as Buf;
     if (this.live[n.id] === live && sameBits(have, data)) return;
     have.set(data);

@@ -5,6 +5,7 @@
  * submitted when called, so several can be in flight (`step`). The buffers and their byte layouts
  * are state.ts's.
  */
+import { checkInput, indexLimits, type IndexLimit } from '../inputs.ts';
 import type { Graph, Node as GraphNode, Tensor } from '../graph.ts';
 import { size, upstreamOf } from '../graph.ts';
 import { initialParams, paramLayout } from '../layout.ts';
@@ -107,6 +108,7 @@ export class GpuModel implements Model {
   /** Index inputs set (or a new device) since their CSR lists were last built (applyLive). */
   private readonly csrStale = new Set<number>();
   private readonly inputByName = new Map<string, GraphNode>();
+  private readonly indexLimits: Map<number, IndexLimit>;
   /** Sizes the forward and backward calls for live rows (live.ts). */
   private readonly sizer: LiveSizer;
   /** A scatter's lists changed length class since the calls were last sized (writeCsr). */
@@ -135,6 +137,7 @@ export class GpuModel implements Model {
     this.fresh = Freshness.of(graph);
     this.paramIds = graph.params().map((n) => n.id);
     for (const n of graph.inputs()) if (n.op.kind === 'input') this.inputByName.set(n.op.name, n);
+    this.indexLimits = indexLimits(graph);
     this.callNodes = this.plan.forward.map(callNodesOf);
     const params = initialParams(graph, this.layout);
     this.host = {
@@ -224,12 +227,7 @@ export class GpuModel implements Model {
   setInput(name: string, data: Float32Array | Uint32Array, rows?: number): void {
     const n = this.inputByName.get(name);
     if (!n) throw new Error(`no input named "${name}"`);
-    if (data.length !== size(n.shape))
-      throw new Error(`input ${name}: ${data.length} values for shape [${n.shape.join(', ')}]`);
-    const full = n.shape.length === 0 ? 1 : (n.shape[0] as number);
-    const liveRows = rows ?? full;
-    if (!Number.isInteger(liveRows) || liveRows < 0 || liveRows > full)
-      throw new Error(`input ${name}: ${rows} live rows of ${full}`);
+    const liveRows = checkInput(n, data, rows, this.indexLimits.get(n.id));
     const typed =
       n.dtype === 'u32'
         ? data instanceof Uint32Array
