@@ -139,3 +139,29 @@ describe('steps in flight on WebGPU, and a device loss', () => {
     ref.dispose();
   });
 });
+
+describe('disposing a WebGPU model with steps in flight', () => {
+  it('settles them with their numbers, and its buffers serve another model only afterwards', async () => {
+    const ctx = await GpuContext.create({ gpu: await nodeGpu() });
+    if (!ctx) throw new Error('no WebGPU adapter');
+    const n = net();
+    const ref = new GpuModel(ctx, n.g, n.opts);
+    const want: StepResult[] = [];
+    for (const s of schedule) want.push(await call(ref, n, s));
+    ref.dispose();
+    const m = new GpuModel(ctx, n.g, n.opts);
+    const pending = schedule.map((s) => call(m, n, s));
+    m.dispose();
+    // A model compiled right away takes buffers from the same pool, read-backs of the same size
+    // among them; it steps while the disposed model's read-backs are still mapping.
+    const next = new GpuModel(ctx, n.g, n.opts);
+    const theirs = schedule.map((s) => call(next, n, s));
+    const numbers = (rs: StepResult[]) =>
+      rs.map((r) => ({ loss: r.loss, gradNorm: r.gradNorm, values: (r.values ?? []).map(bits) }));
+    expect(numbers(await Promise.all(pending))).toEqual(numbers(want));
+    expect(numbers(await Promise.all(theirs))).toEqual(numbers(want));
+    expect(ctx.errors).toEqual([]);
+    next.dispose();
+    ctx.dispose();
+  });
+});

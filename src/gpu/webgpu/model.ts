@@ -583,10 +583,15 @@ export class GpuModel implements Model {
     this.device.queue.writeBuffer(s.arenas.v, 0, this.host.v);
   }
 
+  /** Steps in flight still settle; their read-backs go back to the pool only after they have. */
   dispose(): void {
     const s = this.dev;
-    if (s && s.generation === this.ctx.generation && !this.ctx.lost)
-      for (const b of s.owned) s.pool.release(b);
     this.dev = null;
+    if (!s) return;
+    const release = (): void => {
+      if (s.generation === this.ctx.generation && !this.ctx.lost) for (const b of s.owned) s.pool.release(b);
+    };
+    if (this.inFlight > 0) void this.settled.then(release);
+    else release();
   }
 }
