@@ -3,7 +3,8 @@
  * by `GpuContext.counters` (hardware-independent: the same on SwiftShader and on a real GPU), for one
  * trainer update (`Learner.update`) at each minibatch size, one log-probability pass, and one
  * batched sampler pass (`BatchedPolicy` via `constructMany`: the node and edge passes of every
- * construction step of B·G = 64 episodes, averaged). On a real GPU a small update is bound by the
+ * construction step of B·G = 64 episodes, averaged), and the old and reference log π of a whole
+ * batch a minibatch per pass and in the trainer's passes of up to 512 rows (`Learner.passRows`). On a real GPU a small update is bound by the
  * number of dispatches (docs/benchmarks.md); the kernels' fusion (src/gpu/webgpu/plan-fuse.ts) is
  * what moves these numbers. Writes nothing.
  *
@@ -40,6 +41,8 @@ for (const M of SIZES) {
   const config = trainConfig({ minibatch: M });
   const data = await sampleBatch(checkpoint, pool, config, M, 17);
   const learner = await Learner.create(checkpoint, checkpoint, pool, config, choice);
+  // Log π passes of one minibatch each (the trainer runs them over up to Learner.passRows rows).
+  learner.passRows = 0;
   const pick = Array.from({ length: M }, (_, i) => i);
   ctx.resetCounters();
   const logp = await learner.logProbs(data.full);
@@ -55,6 +58,21 @@ for (const M of SIZES) {
       `${lpPer(lp.dispatches)} per log-probability pass (${passes} passes; ` +
       `${lpPer(lp.submissions)} submissions and ${lpPer(lp.readbacks)} read-backs each)`,
   );
+  // The trainer's old and reference passes over the whole batch: a minibatch per pass, then on the
+  // pass graphs of up to Learner.passRows rows (a warm-up on another batch first: the pass graphs
+  // compile then, and a pass runs only what changed since the last).
+  const warm = await sampleBatch(checkpoint, pool, config, M, 18);
+  for (const rows of [0, 512]) {
+    learner.passRows = rows;
+    await learner.oldAndReference(warm.full);
+    ctx.resetCounters();
+    await learner.oldAndReference(data.full);
+    const c = ctx.resetCounters();
+    console.log(
+      `  old and reference log π of ${data.full.batch} rows, ${rows === 0 ? 'a minibatch' : `up to ${rows} rows`} per pass: ` +
+        `${c.dispatches} dispatches, ${c.submissions} submissions, ${c.readbacks} read-backs`,
+    );
+  }
   learner.dispose();
 }
 

@@ -35,6 +35,8 @@ for (const M of [64, 256, 1024]) {
   const config = trainConfig({ minibatch: M });
   const data = await sampleBatch(cp, DEFAULT_POOL, config, M, 17);
   const learner = await Learner.create(cp, cp, DEFAULT_POOL, config, choice);
+  // Log π passes of one minibatch each (the trainer runs them over up to Learner.passRows rows).
+  learner.passRows = 0;
   await learner.logProbs(data.full);
   const t = { setInput: 0, csr: 0, csrApart: 0, encode: 0, began: 0, inSet: false };
   const model = learner.model as unknown as Record<string, (...a: unknown[]) => unknown>;

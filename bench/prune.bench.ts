@@ -83,6 +83,8 @@ const cases: Case[] = [
     targets: true,
     make: async (choice) => {
       const learner = await Learner.create(cp, cp, pool, trainConfig({ minibatch: M }), choice);
+      // Log π passes of one minibatch each (the trainer runs them over up to Learner.passRows rows).
+      learner.passRows = 0;
       return { model: learner.model, read: learner.graph.joint as Tensor, dispose: () => learner.dispose() };
     },
   },

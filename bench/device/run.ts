@@ -127,6 +127,8 @@ for (const M of quick ? [64] : [64, 256, 1024]) {
     ['cpu', cpu],
   ] as const) {
     const learner = await Learner.create(cp, cp, pool, config, choice);
+    // Log π passes of one minibatch each (the trainer runs them over up to Learner.passRows rows).
+    learner.passRows = 0;
     const old = await learner.logProbs(data.full);
     const ref = await learner.logProbs(data.full, 'reference');
     if (choice === webgpu) {

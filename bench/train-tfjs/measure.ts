@@ -44,6 +44,8 @@ export async function measure(
   const full = data.full;
   log(`${checkpoint.name}, minibatch ${M}: ${full.batch} steps from ${data.episodes} constructions`);
   const learner = await Learner.create(checkpoint, checkpoint, pool, config, choice);
+  // Log π passes of one minibatch each (the trainer runs them over up to Learner.passRows rows).
+  learner.passRows = 0;
   const tfp = new TfPolicy(tf, checkpoint, config, M);
   const rows: Row[] = [];
   const row = (m: Measure, [baton, tfjs]: [number, number]): void => {

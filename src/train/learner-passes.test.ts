@@ -1,10 +1,14 @@
 /**
  * The old-policy and reference log-probabilities of an iteration come from one pass over the rows
  * that packs each minibatch once for both graphs (`Learner.oldAndReference`): the numbers must be
- * those of the two separate passes (`logProbs`), bit for bit.
+ * those of the two separate passes (`logProbs`), bit for bit. Over more rows than a minibatch the
+ * passes run on forward-only graphs of up to `passRows` rows: on every backend their numbers are
+ * those of minibatch passes on the training graph, bit for bit, before and after updates and after
+ * the training graph's state was imported, and on WebGPU they take fewer submissions.
  */
 import { describe, expect, it } from 'vitest';
-import type { BackendChoice } from '../gpu/index.ts';
+import { chooseBackend, type BackendChoice } from '../gpu/index.ts';
+import { nodeGpu } from '../gpu/node-gpu.ts';
 import { taskOfMasbench } from '../masbench/index.ts';
 import {
   DEFAULT_POOL,
@@ -102,4 +106,58 @@ describe('the learner’s old-policy and reference passes', () => {
       learner.dispose();
     }
   });
+});
+
+describe('log π passes over more rows than a minibatch', () => {
+  const backends: [string, () => Promise<BackendChoice>][] = [
+    ['cpu', () => Promise.resolve(cpu)],
+    ['wasm', () => Promise.resolve({ backend: 'wasm', reason: 'test', adapter: null, ctx: null })],
+    ['webgpu', async () => chooseBackend('webgpu', { gpu: await nodeGpu() })],
+  ];
+  it.each(backends)(
+    'on %s give the numbers of minibatch passes, bit for bit, in fewer passes',
+    async (_, make) => {
+      const choice = await make();
+      const cp = priorCheckpoint(DEFAULT_POOL);
+      const config = trainConfig({ minibatch: 8, maxSteps: 8, klCoef: 0.05 });
+      const eps = await episodes(cp, 6);
+      const learner = await Learner.create(cp, cp, DEFAULT_POOL, config, choice);
+      try {
+        const full = learner.batch(eps);
+        expect(full.batch).toBeGreaterThan(2 * config.minibatch);
+        // Both ways: pass graphs of up to 64 rows (one pass per graph here), and minibatches of 8.
+        // The trainer reads the parameter arena after its updates (for the sampler); the pass
+        // graphs take their parameters from that read, so a pass costs one submission per graph.
+        const bothWays = async () => {
+          await learner.arena();
+          learner.passRows = 64;
+          const counters = choice.ctx?.resetCounters();
+          const wide = await learner.oldAndReference(full);
+          const submissions = choice.ctx ? choice.ctx.resetCounters().submissions : null;
+          learner.passRows = 0;
+          const narrow = await learner.oldAndReference(full);
+          expect(bits(wide.old)).toBe(bits(narrow.old));
+          expect(bits(wide.ref as Float64Array)).toBe(bits(narrow.ref as Float64Array));
+          if (counters) expect(submissions).toBe(2);
+          return narrow;
+        };
+        const first = await bothWays();
+        const adv = Float64Array.from(first.old, (_, i) => (i % 5) - 2);
+        for (const start of [0, 8]) {
+          const pick = Array.from({ length: 8 }, (_, i) => i + start);
+          await learner.update(full, pick, first.old, first.ref, adv);
+        }
+        const moved = await bothWays();
+        expect(bits(moved.old)).not.toBe(bits(first.old));
+        // A state imported through `model` (a resumed trainer) reaches the pass graphs too.
+        const state = await learner.model.exportState();
+        learner.model.importState({ ...state, params: state.params.map((x) => x * 0.5) });
+        const imported = await bothWays();
+        expect(bits(imported.old)).not.toBe(bits(moved.old));
+      } finally {
+        learner.dispose();
+        choice.ctx?.dispose();
+      }
+    },
+  );
 });

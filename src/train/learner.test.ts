@@ -124,6 +124,8 @@ describe('the learner on WebGPU (Dawn on SwiftShader) and on the CPU', () => {
     const config = trainConfig({ minibatch: 16, maxSteps: 6, klCoef: 0.05 });
     const episodes = await sampleEpisodes(cp, config, 3);
     const learner = await Learner.create(cp, cp, DEFAULT_POOL, config, gpu);
+    // Passes of one minibatch each (the trainer's longer passes: learner-passes.test.ts).
+    learner.passRows = 0;
     const full = learner.batch(episodes);
     // Counted at the device, below the compute core: every queue.submit and every mapAsync.
     const device = ctx.device;

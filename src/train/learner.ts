@@ -54,6 +54,20 @@ interface Compiled {
   model: Model;
 }
 
+/**
+ * Forward-only copies of the graphs at `rows` rows for log π passes over more rows than a
+ * minibatch (`Learner.passRows`): the current policy (parameters imported from the training graph
+ * when they moved) and the reference.
+ */
+interface PassGraphs {
+  rows: number;
+  current: Compiled;
+  ref: Compiled | null;
+  packed: PackedStates;
+  /** The training graph's `version` whose parameters `current` holds. */
+  version: number;
+}
+
 /** A training graph (with loss and Adam) and, for the KL term, a frozen reference graph. */
 export class Learner {
   private constructor(
@@ -62,17 +76,40 @@ export class Learner {
     private readonly config: TrainConfig,
     private readonly train: Compiled & { stats: Tensor[] },
     private readonly ref: Compiled | null,
+    private readonly choice: BackendChoice,
+    private readonly reference: PolicyCheckpoint,
   ) {
     const cfg = checkpoint.config;
     const M = config.minibatch;
     this.packed = new PackedStates(encoderConfig(cfg), M, M * cfg.maxAgents, graphBlock(cfg) !== null);
-    for (const c of [train, ref]) {
-      if (!c) continue;
-      c.model.setInput('ones', new Float32Array(agentDim(encoderConfig(cfg))).fill(1));
-      const block = graphBlock(cfg);
-      if (block) c.model.setInput('onesG', new Float32Array(block.hidden).fill(1));
-    }
+    for (const c of [train, ref]) if (c) this.constants(c.model);
   }
+
+  /** The inputs every graph of this config holds fixed: all-ones vectors, and without JPSS the blind edges. */
+  private constants(model: Model, edgeRows?: number): void {
+    const cfg = this.checkpoint.config;
+    model.setInput('ones', new Float32Array(agentDim(encoderConfig(cfg))).fill(1));
+    const block = graphBlock(cfg);
+    if (block) model.setInput('onesG', new Float32Array(block.hidden).fill(1));
+    if (edgeRows !== undefined && !this.config.jpss)
+      for (const [k, v] of Object.entries(jpssInputs(cfg, edgeRows))) model.setInput(k, v);
+  }
+
+  /**
+   * Rows per log π pass: `oldAndReference` and `logProbs` over more rows than a minibatch run on
+   * forward-only copies of the graphs with up to this many rows (a power of two ≥ the batch's rows),
+   * so a batch of 358 steps is one pass per graph rather than six of 64. The numbers are those of
+   * minibatch passes, bit for bit (every row's log π is computed from that row alone); a GPU runs
+   * far fewer dispatches and round trips. At most `minibatch`: passes of minibatches on the
+   * training graph (benchmarks of a minibatch's forward pass set this).
+   */
+  passRows = 512;
+
+  /** Counts changes of the training graph's parameters (updates, and any use of `model`). */
+  private version = 0;
+  /** The last parameter arena read (`arena`), and the version it was read at. */
+  private lastArena: { version: number; params: Float32Array } | null = null;
+  private readonly passGraphs = new Map<number, PassGraphs>();
 
   /** The minibatch's steps, packed (reused for every minibatch). */
   private readonly packed: PackedStates;
@@ -138,7 +175,15 @@ export class Learner {
         ),
       };
     }
-    return new Learner(checkpoint, pool, config, { pg, model, stats: [negNodeH, negEdgeH] }, ref);
+    return new Learner(
+      checkpoint,
+      pool,
+      config,
+      { pg, model, stats: [negNodeH, negEdgeH] },
+      ref,
+      choice,
+      reference,
+    );
   }
 
   /** All steps of the episodes as one batch (rows in episode order). */
@@ -160,9 +205,8 @@ export class Learner {
 
   /** log π of every row of `full` under the current (or the reference) parameters. */
   async logProbs(full: TrainingBatch, which: 'current' | 'reference' = 'current'): Promise<Float64Array> {
-    const c = which === 'current' ? this.train : this.ref;
-    if (!c) throw new Error('no reference policy (klCoef is 0)');
-    const [lp] = await this.passes(full, [c]);
+    if (which === 'reference' && !this.ref) throw new Error('no reference policy (klCoef is 0)');
+    const [lp] = await this.passes(full, [which]);
     return lp as Float64Array;
   }
 
@@ -172,29 +216,42 @@ export class Learner {
    * minibatch of rows packed once for both graphs.
    */
   async oldAndReference(full: TrainingBatch): Promise<{ old: Float64Array; ref: Float64Array | null }> {
-    const [old, ref] = await this.passes(full, this.ref ? [this.train, this.ref] : [this.train]);
+    const [old, ref] = await this.passes(full, this.ref ? ['current', 'reference'] : ['current']);
     return { old: old as Float64Array, ref: ref ?? null };
   }
 
   /**
-   * Forward passes of `graphs` over consecutive minibatches of `full`'s rows (block copies). The
-   * graphs are separate models with their own inputs, so each minibatch is fed to all of them and
-   * their passes run together. On WebGPU each pass is submitted when called, and the next
-   * minibatch is packed and submitted before the last one's log π is awaited (`overlapped`): the
-   * host prepares one while the device runs the other. Each pass is pruned to the joint log π
-   * (`RunOptions.prune`): the training graph's objective and entropy sums, which it does not read,
-   * are not computed.
+   * Forward passes of the `which` graphs over consecutive blocks of `full`'s rows (block copies): on
+   * the pass graphs of `passRows` rows when the batch is longer than a minibatch, else on the
+   * training and reference graphs, a minibatch at a time. The graphs are separate models with their
+   * own inputs, so each block is fed to all of them and their passes run together. On WebGPU each
+   * pass is submitted when called, and the next block is packed and submitted before the last one's
+   * log π is awaited (`overlapped`): the host prepares one while the device runs the other. Each
+   * pass is pruned to the joint log π (`RunOptions.prune`): the training graph's objective and
+   * entropy sums, which it does not read, are not computed.
    */
-  private async passes(full: TrainingBatch, graphs: readonly Compiled[]): Promise<Float64Array[]> {
+  private async passes(
+    full: TrainingBatch,
+    which: readonly ('current' | 'reference')[],
+  ): Promise<Float64Array[]> {
     const M = this.config.minibatch;
+    let rows = M;
+    while (rows < Math.min(full.batch, this.passRows)) rows *= 2;
+    let graphs: Compiled[];
+    let mb = this.packed;
+    if (rows > M) {
+      const p = await this.passGraphsOf(Math.min(rows, Math.max(M, this.passRows)));
+      rows = p.rows;
+      mb = p.packed;
+      graphs = which.map((w) => (w === 'current' ? p.current : (p.ref as Compiled)));
+    } else graphs = which.map((w) => (w === 'current' ? this.train : (this.ref as Compiled)));
     const out = graphs.map(() => new Float64Array(full.batch));
-    const mb = this.packed;
     await overlapped(
-      Math.ceil(full.batch / M),
+      Math.ceil(full.batch / rows),
       (i) => {
-        const start = i * M;
+        const start = i * rows;
         mb.clear();
-        mb.copyRange(full.rows, start, Math.min(M, full.batch - start));
+        mb.copyRange(full.rows, start, Math.min(rows, full.batch - start));
         for (const c of graphs) mb.feed(c.model, { targets: true, blind: !this.config.jpss });
         const opts = { backward: false, update: false, prune: true };
         return Promise.all(
@@ -202,8 +259,8 @@ export class Learner {
         );
       },
       (lps, i) => {
-        const start = i * M;
-        const n = Math.min(M, full.batch - start);
+        const start = i * rows;
+        const n = Math.min(rows, full.batch - start);
         for (const [g, [lp]] of lps.entries()) {
           const dst = out[g] as Float64Array;
           for (let r = 0; r < n; r++) dst[start + r] = (lp as Float32Array)[r] as number;
@@ -212,6 +269,39 @@ export class Learner {
       this.overlap,
     );
     return out;
+  }
+
+  /** The pass graphs of `rows` rows (compiled on first use), holding the current parameters. */
+  private async passGraphsOf(rows: number): Promise<PassGraphs> {
+    let p = this.passGraphs.get(rows);
+    if (!p) {
+      const cfg = this.checkpoint.config;
+      const opts = { batch: rows, edgeRows: rows * cfg.maxAgents, logProb: true, jpss: this.config.jpss };
+      const forward = async (c: PolicyCheckpoint): Promise<Compiled> => {
+        const pg = buildPolicyGraph(c.config, c.params, opts);
+        const model = await compile(this.choice, pg.graph, policyCompileOptions(c.config));
+        this.constants(model, opts.edgeRows);
+        return { pg, model };
+      };
+      const packed = new PackedStates(encoderConfig(cfg), rows, opts.edgeRows, graphBlock(cfg) !== null);
+      // Built from the checkpoint: the training graph's parameters before any update (version 0).
+      p = {
+        rows,
+        current: await forward(this.checkpoint),
+        ref: this.ref ? await forward(this.reference) : null,
+        packed,
+        version: 0,
+      };
+      this.passGraphs.set(rows, p);
+    }
+    if (p.version !== this.version) {
+      const v = this.version;
+      const params = this.lastArena?.version === v ? this.lastArena.params : await this.arena();
+      const zeros = new Float32Array(params.length);
+      p.current.model.importState({ params, m: zeros, v: zeros, t: 0 });
+      p.version = v;
+    }
+    return p;
   }
 
   /**
@@ -230,6 +320,7 @@ export class Learner {
   ): Promise<UpdateStats> {
     const M = this.config.minibatch;
     const { model, pg } = this.train;
+    if (apply) this.version++;
     this.feedRows(model, full, pick);
     const n = pick.length;
     const at = <T>(xs: ArrayLike<T>, k: number): T[] =>
@@ -282,7 +373,10 @@ export class Learner {
    * arena, not one per parameter): what `snapshot` slices and the trainer's sampler loads.
    */
   async arena(): Promise<Float32Array> {
-    return (await this.train.model.exportState()).params;
+    const version = this.version;
+    const params = (await this.train.model.exportState()).params;
+    this.lastArena = { version, params };
+    return params;
   }
 
   /**
@@ -305,8 +399,12 @@ export class Learner {
     return { ...this.checkpoint, name, params, meta };
   }
 
-  /** The training graph's model (gradient checks read it). */
+  /**
+   * The training graph's model (gradient checks read it; a resumed trainer imports its state). Its
+   * parameters may change through it, so the pass graphs take them again before their next pass.
+   */
   get model(): Model {
+    this.version++;
     return this.train.model;
   }
 
@@ -317,6 +415,8 @@ export class Learner {
   dispose(): void {
     this.train.model.dispose();
     this.ref?.model.dispose();
+    for (const p of this.passGraphs.values()) for (const c of [p.current, p.ref]) c?.model.dispose();
+    this.passGraphs.clear();
   }
 }
 

@@ -74,6 +74,8 @@ export interface TrainerOptions {
    * first. The numbers are the same either way; benchmarks compare the times.
    */
   overlap?: number;
+  /** Rows per log π pass (`Learner.passRows`, default 512; at most the minibatch: a minibatch each). */
+  passRows?: number;
 }
 
 export class Trainer {
@@ -101,6 +103,7 @@ export class Trainer {
     const current = r ? r.checkpoint : o.start;
     const learner = await Learner.create(current, start, o.pool, config, o.choice);
     if (o.overlap !== undefined) learner.overlap = o.overlap;
+    if (o.passRows !== undefined) learner.passRows = o.passRows;
     if (r?.optimizer) learner.model.importState(r.optimizer);
     return new Trainer(
       o,

@@ -1,9 +1,17 @@
 /**
- * `npm run bench:overlap`: the trainer's log π passes and minibatch updates awaited one by one
- * (`TrainerOptions.overlap` 1) against overlapped (2, the default: the next minibatch is packed and
- * submitted before the last one's result is awaited, src/train/overlap.ts), in the same run, on
- * each backend here: WebGPU (SwiftShader on a machine without a GPU), wasm and the TypeScript CPU
- * backend.
+ * Two settings of a trainer option that must not change the numbers, timed against each other in
+ * the same run, on each backend here: WebGPU (SwiftShader on a machine without a GPU), wasm and the
+ * TypeScript CPU backend.
+ * - `npm run bench:overlap` (`--what overlap`): the log π passes and minibatch updates awaited one
+ *   by one (`TrainerOptions.overlap` 1) against overlapped (2, the default: the next minibatch is
+ *   packed and submitted before the last one's result is awaited, src/train/overlap.ts). On the CPU
+ *   backends a step computes when it is called, so there is nothing to overlap: their ratios show
+ *   the spread of the measure. On SwiftShader the device's work is CPU work on the same two cores
+ *   as the host's, so the overlap there is not a GPU's; a GPU machine measures it in
+ *   `npm run bench:device` (its `webgpu_serial` iteration row).
+ * - `npm run bench:pass-rows` (`--what passRows`): log π passes of one minibatch each
+ *   (`TrainerOptions.passRows` 0) against passes of up to 512 rows on forward-only graphs (the
+ *   default, `Learner.passRows`).
  *
  * Two trainers per backend run the same iterations (same seed and config: the default, B = 8 × G = 8,
  * minibatch 64, preset mixed, from `prior`, simulated runners); the bench checks that their metrics
@@ -11,31 +19,40 @@
  * the old and reference log π passes, and the minibatch updates. Rounds alternate the two trainers
  * and which of them goes first; the whole is run twice, the trainers created in either order.
  * On WebGPU the rollouts are sampled on wasm (`samplerChoice`), which neither phase includes.
- *
- * On the CPU backends a step computes when it is called, so there is nothing to overlap: their
- * ratios show the spread of the measure. On SwiftShader the device's work is CPU work on the same
- * two cores as the host's, so the overlap there is not a GPU's; a GPU machine measures it in
- * `npm run bench:device` (its `webgpu_serial` iteration row). Writes nothing.
+ * Writes nothing.
  *
  *   npm run bench:overlap [-- --iters 4]
+ *   npm run bench:pass-rows [-- --iters 4]
  */
 import { allowWgslImports } from '../src/cli/wgsl-loader.ts';
 import { simulatedRunners } from '../src/executor/train-runners.ts';
 import { chooseBackend, type BackendChoice } from '../src/gpu/index.ts';
 import { nodeGpu, releaseNodeGpu } from '../src/gpu/node-gpu.ts';
 import { DEFAULT_POOL, priorCheckpoint } from '../src/policy/index.ts';
-import { Trainer, trainConfig, type IterationMetrics } from '../src/train/index.ts';
+import { Trainer, trainConfig, type IterationMetrics, type TrainerOptions } from '../src/train/index.ts';
 
 const argv = process.argv.slice(2);
 const at = argv.indexOf('--iters');
 const ITERS = at >= 0 ? Number(argv[at + 1]) : 4;
+const wi = argv.indexOf('--what');
+const WHAT = wi >= 0 ? argv[wi + 1] : 'overlap';
+/** The two settings, A then B (B the default), and their names in the table. */
+const SETTINGS: Record<string, [string, string, (k: number) => Partial<TrainerOptions>]> = {
+  overlap: ['one by one', 'overlapped', (k) => ({ overlap: k + 1 })],
+  passRows: ['a minibatch per pass', '512 rows per pass', (k) => ({ passRows: k === 0 ? 0 : 512 })],
+};
+const setting = SETTINGS[WHAT ?? ''];
+if (!setting) throw new Error(`--what: one of ${Object.keys(SETTINGS).join(', ')}`);
+const [nameA, nameB, optionOf] = setting;
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[xs.length >> 1] as number;
 
 allowWgslImports();
 const webgpu = await chooseBackend('webgpu', { gpu: await nodeGpu() });
 const wasm: BackendChoice = { backend: 'wasm', reason: 'forced', adapter: null, ctx: null };
 const cpu: BackendChoice = { backend: 'cpu', reason: 'forced', adapter: null, ctx: null };
-console.log(`adapter: ${webgpu.reason}; ${ITERS} timed iterations per trainer after one warm-up`);
+console.log(
+  `${WHAT}: ${nameA} vs ${nameB}; adapter: ${webgpu.reason}; ${ITERS} timed iterations per trainer after one warm-up`,
+);
 const config = trainConfig({ preset: 'mixed', seed: 0 });
 
 const rows: Record<string, string | number>[] = [];
@@ -44,7 +61,7 @@ for (const [label, choice] of [
   ['wasm', wasm],
   ['cpu (TypeScript)', cpu],
 ] as const) {
-  const make = (overlap: number) =>
+  const make = (k: number) =>
     Trainer.create({
       start: priorCheckpoint(DEFAULT_POOL),
       pool: DEFAULT_POOL,
@@ -53,11 +70,11 @@ for (const [label, choice] of [
       ...(choice === webgpu ? { samplerChoice: wasm } : {}),
       runners: simulatedRunners,
       sampling: 'batched',
-      overlap,
+      ...optionOf(k),
       clock: () => performance.now(),
     });
   // Two sessions, the trainers created in one order and then the other: in trials on wasm the
-  // trainer created first ran its updates 1.2–1.4× slower than the second, whichever its overlap
+  // trainer created first ran its updates 1.2–1.4× slower than the second, whichever its setting
   // (cause not found). Samples of both sessions pooled.
   const ms = [0, 1].map(() => ({ old: [] as number[], steps: [] as number[] }));
   let same = true;
@@ -66,7 +83,7 @@ for (const [label, choice] of [
     [1, 0],
   ]) {
     const trainers: Trainer[] = [];
-    for (const k of created) trainers[k] = await make(k + 1);
+    for (const k of created) trainers[k] = await make(k);
     const metrics: IterationMetrics[][] = [[], []];
     for (let r = -1; r < ITERS; r++)
       for (const k of r % 2 === 0 ? [0, 1] : [1, 0]) {
@@ -86,11 +103,11 @@ for (const [label, choice] of [
   const f = (x: number): number => +x.toFixed(1);
   rows.push({
     backend: label,
-    'log π passes ms: one by one': f(median(s.old)),
-    overlapped: f(median(o.old)),
+    [`log π passes ms: ${nameA}`]: f(median(s.old)),
+    [nameB]: f(median(o.old)),
     'speed-up': `${(median(s.old) / median(o.old)).toFixed(2)}×`,
-    'updates ms: one by one': f(median(s.steps)),
-    'overlapped ': f(median(o.steps)),
+    [`updates ms: ${nameA}`]: f(median(s.steps)),
+    [`${nameB} `]: f(median(o.steps)),
     'speed-up ': `${(median(s.steps) / median(o.steps)).toFixed(2)}×`,
     'same numbers': same ? 'yes' : 'NO',
   });
