@@ -1,12 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { simulatedRunners } from '../executor/train-runners.ts';
 import type { Task } from '../core/trace.ts';
+import { chooseBackend, type BackendChoice } from '../gpu/index.ts';
+import { nodeGpu } from '../gpu/node-gpu.ts';
 import { generateTask, taskOfMasbench, type Axis } from '../masbench/index.ts';
 import { BatchedPolicy, constructMany } from './batch-sample.ts';
 import { applyAction, initialState, type ConstructionState } from './construction.ts';
 import { encodeTask } from './encoder.ts';
 import { construct } from './episode.ts';
-import { PolicyNetwork, randomCheckpoint } from './network.ts';
+import { PolicyNetwork, randomCheckpoint, type EdgeMode } from './network.ts';
 import { priorCheckpoint } from './prior.ts';
 import { DEFAULT_POOL } from './roles.ts';
 import type { PolicyCheckpoint } from './checkpoint.ts';
@@ -39,7 +41,15 @@ function stateWith(n: number): ConstructionState {
 
 async function both(
   cp: PolicyCheckpoint,
-  o: { seed: number; n: number; execute: boolean; temperature?: number; greedy?: boolean },
+  o: {
+    seed: number;
+    n: number;
+    execute: boolean;
+    temperature?: number;
+    greedy?: boolean;
+    edgeMode?: EdgeMode;
+    choice?: BackendChoice;
+  },
 ) {
   const ts = tasks(o.n, o.seed);
   const seeds = ts.map((_, i) => (o.seed * 1000 + i * 7) >>> 0);
@@ -62,7 +72,10 @@ async function both(
     );
   }
   net.dispose();
-  const batched = BatchedPolicy.create(cp, CPU, { maxBatch: ts.length });
+  const batched = BatchedPolicy.create(cp, o.choice ?? CPU, {
+    maxBatch: ts.length,
+    ...(o.edgeMode ? { edgeMode: o.edgeMode } : {}),
+  });
   const many = await constructMany({
     policy: batched,
     pool,
@@ -145,6 +158,68 @@ describe('batched construction (constructMany)', () => {
     expect(before.map((c) => c.steps)).not.toEqual(want.map((c) => c.steps));
     reused.dispose();
     fresh.dispose();
+  });
+
+  it('in fused edge mode gives the same traces, each role’s edges from the node pass bit for bit', async () => {
+    const cp = randomCheckpoint(pool, 9);
+    for (const o of [
+      { seed: 1, n: 12, execute: true },
+      { seed: 5, n: 7, execute: true, temperature: 0.7 },
+    ]) {
+      const { one, many } = await both(cp, { ...o, edgeMode: 'fused' });
+      expect(many.map((c) => c.trace)).toEqual(one.map((c) => c.trace));
+    }
+    const fused = BatchedPolicy.create(cp, CPU, { maxBatch: 8, edgeMode: 'fused' });
+    const two = BatchedPolicy.create(cp, CPU, { maxBatch: 8 });
+    expect([fused.edgeMode, two.edgeMode]).toEqual(['fused', 'two-pass']);
+    const task = encodeTask(taskOfMasbench(tasks(1, 3)[0] as ReturnType<typeof generateTask>).query, 256);
+    const states = [0, 1, 3, 5, 2].map(stateWith);
+    const heads = await fused.nodePass(states.map((state) => ({ task, state })));
+    const plain = await two.nodePass(states.map((state) => ({ task, state })));
+    for (let r = 0; r < pool.roles.length; r++) {
+      const edges = await two.edgePass(
+        states.map((state) => ({ task, state, role: state.agents.length ? r : null })),
+      );
+      for (const [i, state] of states.entries()) {
+        expect(Array.from(heads[i]?.probs ?? [])).toEqual(Array.from(plain[i]?.probs ?? []));
+        const got = heads[i]?.roleEdges?.(r) ?? new Float32Array(1);
+        expect(got.length, `state ${i}`).toBe(state.agents.length);
+        expect(Array.from(got), `state ${i}, role ${r}`).toEqual(Array.from(edges[i] ?? []));
+      }
+    }
+    fused.dispose();
+    two.dispose();
+  });
+
+  it('on WebGPU samples in fused mode: one pass per construction step, the traces of two-pass', async () => {
+    const choice = await chooseBackend('webgpu', { gpu: await nodeGpu() });
+    const ctx = choice.ctx;
+    if (!ctx) throw new Error('no WebGPU context');
+    try {
+      expect(BatchedPolicy.create(priorCheckpoint(pool), choice, { maxBatch: 4 }).edgeMode).toBe('fused');
+      const run = async (edgeMode: EdgeMode) => {
+        ctx.resetCounters();
+        const { many } = await both(priorCheckpoint(pool), {
+          seed: 2,
+          n: 6,
+          execute: true,
+          choice,
+          edgeMode,
+        });
+        return { many, submissions: ctx.resetCounters().submissions };
+      };
+      const fused = await run('fused');
+      const two = await run('two-pass');
+      // The same traces: every edge row reads only its agent, state and role.
+      expect(fused.many.map((m) => m.trace)).toEqual(two.many.map((m) => m.trace));
+      // One submission per step of the longest episode (node and every role's edges); two-pass adds
+      // an edge pass at every step where some episode chose an ADD with agents to link.
+      const steps = Math.max(...fused.many.map((m) => m.steps.length));
+      expect(fused.submissions).toBe(steps);
+      expect(two.submissions).toBeGreaterThan(steps);
+    } finally {
+      ctx.dispose();
+    }
   });
 
   it('refuses more episodes than its batch', async () => {

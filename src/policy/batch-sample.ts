@@ -14,6 +14,12 @@
  *
  * Graphs are compiled for batch sizes 1, 2, 4, … up to the largest batch, on first use, and a pass
  * uses the smallest that fits, so late steps with few episodes left do not pay for the full batch.
+ *
+ * In `fused` edge mode (the default on WebGPU, as for `PolicyNetwork`) the node pass also computes
+ * every state's edge logits under every role, so a construction step is one pass and one read-back
+ * instead of two: on a GPU a pass of a few dozen states costs its round trip more than its
+ * arithmetic. An edge row reads only its own agent, state and role, so the chosen role's logits are
+ * those of the two-pass edge pass, bit for bit (batch-sample.test.ts).
  */
 import type { ConstructionStep, Task } from '../core/trace.ts';
 import { compile, readStep, type BackendChoice, type Model } from '../gpu/index.ts';
@@ -37,6 +43,7 @@ import {
   encoderConfig,
   jpssInputs,
   policyCompileOptions,
+  type EdgeMode,
   type Evaluation,
   type PolicyGraph,
 } from './network.ts';
@@ -62,7 +69,18 @@ export interface BatchItem {
   state: ConstructionState;
 }
 
-/** A policy compiled for batched passes (`two-pass` edge mode: node pass, then edges for one role per state). */
+/** What a node pass gives for one state: its action mask, π_node, and in `fused` mode its edge logits per role. */
+export interface NodeHead {
+  mask: Float32Array;
+  probs: Float32Array;
+  /** `fused` mode: the edge logits of role r over the state's agents (state order). */
+  roleEdges?: (role: number) => Float32Array;
+}
+
+/**
+ * A policy compiled for batched passes: `two-pass` (node pass, then edges for one role per state)
+ * or `fused` (the node pass gives the edges under every role).
+ */
 export class BatchedPolicy {
   readonly enc: EncoderConfig;
   private readonly sizes = new Map<number, Compiled>();
@@ -76,6 +94,7 @@ export class BatchedPolicy {
     readonly maxBatch: number,
     /** False: the "w/o JPSS" ablation (`PolicyGraphOptions.jpss`). */
     readonly jpss: boolean,
+    readonly edgeMode: EdgeMode,
   ) {
     this.enc = encoderConfig(current.config);
   }
@@ -84,7 +103,7 @@ export class BatchedPolicy {
   static create(
     original: PolicyCheckpoint,
     choice: BackendChoice,
-    o: { maxBatch: number; jpss?: boolean },
+    o: { maxBatch: number; jpss?: boolean; edgeMode?: EdgeMode },
   ): BatchedPolicy {
     if (!Number.isInteger(o.maxBatch) || o.maxBatch < 1)
       throw new Error('maxBatch must be a positive integer');
@@ -93,6 +112,7 @@ export class BatchedPolicy {
       choice,
       o.maxBatch,
       (o.jpss ?? original.meta?.jpss) !== false,
+      o.edgeMode ?? (choice.backend === 'webgpu' ? 'fused' : 'two-pass'),
     );
   }
 
@@ -140,7 +160,7 @@ export class BatchedPolicy {
     const have = this.sizes.get(size);
     if (have) return have;
     const cfg = this.checkpoint.config;
-    const E = size * cfg.maxAgents;
+    const E = size * (this.edgeMode === 'fused' ? cfg.roles.length : 1) * cfg.maxAgents;
     const pg = buildPolicyGraph(cfg, this.checkpoint.params, { batch: size, edgeRows: E, jpss: this.jpss });
     const model = await compile(this.choice, pg.graph, policyCompileOptions(cfg));
     this.importArena(model);
@@ -155,11 +175,12 @@ export class BatchedPolicy {
   }
 
   /**
-   * Packs `items` (without edge rows) unless they are the states of the last pass in the same
-   * order, then writes the inputs. The edge pass of a step packs the node pass's items again, so
-   * the CPU backend's forward reuse reruns only the edge head.
+   * Packs `items` unless they are the states of the last pass in the same order, with edge rows for
+   * `roles` (one per item, null: none; 'all': every role for every item), then writes the inputs.
+   * The edge pass of a step packs the node pass's items again, so the CPU backend's forward reuse
+   * reruns only the edge head.
    */
-  private pack(c: Compiled, items: readonly BatchItem[], roles?: readonly (number | null)[]): void {
+  private pack(c: Compiled, items: readonly BatchItem[], roles?: readonly (number | null)[] | 'all'): void {
     let same = items.length === c.items.length;
     for (let b = 0; same && b < items.length; b++) {
       const it = items[b] as BatchItem;
@@ -172,7 +193,9 @@ export class BatchedPolicy {
       for (const it of items) c.packed.add(it.task, it.state);
       c.items = items.map((it) => ({ task: it.task, state: it.state }));
     }
-    if (roles)
+    if (roles === 'all')
+      for (let b = 0; b < items.length; b++) for (let r = 0; r < this.enc.roles; r++) c.packed.addEdges(b, r);
+    else if (roles)
       for (let b = 0; b < roles.length; b++) {
         const role = roles[b];
         if (role !== null && role !== undefined) c.packed.addEdges(b, role);
@@ -182,14 +205,33 @@ export class BatchedPolicy {
     else c.packed.feed(c.model, { blind: !this.jpss });
   }
 
-  /** The node head for every item: its action mask and π_node (exactly 0 where masked). */
-  async nodePass(items: readonly BatchItem[]): Promise<{ mask: Float32Array; probs: Float32Array }[]> {
+  /**
+   * The node head for every item: its action mask and π_node (exactly 0 where masked); in `fused`
+   * mode also its edge logits under every role, from the same pass.
+   */
+  async nodePass(items: readonly BatchItem[]): Promise<NodeHead[]> {
     if (items.length === 0) return [];
     const c = await this.compiled(items.length);
+    const A = this.enc.roles + 2;
+    if (this.edgeMode === 'fused') {
+      // Every role's edge rows for every state (rows ρ·n + i of the state's block).
+      this.pack(c, items, 'all');
+      const [probs, logits] = (await readStep(c.model, [c.pg.probs, c.pg.edgeLogits], { prune: true }))
+        .values as [Float32Array, Float32Array];
+      const p = c.packed;
+      return items.map((it, b) => {
+        const first = p.firstEdge[b] as number;
+        const n = (p.edgeCount[b] as number) / this.enc.roles;
+        return {
+          mask: actionMask(it.state),
+          probs: probs.slice(b * A, (b + 1) * A),
+          roleEdges: (role: number) => logits.slice(first + role * n, first + role * n + n),
+        };
+      });
+    }
     this.pack(c, items);
     // Pruned to the node head (RunOptions.prune): one read-back, no edge head, no log π.
     const [probs] = (await readStep(c.model, [c.pg.probs], { prune: true })).values as [Float32Array];
-    const A = this.enc.roles + 2;
     return items.map((it, b) => ({
       mask: actionMask(it.state),
       probs: probs.slice(b * A, (b + 1) * A),
@@ -326,11 +368,18 @@ export async function constructMany(o: ConstructManyOptions): Promise<Constructi
         role: role !== null && it.state.agents.length > 0 ? role : null,
       };
     });
-    const logits = await net.edgePass(edgeItems);
+    // Fused: the node pass gave every role's edges; else one edge pass for the chosen roles.
+    const logits = heads.every((h) => h.roleEdges)
+      ? edgeItems.map((it, j) =>
+          it.role === null
+            ? new Float32Array(0)
+            : ((heads[j] as NodeHead).roleEdges?.(it.role) as Float32Array),
+        )
+      : await net.edgePass(edgeItems);
     for (let j = 0; j < running.length; j++) {
       const k = running[j] as number;
       const { opts, d } = decisions[j] as (typeof decisions)[number];
-      const head = heads[j] as { mask: Float32Array; probs: Float32Array };
+      const head = heads[j] as NodeHead;
       const chosen =
         (edgeItems[j] as (typeof edgeItems)[number]).role !== null
           ? (logits[j] as Float32Array)
