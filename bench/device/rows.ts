@@ -21,6 +21,7 @@ import {
   iterationWorkload,
   trainConfig,
   type TrainConfigInput,
+  type TrainerOptions,
 } from '../../src/train/index.ts';
 import { sampleBatch } from '../train-tfjs/episodes.ts';
 import { ADAM, tfjsStep, window, type LmSize } from '../lm-common.ts';
@@ -107,8 +108,12 @@ export interface IterationPath {
   choice: BackendChoice;
   /** Where rollouts are sampled when not on `choice` (TrainerOptions.samplerChoice). */
   sampler?: BackendChoice;
-  /** TrainerOptions.overlap (default 2: each minibatch submitted before the last is awaited). */
-  overlap?: number;
+  /**
+   * Trainer options that change speed, not numbers: `overlap` (default 2: each minibatch submitted
+   * before the last is awaited), `passRows` (default 512 rows per log π pass; 0: a minibatch each)
+   * and `samplerEdgeMode` (default on WebGPU `fused`: one sampler pass per construction step).
+   */
+  options?: Pick<TrainerOptions, 'overlap' | 'passRows' | 'samplerEdgeMode'>;
 }
 
 export async function iterationRows(
@@ -134,7 +139,7 @@ export async function iterationRows(
         config,
         choice: p.choice,
         ...(p.sampler ? { samplerChoice: p.sampler } : {}),
-        ...(p.overlap !== undefined ? { overlap: p.overlap } : {}),
+        ...p.options,
         runners: simulatedRunners,
         sampling: 'batched',
         clock: () => performance.now(),

@@ -10,8 +10,10 @@
  *   CPU (small size) and TF.js WebGPU on the same Dawn device (navigator.gpu shim);
  * - the GPT-2-style training step at 3.5 M (16 × 256 tokens) and 11.2 M parameters (16 × 512 tokens)
  *   on Baton WebGPU and TF.js WebGPU (rows.ts);
- * - whole training iterations, episodes/s, default config and B=32, G=8, on WebGPU (overlapped and
- *   one minibatch at a time), wasm and the TypeScript CPU backend in the same run (rows.ts);
+ * - whole training iterations, episodes/s, default config and B=32, G=8, on WebGPU (as the trainer
+ *   runs by default, and with each speed option turned back: one minibatch at a time, no lanes
+ *   products, log π a minibatch per pass, two sampler passes per step), wasm and the TypeScript CPU
+ *   backend in the same run (rows.ts);
  * - the `auto` probe's two timings and its cost (rows.ts), and what `auto` picks for training when it
  *   times one iteration of the config on each backend (rows.ts `autoTrainRows`);
  * - the floor: µs per near-empty dispatch (chained, independent, one pass each), an empty
@@ -282,7 +284,10 @@ out.iterations = await iterationRows(
   [
     { label: 'webgpu', choice: webgpu },
     // The same iterations with every log π pass and update awaited before the next is submitted.
-    { label: 'webgpu_serial', choice: webgpu, overlap: 1 },
+    { label: 'webgpu_serial', choice: webgpu, options: { overlap: 1 } },
+    // A minibatch per log π pass, and the sampler's node and edge heads in two passes per step.
+    { label: 'webgpu_minibatch_passes', choice: webgpu, options: { passRows: 0 } },
+    { label: 'webgpu_two_pass_sampler', choice: webgpu, options: { samplerEdgeMode: 'two-pass' } },
     // Without lanes products (the kernels' exact bits of before).
     { label: 'webgpu_exact', choice: { ...webgpu, lanes: false } },
     { label: 'webgpu_wasm_sampler', choice: webgpu, sampler: wasm },

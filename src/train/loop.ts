@@ -18,6 +18,7 @@ import {
   encodeTask,
   encoderVersion,
   migrateCheckpoint,
+  type EdgeMode,
   type PolicyCheckpoint,
   type RolePool,
 } from '../policy/index.ts';
@@ -76,6 +77,8 @@ export interface TrainerOptions {
   overlap?: number;
   /** Rows per log π pass (`Learner.passRows`, default 512; at most the minibatch: a minibatch each). */
   passRows?: number;
+  /** The batched sampler's edge mode (`BatchedPolicy`; default `fused` on WebGPU, else `two-pass`). */
+  samplerEdgeMode?: EdgeMode;
 }
 
 export class Trainer {
@@ -267,6 +270,7 @@ export class Trainer {
     this.batched = BatchedPolicy.create(this.current, this.o.samplerChoice ?? this.o.choice, {
       maxBatch,
       jpss: this.config.jpss,
+      ...(this.o.samplerEdgeMode ? { edgeMode: this.o.samplerEdgeMode } : {}),
     });
     return this.batched;
   }

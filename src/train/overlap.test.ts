@@ -3,7 +3,7 @@ import { chooseBackend, type BackendChoice } from '../gpu/index.ts';
 import { nodeGpu } from '../gpu/node-gpu.ts';
 import { DEFAULT_POOL, randomCheckpoint, type PolicyCheckpoint } from '../policy/index.ts';
 import { trainConfig } from './config.ts';
-import { Trainer } from './loop.ts';
+import { Trainer, type TrainerOptions } from './loop.ts';
 import { overlapped } from './overlap.ts';
 import type { RunnersFor } from './rollout.ts';
 
@@ -91,7 +91,8 @@ describe('overlapped', () => {
 
 describe('a trainer whose updates overlap', () => {
   // The same two iterations with each log π pass and update awaited before the next starts, and
-  // with the next started first (the default): the same numbers on every backend, bit for bit.
+  // with the next started first (the default): the same numbers on every backend, bit for bit;
+  // likewise with log π a minibatch per pass and with the other sampler edge mode.
   const tiny = (): PolicyCheckpoint =>
     randomCheckpoint(DEFAULT_POOL, 3, { hidden: 8, hashDim: 16, maxAgents: 4, maxSteps: 5, graphHidden: 4 });
   const runners: RunnersFor = () => ({
@@ -117,7 +118,7 @@ describe('a trainer whose updates overlap', () => {
           ? (webgpu as BackendChoice)
           : { backend, reason: 'test', adapter: null, ctx: null };
       expect(choice.backend).toBe(backend);
-      const run = async (overlap: number) => {
+      const run = async (options: Pick<TrainerOptions, 'overlap' | 'passRows' | 'samplerEdgeMode'>) => {
         const updates: number[] = [];
         const t = await Trainer.create({
           start: tiny(),
@@ -125,7 +126,7 @@ describe('a trainer whose updates overlap', () => {
           config,
           choice,
           runners,
-          overlap,
+          ...options,
           onUpdate: (u) => updates.push(u.loss, u.gradNorm, u.kl),
         });
         await t.iterate();
@@ -134,10 +135,14 @@ describe('a trainer whose updates overlap', () => {
         t.dispose();
         return { updates, history: JSON.stringify(snap.history), params: snap.checkpoint.params };
       };
-      const one = await run(1);
-      const two = await run(2);
+      const one = await run({ overlap: 1 });
+      const two = await run({ overlap: 2 });
       expect(one.updates.length).toBeGreaterThan(6);
       expect(two).toEqual(one);
+      // The other options that change speed, not numbers: log π a minibatch per pass, and the
+      // sampler's edge mode other than the backend's default (fused on WebGPU, two-pass elsewhere).
+      expect(await run({ passRows: 0 })).toEqual(one);
+      expect(await run({ samplerEdgeMode: backend === 'webgpu' ? 'two-pass' : 'fused' })).toEqual(one);
     },
   );
 });
