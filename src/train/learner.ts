@@ -82,16 +82,20 @@ export class Learner {
     const cfg = checkpoint.config;
     const M = config.minibatch;
     this.packed = new PackedStates(encoderConfig(cfg), M, M * cfg.maxAgents, graphBlock(cfg) !== null);
-    for (const c of [train, ref]) if (c) this.constants(c.model);
+    for (const c of [train, ref]) if (c) this.constants(c.model, M * cfg.maxAgents);
   }
 
-  /** The inputs every graph of this config holds fixed: all-ones vectors, and without JPSS the blind edges. */
-  private constants(model: Model, edgeRows?: number): void {
+  /**
+   * The inputs every graph of this config holds fixed: all-ones vectors, and without JPSS the
+   * role-blind edge inputs for `edgeRows` rows (the log-probabilities are then those of the blind
+   * edge head that sampled).
+   */
+  private constants(model: Model, edgeRows: number): void {
     const cfg = this.checkpoint.config;
     model.setInput('ones', new Float32Array(agentDim(encoderConfig(cfg))).fill(1));
     const block = graphBlock(cfg);
     if (block) model.setInput('onesG', new Float32Array(block.hidden).fill(1));
-    if (edgeRows !== undefined && !this.config.jpss)
+    if (!this.config.jpss)
       for (const [k, v] of Object.entries(jpssInputs(cfg, edgeRows))) model.setInput(k, v);
   }
 
@@ -129,13 +133,7 @@ export class Learner {
   ): Promise<Learner> {
     const cfg = checkpoint.config;
     const M = config.minibatch;
-    // jpss off ("w/o JPSS"): the log-probabilities are those of the role-blind edge head that sampled.
     const opts = { batch: M, edgeRows: M * cfg.maxAgents, logProb: true, jpss: config.jpss };
-    const blind = (model: Model, c: PolicyCheckpoint['config']): Model => {
-      if (!config.jpss)
-        for (const [k, v] of Object.entries(jpssInputs(c, opts.edgeRows))) model.setInput(k, v);
-      return model;
-    };
     const pg = buildPolicyGraph(cfg, checkpoint.params, opts);
     const g = pg.graph;
     const vec = (name: string): Tensor => g.input(name, [M]);
@@ -156,23 +154,17 @@ export class Learner {
     if (!edgeWeight) throw new Error('the policy graph has no edgeWeight input');
     const negEdgeH = g.sum(g.sum(g.mul(edgeTerms, edgeWeight)));
     if (config.entropyCoef > 0) loss = g.add(loss, g.scale(negNodeH, config.entropyCoef));
-    const model = blind(
-      await compile(choice, g, {
-        loss,
-        optimizer: { lr: config.lr, clipNorm: config.gradClip },
-        ...policyCompileOptions(cfg),
-      }),
-      cfg,
-    );
+    const model = await compile(choice, g, {
+      loss,
+      optimizer: { lr: config.lr, clipNorm: config.gradClip },
+      ...policyCompileOptions(cfg),
+    });
     let ref: Compiled | null = null;
     if (config.klCoef > 0) {
       const rpg = buildPolicyGraph(reference.config, reference.params, opts);
       ref = {
         pg: rpg,
-        model: blind(
-          await compile(choice, rpg.graph, policyCompileOptions(reference.config)),
-          reference.config,
-        ),
+        model: await compile(choice, rpg.graph, policyCompileOptions(reference.config)),
       };
     }
     return new Learner(

@@ -21,13 +21,14 @@ struct Dims {
 @group(0) @binding(2) var<storage, read> B: array<f32>;
 @group(0) @binding(3) var<storage, read_write> C: array<f32>;
 
-// Row `row` of C from column col0, four columns (those past N dropped; rows past M too).
-fn store(base: u32, row: u32, col0: u32, acc: vec4f) {
+// Row `row` of C at columns col0, col0 + step, col0 + 2·step, col0 + 3·step (those past N dropped;
+// rows past M too).
+fn storeStep(base: u32, row: u32, col0: u32, step: u32, acc: vec4f) {
   if (row >= d.m) {
     return;
   }
   for (var j = 0u; j < 4u; j++) {
-    let col = col0 + j;
+    let col = col0 + j * step;
     if (col < d.n) {
       let i = base + row * d.n + col;
       if (ACCUMULATE == 1u) {
@@ -37,6 +38,11 @@ fn store(base: u32, row: u32, col0: u32, acc: vec4f) {
       }
     }
   }
+}
+
+// Four neighbouring columns of row `row` from col0.
+fn store(base: u32, row: u32, col0: u32, acc: vec4f) {
+  storeStep(base, row, col0, 1u, acc);
 }
 
 // op(A)[rows of ai, kk] for the offset ka = kk·sak, and op(B)[kk, columns of bi] for kb = kk·sbk.

@@ -1,5 +1,5 @@
-// C[b] = op(A[b]) · op(B[b]) (C[b] += ... when ACCUMULATE = 1): layouts and bindings are in
-// matmul_block.wgsl, prepended by kernels.ts.
+// C[b] = op(A[b]) · op(B[b]) (C[b] += ... when ACCUMULATE = 1): layouts, bindings and storeStep()
+// are in matmul_block.wgsl, prepended by kernels.ts.
 // For shapes large enough to fill its tiles on a hardware GPU: a workgroup of 16x16 invocations
 // computes a 64x64 tile of C. Per K-tile of 16, the workgroup stages op(A)[64, 16] and op(B)[16, 64]
 // in workgroup memory (4 loads per invocation each, along the operand's contiguous axis), then
@@ -24,25 +24,6 @@ const TK: u32 = 16u;
 // As[kk * TILE + r] = op(A)[row0 + r, k0 + kk]; Bs[kk * TILE + c] = op(B)[k0 + kk, col0 + c].
 var<workgroup> As: array<f32, 1024>;
 var<workgroup> Bs: array<f32, 1024>;
-
-// Row `row` of C at columns col0, col0 + 16, col0 + 32, col0 + 48 (a row of invocations writes 16
-// neighbours at a time).
-fn storeSpread(base: u32, row: u32, col0: u32, acc: vec4f) {
-  if (row >= d.m) {
-    return;
-  }
-  for (var j = 0u; j < 4u; j++) {
-    let col = col0 + j * 16u;
-    if (col < d.n) {
-      let i = base + row * d.n + col;
-      if (ACCUMULATE == 1u) {
-        C[i] = C[i] + acc[j];
-      } else {
-        C[i] = acc[j];
-      }
-    }
-  }
-}
 
 @compute @workgroup_size(16, 16, 1)
 fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_id) lid: vec3u) {
@@ -111,8 +92,8 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_id) lid: ve
     workgroupBarrier();
   }
   let cBase = wid.z * d.m * d.n;
-  storeSpread(cBase, row0 + ty, col0 + tx, acc0);
-  storeSpread(cBase, row0 + ty + 16u, col0 + tx, acc1);
-  storeSpread(cBase, row0 + ty + 32u, col0 + tx, acc2);
-  storeSpread(cBase, row0 + ty + 48u, col0 + tx, acc3);
+  storeStep(cBase, row0 + ty, col0 + tx, 16u, acc0);
+  storeStep(cBase, row0 + ty + 16u, col0 + tx, 16u, acc1);
+  storeStep(cBase, row0 + ty + 32u, col0 + tx, 16u, acc2);
+  storeStep(cBase, row0 + ty + 48u, col0 + tx, 16u, acc3);
 }
