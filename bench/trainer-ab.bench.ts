@@ -12,6 +12,11 @@
  * - `npm run bench:pass-rows` (`--what passRows`): log π passes of one minibatch each
  *   (`TrainerOptions.passRows` 0) against passes of up to 512 rows on forward-only graphs (the
  *   default, `Learner.passRows`).
+ * - `npm run bench:subgroups` (`--what subgroups`, WebGPU only): the kernels with trees across
+ *   invocations in workgroup memory (`BackendChoice.subgroups` false) against their subgroup twins
+ *   (kernels.ts SUBGROUP_TWINS, the default where the device has `subgroups`). SwiftShader offers
+ *   subgroups of 4; lanes products are off there, so its default plan has the twins of the loss's
+ *   long sums and of the gradient norm only.
  *
  * Two trainers per backend run the same iterations (same seed and config: the default, B = 8 × G = 8,
  * minibatch 64, preset mixed, from `prior`, simulated runners); the bench checks that their metrics
@@ -23,6 +28,7 @@
  *
  *   npm run bench:overlap [-- --iters 4]
  *   npm run bench:pass-rows [-- --iters 4]
+ *   npm run bench:subgroups [-- --iters 4]
  */
 import { allowWgslImports } from '../src/cli/wgsl-loader.ts';
 import { simulatedRunners } from '../src/executor/train-runners.ts';
@@ -36,14 +42,26 @@ const at = argv.indexOf('--iters');
 const ITERS = at >= 0 ? Number(argv[at + 1]) : 4;
 const wi = argv.indexOf('--what');
 const WHAT = wi >= 0 ? argv[wi + 1] : 'overlap';
-/** The two settings, A then B (B the default), and their names in the table. */
-const SETTINGS: Record<string, [string, string, (k: number) => Partial<TrainerOptions>]> = {
+/**
+ * The two settings, A then B (B the default), their names in the table, and whether the setting
+ * exists on WebGPU only.
+ */
+const SETTINGS: Record<
+  string,
+  [string, string, (k: number, choice: BackendChoice) => Partial<TrainerOptions>, boolean?]
+> = {
   overlap: ['one by one', 'overlapped', (k) => ({ overlap: k + 1 })],
   passRows: ['a minibatch per pass', '512 rows per pass', (k) => ({ passRows: k === 0 ? 0 : 512 })],
+  subgroups: [
+    'workgroup-memory trees',
+    'subgroup twins',
+    (k, choice) => ({ choice: { ...choice, subgroups: k === 1 } }),
+    true,
+  ],
 };
 const setting = SETTINGS[WHAT ?? ''];
 if (!setting) throw new Error(`--what: one of ${Object.keys(SETTINGS).join(', ')}`);
-const [nameA, nameB, optionOf] = setting;
+const [nameA, nameB, optionOf, webgpuOnly = false] = setting;
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[xs.length >> 1] as number;
 
 allowWgslImports();
@@ -61,6 +79,7 @@ for (const [label, choice] of [
   ['wasm', wasm],
   ['cpu (TypeScript)', cpu],
 ] as const) {
+  if (webgpuOnly && choice !== webgpu) continue;
   const make = (k: number) =>
     Trainer.create({
       start: priorCheckpoint(DEFAULT_POOL),
@@ -70,7 +89,7 @@ for (const [label, choice] of [
       ...(choice === webgpu ? { samplerChoice: wasm } : {}),
       runners: simulatedRunners,
       sampling: 'batched',
-      ...optionOf(k),
+      ...optionOf(k, choice),
       clock: () => performance.now(),
     });
   // Two sessions, the trainers created in one order and then the other: in trials on wasm the

@@ -12,7 +12,7 @@
  *   on Baton WebGPU and TF.js WebGPU (rows.ts);
  * - whole training iterations, episodes/s, default config and B=32, G=8, on WebGPU (as the trainer
  *   runs by default, and with each speed option turned back: one minibatch at a time, no lanes
- *   products, log π a minibatch per pass, two sampler passes per step), wasm and the TypeScript CPU
+ *   products, no subgroup twins, log π a minibatch per pass, two sampler passes per step), wasm and the TypeScript CPU
  *   backend in the same run (rows.ts);
  * - the `auto` probe's two timings and its cost (rows.ts), and what `auto` picks for training when it
  *   times one iteration of the config on each backend (rows.ts `autoTrainRows`);
@@ -97,6 +97,14 @@ const cpu: BackendChoice = { backend: 'cpu', reason: 'forced', adapter: null, ct
 const wasm: BackendChoice = { backend: 'wasm', reason: 'forced', adapter: null, ctx: null };
 const budget = quick ? 4000 : 8000;
 out.device_features = [...ctx.device.features].map(String).sort();
+// The subgroup sizes the adapter reports (GPUAdapterInfo, where the implementation has them).
+{
+  const info = ctx.device.adapterInfo as GPUAdapterInfo & {
+    subgroupMinSize?: number;
+    subgroupMaxSize?: number;
+  };
+  out.subgroup_sizes = [info.subgroupMinSize ?? null, info.subgroupMaxSize ?? null];
+}
 out.probe = await probeRow(ctx, quick);
 console.error(JSON.stringify({ probe: out.probe }));
 // The floor: an empty-ish dispatch, a submission, a read-back (floor.ts).
@@ -120,11 +128,14 @@ for (const M of quick ? [64] : [64, 256, 1024]) {
   const data = await sampleBatch(cp, pool, config, M, 17);
   const pick = Array.from({ length: M }, (_, i) => i);
   const row: Record<string, unknown> = { minibatch: M };
-  // webgpu_exact: without lanes products (matmul_lanes.wgsl; on by default on a hardware adapter).
+  // webgpu_exact: without lanes products (matmul_lanes.wgsl; on by default on a hardware adapter);
+  // webgpu_no_subgroups: the trees of the lanes products, long sums and the norm in workgroup
+  // memory, not on their subgroup twins (the default where the device has subgroups).
   const exact: BackendChoice = { ...webgpu, lanes: false };
   for (const [label, choice] of [
     ['webgpu', webgpu],
     ['webgpu_exact', exact],
+    ['webgpu_no_subgroups', { ...webgpu, subgroups: false }],
     ['wasm', wasm],
     ['cpu', cpu],
   ] as const) {
@@ -290,6 +301,8 @@ out.iterations = await iterationRows(
     { label: 'webgpu_two_pass_sampler', choice: webgpu, options: { samplerEdgeMode: 'two-pass' } },
     // Without lanes products (the kernels' exact bits of before).
     { label: 'webgpu_exact', choice: { ...webgpu, lanes: false } },
+    // Without the subgroup twins (the same bits, trees in workgroup memory only).
+    { label: 'webgpu_no_subgroups', choice: { ...webgpu, subgroups: false } },
     { label: 'webgpu_wasm_sampler', choice: webgpu, sampler: wasm },
     { label: 'wasm', choice: wasm },
     { label: 'cpu', choice: cpu },

@@ -16,9 +16,11 @@
  * pipeline constant (matmul.wgsl `K_FIXED`, not planned yet: these rows decide), and the two sums
  * again on reduce_wide.wgsl (one workgroup per row), which the plan now takes for them, and three of
  * the products on matmul_lanes.wgsl (K split over the invocations of a 4x4 block), which the plan
- * takes for them on a hardware adapter (plan-calls.ts lanesFit).
+ * takes for them on a hardware adapter (plan-calls.ts lanesFit). Where the device has subgroups,
+ * the lanes products and the wide sums again on their subgroup twins (kernels.ts SUBGROUP_TWINS,
+ * `… on subgroups`): the same trees with shuffles below the subgroup size.
  */
-import type { KernelName } from '../../src/gpu/webgpu/kernels.ts';
+import { SUBGROUP_TWINS, type KernelName } from '../../src/gpu/webgpu/kernels.ts';
 import type { PipelineCache } from '../../src/gpu/webgpu/pipelines.ts';
 import { lanesOf, lanesWorkgroups } from '../../src/gpu/webgpu/plan-calls.ts';
 
@@ -154,7 +156,15 @@ export async function smallKernelRows(
     usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST,
   });
   const rows: Record<string, unknown>[] = [];
-  for (const c of CASES) {
+  // Each kernel with a subgroup twin again on the twin, where the device has subgroups.
+  const twins: Partial<Record<KernelName, KernelName>> = SUBGROUP_TWINS;
+  const cases = CASES.flatMap((c) => {
+    const twin = typeof c.kernel === 'string' ? twins[c.kernel] : undefined;
+    return twin && device.features.has('subgroups')
+      ? [c, { ...c, name: `${c.name} on subgroups`, kernel: twin }]
+      : [c];
+  });
+  for (const c of cases) {
     const pipeline =
       typeof c.kernel === 'string'
         ? cache.get(c.kernel, c.constants)

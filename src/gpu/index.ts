@@ -71,11 +71,11 @@ export async function compile(
   if (choice.backend === 'webgpu') {
     if (!choice.ctx) throw new Error('WebGPU backend without a device');
     const { GpuModel } = await import('./webgpu/model.ts');
-    return new GpuModel(
-      choice.ctx,
-      graph,
-      choice.lanes === undefined ? opts : { lanes: choice.lanes, ...opts },
-    );
+    const forced = {
+      ...(choice.lanes === undefined ? {} : { lanes: choice.lanes }),
+      ...(choice.subgroups === undefined ? {} : { subgroups: choice.subgroups }),
+    };
+    return new GpuModel(choice.ctx, graph, { ...forced, ...opts });
   }
   if (choice.backend === 'wasm') {
     const { createWasmModel } = await import('./wasm/model.ts');

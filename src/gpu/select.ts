@@ -31,6 +31,11 @@ export interface BackendChoice {
    * with this choice; absent: on a hardware adapter only.
    */
   lanes?: boolean;
+  /**
+   * WebGPU: the subgroup twins of the kernels with trees across invocations (GpuModelOptions.subgroups)
+   * in every model compiled with this choice; absent: where the device has the `subgroups` feature.
+   */
+  subgroups?: boolean;
 }
 
 export interface SelectOptions extends AcquireOptions {

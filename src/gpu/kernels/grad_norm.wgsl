@@ -1,7 +1,8 @@
 // Global gradient norm over the whole parameter-gradient arena (n floats), second level of a
 // two-level reduction: grad_norm_partial.wgsl has summed the squares of each block of 4096 floats
 // into partial[b]; one workgroup of 256 adds the ⌈n / 4096⌉ block sums (each invocation a strided
-// run in increasing b, then a tree in workgroup memory) and writes
+// run in increasing b, then a fixed tree: tree.wgsl, or
+// tree_sg.wgsl with the same bits) and writes
 // out[0] = ‖g‖₂, out[1] = clip scale = min(1, clipNorm / (‖g‖₂ + 1e-6)), or 1 when clipNorm ≤ 0.
 // adam.wgsl multiplies every gradient by out[1], so clipping needs no read-back.
 //
@@ -21,25 +22,17 @@ struct P {
 @group(0) @binding(1) var<storage, read> partial: array<f32>;
 @group(0) @binding(2) var<storage, read_write> out: array<f32>;
 
-var<workgroup> red: array<f32, 256>;
-
 @compute @workgroup_size(256)
-fn main(@builtin(local_invocation_index) lid: u32) {
+fn main(place: Place) {
+  let lid = position(place);
   let blocks = (p.n + BLOCK - 1u) / BLOCK;
   var acc = 0.0;
   for (var b = lid; b < blocks; b += W) {
     acc += partial[b];
   }
-  red[lid] = acc;
-  workgroupBarrier();
-  for (var s = W / 2u; s > 0u; s >>= 1u) {
-    if (lid < s) {
-      red[lid] = red[lid] + red[lid + s];
-    }
-    workgroupBarrier();
-  }
+  let total = treeFold(lid, acc, W, false);
   if (lid == 0u) {
-    let norm = sqrt(red[0]);
+    let norm = sqrt(total);
     out[0] = norm;
     out[1] = select(1.0, min(1.0, p.clipNorm / (norm + 1e-6)), p.clipNorm > 0.0);
   }

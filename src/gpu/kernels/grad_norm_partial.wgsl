@@ -1,7 +1,7 @@
 // First level of the global gradient norm (grad_norm.wgsl is the second): workgroup b sums the
 // squares of block b of the gradient arena g (n floats; BLOCK = 4096 consecutive floats) into
 // partial[b]. Each of its 256 invocations adds 16 squares in increasing index (coalesced: stride
-// 256), then a tree in workgroup memory adds the 256 sums. A gradient of millions of floats is
+// 256), then a fixed tree adds the 256 sums (tree.wgsl, or tree_sg.wgsl: the same bits). A gradient of millions of floats is
 // read by hundreds of workgroups, not by one. Tolerance: see grad_norm.wgsl.
 const W = 256u;
 const PER = 16u;
@@ -16,14 +16,9 @@ struct P {
 @group(0) @binding(1) var<storage, read> g: array<f32>;
 @group(0) @binding(2) var<storage, read_write> partial: array<f32>;
 
-var<workgroup> red: array<f32, 256>;
-
 @compute @workgroup_size(256)
-fn main(
-  @builtin(local_invocation_index) lid: u32,
-  @builtin(workgroup_id) wid: vec3u,
-  @builtin(num_workgroups) nwg: vec3u,
-) {
+fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u, place: Place) {
+  let lid = position(place);
   let b = wid.x + wid.y * nwg.x;
   let blocks = (p.n + BLOCK - 1u) / BLOCK;
   let base = b * BLOCK;
@@ -37,15 +32,8 @@ fn main(
       }
     }
   }
-  red[lid] = acc;
-  workgroupBarrier();
-  for (var s = W / 2u; s > 0u; s >>= 1u) {
-    if (lid < s) {
-      red[lid] = red[lid] + red[lid + s];
-    }
-    workgroupBarrier();
-  }
+  let total = treeFold(lid, acc, W, false);
   if (lid == 0u && b < blocks) {
-    partial[b] = red[0];
+    partial[b] = total;
   }
 }

@@ -1,8 +1,8 @@
 // y[r] = reduce_c x[r·cols + c] (reduce.wgsl's op) for a few long rows: whole-vector sums such as a
 // loss over thousands of rows, which one invocation per row would walk alone. One workgroup of 256
 // invocations per row (workgroup_id.x): invocation t folds columns t, t + 256, t + 512, … in
-// increasing order, then the 256 partial results are folded in workgroup memory, invocation t with
-// t + 128, then t + 64, …, t + 1. OP: 0 sum, 1 mean, 2 max. Planned for at most REDUCE_WIDE_ROWS
+// increasing order, then the 256 partial results are folded in a fixed tree, t with t + 128, then
+// t + 64, …, t + 1 (tree.wgsl, or tree_sg.wgsl's subgroup shuffles with the same bits). OP: 0 sum, 1 mean, 2 max. Planned for at most REDUCE_WIDE_ROWS
 // rows of at least REDUCE_WIDE_COLS columns (plan-forward.ts): few workgroups, so few barriers,
 // which software adapters pay for (reduce.wgsl). Precision: max is exact in any order; a sum adds
 // the same terms in another order than the CPU's serial sum, held to it at
@@ -19,8 +19,6 @@ struct P {
 @group(0) @binding(1) var<storage, read> x: array<f32>;
 @group(0) @binding(2) var<storage, read_write> y: array<f32>;
 
-var<workgroup> part: array<f32, 256>;
-
 fn fold(a: f32, b: f32) -> f32 {
   if (OP == 2u) {
     return max(a, b);
@@ -29,26 +27,19 @@ fn fold(a: f32, b: f32) -> f32 {
 }
 
 @compute @workgroup_size(256)
-fn main(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_index) t: u32) {
+fn main(@builtin(workgroup_id) wid: vec3u, place: Place) {
   let r = wid.x;
   if (r >= p.rows) {
     return;
   }
+  let t = position(place);
   let o = r * p.cols;
   var acc = select(0.0, -3.0e38, OP == 2u);
   for (var c = t; c < p.cols; c += WG) {
     acc = fold(acc, x[o + c]);
   }
-  part[t] = acc;
-  workgroupBarrier();
-  for (var s = WG / 2u; s > 0u; s = s / 2u) {
-    if (t < s) {
-      part[t] = fold(part[t], part[t + s]);
-    }
-    workgroupBarrier();
-  }
+  let total = treeFold(t, acc, WG, OP == 2u);
   if (t == 0u) {
-    let total = part[0];
     y[r] = select(total, total / f32(p.cols), OP == 1u);
   }
 }

@@ -4,6 +4,8 @@
  * override) prepended here, the two softmax kernels softmax_row.wgsl (a row's max and sum of
  * exponentials), and the matmul kernels matmul_block.wgsl (layouts, bindings, stores, a 4x4 block's
  * sum over k), the column sums col_block.wgsl and the scatters scatter_chunk.wgsl (their loops): one copy of that code for all of them.
+ * The kernels with trees across invocations get tree_levels.wgsl and tree.wgsl, and their subgroup
+ * twins tree_levels.wgsl and tree_sg.wgsl.
  */
 import activation from '../kernels/activation.wgsl?raw';
 import adam from '../kernels/adam.wgsl?raw';
@@ -60,7 +62,14 @@ import softmaxGrad from '../kernels/softmax_grad.wgsl?raw';
 import softmaxGradPair from '../kernels/softmax_grad_pair.wgsl?raw';
 import softmaxPair from '../kernels/softmax_pair.wgsl?raw';
 import unary from '../kernels/unary.wgsl?raw';
+import treeOnly from '../kernels/tree.wgsl?raw';
+import treeLevels from '../kernels/tree_levels.wgsl?raw';
+import treeSg from '../kernels/tree_sg.wgsl?raw';
 import unaryGrad from '../kernels/unary_grad.wgsl?raw';
+
+/** The trees in workgroup memory, and their subgroup twins' (after the directive WGSL wants first). */
+const tree = treeLevels + treeOnly;
+const TREE_SG = `enable subgroups;\n${treeLevels}${treeSg}`;
 
 export const KERNELS = {
   adam: adam,
@@ -90,8 +99,11 @@ export const KERNELS = {
   gather_binary_bias_act: activation + gatherBinaryBiasAct,
   gather_grad: gatherGrad,
   gather_rows: gatherRows,
-  grad_norm: gradNorm,
-  grad_norm_partial: gradNormPartial,
+  grad_norm: tree + gradNorm,
+  grad_norm_partial: tree + gradNormPartial,
+  // The kernels with trees across invocations again, on tree_sg.wgsl (SUBGROUP_TWINS).
+  grad_norm_sg: TREE_SG + gradNorm,
+  grad_norm_partial_sg: TREE_SG + gradNormPartial,
   layer_norm: layerNorm,
   layer_norm_grad: layerNormGrad,
   matmul: matmulBlock + matmul,
@@ -99,7 +111,8 @@ export const KERNELS = {
   matmul_splitk: matmulBlock + matmul,
   matmul_splitk_sum: matmulSplitkSum,
   // Small outputs with K split over lanes (plan-calls.ts lanesCall).
-  matmul_lanes: matmulBlock + matmulLanes,
+  matmul_lanes: tree + matmulBlock + matmulLanes,
+  matmul_lanes_sg: TREE_SG + matmulBlock + matmulLanes,
   matmul_tiled: matmulBlock + matmulTiled,
   matmul_wide: matmulBlock + matmulWide,
   matmul_splitk_tiled: matmulBlock + matmulTiled,
@@ -109,7 +122,8 @@ export const KERNELS = {
   ppo_clip_grad: ppoClipGrad,
   reduce: reduce,
   reduce_grad: reduceGrad,
-  reduce_wide: reduceWide,
+  reduce_wide: tree + reduceWide,
+  reduce_wide_sg: TREE_SG + reduceWide,
   scatter_add_rows: scatterAddRows,
   scatter_partial: scatterChunk + scatterPartial,
   scatter_rows: scatterChunk + scatterRows,
@@ -122,3 +136,15 @@ export const KERNELS = {
 } as const;
 
 export type KernelName = keyof typeof KERNELS;
+
+/**
+ * The kernels that add across a workgroup's invocations in tree.wgsl's trees, and their twins on
+ * tree_sg.wgsl: the same trees with subgroup shuffles for the levels within a subgroup, the same
+ * bits, for devices with the `subgroups` feature (plan.ts buildPlan, GpuModelOptions.subgroups).
+ */
+export const SUBGROUP_TWINS = {
+  grad_norm: 'grad_norm_sg',
+  grad_norm_partial: 'grad_norm_partial_sg',
+  matmul_lanes: 'matmul_lanes_sg',
+  reduce_wide: 'reduce_wide_sg',
+} as const satisfies Partial<Record<KernelName, KernelName>>;

@@ -181,7 +181,7 @@ describe('lanes products in the plan', () => {
     const { g, opts } = net();
     const loss = opts.loss;
     const has = (m: GpuModel): boolean =>
-      JSON.stringify((m as unknown as { plan: unknown }).plan).includes('"matmul_lanes"');
+      /"matmul_lanes(_sg)?"/.test(JSON.stringify((m as unknown as { plan: unknown }).plan));
     const ctx = gpu();
     const dflt = new GpuModel(ctx, g, { loss });
     expect(has(dflt)).toBe(!ctx.adapter.software);

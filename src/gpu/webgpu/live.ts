@@ -11,6 +11,7 @@ import type { Graph } from '../graph.ts';
 import { cols, opInputs, size } from '../graph.ts';
 import { maxChunks } from './csr.ts';
 import {
+  baseKernel,
   COL_BLOCK,
   grid,
   MATMUL_TILE,
@@ -209,7 +210,8 @@ function sizeCall(graph: Graph, c: Call, L: Int32Array): { uniform: number[]; wg
     u[0] = len;
     wg = grid(len, per);
   };
-  switch (c.kernel) {
+  // A subgroup twin (kernels.ts SUBGROUP_TWINS) runs on the uniforms and workgroups of its kernel.
+  switch (baseKernel(c.kernel)) {
     case 'bias_act':
     case 'binary':
     case 'unary':

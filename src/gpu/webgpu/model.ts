@@ -10,11 +10,12 @@ import type { Graph, Node as GraphNode, Tensor } from '../graph.ts';
 import { size, upstreamOf } from '../graph.ts';
 import { initialParams, paramLayout } from '../layout.ts';
 import type { ParamLayout } from '../layout.ts';
-import type { CompileOptions, Model, RunOptions, StepResult } from '../model.ts';
+import type { Model, RunOptions, StepResult } from '../model.ts';
 import type { ResolvedAdam, TrainState } from '../optimizer.ts';
 import { resolveAdam } from '../optimizer.ts';
 import { backwardOrder } from '../cpu/model.ts';
 import type { GpuContext } from './device.ts';
+import { planOptions, type GpuModelOptions } from './options.ts';
 import { adamCall, adamUniform, buildPlan, callNodesOf, csrKeysOf, NORM_CALLS } from './plan.ts';
 import { Freshness } from '../fresh.ts';
 import type { Plan } from './plan.ts';
@@ -41,19 +42,7 @@ import {
 
 export type { DispatchTime } from './profile.ts';
 export { deviceCaches } from './state.ts';
-
-export interface GpuModelOptions extends CompileOptions {
-  /**
-   * Copy parameters and Adam state back to the host every N optimizer steps, so a lost device
-   * resumes from at most N steps ago (0 = only on checkpoint()). Each copy reads back 12 bytes per
-   * parameter.
-   */
-  hostSyncEvery?: number;
-  /** Fuse runs of element-wise kernels into single dispatches (plan-fuse.ts; same bits). Default true. */
-  fuse?: boolean;
-  /** Small products on matmul_lanes.wgsl (plan.ts buildPlan). Default: on a hardware adapter only. */
-  lanes?: boolean;
-}
+export type { GpuModelOptions } from './options.ts';
 
 /** The inputs a step ran with: the arrays (never changed in place afterwards) and live rows. */
 interface Inputs {
@@ -129,7 +118,7 @@ export class GpuModel implements Model {
     if (this.lossId !== null && !graph.node(this.lossId).requiresGrad)
       throw new Error('the loss does not depend on any parameter');
     this.hostSyncEvery = opts.hostSyncEvery ?? 100;
-    const planOpts = { fuse: opts.fuse ?? true, lanes: opts.lanes ?? !ctx.adapter.software };
+    const planOpts = planOptions(opts, ctx);
     this.plan = buildPlan(graph, this.layout, this.backwardIds, this.adam?.clipNorm ?? 0, planOpts);
     if (this.adam) this.plan.update.push(adamCall(this.layout.total));
     this.csrKeys = csrKeysOf(this.plan);

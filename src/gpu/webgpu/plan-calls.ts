@@ -8,7 +8,13 @@ import { size } from '../graph.ts';
 import type { KernelName } from './kernels.ts';
 import { maxChunks } from './csr.ts';
 
+/** A kernel's name without its subgroup twin's suffix (kernels.ts SUBGROUP_TWINS): the same uniforms and workgroups. */
+export function baseKernel(kernel: KernelName): KernelName {
+  return kernel.endsWith('_sg') ? (kernel.slice(0, -3) as KernelName) : kernel;
+}
+
 /** Where a kernel binding points. Byte layouts are documented in model.ts where the buffers are made. */
+
 export type Ref =
   | { t: 'value'; id: number }
   | { t: 'grad'; id: number }

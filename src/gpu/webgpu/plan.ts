@@ -10,6 +10,7 @@
 import type { Graph } from '../graph.ts';
 import type { ParamLayout } from '../layout.ts';
 import type { ResolvedAdam } from '../optimizer.ts';
+import { SUBGROUP_TWINS, type KernelName } from './kernels.ts';
 import { backwardCalls } from './plan-backward.ts';
 import { f32Bits, grid, type Call, type Ref } from './plan-calls.ts';
 import { forwardCalls } from './plan-forward.ts';
@@ -29,14 +30,20 @@ export interface Plan {
  * the same bits, and scatters over short source lists run in one pass (plan-fuse.ts); without it,
  * one call per kernel of each op and two-pass scatters, the plan before fusion. With `lanes`, small
  * products split K over the invocations of matmul_lanes.wgsl (plan-calls.ts lanesFit; the last bits
- * differ from the CPU backend's, within the split-K tolerance; default false).
+ * differ from the CPU backend's, within the split-K tolerance; default false). With `subgroups` (a
+ * device with the `subgroups` feature), the kernels with trees across invocations run as their
+ * twins on tree_sg.wgsl: the same bits, fewer barriers (default false).
  */
 export function buildPlan(
   graph: Graph,
   layout: ParamLayout,
   backwardIds: number[],
   clipNorm: number,
-  { fuse = true, lanes = false }: { fuse?: boolean; lanes?: boolean } = {},
+  {
+    fuse = true,
+    lanes = false,
+    subgroups = false,
+  }: { fuse?: boolean; lanes?: boolean; subgroups?: boolean } = {},
 ): Plan {
   const forward: Call[] = [];
   for (const n of graph.nodes)
@@ -45,7 +52,21 @@ export function buildPlan(
   for (const id of backwardIds)
     backward.push(...backwardCalls(graph, graph.node(id), lanes).map((c) => ({ ...c, node: id })));
   const pass = fuse ? (calls: Call[]) => fuseCalls(graph, calls) : unfusedCalls;
-  return { forward: pass(forward), backward: pass(backward), update: gradNormCalls(layout.total, clipNorm) };
+  const twins = subgroups ? subgroupTwins : (calls: Call[]) => calls;
+  return {
+    forward: twins(pass(forward)),
+    backward: twins(pass(backward)),
+    update: twins(gradNormCalls(layout.total, clipNorm)),
+  };
+}
+
+/** The calls with each kernel that has a subgroup twin (kernels.ts SUBGROUP_TWINS) on its twin. */
+export function subgroupTwins(calls: Call[]): Call[] {
+  const twins: Partial<Record<KernelName, KernelName>> = SUBGROUP_TWINS;
+  return calls.map((c) => {
+    const twin = twins[c.kernel];
+    return twin ? { ...c, kernel: twin } : c;
+  });
 }
 
 /** Floats per workgroup of grad_norm_partial.wgsl (it hard-codes them). */

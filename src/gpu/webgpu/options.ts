@@ -1,0 +1,34 @@
+/** What a WebGPU model may be asked for at compile time, and the plan options that follow from it. */
+import type { CompileOptions } from '../model.ts';
+import type { GpuContext } from './device.ts';
+
+export interface GpuModelOptions extends CompileOptions {
+  /**
+   * Copy parameters and Adam state back to the host every N optimizer steps, so a lost device
+   * resumes from at most N steps ago (0 = only on checkpoint()). Each copy reads back 12 bytes per
+   * parameter.
+   */
+  hostSyncEvery?: number;
+  /** Fuse runs of element-wise kernels into single dispatches (plan-fuse.ts; same bits). Default true. */
+  fuse?: boolean;
+  /** Small products on matmul_lanes.wgsl (plan.ts buildPlan). Default: on a hardware adapter only. */
+  lanes?: boolean;
+  /**
+   * The kernels with trees across invocations (matmul_lanes, reduce_wide, grad_norm) on their
+   * subgroup twins (kernels.ts SUBGROUP_TWINS: the same bits, fewer barriers). Default: where the
+   * device has the `subgroups` feature.
+   */
+  subgroups?: boolean;
+}
+
+/** The plan's options (plan.ts buildPlan) for a model on this context. */
+export function planOptions(
+  opts: GpuModelOptions,
+  ctx: GpuContext,
+): { fuse: boolean; lanes: boolean; subgroups: boolean } {
+  return {
+    fuse: opts.fuse ?? true,
+    lanes: opts.lanes ?? !ctx.adapter.software,
+    subgroups: (opts.subgroups ?? true) && ctx.device.features.has('subgroups'),
+  };
+}
