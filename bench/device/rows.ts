@@ -88,6 +88,9 @@ export async function autoTrainRows(
       backend: choice.backend,
       reason: choice.reason,
       webgpu_ms: p?.webgpuMs ?? null,
+      // Which sampler the WebGPU timing kept, and both samplers' times (backend-probe.ts).
+      webgpu_note: p?.webgpuNote ?? null,
+      sampler_backend: choice.samplerBackend ?? null,
       cpu_ms: p?.cpuMs ?? null,
       choose_ms: performance.now() - t0,
     });

@@ -17,12 +17,13 @@ export type { Activation, BinaryOp, DType, ReduceOp, Shape, Tensor, UnaryOp } fr
 export type { BackendKind, CompileOptions, Model, RunOptions, StepResult } from './model.ts';
 export type { AdamConfig, TrainState } from './optimizer.ts';
 export type { BackendChoice, BackendPreference, SelectOptions } from './select.ts';
-export type { ProbeTimings, ProbeWorkload } from './probe.ts';
+export type { ProbeTime, ProbeTimings, ProbeWorkload } from './probe.ts';
 import type { ThreadSpawner } from './wasm/threads.ts';
 export type { ThreadInit, ThreadSpawner } from './wasm/threads.ts';
 export type { DecodeKernels } from './wasm/decode.ts';
 import type { DecodeKernels } from './wasm/decode.ts';
 export { describeAdapter } from './adapter.ts';
+export { formatMs } from './probe.ts';
 export type { AdapterReport, AcquireOptions, GpuContext } from './webgpu/device.ts';
 export { CpuModel } from './cpu/model.ts';
 export type { GpuModel, GpuModelOptions } from './webgpu/model.ts';

@@ -47,14 +47,22 @@ export async function runWorkload(
   w: ProbeWorkload,
 ): Promise<ProbeTimings> {
   const t0 = now();
-  const webgpuMs = await w.time('webgpu', ctx);
+  const webgpu = await w.time('webgpu', ctx, cpuBackend);
   let cpuMs = NaN;
   try {
-    cpuMs = await w.time(cpuBackend, null);
+    const cpu = await w.time(cpuBackend, null, cpuBackend);
+    cpuMs = typeof cpu === 'number' ? cpu : cpu.ms;
   } catch {
     // cpuMs stays NaN: WebGPU, which ran, is kept.
   }
-  return { webgpuMs, cpuMs, cpuBackend, totalMs: now() - t0, unit: w.unit };
+  const timings: ProbeTimings = { webgpuMs: NaN, cpuMs, cpuBackend, totalMs: now() - t0, unit: w.unit };
+  if (typeof webgpu === 'number') return { ...timings, webgpuMs: webgpu };
+  return {
+    ...timings,
+    webgpuMs: webgpu.ms,
+    webgpuNote: webgpu.note,
+    ...(webgpu.samplerBackend ? { samplerBackend: webgpu.samplerBackend } : {}),
+  };
 }
 
 /** Times the probe step on `ctx`'s device and on `cpuBackend`; a WebGPU failure throws, a CPU one gives NaN. */

@@ -52,6 +52,16 @@ describe('the auto probe decision', () => {
     );
   });
 
+  it('names the WebGPU variant a workload kept, after its time', () => {
+    const unit = 'training iteration (64 episodes)';
+    const t = { webgpuMs: 141.2, cpuMs: 172.5, webgpuNote: 'rollouts on wasm 141 ms, on WebGPU 212 ms' };
+    expect(decideBackend(NAME, 'wasm', t, '', unit)).toEqual({
+      backend: 'webgpu',
+      reason:
+        'hardware adapter nvidia nvidia-h200: WebGPU 141 ms (rollouts on wasm 141 ms, on WebGPU 212 ms) vs wasm 173 ms per training iteration (64 episodes): WebGPU backend',
+    });
+  });
+
   it('keeps WebGPU when the CPU side could not be timed', () => {
     expect(decideBackend(NAME, 'wasm', { webgpuMs: 4, cpuMs: NaN }).backend).toBe('webgpu');
   });

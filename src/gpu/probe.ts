@@ -110,6 +110,22 @@ export interface ProbeTimings {
   totalMs: number;
   /** What one timed unit is, as the reason says it: `probe step`, or a caller's workload's unit. */
   unit: string;
+  /** What the WebGPU timing ran with, when the workload timed variants (`ProbeTime.note`). */
+  webgpuNote?: string;
+  /** The CPU-side backend the WebGPU run's rollouts were sampled on (`ProbeTime.samplerBackend`). */
+  samplerBackend?: 'wasm' | 'cpu';
+}
+
+/**
+ * A workload's timing on WebGPU when it tried variants of its own and kept the fastest: the
+ * trainer times its iterations with rollouts sampled on the device and on the CPU side.
+ */
+export interface ProbeTime {
+  ms: number;
+  /** The variant kept, for the reason, e.g. `rollouts on wasm: 141 ms; on WebGPU: 212 ms`. */
+  note: string;
+  /** Rollouts sampled on this CPU-side backend (BackendChoice.samplerBackend); absent: on the device. */
+  samplerBackend?: 'wasm' | 'cpu';
 }
 
 /**
@@ -127,12 +143,20 @@ export interface ProbeWorkload {
   key: string;
   /**
    * Milliseconds per unit on this backend, warm-up included in the call but not in the result.
-   * `ctx` is the device for WebGPU and null on the CPU side. Throws when the backend fails.
+   * `ctx` is the device for WebGPU and null on the CPU side; `cpuBackend` is the probe's CPU-side
+   * backend. Throws when the backend fails. On WebGPU it may time variants and give the fastest
+   * with what it ran (`ProbeTime`).
    */
-  time(backend: 'webgpu' | 'wasm' | 'cpu', ctx: GpuContext | null): Promise<number>;
+  time(
+    backend: 'webgpu' | 'wasm' | 'cpu',
+    ctx: GpuContext | null,
+    cpuBackend: 'wasm' | 'cpu',
+  ): Promise<number | ProbeTime>;
 }
 
-const ms = (x: number): string => (x >= 10 ? x.toFixed(0) : x >= 1 ? x.toFixed(1) : x.toFixed(2));
+/** Milliseconds as the probe's reasons write them: whole from 10, one decimal from 1, else two. */
+export const formatMs = (x: number): string =>
+  x >= 10 ? x.toFixed(0) : x >= 1 ? x.toFixed(1) : x.toFixed(2);
 
 export interface ProbeDecision {
   backend: 'webgpu' | 'wasm' | 'cpu';
@@ -141,14 +165,15 @@ export interface ProbeDecision {
 
 /**
  * The faster backend, with both timings in the reason, e.g. "hardware adapter nvidia …: WebGPU
- * 1.2 ms vs wasm 9.8 ms per probe step: WebGPU backend". `t` null means the WebGPU probe failed
+ * 1.2 ms vs wasm 9.8 ms per probe step: WebGPU backend" (with the WebGPU variant kept, when the
+ * workload timed variants, in parentheses after its time). `t` null means the WebGPU probe failed
  * (`error` says why): the CPU side is chosen. A CPU timing that is not a positive finite number
  * never wins; ties go to the CPU side.
  */
 export function decideBackend(
   adapter: string,
   cpuBackend: 'wasm' | 'cpu',
-  t: Pick<ProbeTimings, 'webgpuMs' | 'cpuMs'> | null,
+  t: Pick<ProbeTimings, 'webgpuMs' | 'cpuMs' | 'webgpuNote'> | null,
   error = '',
   unit = 'probe step',
 ): ProbeDecision {
@@ -160,7 +185,8 @@ export function decideBackend(
       reason: `hardware adapter ${adapter}: the WebGPU ${unit} failed${why}: ${cpuName} backend`,
     };
   }
-  const head = `hardware adapter ${adapter}: WebGPU ${ms(t.webgpuMs)} ms vs ${cpuBackend} ${ms(t.cpuMs)} ms per ${unit}`;
+  const note = t.webgpuNote ? ` (${t.webgpuNote})` : '';
+  const head = `hardware adapter ${adapter}: WebGPU ${formatMs(t.webgpuMs)} ms${note} vs ${cpuBackend} ${formatMs(t.cpuMs)} ms per ${unit}`;
   const cpuOk = t.cpuMs > 0 && Number.isFinite(t.cpuMs);
   if (!cpuOk || t.webgpuMs < t.cpuMs) return { backend: 'webgpu', reason: `${head}: WebGPU backend` };
   return { backend: cpuBackend, reason: `${head}: ${cpuName} backend` };

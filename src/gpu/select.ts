@@ -36,6 +36,12 @@ export interface BackendChoice {
    * in every model compiled with this choice; absent: where the device has the `subgroups` feature.
    */
   subgroups?: boolean;
+  /**
+   * WebGPU: sample the trainer's rollouts on this CPU-side backend rather than on the device (the
+   * `auto` probe sets it where sampling there made whole iterations faster; TrainerOptions.samplerChoice
+   * overrides it).
+   */
+  samplerBackend?: 'wasm' | 'cpu';
 }
 
 export interface SelectOptions extends AcquireOptions {
@@ -114,8 +120,10 @@ export async function chooseBackend(
   }
   const d = decideBackend(name, cpu, timings, error, opts.workload?.unit);
   const probe = timings ? { probe: timings } : {};
-  if (d.backend === 'webgpu')
-    return { backend: 'webgpu', reason: d.reason, adapter: ctx.adapter, ctx, ...probe };
+  if (d.backend === 'webgpu') {
+    const sampler = timings?.samplerBackend ? { samplerBackend: timings.samplerBackend } : {};
+    return { backend: 'webgpu', reason: d.reason, adapter: ctx.adapter, ctx, ...probe, ...sampler };
+  }
   ctx.dispose();
   return { backend: d.backend, reason: d.reason, adapter: ctx.adapter, ctx: null, ...probe };
 }

@@ -67,6 +67,8 @@ export interface TrainerOptions {
    * learner can sample on wasm: a construction step's pass is a few dozen states, and on a GPU its
    * submission and read-back cost more than the arithmetic. The old log-probabilities of the PPO
    * ratio always come from the learner, so the update does not depend on where rollouts ran.
+   * Default: the learner's backend, or the CPU-side backend that `auto` chose for rollouts on this
+   * device (`choice.samplerBackend`).
    */
   samplerChoice?: BackendChoice;
   /**
@@ -267,12 +269,34 @@ export class Trainer {
       return s;
     }
     s?.dispose();
-    this.batched = BatchedPolicy.create(this.current, this.o.samplerChoice ?? this.o.choice, {
+    this.batched = BatchedPolicy.create(this.current, this.samplerChoice(), {
       maxBatch,
       jpss: this.config.jpss,
       ...(this.o.samplerEdgeMode ? { edgeMode: this.o.samplerEdgeMode } : {}),
     });
     return this.batched;
+  }
+
+  /** The backend that samples this trainer's rollouts (samplerChoice). */
+  get rolloutBackend(): BackendChoice['backend'] {
+    return this.samplerChoice().backend;
+  }
+
+  /**
+   * Where rollouts are sampled: `samplerChoice` when given; else on the CPU side where the `auto`
+   * probe found that faster on this device (BackendChoice.samplerBackend); else on the learner's
+   * backend.
+   */
+  private samplerChoice(): BackendChoice {
+    if (this.o.samplerChoice) return this.o.samplerChoice;
+    const { choice } = this.o;
+    if (choice.backend !== 'webgpu' || !choice.samplerBackend) return choice;
+    return {
+      backend: choice.samplerBackend,
+      reason: `rollouts on ${choice.samplerBackend}: the auto probe timed them faster there`,
+      adapter: null,
+      ctx: null,
+    };
   }
 
   /** The current policy as a checkpoint with provenance in `meta`. */

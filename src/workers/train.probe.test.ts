@@ -17,7 +17,10 @@ describe('the training session and the backend probe', () => {
       choose: async (prefer, _onLost, workload) => {
         asked.push({ prefer, workload });
         // The workload really trains: time it on the CPU backend, as auto would on the CPU side.
-        if (workload) cpuMs = await workload.time('cpu', null);
+        if (workload) {
+          const t = await workload.time('cpu', null, 'cpu');
+          cpuMs = typeof t === 'number' ? t : NaN;
+        }
         const c: BackendChoice = {
           backend: 'cpu',
           reason: `timed: ${workload?.unit ?? 'nothing'}`,
