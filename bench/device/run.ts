@@ -44,6 +44,7 @@ import { measure } from '../train-tfjs/measure.ts';
 import { matmulKernelRows } from './kernels.ts';
 import { PipelineCache } from '../../src/gpu/webgpu/pipelines.ts';
 import { floorRows } from './floor.ts';
+import { summarize } from './summary.ts';
 import { smallKernelRows } from './small.ts';
 import {
   autoTrainRows,
@@ -312,6 +313,8 @@ out.iterations = await iterationRows(
 );
 out.elapsed_s = (performance.now() - t00) / 1000;
 out.finished = new Date().toISOString();
+// The ratios and what each speed option gives, read off the rows above.
+out.summary = summarize(out);
 writeJson(out);
 ctx.dispose();
 process.exit(0);

@@ -1,0 +1,81 @@
+/**
+ * The device benchmark's answers, read off its own rows (`summary` in baton.json): the issue's
+ * ratios on this machine, and what each speed option gives, as a ratio of the default path to the
+ * path with that option turned back (above 1: the option helps here). Pure: takes the rows run.ts
+ * collected, measures nothing. A ratio whose rows are missing or were skipped is null.
+ */
+
+type Row = Record<string, unknown>;
+
+const num = (x: unknown): number | null => (typeof x === 'number' && Number.isFinite(x) && x > 0 ? x : null);
+
+/** a / b, rounded to 3 decimals; null unless both are positive numbers. */
+export function ratio(a: unknown, b: unknown): number | null {
+  const x = num(a);
+  const y = num(b);
+  return x === null || y === null ? null : Math.round((x / y) * 1000) / 1000;
+}
+
+/** The iteration paths run.ts times with one option turned back, and the option each turns back. */
+export const TURNED_BACK = {
+  webgpu_serial: 'overlap (steps in flight)',
+  webgpu_minibatch_passes: 'log π over the whole batch (passRows)',
+  webgpu_two_pass_sampler: 'one sampler pass per step (fused edge mode)',
+  webgpu_exact: 'lanes products',
+  webgpu_no_subgroups: 'subgroup twins',
+} as const;
+
+/** The trainer rows' WebGPU variants with one option turned back. */
+const TRAINER_TURNED_BACK = {
+  webgpu_exact: 'lanes products',
+  webgpu_no_subgroups: 'subgroup twins',
+} as const;
+
+export interface DeviceSummary {
+  /** Per iteration config: WebGPU's episodes/s over each CPU backend's and over the fastest path's. */
+  iterations: Row[];
+  /** Per minibatch: update and forward time of each turned-back variant over the default's. */
+  trainer: Row[];
+  /** Per minibatch and measure: TF.js time over Baton's (above 1: Baton is faster). */
+  tfjs: Row[];
+}
+
+export function summarize(out: Row): DeviceSummary {
+  const rows = (key: string): Row[] => (Array.isArray(out[key]) ? (out[key] as Row[]) : []);
+  const iterations = rows('iterations').map((r) => {
+    const eps = (label: string): unknown => r[`${label}_episodes_per_s`];
+    const gains: Row = {};
+    for (const [label, option] of Object.entries(TURNED_BACK))
+      gains[option] = ratio(eps('webgpu'), eps(label));
+    const paths = Object.keys(r)
+      .filter((k) => k.endsWith('_episodes_per_s') && num(r[k]) !== null)
+      .map((k) => ({ path: k.slice(0, -'_episodes_per_s'.length), eps: r[k] as number }));
+    const best = paths.reduce<{ path: string; eps: number } | null>(
+      (b, p) => (b && b.eps >= p.eps ? b : p),
+      null,
+    );
+    return {
+      config: r.config,
+      webgpu_over_cpu: ratio(eps('webgpu'), eps('cpu')),
+      webgpu_over_wasm: ratio(eps('webgpu'), eps('wasm')),
+      webgpu_wasm_sampler_over_cpu: ratio(eps('webgpu_wasm_sampler'), eps('cpu')),
+      fastest_path: best?.path ?? null,
+      gain_of: gains,
+    };
+  });
+  const trainer = rows('trainer').map((r) => {
+    const s: Row = { minibatch: r.minibatch };
+    for (const [label, option] of Object.entries(TRAINER_TURNED_BACK)) {
+      s[`update_gain_of ${option}`] = ratio(r[`${label}_update_ms`], r.webgpu_update_ms);
+      s[`forward_gain_of ${option}`] = ratio(r[`${label}_forward_ms`], r.webgpu_forward_ms);
+    }
+    s.update_webgpu_over_wasm = ratio(r.wasm_update_ms, r.webgpu_update_ms);
+    return s;
+  });
+  const tfjs = rows('tfjs_trainer').map((r) => ({
+    minibatch: r.minibatch,
+    measure: r.measure,
+    tfjs_over_baton: ratio(r.tfjs_ms, r.baton_ms),
+  }));
+  return { iterations, trainer, tfjs };
+}

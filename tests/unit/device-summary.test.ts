@@ -1,0 +1,85 @@
+/**
+ * The device benchmark's summary (bench/device/summary.ts) reads its ratios off the rows: each
+ * option's gain is the default path over the path with it turned back, missing or skipped rows
+ * give null, and the fastest path is the one with the most episodes/s.
+ */
+import { describe, expect, it } from 'vitest';
+import { ratio, summarize, TURNED_BACK } from '../../bench/device/summary.ts';
+
+describe('the device benchmark summary', () => {
+  it('divides positive numbers only', () => {
+    expect(ratio(3, 2)).toBe(1.5);
+    expect(ratio(2, 3)).toBe(0.667);
+    for (const [a, b] of [
+      [1, 0],
+      [0, 1],
+      ['skipped: past the deadline', 2],
+      [2, undefined],
+      [NaN, 1],
+      [1, -1],
+    ])
+      expect(ratio(a, b)).toBeNull();
+  });
+
+  it('gives each option’s gain, the ratios to the CPU backends and the fastest path', () => {
+    const s = summarize({
+      iterations: [
+        {
+          config: 'default (B=8, G=8)',
+          webgpu_episodes_per_s: 300,
+          webgpu_serial_episodes_per_s: 250,
+          webgpu_minibatch_passes_episodes_per_s: 200,
+          webgpu_two_pass_sampler_episodes_per_s: 240,
+          webgpu_exact_episodes_per_s: 320,
+          webgpu_no_subgroups_episodes_per_s: 'skipped: past the deadline',
+          webgpu_wasm_sampler_episodes_per_s: 450,
+          wasm_episodes_per_s: 600,
+          cpu_episodes_per_s: 120,
+          webgpu_rollout_ms: 100,
+        },
+      ],
+      trainer: [
+        {
+          minibatch: 64,
+          webgpu_update_ms: 2,
+          webgpu_forward_ms: 1,
+          webgpu_exact_update_ms: 4,
+          webgpu_exact_forward_ms: 1.5,
+          webgpu_no_subgroups_update_ms: 2.2,
+          wasm_update_ms: 3,
+        },
+      ],
+      tfjs_trainer: [{ minibatch: 1024, measure: 'forward', baton_ms: 5, tfjs_ms: 6 }],
+    });
+    const [it0] = s.iterations;
+    expect(it0).toEqual({
+      config: 'default (B=8, G=8)',
+      webgpu_over_cpu: 2.5,
+      webgpu_over_wasm: 0.5,
+      webgpu_wasm_sampler_over_cpu: 3.75,
+      fastest_path: 'wasm',
+      gain_of: {
+        [TURNED_BACK.webgpu_serial]: 1.2,
+        [TURNED_BACK.webgpu_minibatch_passes]: 1.5,
+        [TURNED_BACK.webgpu_two_pass_sampler]: 1.25,
+        [TURNED_BACK.webgpu_exact]: 0.938,
+        [TURNED_BACK.webgpu_no_subgroups]: null,
+      },
+    });
+    expect(s.trainer).toEqual([
+      {
+        minibatch: 64,
+        'update_gain_of lanes products': 2,
+        'forward_gain_of lanes products': 1.5,
+        'update_gain_of subgroup twins': 1.1,
+        'forward_gain_of subgroup twins': null,
+        update_webgpu_over_wasm: 1.5,
+      },
+    ]);
+    expect(s.tfjs).toEqual([{ minibatch: 1024, measure: 'forward', tfjs_over_baton: 1.2 }]);
+  });
+
+  it('is empty where the rows are missing', () => {
+    expect(summarize({ iterations: { skipped: 'no' } })).toEqual({ iterations: [], trainer: [], tfjs: [] });
+  });
+});
