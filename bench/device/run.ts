@@ -313,6 +313,8 @@ out.iterations = await iterationRows(
 );
 out.elapsed_s = (performance.now() - t00) / 1000;
 out.finished = new Date().toISOString();
+// What the subgroup check found on this device (the first compile ran it; subgroup-check.ts).
+out.subgroup_check = ctx.subgroupCheck;
 // The ratios and what each speed option gives, read off the rows above.
 out.summary = summarize(out);
 writeJson(out);

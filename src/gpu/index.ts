@@ -72,6 +72,13 @@ export async function compile(
   if (choice.backend === 'webgpu') {
     if (!choice.ctx) throw new Error('WebGPU backend without a device');
     const { GpuModel } = await import('./webgpu/model.ts');
+    // On a hardware adapter, the subgroup twins are checked against their kernels once per context
+    // before a model relies on them (unless the caller decided).
+    const subgroups = choice.ctx.device?.features.has('subgroups') === true;
+    if (subgroups && opts.subgroups === undefined && choice.subgroups === undefined) {
+      const { checkSubgroupTwins } = await import('./webgpu/subgroup-check.ts');
+      await checkSubgroupTwins(choice.ctx);
+    }
     const forced = {
       ...(choice.lanes === undefined ? {} : { lanes: choice.lanes }),
       ...(choice.subgroups === undefined ? {} : { subgroups: choice.subgroups }),

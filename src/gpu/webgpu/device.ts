@@ -107,6 +107,13 @@ export class GpuContext {
   readonly errors: string[] = [];
   /** Work asked of the device so far (see GpuCounters). */
   counters: GpuCounters = zeroCounters();
+  /**
+   * Whether the subgroup twins may run here (subgroup-check.ts): null until checked, which model
+   * options default to; false where a twin gave other bits than its kernel.
+   */
+  subgroupTwins: boolean | null = null;
+  /** What the subgroup check found, for the adapter report ('' until it ran). */
+  subgroupCheck = '';
   private disposed = false;
 
   /** Returns the counters so far and starts counting from zero. */

@@ -16,7 +16,8 @@ export interface GpuModelOptions extends CompileOptions {
   /**
    * The kernels with trees across invocations (matmul_lanes, reduce_wide, grad_norm) on their
    * subgroup twins (kernels.ts SUBGROUP_TWINS: the same bits, fewer barriers). Default: where the
-   * device has the `subgroups` feature.
+   * device has the `subgroups` feature, unless the context's check found a twin that disagrees
+   * (`GpuContext.subgroupTwins`, subgroup-check.ts).
    */
   subgroups?: boolean;
 }
@@ -29,6 +30,6 @@ export function planOptions(
   return {
     fuse: opts.fuse ?? true,
     lanes: opts.lanes ?? !ctx.adapter.software,
-    subgroups: (opts.subgroups ?? true) && ctx.device.features.has('subgroups'),
+    subgroups: (opts.subgroups ?? ctx.subgroupTwins ?? true) && ctx.device.features.has('subgroups'),
   };
 }
