@@ -10,6 +10,7 @@ import type { Model, RunOptions, StepResult } from './model.ts';
 import type { Tensor } from './graph.ts';
 import type { BackendChoice, BackendPreference, SelectOptions } from './select.ts';
 import type { GpuModelOptions } from './webgpu/model.ts';
+import type { GpuContext } from './webgpu/device.ts';
 
 export { Graph, MASKED_LOG_PROB } from './graph.ts';
 export { paramLayout, type ParamLayout } from './layout.ts';
@@ -61,6 +62,18 @@ export async function decodeKernels(floats: number): Promise<DecodeKernels> {
 }
 
 /**
+ * What the check of the subgroup twins found on this context's device (webgpu/subgroup-check.ts:
+ * run once per context, on a hardware adapter with the `subgroups` feature), e.g. "on: every twin
+ * gave its kernel’s bits". compile() runs it before a model relies on the twins.
+ */
+export async function checkSubgroups(ctx: GpuContext): Promise<string> {
+  if (ctx.device?.features.has('subgroups') !== true) return 'no subgroups feature';
+  const { checkSubgroupTwins } = await import('./webgpu/subgroup-check.ts');
+  await checkSubgroupTwins(ctx);
+  return ctx.subgroupCheck;
+}
+
+/**
  * Compiles a graph on the chosen backend; the WebGPU backend and the wasm kernels are loaded here,
  * the first time they are chosen.
  */
@@ -74,11 +87,7 @@ export async function compile(
     const { GpuModel } = await import('./webgpu/model.ts');
     // On a hardware adapter, the subgroup twins are checked against their kernels once per context
     // before a model relies on them (unless the caller decided).
-    const subgroups = choice.ctx.device?.features.has('subgroups') === true;
-    if (subgroups && opts.subgroups === undefined && choice.subgroups === undefined) {
-      const { checkSubgroupTwins } = await import('./webgpu/subgroup-check.ts');
-      await checkSubgroupTwins(choice.ctx);
-    }
+    if (opts.subgroups === undefined && choice.subgroups === undefined) await checkSubgroups(choice.ctx);
     const forced = {
       ...(choice.lanes === undefined ? {} : { lanes: choice.lanes }),
       ...(choice.subgroups === undefined ? {} : { subgroups: choice.subgroups }),

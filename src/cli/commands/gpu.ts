@@ -1,12 +1,13 @@
 import type { CliIO, Command } from '../command.ts';
 import { nodeGpu, releaseNodeGpu } from '../../gpu/node-gpu.ts';
-import { chooseBackend, describeAdapter } from '../../gpu/index.ts';
+import { checkSubgroups, chooseBackend, describeAdapter } from '../../gpu/index.ts';
 import type { BackendPreference } from '../../gpu/index.ts';
 
 const USAGE = `Usage: baton gpu info [--backend cpu|wasm|webgpu|auto]
 
 Reports the WebGPU adapter (vendor, architecture, whether it is a software fallback, features,
-limits) and which compute backend Baton uses for the policy and the trainer, and why.
+limits), on WebGPU whether the subgroup twins gave their kernels' bits on this driver, and
+which compute backend Baton uses for the policy and the trainer, and why.
   --backend auto    (default) WebGPU on a hardware adapter, else WebAssembly SIMD (wasm), else cpu
   --backend webgpu  force WebGPU (fails without an adapter)
   --backend wasm    force the WebAssembly SIMD backend
@@ -51,6 +52,8 @@ async function info(prefer: BackendPreference, io: CliIO): Promise<number> {
   } else if (prefer !== 'cpu' && prefer !== 'wasm') {
     io.out('adapter:           none');
   }
+  // The subgroup twins' check runs on the device the choice holds (WebGPU only).
+  if (choice.ctx) io.out(`subgroup twins:    ${await checkSubgroups(choice.ctx)}`);
   io.out(`backend:           ${choice.backend} (${choice.reason})`);
   choice.ctx?.dispose();
   return 0;
