@@ -2,7 +2,7 @@
  * A device's subgroup twins checked against their kernels before a model relies on them. The twins
  * (kernels.ts SUBGROUP_TWINS) give their kernels' bits wherever the driver places invocations as
  * tree_sg.wgsl assumes: one subgroup size per dispatch, whole subgroups. CI proves that on
- * SwiftShader only; a hardware driver is taken on trust nowhere: the first model compiled on a
+ * SwiftShader only, so a hardware driver is not taken on trust: the first model compiled on a
  * hardware adapter with subgroups (index.ts `compile`) runs each twin once beside its kernel on
  * small cases (a lanes product per lane count, a long sum, a long max, the gradient norm's two
  * levels) and compares the bits. A mismatch turns the twins off for that context
@@ -90,7 +90,7 @@ async function run(
   const pass = enc.beginComputePass();
   for (const call of calls) {
     const pipeline = cache.get(call.kernel, call.constants);
-    const u = buffer(4 * Math.max(4, call.uniform.length), GPUBufferUsage.UNIFORM);
+    const u = buffer(16 * Math.ceil(Math.max(4, call.uniform.length) / 4), GPUBufferUsage.UNIFORM);
     device.queue.writeBuffer(u, 0, new Uint32Array(call.uniform));
     const resources = call.refs.map((r) => {
       if (r.t === 'temp') {
