@@ -102,8 +102,11 @@ export async function autoTrainRows(
 
 /**
  * Episodes per second of whole training iterations (batched sampling, simulated runners, the PPO
- * update), preset mixed from `prior`, the same seed on every backend: one untimed warm-up
- * iteration, then up to `iters` timed ones within `budgetMs`.
+ * update), preset mixed from `prior`, the same seed on every backend. Per config, one trainer per
+ * path, each warmed up with one untimed iteration; then rounds of one timed iteration per path, the
+ * paths in a different order each round, until `rounds` rounds or the config's budget. A host
+ * whose speed drifts (a shared machine's does, by 1.5× within minutes) then slows every path of a
+ * round alike, and each round gives a ratio of paths measured side by side (`_by_round`).
  */
 export interface IterationPath {
   /** Column prefix in the JSON (e.g. `webgpu`, `webgpu_wasm_sampler`). */
@@ -125,62 +128,79 @@ export async function iterationRows(
   bound: Bound,
 ): Promise<Record<string, unknown>[]> {
   const configs = iterationConfigs(quick);
-  const iters = quick ? 1 : 3;
-  const budgetMs = quick ? 60_000 : 12_000;
+  const rounds = quick ? 1 : 6;
+  const budgetMs = quick ? 60_000 : 40_000;
   const rows: Record<string, unknown>[] = [];
   for (const c of configs) {
     const row: Record<string, unknown> = { config: c.name };
-    for (const p of paths) {
-      if (!bound.left()) {
-        row[`${p.label}_episodes_per_s`] = bound.skipped;
-        continue;
-      }
-      const config = trainConfig({ preset: 'mixed', seed: 0, ...c.over });
-      const t = await Trainer.create({
-        start: priorCheckpoint(DEFAULT_POOL),
-        pool: DEFAULT_POOL,
-        config,
-        choice: p.choice,
-        ...(p.sampler ? { samplerChoice: p.sampler } : {}),
-        ...p.options,
-        runners: simulatedRunners,
-        sampling: 'batched',
-        clock: () => performance.now(),
-      });
-      try {
-        await t.iterate();
-        let ms = 0;
-        let n = 0;
-        let rolloutMs = 0;
-        let updateMs = 0;
-        const phases = { encodeMs: 0, oldLogpMs: 0, stepsMs: 0, readBackMs: 0 };
-        while (n < iters && (n === 0 || ms < budgetMs)) {
-          const t0 = performance.now();
-          const m = await t.iterate();
-          ms += performance.now() - t0;
-          rolloutMs += m.timings?.rolloutMs ?? 0;
-          updateMs += m.timings?.updateMs ?? 0;
-          const ph = m.timings?.phases;
-          if (ph) for (const k of Object.keys(phases) as (keyof typeof phases)[]) phases[k] += ph[k];
-          n += 1;
+    const config = trainConfig({ preset: 'mixed', seed: 0, ...c.over });
+    const episodes = config.tasksPerIteration * config.groupSize;
+    const live: {
+      p: IterationPath;
+      t: Trainer;
+      ms: number[];
+      rollout: number;
+      update: number;
+      phases: Phases;
+    }[] = [];
+    try {
+      for (const p of paths) {
+        if (!bound.left()) {
+          row[`${p.label}_episodes_per_s`] = bound.skipped;
+          continue;
         }
-        row[`${p.label}_episodes_per_s`] = (n * config.tasksPerIteration * config.groupSize) / (ms / 1000);
-        row[`${p.label}_iterations`] = n;
-        // Per iteration: sampling the rollouts, and advantages + every minibatch update.
-        row[`${p.label}_rollout_ms`] = rolloutMs / n;
-        row[`${p.label}_update_ms`] = updateMs / n;
-        // The update's parts: encoding, old/reference log π, the minibatch updates, the read-back.
-        for (const [k, v] of Object.entries(phases))
-          row[`${p.label}_update_${k.replace(/Ms$/, '')}_ms`] = v / n;
-      } finally {
-        t.dispose();
+        const t = await Trainer.create({
+          start: priorCheckpoint(DEFAULT_POOL),
+          pool: DEFAULT_POOL,
+          config,
+          choice: p.choice,
+          ...(p.sampler ? { samplerChoice: p.sampler } : {}),
+          ...p.options,
+          runners: simulatedRunners,
+          sampling: 'batched',
+          clock: () => performance.now(),
+        });
+        live.push({ p, t, ms: [], rollout: 0, update: 0, phases: { ...NO_PHASES } });
+        await t.iterate();
       }
+      const t0 = performance.now();
+      for (let r = 0; r < rounds && (r < 2 || performance.now() - t0 < budgetMs) && bound.left(); r++) {
+        for (let k = 0; k < live.length; k++) {
+          const x = live[(k + r) % live.length] as (typeof live)[number];
+          const s0 = performance.now();
+          const m = await x.t.iterate();
+          x.ms.push(performance.now() - s0);
+          x.rollout += m.timings?.rolloutMs ?? 0;
+          x.update += m.timings?.updateMs ?? 0;
+          const ph = m.timings?.phases;
+          if (ph) for (const key of Object.keys(x.phases) as (keyof Phases)[]) x.phases[key] += ph[key];
+        }
+      }
+    } finally {
+      for (const x of live) x.t.dispose();
+    }
+    for (const x of live) {
+      const n = x.ms.length;
+      const label = x.p.label;
+      row[`${label}_episodes_per_s`] = (n * episodes) / (x.ms.reduce((a, b) => a + b, 0) / 1000);
+      row[`${label}_iterations`] = n;
+      // Each round's episodes/s, in round order (the paths of a round ran one after another).
+      row[`${label}_by_round`] = x.ms.map((ms) => episodes / (ms / 1000));
+      // Per iteration: sampling the rollouts, and advantages + every minibatch update.
+      row[`${label}_rollout_ms`] = x.rollout / n;
+      row[`${label}_update_ms`] = x.update / n;
+      // The update's parts: encoding, old/reference log π, the minibatch updates, the read-back.
+      for (const [k, v] of Object.entries(x.phases))
+        row[`${label}_update_${k.replace(/Ms$/, '')}_ms`] = v / n;
     }
     rows.push(row);
     console.error(JSON.stringify(row));
   }
   return rows;
 }
+
+type Phases = { encodeMs: number; oldLogpMs: number; stepsMs: number; readBackMs: number };
+const NO_PHASES: Phases = { encodeMs: 0, oldLogpMs: 0, stepsMs: 0, readBackMs: 0 };
 
 export const GPT_SIZES: LmSize[] = [
   { vocab: 1024, embd: 256, layers: 4, heads: 4, batch: 16, seq: 256 },

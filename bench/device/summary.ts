@@ -40,6 +40,14 @@ export interface DeviceSummary {
   tfjs: Row[];
 }
 
+/** Round by round, path `a`'s episodes/s over path `b`'s (`_by_round`); null unless both have rounds. */
+export function byRound(r: Row, a: string, b: string): (number | null)[] | null {
+  const xs = r[`${a}_by_round`];
+  const ys = r[`${b}_by_round`];
+  if (!Array.isArray(xs) || !Array.isArray(ys) || xs.length === 0 || xs.length !== ys.length) return null;
+  return xs.map((x, i) => ratio(x, ys[i]));
+}
+
 export function summarize(out: Row): DeviceSummary {
   const rows = (key: string): Row[] => (Array.isArray(out[key]) ? (out[key] as Row[]) : []);
   const iterations = rows('iterations').map((r) => {
@@ -59,6 +67,10 @@ export function summarize(out: Row): DeviceSummary {
       webgpu_over_cpu: ratio(eps('webgpu'), eps('cpu')),
       webgpu_over_wasm: ratio(eps('webgpu'), eps('wasm')),
       webgpu_wasm_sampler_over_cpu: ratio(eps('webgpu_wasm_sampler'), eps('cpu')),
+      // The same ratios within each round of the interleaved iterations (rows.ts): how far they
+      // spread while the host's speed drifts.
+      webgpu_over_cpu_by_round: byRound(r, 'webgpu', 'cpu'),
+      webgpu_wasm_sampler_over_cpu_by_round: byRound(r, 'webgpu_wasm_sampler', 'cpu'),
       fastest_path: best?.path ?? null,
       gain_of: gains,
     };

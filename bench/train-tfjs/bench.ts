@@ -9,9 +9,10 @@
  *   read back, PPO objective in TypeScript, forward + backward + clipping + Adam) vs
  *   `TfPolicy.update` (the same steps in TF.js, bench/train-tfjs/tfjs-policy.ts);
  * - step: the graph step alone on inputs already uploaded (forward + backward + clip + Adam);
- * - forward: log π of the batch's rows per minibatch pass, as the trainer's old-policy passes run it:
- *   each pass uploads its minibatch and reads the joint log-probabilities back (`Learner.logProbs`,
- *   pruned to them; `TfPolicy.logProbs`).
+ * - forward: log π of two batches' rows per minibatch pass, as the trainer's old-policy passes run
+ *   it: each pass uploads its minibatch and reads the joint log-probabilities back (`Learner.logProbs`,
+ *   pruned to them; `TfPolicy.logProbs`). The batches take turns, so no pass repeats the inputs of
+ *   the one before (which the compute core would skip).
  * Both sides are timed alternately (a, b, a, b, …) so that load from other processes hits both.
  * Equality of the two is a unit test (tests/unit/train-tfjs-parity.test.ts); this script checks
  * the first update's gradient norm again before it times anything.
@@ -143,9 +144,11 @@ function writeDocs(adapter: string | null, measured: boolean): void {
     '  forward pass read back, the PPO objective in TypeScript, then forward + backward + clip +',
     '  Adam; TF.js the same steps, `variableGrads` + `applyGradients`).',
     '- **graph step**: forward + backward + clip + Adam on inputs already uploaded.',
-    "- **forward**: log π of the batch's rows per minibatch pass, as the trainer's old-policy passes",
+    "- **forward**: log π of two batches' rows per minibatch pass, as the trainer's old-policy passes",
     '  run it: each pass uploads its minibatch and reads the joint log-probabilities back',
-    '  (`Learner.logProbs`, which computes only what they need; `TfPolicy.logProbs`).',
+    '  (`Learner.logProbs`, which computes only what they need; `TfPolicy.logProbs`). The batches',
+    '  take turns, so that no pass repeats the inputs of the one before, which the compute core',
+    '  would skip.',
     '',
     ...summary,
     '',

@@ -41,6 +41,8 @@ export async function measure(
 ): Promise<Row[]> {
   const config = trainConfig({ minibatch: M });
   const data = await sampleBatch(checkpoint, pool, config, M, 17);
+  // A second batch for the forward rows, timed in turn with the first (below).
+  const other = (await sampleBatch(checkpoint, pool, config, M, 18)).full;
   const full = data.full;
   log(`${checkpoint.name}, minibatch ${M}: ${full.batch} steps from ${data.episodes} constructions`);
   const learner = await Learner.create(checkpoint, checkpoint, pool, config, choice);
@@ -96,17 +98,26 @@ export async function measure(
         timing,
       ),
     );
-    // Log π of every row of the batch, per minibatch pass, as the trainer's old-policy passes run
+    // Log π of every row of two batches, per minibatch pass, as the trainer's old-policy passes run
     // it: each pass uploads its minibatch and reads the joint log π back (the compute core's pass
-    // pruned to it, reusing nothing from the last pass, whose rows differ), on both sides.
-    const passes = Math.ceil(full.batch / M);
-    const picks = Array.from({ length: passes }, (_, p) =>
-      Array.from({ length: Math.min(M, full.batch - p * M) }, (_, i) => p * M + i),
+    // pruned to it), on both sides. The batches take turns, so that no call repeats the passes of
+    // the one before: a forward pass skips the ops whose inputs did not change (RunOptions.prune),
+    // and a batch of a single pass, timed again and again, would time next to nothing.
+    const batches = [full, other];
+    const passes = batches.reduce((k, b) => k + Math.ceil(b.batch / M), 0);
+    const picks = batches.map((b) =>
+      Array.from({ length: Math.ceil(b.batch / M) }, (_, p) =>
+        Array.from({ length: Math.min(M, b.batch - p * M) }, (_, i) => p * M + i),
+      ),
     );
     const [bf, tfw] = await timePair(
-      () => learner.logProbs(full),
       async () => {
-        for (const pk of picks) await tfp.logProbs(minibatch(checkpoint.config, pool, full, pk, M));
+        for (const b of batches) await learner.logProbs(b);
+      },
+      async () => {
+        for (const [k, b] of batches.entries())
+          for (const pk of picks[k] as number[][])
+            await tfp.logProbs(minibatch(checkpoint.config, pool, b, pk, M));
       },
       timing,
     );

@@ -4,7 +4,7 @@
  * give null, and the fastest path is the one with the most episodes/s.
  */
 import { describe, expect, it } from 'vitest';
-import { ratio, summarize, TURNED_BACK } from '../../bench/device/summary.ts';
+import { byRound, ratio, summarize, TURNED_BACK } from '../../bench/device/summary.ts';
 
 describe('the device benchmark summary', () => {
   it('divides positive numbers only', () => {
@@ -36,6 +36,9 @@ describe('the device benchmark summary', () => {
           wasm_episodes_per_s: 600,
           cpu_episodes_per_s: 120,
           webgpu_rollout_ms: 100,
+          webgpu_by_round: [280, 320],
+          cpu_by_round: [140, 100],
+          webgpu_wasm_sampler_by_round: [450],
         },
       ],
       trainer: [
@@ -57,6 +60,9 @@ describe('the device benchmark summary', () => {
       webgpu_over_cpu: 2.5,
       webgpu_over_wasm: 0.5,
       webgpu_wasm_sampler_over_cpu: 3.75,
+      // Paired within each round; a path with fewer rounds than the CPU's gives none.
+      webgpu_over_cpu_by_round: [2, 3.2],
+      webgpu_wasm_sampler_over_cpu_by_round: null,
       fastest_path: 'wasm',
       gain_of: {
         [TURNED_BACK.webgpu_serial]: 1.2,
@@ -77,6 +83,12 @@ describe('the device benchmark summary', () => {
       },
     ]);
     expect(s.tfjs).toEqual([{ minibatch: 1024, measure: 'forward', tfjs_over_baton: 1.2 }]);
+  });
+
+  it('pairs rounds only where both paths have them', () => {
+    expect(byRound({ a_by_round: [2, 'skipped'], b_by_round: [1, 1] }, 'a', 'b')).toEqual([2, null]);
+    expect(byRound({ a_by_round: [], b_by_round: [] }, 'a', 'b')).toBeNull();
+    expect(byRound({ a_by_round: [1] }, 'a', 'b')).toBeNull();
   });
 
   it('is empty where the rows are missing', () => {

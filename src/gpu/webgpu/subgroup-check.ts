@@ -18,6 +18,7 @@ import type { PipelineCache } from './pipelines.ts';
 import { gradNormCalls } from './plan.ts';
 import { lanesCall, val, type Call, type Ref } from './plan-calls.ts';
 import { reduceCall } from './plan-forward.ts';
+import { runOnBuffers } from './run-calls.ts';
 import { deviceCaches } from './state.ts';
 
 /** One case: calls over buffers A (val 0) and C (val 2; read back), scratch as temps. */
@@ -66,7 +67,7 @@ function cases(): Case[] {
   return out;
 }
 
-/** Runs `calls` on fresh buffers (A bound as val 0 and val 1, C as val 2, temps zeroed) and reads C. */
+/** Runs `calls` on fresh buffers (A bound as val 0 and val 1, C as val 2, temps zeroed) and reads C's bits. */
 async function run(
   device: GPUDevice,
   cache: PipelineCache,
@@ -74,56 +75,7 @@ async function run(
   A: Float32Array,
   C: Float32Array,
 ): Promise<Uint32Array> {
-  const owned: GPUBuffer[] = [];
-  const buffer = (bytes: number, usage: number): GPUBuffer => {
-    const b = device.createBuffer({ size: Math.max(16, bytes), usage: usage | GPUBufferUsage.COPY_DST });
-    owned.push(b);
-    return b;
-  };
-  const S = GPUBufferUsage.STORAGE;
-  const a = buffer(A.byteLength, S);
-  device.queue.writeBuffer(a, 0, A);
-  const c = buffer(C.byteLength, S | GPUBufferUsage.COPY_SRC);
-  device.queue.writeBuffer(c, 0, C);
-  const temps = new Map<string, GPUBuffer>();
-  const enc = device.createCommandEncoder();
-  const pass = enc.beginComputePass();
-  for (const call of calls) {
-    const pipeline = cache.get(call.kernel, call.constants);
-    const u = buffer(16 * Math.ceil(Math.max(4, call.uniform.length) / 4), GPUBufferUsage.UNIFORM);
-    device.queue.writeBuffer(u, 0, new Uint32Array(call.uniform));
-    const resources = call.refs.map((r) => {
-      if (r.t === 'temp') {
-        const key = `${r.id}.${r.slot}`;
-        let t = temps.get(key);
-        if (!t) temps.set(key, (t = buffer(4 * Math.max(4, r.floats), S)));
-        return t;
-      }
-      if (r.t !== 'value') throw new Error(`subgroup check: unexpected binding ${r.t}`);
-      return r.id === 2 ? c : a;
-    });
-    pass.setPipeline(pipeline);
-    pass.setBindGroup(
-      0,
-      device.createBindGroup({
-        layout: pipeline.getBindGroupLayout(0),
-        entries: [u, ...resources].map((b, binding) => ({ binding, resource: { buffer: b } })),
-      }),
-    );
-    pass.dispatchWorkgroups(...call.wg);
-  }
-  pass.end();
-  const read = buffer(C.byteLength, GPUBufferUsage.MAP_READ);
-  enc.copyBufferToBuffer(c, 0, read, 0, C.byteLength);
-  device.queue.submit([enc.finish()]);
-  try {
-    await read.mapAsync(GPUMapMode.READ);
-    const out = new Uint32Array(read.getMappedRange().slice(0));
-    read.unmap();
-    return out;
-  } finally {
-    for (const b of owned) b.destroy();
-  }
+  return new Uint32Array(await runOnBuffers(device, cache, calls, [A, A, C], 2));
 }
 
 export interface SubgroupCheckOptions {
