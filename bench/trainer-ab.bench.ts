@@ -13,10 +13,10 @@
  *   (`TrainerOptions.passRows` 0) against passes of up to 512 rows on forward-only graphs (the
  *   default, `Learner.passRows`).
  * - `npm run bench:subgroups` (`--what subgroups`, WebGPU only): the kernels with trees across
- *   invocations in workgroup memory (`BackendChoice.subgroups` false) against their subgroup twins
- *   (kernels.ts SUBGROUP_TWINS, the default where the device has `subgroups`). SwiftShader offers
- *   subgroups of 4; lanes products are off there, so its default plan has the twins of the loss's
- *   long sums and of the gradient norm only.
+ *   invocations in workgroup memory (the default) against their subgroup twins (kernels.ts
+ *   SUBGROUP_TWINS, `BackendChoice.subgroups` true). SwiftShader offers subgroups of 4; lanes
+ *   products are off there, so its plan with twins has those of the loss's long sums and of the
+ *   gradient norm only.
  *
  * Two trainers per backend run the same iterations (same seed and config: the default, B = 8 × G = 8,
  * minibatch 64, preset mixed, from `prior`, simulated runners); the bench checks that their metrics

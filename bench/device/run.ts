@@ -133,13 +133,13 @@ for (const M of quick ? [64] : [64, 256, 1024]) {
   const pick = Array.from({ length: M }, (_, i) => i);
   const row: Record<string, unknown> = { minibatch: M };
   // webgpu_exact: without lanes products (matmul_lanes.wgsl; on by default on a hardware adapter);
-  // webgpu_no_subgroups: the trees of the lanes products, long sums and the norm in workgroup
-  // memory, not on their subgroup twins (the default where the device has subgroups).
+  // webgpu_subgroups: the trees of the lanes products, long sums and the norm on their subgroup
+  // twins (BackendChoice.subgroups; off by default), not in workgroup memory.
   const exact: BackendChoice = { ...webgpu, lanes: false };
   for (const [label, choice] of [
     ['webgpu', webgpu],
     ['webgpu_exact', exact],
-    ['webgpu_no_subgroups', { ...webgpu, subgroups: false }],
+    ['webgpu_subgroups', { ...webgpu, subgroups: true }],
     ['wasm', wasm],
     ['cpu', cpu],
   ] as const) {
@@ -323,8 +323,8 @@ out.iterations = await iterationRows(
     { label: 'webgpu_two_pass_sampler', choice: webgpu, options: { samplerEdgeMode: 'two-pass' } },
     // Without lanes products (the kernels' exact bits of before).
     { label: 'webgpu_exact', choice: { ...webgpu, lanes: false } },
-    // Without the subgroup twins (the same bits, trees in workgroup memory only).
-    { label: 'webgpu_no_subgroups', choice: { ...webgpu, subgroups: false } },
+    // With the subgroup twins (the same bits; off by default).
+    { label: 'webgpu_subgroups', choice: { ...webgpu, subgroups: true } },
     { label: 'webgpu_wasm_sampler', choice: webgpu, sampler: wasm },
     { label: 'wasm', choice: wasm },
     { label: 'cpu', choice: cpu },

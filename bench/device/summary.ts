@@ -1,7 +1,8 @@
 /**
  * The device benchmark's answers, read off its own rows (`summary` in baton.json): the issue's
- * ratios on this machine, and what each speed option gives, as a ratio of the default path to the
- * path with that option turned back (above 1: the option helps here). Pure: takes the rows run.ts
+ * ratios on this machine, and what each speed option gives: the default path over the path with
+ * that option turned back, or the path with an option turned on that is off by default over the
+ * default path (above 1: the option helps here). Pure: takes the rows run.ts
  * collected, measures nothing. A ratio whose rows are missing or were skipped is null.
  */
 
@@ -16,19 +17,22 @@ export function ratio(a: unknown, b: unknown): number | null {
   return x === null || y === null ? null : Math.round((x / y) * 1000) / 1000;
 }
 
-/** The iteration paths run.ts times with one option turned back, and the option each turns back. */
+/** The iteration paths run.ts times with one default option turned back, and the option each turns back. */
 export const TURNED_BACK = {
   webgpu_serial: 'overlap (steps in flight)',
   webgpu_minibatch_passes: 'log π over the whole batch (passRows)',
   webgpu_two_pass_sampler: 'one sampler pass per step (fused edge mode)',
   webgpu_exact: 'lanes products',
-  webgpu_no_subgroups: 'subgroup twins',
 } as const;
 
-/** The trainer rows' WebGPU variants with one option turned back. */
+/** The paths (iterations and trainer rows) with one option turned on that is off by default. */
+export const TURNED_ON = {
+  webgpu_subgroups: 'subgroup twins',
+} as const;
+
+/** The trainer rows' WebGPU variants with one default option turned back. */
 const TRAINER_TURNED_BACK = {
   webgpu_exact: 'lanes products',
-  webgpu_no_subgroups: 'subgroup twins',
 } as const;
 
 export interface DeviceSummary {
@@ -55,6 +59,7 @@ export function summarize(out: Row): DeviceSummary {
     const gains: Row = {};
     for (const [label, option] of Object.entries(TURNED_BACK))
       gains[option] = ratio(eps('webgpu'), eps(label));
+    for (const [label, option] of Object.entries(TURNED_ON)) gains[option] = ratio(eps(label), eps('webgpu'));
     const paths = Object.keys(r)
       .filter((k) => k.endsWith('_episodes_per_s') && num(r[k]) !== null)
       .map((k) => ({ path: k.slice(0, -'_episodes_per_s'.length), eps: r[k] as number }));
@@ -80,6 +85,10 @@ export function summarize(out: Row): DeviceSummary {
     for (const [label, option] of Object.entries(TRAINER_TURNED_BACK)) {
       s[`update_gain_of ${option}`] = ratio(r[`${label}_update_ms`], r.webgpu_update_ms);
       s[`forward_gain_of ${option}`] = ratio(r[`${label}_forward_ms`], r.webgpu_forward_ms);
+    }
+    for (const [label, option] of Object.entries(TURNED_ON)) {
+      s[`update_gain_of ${option}`] = ratio(r.webgpu_update_ms, r[`${label}_update_ms`]);
+      s[`forward_gain_of ${option}`] = ratio(r.webgpu_forward_ms, r[`${label}_forward_ms`]);
     }
     s.update_webgpu_over_wasm = ratio(r.wasm_update_ms, r.webgpu_update_ms);
     return s;

@@ -64,7 +64,7 @@ export async function decodeKernels(floats: number): Promise<DecodeKernels> {
 /**
  * What the check of the subgroup twins found on this context's device (webgpu/subgroup-check.ts:
  * run once per context, on a hardware adapter with the `subgroups` feature), e.g. "on: every twin
- * gave its kernel’s bits". compile() runs it before a model relies on the twins.
+ * gave its kernel’s bits". compile() runs it before the first model that asks for the twins.
  */
 export async function checkSubgroups(ctx: GpuContext): Promise<string> {
   if (ctx.device?.features.has('subgroups') !== true) return 'no subgroups feature';
@@ -85,9 +85,9 @@ export async function compile(
   if (choice.backend === 'webgpu') {
     if (!choice.ctx) throw new Error('WebGPU backend without a device');
     const { GpuModel } = await import('./webgpu/model.ts');
-    // On a hardware adapter, the subgroup twins are checked against their kernels once per context
-    // before a model relies on them (unless the caller decided).
-    if (opts.subgroups === undefined && choice.subgroups === undefined) await checkSubgroups(choice.ctx);
+    // A model that asks for the subgroup twins gets them only where they gave their kernels' bits:
+    // on a hardware adapter they are checked once per context before the first such model.
+    if ((opts.subgroups ?? choice.subgroups) === true) await checkSubgroups(choice.ctx);
     const forced = {
       ...(choice.lanes === undefined ? {} : { lanes: choice.lanes }),
       ...(choice.subgroups === undefined ? {} : { subgroups: choice.subgroups }),

@@ -33,7 +33,7 @@ export interface BackendChoice {
   lanes?: boolean;
   /**
    * WebGPU: the subgroup twins of the kernels with trees across invocations (GpuModelOptions.subgroups)
-   * in every model compiled with this choice; absent: where the device has the `subgroups` feature.
+   * in every model compiled with this choice, where the device's check allows; absent: off.
    */
   subgroups?: boolean;
   /**

@@ -256,27 +256,30 @@ describe('models with lanes products', () => {
     }
   });
 
-  it('recover from a lost device with the bits of a model on a device that never lost it', async () => {
-    const n = net();
-    const lostCtx = await GpuContext.create({ gpu: await nodeGpu() });
-    if (!lostCtx) throw new Error('no WebGPU adapter');
-    const opts = { ...n.opts, lanes: true, hostSyncEvery: 1 };
-    const steady = new GpuModel(gpu(), n.g, opts);
-    const lost = new GpuModel(lostCtx, n.g, opts);
-    for (let k = 0; k < 3; k++) {
-      for (const m of [steady, lost]) feed(m, k);
-      if (k === 2) {
-        const gone = lostCtx.device.lost;
-        lostCtx.device.destroy();
-        await gone;
+  it.each([false, true])(
+    'recover from a lost device with the bits of a model on a device that never lost it (subgroup twins: %s)',
+    async (subgroups) => {
+      const n = net();
+      const lostCtx = await GpuContext.create({ gpu: await nodeGpu() });
+      if (!lostCtx) throw new Error('no WebGPU adapter');
+      const opts = { ...n.opts, lanes: true, subgroups, hostSyncEvery: 1 };
+      const steady = new GpuModel(gpu(), n.g, opts);
+      const lost = new GpuModel(lostCtx, n.g, opts);
+      for (let k = 0; k < 3; k++) {
+        for (const m of [steady, lost]) feed(m, k);
+        if (k === 2) {
+          const gone = lostCtx.device.lost;
+          lostCtx.device.destroy();
+          await gone;
+        }
+        const [rs, rl] = [await steady.step(), await lost.step()];
+        expect([rl.loss, rl.gradNorm], `step ${k}`).toEqual([rs.loss, rs.gradNorm]);
       }
-      const [rs, rl] = [await steady.step(), await lost.step()];
-      expect([rl.loss, rl.gradNorm], `step ${k}`).toEqual([rs.loss, rs.gradNorm]);
-    }
-    expect(lost.recoveries).toBe(1);
-    for (const p of n.g.params()) expect(bits(await lost.read(p))).toEqual(bits(await steady.read(p)));
-    steady.dispose();
-    lost.dispose();
-    lostCtx.dispose();
-  });
+      expect(lost.recoveries).toBe(1);
+      for (const p of n.g.params()) expect(bits(await lost.read(p))).toEqual(bits(await steady.read(p)));
+      steady.dispose();
+      lost.dispose();
+      lostCtx.dispose();
+    },
+  );
 });

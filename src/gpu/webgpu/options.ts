@@ -15,9 +15,11 @@ export interface GpuModelOptions extends CompileOptions {
   lanes?: boolean;
   /**
    * The kernels with trees across invocations (matmul_lanes, reduce_wide, grad_norm) on their
-   * subgroup twins (kernels.ts SUBGROUP_TWINS: the same bits, fewer barriers). Default: where the
-   * device has the `subgroups` feature, unless the context's check found a twin that disagrees
-   * (`GpuContext.subgroupTwins`, subgroup-check.ts).
+   * subgroup twins (kernels.ts SUBGROUP_TWINS: the same bits, fewer barriers), where the device has
+   * the `subgroups` feature and the context's check found no twin that disagrees
+   * (`GpuContext.subgroupTwins`, subgroup-check.ts). Default off: on the one GPU measured (an NVIDIA
+   * H200), the lanes products' twins took 1.3–1.4× their kernels' GPU time per dispatch and the
+   * long sums' the same (docs/benchmarks.md, "Subgroup twins and the sampler probe on the H200").
    */
   subgroups?: boolean;
 }
@@ -30,6 +32,6 @@ export function planOptions(
   return {
     fuse: opts.fuse ?? true,
     lanes: opts.lanes ?? !ctx.adapter.software,
-    subgroups: (opts.subgroups ?? ctx.subgroupTwins ?? true) && ctx.device.features.has('subgroups'),
+    subgroups: opts.subgroups === true && ctx.subgroupTwins !== false && ctx.device.features.has('subgroups'),
   };
 }

@@ -54,13 +54,11 @@ describe('the subgroup check', () => {
     expect(ctx.subgroupCheck).toBe(
       'off: the subgroup twin of the lanes product with 4 lanes gave other bits than its kernel',
     );
-    const model = await compiled(ctx);
-    expect(kernelsOf(model)).toContain('"matmul_lanes"');
-    expect(kernelsOf(model)).not.toContain('_sg"');
-    // A caller may still ask for them.
-    const forced = await compiled(ctx, { subgroups: true });
-    expect(kernelsOf(forced)).toContain('"matmul_lanes_sg"');
-    for (const m of [model, forced]) m.dispose();
+    // A model that asks for them runs the plain kernels, as one that does not.
+    const asked = await compiled(ctx, { subgroups: true });
+    expect(kernelsOf(asked)).toContain('"matmul_lanes"');
+    expect(kernelsOf(asked)).not.toContain('_sg"');
+    asked.dispose();
   });
 
   it('says why it failed when a twin cannot run, and turns them off', async () => {
@@ -72,12 +70,16 @@ describe('the subgroup check', () => {
     expect(ctx.errors).toEqual([]);
   });
 
-  it('leaves a software adapter unchecked unless asked; compile() then uses the twins', async () => {
+  it('leaves a software adapter unchecked unless asked; compile() then uses the twins a model asks for', async () => {
     const ctx = await context();
-    const model = await compiled(ctx);
+    const plain = await compiled(ctx);
+    // Not asked for: no check, no twins.
+    expect(ctx.subgroupCheck).toBe('');
+    expect(kernelsOf(plain)).not.toContain('_sg"');
+    const model = await compiled(ctx, { subgroups: true });
     expect(ctx.subgroupCheck).toBe('not checked: a software adapter (CI checks SwiftShader)');
     expect(ctx.subgroupTwins).toBeNull();
     expect(kernelsOf(model)).toContain('"matmul_lanes_sg"');
-    model.dispose();
+    for (const m of [plain, model]) m.dispose();
   });
 });

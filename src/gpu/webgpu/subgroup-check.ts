@@ -2,12 +2,12 @@
  * A device's subgroup twins checked against their kernels before a model relies on them. The twins
  * (kernels.ts SUBGROUP_TWINS) give their kernels' bits wherever the driver places invocations as
  * tree_sg.wgsl assumes: one subgroup size per dispatch, whole subgroups. CI proves that on
- * SwiftShader only, so a hardware driver is not taken on trust: the first model compiled on a
- * hardware adapter with subgroups (index.ts `compile`) runs each twin once beside its kernel on
- * small cases (a lanes product per lane count, a long sum, a long max, the gradient norm's two
- * levels) and compares the bits. A mismatch turns the twins off for that context
- * (`GpuContext.subgroupTwins`, which model options default to) and says why in
- * `GpuContext.subgroupCheck`. Once per context: a recovered device keeps the verdict, since the
+ * SwiftShader only, so a hardware driver is not taken on trust: before the first model that asks
+ * for the twins on a hardware adapter with subgroups (index.ts `compile`), each twin runs once
+ * beside its kernel on small cases (a lanes product per lane count, a long sum, a long max, the
+ * gradient norm's two levels) and the bits are compared. A mismatch turns the twins off for that
+ * context (`GpuContext.subgroupTwins`: models that ask for them then run the plain kernels) and
+ * says why in `GpuContext.subgroupCheck`. Once per context: a recovered device keeps the verdict, since the
  * adapter is the same.
  */
 import { createRng } from '../../core/rng.ts';
