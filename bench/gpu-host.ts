@@ -6,9 +6,10 @@
  * encoding now, counted once either way), and encoding the pass (createCommandEncoder to submit).
  * On a real GPU the rest is mostly the device's time; on SwiftShader the device's time is CPU
  * time, so read the host figures, not the totals. Medians of `--reps` log-probability calls over
- * the same batch. Then the same for minibatch updates (two minibatches alternating, 2 × `--reps`):
- * the host's time from calling `Learner.update` until the step is in flight, and of it the
- * encoding. Writes nothing.
+ * the same batch. Then where a minibatch update's host time goes (bench/update-host.ts: the
+ * learner's packing, applyLive, encoding, finish and submit; minibatches taking turns, medians of
+ * 2 × `--reps`, and again after a forced collection each: the npm script runs Node with
+ * --expose-gc). Writes nothing.
  *
  *   npm run bench:gpu-host [-- --reps 5]
  */
@@ -18,6 +19,7 @@ import { chooseBackend } from '../src/gpu/index.ts';
 import { DEFAULT_POOL, priorCheckpoint } from '../src/policy/index.ts';
 import { Learner, trainConfig } from '../src/train/index.ts';
 import { sampleBatch } from './train-tfjs/episodes.ts';
+import { updateHostSplit } from './update-host.ts';
 
 const argv = process.argv.slice(2);
 const at = argv.indexOf('--reps');
@@ -30,7 +32,7 @@ console.log(`adapter: ${choice.reason}`);
 const device = (choice.ctx as NonNullable<typeof choice.ctx>).device;
 const cp = priorCheckpoint(DEFAULT_POOL);
 const rows: Record<string, string | number>[] = [];
-const updates: Record<string, string | number>[] = [];
+const updates: Record<string, number>[] = [];
 for (const M of [64, 256, 1024]) {
   const config = trainConfig({ minibatch: M });
   const data = await sampleBatch(cp, DEFAULT_POOL, config, M, 17);
@@ -89,35 +91,11 @@ for (const M of [64, 256, 1024]) {
     per.encode.push(t.encode / passes);
     per.host.push((t.setInput + t.csrApart + t.encode) / passes);
   }
-  // Minibatch updates, alternating two minibatches of rows so every update sees new inputs: the
-  // host's part is everything before update() hands back its promise (packing, setInput, row
-  // lists, encoding, submission), when the step is in flight and the host free for the next one.
-  const old = await learner.logProbs(data.full);
-  const picks = [0, Math.max(0, data.full.batch - M)].map((from) =>
-    Array.from({ length: Math.min(M, data.full.batch) }, (_, i) => from + i),
-  );
-  const upd = { host: [] as number[], encode: [] as number[], total: [] as number[] };
-  for (let r = -2; r < 2 * REPS; r++) {
-    Object.assign(t, { encode: 0 });
-    const t0 = performance.now();
-    const p = learner.update(data.full, picks[r & 1] as number[], old, null, data.advantages);
-    const host = performance.now() - t0;
-    await p;
-    if (r < 0) continue;
-    upd.host.push(host);
-    upd.encode.push(t.encode);
-    upd.total.push(performance.now() - t0);
-  }
   delete (device as Partial<GPUDevice>).createCommandEncoder;
   delete (device.queue as Partial<GPUQueue>).submit;
   learner.dispose();
   const f = (x: number): number => +x.toFixed(2);
-  updates.push({
-    minibatch: M,
-    'update ms': f(median(upd.total)),
-    'host ms, until in flight': f(median(upd.host)),
-    'of it encode ms': f(median(upd.encode)),
-  });
+  updates.push(await updateHostSplit(choice, M, 2 * REPS));
   rows.push({
     minibatch: M,
     'rows (passes)': `${data.full.batch} (${passes})`,

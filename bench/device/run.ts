@@ -41,6 +41,7 @@ import { Learner, trainConfig } from '../../src/train/index.ts';
 import { ADAM, feed, problem, tfjsStep, type BenchSize } from '../gpu-common.ts';
 import { sampleBatch } from '../train-tfjs/episodes.ts';
 import { measure } from '../train-tfjs/measure.ts';
+import { updateHostSplit } from '../update-host.ts';
 import { matmulKernelRows } from './kernels.ts';
 import { PipelineCache } from '../../src/gpu/webgpu/pipelines.ts';
 import { floorRows } from './floor.ts';
@@ -171,6 +172,19 @@ for (const M of quick ? [64] : [64, 256, 1024]) {
   console.error(JSON.stringify(row));
 }
 out.trainer = trainer;
+
+// Where one trainer update's host time goes (bench/update-host.ts): packing, applyLive, encoding,
+// finish and submit, and the update's wall time alone and two in flight.
+const updateHost: Record<string, unknown>[] = [];
+for (const M of quick ? [64] : [64, 256]) {
+  if (!bound.left()) {
+    updateHost.push({ minibatch: M, skipped: bound.skipped });
+    continue;
+  }
+  updateHost.push(await updateHostSplit(webgpu, M, quick ? 4 : 20));
+  console.error(JSON.stringify(updateHost[updateHost.length - 1]));
+}
+out.update_host = updateHost;
 
 // Where one trainer update's time goes, per kernel.
 out.profile = bound.left() ? await profileRow(webgpu, quick ? 64 : 256) : { skipped: bound.skipped };
