@@ -9,11 +9,16 @@
  * the same batch. Then where a minibatch update's host time goes (bench/update-host.ts: the
  * learner's packing, applyLive, encoding, finish and submit; minibatches taking turns, medians of
  * 2 × `--reps`, and again after a forced collection each: the npm script runs Node with
- * --expose-gc). Writes nothing.
+ * --expose-gc). With `--browser`, the same updates at minibatch 64 and 256 in a Chromium tab
+ * (bench/train-tfjs's page, WebGPU through the browser's GPU process, which validates and runs
+ * the commands away from the tab's thread): the host cost the Train page pays. Writes nothing.
  *
- *   npm run bench:gpu-host [-- --reps 5]
+ *   npm run bench:gpu-host [-- --reps 5] [--browser]
  */
+import { join } from 'node:path';
+import { build, preview } from 'vite';
 import { allowWgslImports } from '../src/cli/wgsl-loader.ts';
+import { launchChromium } from '../tests/support/chromium.ts';
 import { nodeGpu, releaseNodeGpu } from '../src/gpu/node-gpu.ts';
 import { chooseBackend } from '../src/gpu/index.ts';
 import { DEFAULT_POOL, priorCheckpoint } from '../src/policy/index.ts';
@@ -24,6 +29,9 @@ import { updateHostSplit } from './update-host.ts';
 const argv = process.argv.slice(2);
 const at = argv.indexOf('--reps');
 const REPS = at >= 0 ? Number(argv[at + 1]) : 5;
+const SIZES = [64, 256, 1024];
+/** In the browser on a software adapter, an update at 1024 takes seconds: the two smaller only. */
+const BROWSER_SIZES = [64, 256];
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[xs.length >> 1] as number;
 
 allowWgslImports();
@@ -33,7 +41,7 @@ const device = (choice.ctx as NonNullable<typeof choice.ctx>).device;
 const cp = priorCheckpoint(DEFAULT_POOL);
 const rows: Record<string, string | number>[] = [];
 const updates: Record<string, number>[] = [];
-for (const M of [64, 256, 1024]) {
+for (const M of SIZES) {
   const config = trainConfig({ minibatch: M });
   const data = await sampleBatch(cp, DEFAULT_POOL, config, M, 17);
   const learner = await Learner.create(cp, cp, DEFAULT_POOL, config, choice);
@@ -109,7 +117,33 @@ for (const M of [64, 256, 1024]) {
 }
 console.log('log π passes:');
 console.table(rows);
-console.log('minibatch updates:');
+console.log('minibatch updates (Node, Dawn through its Node binding):');
 console.table(updates);
 choice.ctx?.dispose();
 releaseNodeGpu();
+
+// --browser: the same updates in a Chromium tab (WebGPU through the browser's GPU process), on the
+// benchmark page of bench/train-tfjs, with gc exposed to the page.
+if (argv.includes('--browser')) {
+  const config = join(import.meta.dirname, 'train-tfjs/vite.config.ts');
+  await build({ configFile: config });
+  const server = await preview({ configFile: config });
+  const url = server.resolvedUrls?.local[0];
+  if (!url) throw new Error('preview server has no URL');
+  const browser = await launchChromium(['--js-flags=--expose-gc']);
+  try {
+    const page = await browser.newPage();
+    page.setDefaultTimeout(900_000);
+    await page.goto(url);
+    await page.waitForFunction(() => typeof window.runUpdateHost === 'function');
+    const got = await page.evaluate(([s, r]) => window.runUpdateHost(s, r), [
+      BROWSER_SIZES,
+      2 * REPS,
+    ] as const);
+    console.log(`minibatch updates (Chromium, ${got.adapter}):`);
+    console.table(got.rows);
+  } finally {
+    await browser.close();
+    await new Promise<void>((resolve) => server.httpServer.close(() => resolve()));
+  }
+}
