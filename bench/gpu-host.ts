@@ -8,8 +8,7 @@
  * time, so read the host figures, not the totals. Medians of `--reps` log-probability calls over
  * the same batch. Then where a minibatch update's host time goes (bench/update-host.ts: the
  * learner's packing, applyLive, encoding, finish and submit; minibatches taking turns, medians of
- * 2 × `--reps`, and again after a forced collection each: the npm script runs Node with
- * --expose-gc). With `--browser`, the same updates at minibatch 64 and 256 in a Chromium tab
+ * 2 × `--reps`). With `--browser`, the same updates at minibatch 64 and 256 in a Chromium tab
  * (bench/train-tfjs's page, WebGPU through the browser's GPU process, which validates and runs
  * the commands away from the tab's thread): the host cost the Train page pays. Writes nothing.
  *
@@ -123,14 +122,14 @@ choice.ctx?.dispose();
 releaseNodeGpu();
 
 // --browser: the same updates in a Chromium tab (WebGPU through the browser's GPU process), on the
-// benchmark page of bench/train-tfjs, with gc exposed to the page.
+// benchmark page of bench/train-tfjs.
 if (argv.includes('--browser')) {
   const config = join(import.meta.dirname, 'train-tfjs/vite.config.ts');
   await build({ configFile: config });
   const server = await preview({ configFile: config });
   const url = server.resolvedUrls?.local[0];
   if (!url) throw new Error('preview server has no URL');
-  const browser = await launchChromium(['--js-flags=--expose-gc']);
+  const browser = await launchChromium();
   try {
     const page = await browser.newPage();
     page.setDefaultTimeout(900_000);

@@ -18,9 +18,7 @@
  * Then `wall_ms`, the whole update awaited alone, and `overlapped_ms`, per update with the next one
  * submitted before the last is awaited (as the trainer runs its minibatches, `overlap` 2).
  * Medians of `reps` updates over minibatches that take turns (every update sees other rows and
- * live counts). Where the process exposes `gc` (node --expose-gc), the same updates again with a
- * collection before each (`*_after_gc`): the host's own cost without the collector's pauses that
- * other work left behind (on a software adapter, the long waits for the device).
+ * live counts).
  */
 import type { BackendChoice } from '../src/gpu/index.ts';
 import { DEFAULT_POOL, priorCheckpoint } from '../src/policy/index.ts';
@@ -94,9 +92,7 @@ export async function updateHostSplit(
     submit(cbs);
     t.submitted = performance.now() - s;
   };
-  const gc = (globalThis as { gc?: () => void }).gc;
-  const run = async (k: number, collect: boolean): Promise<Split> => {
-    if (collect) gc?.();
+  const run = async (k: number): Promise<Split> => {
     t.start = performance.now();
     const p = learner.update(full, picks[k % picks.length] as number[], old, null, data.advantages);
     const host = performance.now() - t.start;
@@ -112,25 +108,20 @@ export async function updateHostSplit(
   };
   const row: Record<string, number> = { minibatch: M, dispatches_per_update: 0 };
   try {
-    for (let k = 0; k < 4; k++) await run(k, false);
+    for (let k = 0; k < 4; k++) await run(k);
     choice.ctx?.resetCounters();
-    await run(0, false);
+    await run(0);
     row.dispatches_per_update = choice.ctx?.resetCounters().dispatches ?? 0;
-    for (const collect of gc ? [false, true] : [false]) {
-      const splits: Split[] = [];
-      for (let k = 0; k < reps; k++) splits.push(await run(k, collect));
-      const m = (key: keyof Split): number => round(median(splits.map((s) => s[key])));
-      const sfx = collect ? '_after_gc' : '';
-      row[`host_ms${sfx}`] = m('host');
-      row[`learner_ms${sfx}`] = m('learner');
-      row[`live_ms${sfx}`] = m('live');
-      row[`encode_ms${sfx}`] = m('encode');
-      row[`finish_submit_ms${sfx}`] = m('finishSubmit');
-      row[`other_ms${sfx}`] = round(
-        median(splits.map((s) => s.host - s.learner - s.live - s.encode - s.finishSubmit)),
-      );
-      row[`wall_ms${sfx}`] = m('wall');
-    }
+    const splits: Split[] = [];
+    for (let k = 0; k < reps; k++) splits.push(await run(k));
+    const m = (key: keyof Split): number => round(median(splits.map((s) => s[key])));
+    row.host_ms = m('host');
+    row.learner_ms = m('learner');
+    row.live_ms = m('live');
+    row.encode_ms = m('encode');
+    row.finish_submit_ms = m('finishSubmit');
+    row.other_ms = round(median(splits.map((s) => s.host - s.learner - s.live - s.encode - s.finishSubmit)));
+    row.wall_ms = m('wall');
     // Two in flight, as the trainer's epochs run them: per update.
     const t0 = performance.now();
     let last: Promise<unknown> | null = null;

@@ -32,7 +32,7 @@ echo "VK_ICD_FILENAMES=${VK_ICD_FILENAMES:-(loader default)}" >&2
 case "${VK_ICD_FILENAMES:-}" in
   *swiftshader*) echo "note: SwiftShader (a software adapter) — no NVIDIA ICD was found; see README.md" >&2 ;;
 esac
-./node --expose-gc bench.mjs "$@" > results/baton.json
+./node bench.mjs "$@" > results/baton.json
 echo "wrote $DIR/results/baton.json" >&2
 if command -v python3 >/dev/null 2>&1 && python3 -c 'import torch' 2>/dev/null; then
   if command -v timeout >/dev/null 2>&1; then T="timeout 60"; else T=""; fi

@@ -138,6 +138,8 @@ export function liveCall(
 export class LiveSizer {
   /** Per call: the nodes whose live rows its sizes are computed from. */
   private readonly deps: Int32Array[];
+  /** Per call: its Sizer, made once. */
+  private readonly sizers: Sizer[];
 
   constructor(
     private readonly graph: Graph,
@@ -152,6 +154,7 @@ export class LiveSizer {
       }
       return Int32Array.from(ids);
     });
+    this.sizers = calls.map((c) => sizerOf(graph, c));
   }
 
   /**
@@ -167,17 +170,28 @@ export class LiveSizer {
     words: Uint32Array,
     slot: number,
   ): void {
-    this.calls.forEach((c, i) => {
+    for (let i = 0; i < this.calls.length; i++) {
       const deps = this.deps[i] as Int32Array;
-      if (prev && deps.every((d) => L[d] === prev[d])) return;
-      const sized = liveCall(this.graph, c, L, short);
-      (wgs[i] as { wg: [number, number, number] }).wg = sized.wg;
-      words.set(sized.uniform, i * slot);
+      if (prev && unmoved(deps, L, prev)) continue;
+      const c = this.calls[i] as Call;
+      const w = c.when;
+      const wg = (this.sizers[i] as Sizer)(L, words, i * slot);
+      (wgs[i] as { wg: [number, number, number] }).wg =
+        w && short(w.idx, w.rows) !== w.short ? [0, 0, 0] : wg;
       const op = c.node === undefined ? null : this.graph.node(c.node).op;
       if (op?.kind === 'scatterAddRows' && (L[op.src] as number) < (L[op.idx] as number))
         throw new Error(`scatterAddRows: fewer live source rows than live indices (node ${op.src})`);
-    });
+    }
   }
+}
+
+/** No node of `deps` has other live rows in `L` than in `prev`. */
+function unmoved(deps: Int32Array, L: Int32Array, prev: Int32Array): boolean {
+  for (let k = 0; k < deps.length; k++) {
+    const d = deps[k] as number;
+    if (L[d] !== prev[d]) return false;
+  }
+  return true;
 }
 
 /** The encoded calls that are dispatched (a scatter form that is off has no workgroups), and their calls. */
@@ -185,31 +199,101 @@ export function dispatched<E extends { wg: [number, number, number] }>(es: E[], 
   return [es.filter((e) => e.wg[0] > 0), cs.filter((_, i) => (es[i]?.wg[0] ?? 0) > 0)];
 }
 
+/**
+ * Writes a call's sizes for live rows `L`: its uniform words into `u` from word `at` (the plan's
+ * own words, then those the live rows change) and returns its workgroups.
+ */
+type Sizer = (L: Int32Array, u: Uint32Array | number[], at: number) => [number, number, number];
+
 function sizeCall(graph: Graph, c: Call, L: Int32Array): { uniform: number[]; wg: [number, number, number] } {
-  const u = c.uniform.slice();
-  let wg = c.wg;
+  const uniform = c.uniform.slice();
+  const wg = sizerOf(graph, c)(L, uniform, 0);
+  return { uniform, wg };
+}
+
+/**
+ * A call's Sizer. What does not depend on the live rows (the kernel's case, node ids, row widths,
+ * the plan's words) is worked out here, once per call, so that sizing a model's calls before each
+ * step allocates and looks up little.
+ */
+function sizerOf(graph: Graph, c: Call): Sizer {
+  const base = c.uniform;
+  const nw = base.length;
+  const plan = c.wg;
+  const own = (u: Uint32Array | number[], at: number): void => {
+    for (let w = 0; w < nw; w++) u[at + w] = base[w] as number;
+  };
+  const planned: Sizer = (_L, u, at) => {
+    own(u, at);
+    return [plan[0], plan[1], plan[2]];
+  };
   if (c.fused) {
     // A fused call (plan-fuse.ts): each part's live length, as if it ran alone, in its own word.
-    let most = 0;
-    c.fused.parts.forEach((part, j) => {
-      const n = sizeCall(graph, part, L).uniform[0] as number;
-      u[c.fused?.words[j] as number] = n;
-      most = Math.max(most, n);
-    });
-    return { uniform: u, wg: grid(most, c.fused.per) };
+    const { parts, words, per } = c.fused;
+    const sizers = parts.map((part) => sizerOf(graph, part));
+    const scratch = new Uint32Array(Math.max(1, ...parts.map((part) => part.uniform.length)));
+    return (L, u, at) => {
+      own(u, at);
+      let most = 0;
+      for (let j = 0; j < sizers.length; j++) {
+        (sizers[j] as Sizer)(L, scratch, 0);
+        const n = scratch[0] as number;
+        u[at + (words[j] as number)] = n;
+        most = Math.max(most, n);
+      }
+      return grid(most, per);
+    };
   }
-  if (c.node === undefined) return { uniform: u, wg };
+  if (c.node === undefined) return planned;
   const n = graph.node(c.node);
   const op = n.op;
-  const live = L[n.id] as number;
-  const inner = (id: number): number =>
-    size(graph.node(id).shape) / Math.max(1, graph.node(id).shape[0] ?? 1);
-  /** Live rows in the kernels' sense (last axis = columns) of node `id`. */
-  const rowsOf = (id: number): number => ((L[id] as number) * inner(id)) / cols(graph.node(id).shape);
-  const flat = (len: number, per: number): void => {
-    u[0] = len;
-    wg = grid(len, per);
+  const id = n.id;
+  const shapeOf = (x: number): readonly number[] => graph.node(x).shape;
+  const inner = (x: number): number => size(shapeOf(x)) / Math.max(1, shapeOf(x)[0] ?? 1);
+  /** Live rows in the kernels' sense (last axis = columns) of node x. */
+  const rowsOf = (x: number): ((L: Int32Array) => number) => {
+    const w = inner(x);
+    const k = cols(shapeOf(x));
+    return (L) => ((L[x] as number) * w) / k;
   };
+  /** u[0] = len, one invocation per element in workgroups of `per`. */
+  const flat =
+    (len: (L: Int32Array) => number, per: number): Sizer =>
+    (L, u, at) => {
+      own(u, at);
+      const k = len(L);
+      u[at] = k;
+      return grid(k, per);
+    };
+  /** Only the uniform words `set` writes change; the planned workgroups stay. */
+  const words =
+    (set: (L: Int32Array, u: Uint32Array | number[], at: number) => void): Sizer =>
+    (L, u, at) => {
+      own(u, at);
+      set(L, u, at);
+      return [plan[0], plan[1], plan[2]];
+    };
+  const isVector = (x: number): boolean => shapeOf(x).length < 2;
+  /**
+   * A product over live rows of op(A) (m planned rows, B node b): C and dA have live output rows,
+   * with workgroups `wgOf(live)`; dB = op(A)ᵀ·dC sums over them (K = live rows).
+   */
+  const product = (m: number, b: number, wgOf: (live: number) => [number, number, number]): Sizer => {
+    const r = c.refs[2];
+    const intoB = r?.t === 'grad' && r.id === b;
+    return (L, u, at) => {
+      own(u, at);
+      const live = L[id] as number;
+      if (live === m) return [plan[0], plan[1], plan[2]];
+      if (intoB) {
+        u[at + 2] = live;
+        return [plan[0], plan[1], plan[2]];
+      }
+      u[at] = live;
+      return wgOf(live);
+    };
+  };
+  const rowMatmul = op.kind === 'matmul' && !op.transA && op.batch === 1;
   // A subgroup twin (kernels.ts SUBGROUP_TWINS) runs on the uniforms and workgroups of its kernel.
   switch (baseKernel(c.kernel)) {
     case 'bias_act':
@@ -220,120 +304,161 @@ function sizeCall(graph: Graph, c: Call, L: Int32Array): { uniform: number[]; wg
     case 'binary_grad':
     case 'unary_grad':
     case 'bernoulli_grad':
-      flat(live * inner(n.id), 256);
-      break;
-    case 'gather_rows':
+    case 'pick': {
+      const w = inner(id);
+      return flat((L) => (L[id] as number) * w, 256);
+    }
+    case 'gather_rows': {
       // Forward: one output row per live index; backward of scatterAddRows: its live sources.
-      if (op.kind === 'scatterAddRows')
-        flat(Math.min(L[op.src] as number, L[op.idx] as number) * cols(n.shape), 256);
-      else flat(live * cols(n.shape), 256);
-      break;
+      const w = cols(n.shape);
+      if (op.kind === 'scatterAddRows') {
+        const { src, idx } = op;
+        return flat((L) => Math.min(L[src] as number, L[idx] as number) * w, 256);
+      }
+      return flat((L) => (L[id] as number) * w, 256);
+    }
     case 'scatter_partial': {
       // Chunks of the live positions of the index over the live destination rows.
-      if (op.kind !== 'gatherRows' && op.kind !== 'scatterAddRows') break;
-      const dest = op.kind === 'gatherRows' ? rowsOf(op.table) : op.rows;
-      flat(maxChunks(L[op.idx] as number, dest) * cols(n.shape), 256);
-      break;
+      const w = cols(n.shape);
+      if (op.kind === 'gatherRows') {
+        const { table, idx } = op;
+        const rows = rowsOf(table);
+        return flat((L) => maxChunks(L[idx] as number, rows(L)) * w, 256);
+      }
+      if (op.kind === 'scatterAddRows') {
+        const { rows, idx } = op;
+        return flat((L) => maxChunks(L[idx] as number, rows) * w, 256);
+      }
+      return planned;
     }
     case 'scatter_add_rows':
-    case 'scatter_rows':
+    case 'scatter_rows': {
       // The table gradient of a gather: its live table rows (a scatter's own output keeps all rows).
-      if (op.kind === 'gatherRows') flat(rowsOf(op.table) * cols(n.shape), 256);
-      else if (c.kernel === 'scatter_rows') wg = grid(u[0] as number, 256);
-      break;
+      if (op.kind === 'gatherRows') {
+        const rows = rowsOf(op.table);
+        const w = cols(n.shape);
+        return flat((L) => rows(L) * w, 256);
+      }
+      if (c.kernel === 'scatter_rows') {
+        const fixed = grid(base[0] as number, 256);
+        return (_L, u, at) => {
+          own(u, at);
+          return [fixed[0], fixed[1], fixed[2]];
+        };
+      }
+      return planned;
+    }
     case 'softmax':
     case 'softmax_grad':
     case 'layer_norm':
     case 'layer_norm_grad':
-      flat(rowsOf(n.id), 64);
-      break;
-    case 'pick':
-      flat(live * inner(n.id), 256);
-      break;
-    case 'pick_grad':
-      if (op.kind === 'pick') flat((L[op.x] as number) * inner(op.x), 256);
-      break;
+      return flat(rowsOf(id), 64);
+    case 'pick_grad': {
+      if (op.kind !== 'pick') return planned;
+      const { x } = op;
+      const w = inner(x);
+      return flat((L) => (L[x] as number) * w, 256);
+    }
     case 'col_sum':
-    case 'col_rows':
-      u[0] = rowsOf(n.id);
-      break;
-    case 'col_partial':
-      u[0] = rowsOf(n.id);
-      wg = grid(Math.max(1, Math.ceil(u[0] / COL_BLOCK)) * (u[1] as number), 256);
-      break;
-    case 'reduce':
-      if (op.kind !== 'reduce') break;
-      if (graph.node(op.x).shape.length < 2) u[1] = L[op.x] as number;
-      else flat(rowsOf(op.x), 64);
-      break;
-    case 'reduce_wide':
+    case 'col_rows': {
+      const rows = rowsOf(id);
+      return words((L, u, at) => (u[at] = rows(L)));
+    }
+    case 'col_partial': {
+      const rows = rowsOf(id);
+      const colsWord = base[1] as number;
+      return (L, u, at) => {
+        own(u, at);
+        const r = rows(L);
+        u[at] = r;
+        return grid(Math.max(1, Math.ceil(r / COL_BLOCK)) * colsWord, 256);
+      };
+    }
+    case 'reduce': {
+      if (op.kind !== 'reduce') return planned;
+      const { x } = op;
+      if (isVector(x)) return words((L, u, at) => (u[at + 1] = L[x] as number));
+      return flat(rowsOf(x), 64);
+    }
+    case 'reduce_wide': {
       // One workgroup per row (at most REDUCE_WIDE_ROWS); a vector's live length is its columns.
-      if (op.kind !== 'reduce') break;
-      if (graph.node(op.x).shape.length < 2) u[1] = L[op.x] as number;
-      else {
-        u[0] = rowsOf(op.x);
-        wg = [Math.max(1, u[0]), 1, 1];
-      }
-      break;
-    case 'reduce_grad':
-      if (op.kind !== 'reduce') break;
-      if (graph.node(op.x).shape.length < 2) {
-        u[1] = L[op.x] as number;
-        flat(L[op.x] as number, 256);
-      } else flat((L[op.x] as number) * inner(op.x), 256);
-      break;
+      if (op.kind !== 'reduce') return planned;
+      const { x } = op;
+      if (isVector(x)) return words((L, u, at) => (u[at + 1] = L[x] as number));
+      const rows = rowsOf(x);
+      return (L, u, at) => {
+        own(u, at);
+        const r = rows(L);
+        u[at] = r;
+        return [Math.max(1, r), 1, 1];
+      };
+    }
+    case 'reduce_grad': {
+      if (op.kind !== 'reduce') return planned;
+      const { x } = op;
+      if (isVector(x))
+        return (L, u, at) => {
+          own(u, at);
+          const k = L[x] as number;
+          u[at + 1] = k;
+          u[at] = k;
+          return grid(k, 256);
+        };
+      const w = inner(x);
+      return flat((L) => (L[x] as number) * w, 256);
+    }
     case 'matmul':
     case 'matmul_tiled':
     case 'matmul_wide': {
-      if (op.kind !== 'matmul' || op.transA || op.batch !== 1 || live === op.m) break;
-      const r = c.refs[2];
-      const intoB = r?.t === 'grad' && r.id === op.b;
-      // C and dA: rows of op(A) are live rows; dB = op(A)ᵀ·dC sums over them (K = live rows).
-      if (intoB) u[2] = live;
-      else {
-        u[0] = live;
-        wg = [wg[0], Math.max(1, Math.ceil(live / MATMUL_TILES[c.kernel as MatmulKernel])), wg[2]];
-      }
-      break;
+      if (op.kind !== 'matmul' || !rowMatmul) return planned;
+      const tile = MATMUL_TILES[c.kernel as MatmulKernel];
+      return product(op.m, op.b, (live) => [plan[0], Math.max(1, Math.ceil(live / tile)), plan[2]]);
     }
     case 'matmul_lanes': {
-      if (op.kind !== 'matmul' || op.transA || op.batch !== 1 || live === op.m) break;
-      const r = c.refs[2];
-      // As matmul: dB sums over the live rows (K); C and dA have live output rows.
-      if (r?.t === 'grad' && r.id === op.b) u[2] = live;
-      else {
-        u[0] = live;
-        wg = [lanesWorkgroups(live, u[1] as number, c.constants.LK as number), 1, wg[2]];
-      }
-      break;
+      if (op.kind !== 'matmul' || !rowMatmul) return planned;
+      const nWord = base[1] as number;
+      const LK = c.constants.LK as number;
+      return product(op.m, op.b, (live) => [lanesWorkgroups(live, nWord, LK), 1, plan[2]]);
     }
     case 'matmul_splitk':
     case 'matmul_splitk_sum': {
-      if (op.kind !== 'matmul' || op.transA || op.batch !== 1 || live === op.m) break;
+      if (op.kind !== 'matmul' || !rowMatmul) return planned;
+      const m0 = op.m;
       // dB = op(A)ᵀ·dC (scratch splitKdB): K = live rows, ⌈live / SPLITK_CHUNK⌉ chunks. C and dA:
       // live output rows.
-      const r = c.refs[c.kernel === 'matmul_splitk' ? 2 : 0];
+      const sum = c.kernel === 'matmul_splitk_sum';
+      const r = c.refs[sum ? 0 : 2];
       // After matmul_splitk_tiled (u[3] = its chunk), the sum reads ⌈live / chunk⌉ chunks as k.
-      const chunk = c.kernel === 'matmul_splitk_sum' ? (u[3] as number) : 1;
-      if (r?.t === 'temp' && r.slot === 'splitKdB')
-        u[2] = chunk > 1 ? Math.ceil(live / chunk) * SPLITK_CHUNK : live;
-      else u[0] = live;
-      const [m, nn, k] = u as [number, number, number];
-      if (c.kernel === 'matmul_splitk_sum') wg = grid(m * nn, 256);
-      else wg = [wg[0], Math.max(1, Math.ceil(m / 32)), Math.max(1, Math.ceil(k / SPLITK_CHUNK))];
-      break;
+      const chunk = sum ? (base[3] as number) : 1;
+      const intoK = r?.t === 'temp' && r.slot === 'splitKdB';
+      return (L, u, at) => {
+        own(u, at);
+        const live = L[id] as number;
+        if (live === m0) return [plan[0], plan[1], plan[2]];
+        if (intoK) u[at + 2] = chunk > 1 ? Math.ceil(live / chunk) * SPLITK_CHUNK : live;
+        else u[at] = live;
+        const [m, nn, k] = [u[at] as number, u[at + 1] as number, u[at + 2] as number];
+        if (sum) return grid(m * nn, 256);
+        return [plan[0], Math.max(1, Math.ceil(m / 32)), Math.max(1, Math.ceil(k / SPLITK_CHUNK))];
+      };
     }
     case 'matmul_splitk_tiled': {
-      if (op.kind !== 'matmul' || op.transA || op.batch !== 1 || live === op.m) break;
+      if (op.kind !== 'matmul' || !rowMatmul) return planned;
+      const m0 = op.m;
       const r = c.refs[2];
-      if (r?.t === 'temp' && r.slot === 'splitKdB') u[2] = live;
-      else u[0] = live;
-      const [m, , k, chunk] = u as [number, number, number, number];
-      wg = [wg[0], Math.max(1, Math.ceil(m / MATMUL_TILE)), Math.max(1, Math.ceil(k / chunk))];
-      break;
+      const intoK = r?.t === 'temp' && r.slot === 'splitKdB';
+      const chunk = base[3] as number;
+      return (L, u, at) => {
+        own(u, at);
+        const live = L[id] as number;
+        if (live === m0) return [plan[0], plan[1], plan[2]];
+        if (intoK) u[at + 2] = live;
+        else u[at] = live;
+        const [m, k] = [u[at] as number, u[at + 2] as number];
+        return [plan[0], Math.max(1, Math.ceil(m / MATMUL_TILE)), Math.max(1, Math.ceil(k / chunk))];
+      };
     }
     default:
-      break;
+      return planned;
   }
-  return { uniform: u, wg };
 }
