@@ -15,9 +15,8 @@
  *   npm run bench:gpu-host [-- --reps 5] [--browser]
  */
 import { join } from 'node:path';
-import { build, preview } from 'vite';
 import { allowWgslImports } from '../src/cli/wgsl-loader.ts';
-import { launchChromium } from '../tests/support/chromium.ts';
+import { onBenchPage } from './browser-page.ts';
 import { nodeGpu, releaseNodeGpu } from '../src/gpu/node-gpu.ts';
 import { chooseBackend } from '../src/gpu/index.ts';
 import { DEFAULT_POOL, priorCheckpoint } from '../src/policy/index.ts';
@@ -125,24 +124,9 @@ releaseNodeGpu();
 // benchmark page of bench/train-tfjs.
 if (argv.includes('--browser')) {
   const config = join(import.meta.dirname, 'train-tfjs/vite.config.ts');
-  await build({ configFile: config });
-  const server = await preview({ configFile: config });
-  const url = server.resolvedUrls?.local[0];
-  if (!url) throw new Error('preview server has no URL');
-  const browser = await launchChromium();
-  try {
-    const page = await browser.newPage();
-    page.setDefaultTimeout(900_000);
-    await page.goto(url);
-    await page.waitForFunction(() => typeof window.runUpdateHost === 'function');
-    const got = await page.evaluate(([s, r]) => window.runUpdateHost(s, r), [
-      BROWSER_SIZES,
-      2 * REPS,
-    ] as const);
-    console.log(`minibatch updates (Chromium, ${got.adapter}):`);
-    console.table(got.rows);
-  } finally {
-    await browser.close();
-    await new Promise<void>((resolve) => server.httpServer.close(() => resolve()));
-  }
+  const got = await onBenchPage(config, 'runUpdateHost', { timeoutMs: 900_000 }, (page) =>
+    page.evaluate(([s, r]) => window.runUpdateHost(s, r), [BROWSER_SIZES, 2 * REPS] as const),
+  );
+  console.log(`minibatch updates (Chromium, ${got.adapter}):`);
+  console.table(got.rows);
 }

@@ -8,7 +8,6 @@ import { loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as tf from '@tensorflow/tfjs';
-import { build, preview } from 'vite';
 import { CpuModel } from '../src/gpu/cpu/model.ts';
 import { nodeGpu } from '../src/gpu/node-gpu.ts';
 import { chooseBackend } from '../src/gpu/select.ts';
@@ -16,7 +15,7 @@ import type { BenchRow } from './gpu-common.ts';
 import { ADAM, SIZES, feed, problem, sizeLabel, tfjsStep, timePair } from './gpu-common.ts';
 import type { PageResult } from './gpu-page/main.ts';
 import { machine, writeDocSection, writeResults } from './report.ts';
-import { launchChromium } from '../tests/support/chromium.ts';
+import { onBenchPage } from './browser-page.ts';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const args = new Set(process.argv.slice(2));
@@ -58,25 +57,13 @@ async function nodeRows(): Promise<{ rows: BenchRow[]; auto: string }> {
 }
 
 async function browserRows(): Promise<PageResult> {
-  await build({ configFile: join(root, 'bench/vite.gpu.config.ts') });
-  const server = await preview({ configFile: join(root, 'bench/vite.gpu.config.ts') });
-  const url = server.resolvedUrls?.local[0];
-  if (!url) throw new Error('preview server has no URL');
-  const browser = await launchChromium();
-  try {
-    const page = await browser.newPage();
-    page.on('console', (m) => console.log(`chromium: ${m.text()}`));
-    page.setDefaultTimeout(600_000);
-    await page.goto(url);
-    await page.waitForFunction(() => typeof window.runGpuBench === 'function');
-    const result = await page.evaluate(([s, t]) => window.runGpuBench(s, t), [sizes, GPU_TIMING] as const);
-    const worst = Math.max(...result.lossGaps);
-    if (worst > 1e-4) throw new Error(`Baton and TF.js disagree on the first loss by ${worst} in Chromium`);
-    return result;
-  } finally {
-    await browser.close();
-    await new Promise<void>((resolve) => server.httpServer.close(() => resolve()));
-  }
+  const config = join(root, 'bench/vite.gpu.config.ts');
+  const result = await onBenchPage(config, 'runGpuBench', { timeoutMs: 600_000, log: true }, (page) =>
+    page.evaluate(([s, t]) => window.runGpuBench(s, t), [sizes, GPU_TIMING] as const),
+  );
+  const worst = Math.max(...result.lossGaps);
+  if (worst > 1e-4) throw new Error(`Baton and TF.js disagree on the first loss by ${worst} in Chromium`);
+  return result;
 }
 
 const round = (x: number): number => Math.round(x * 100) / 100;

@@ -16,8 +16,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { launchChromium } from '../tests/support/chromium.ts';
-import { build, preview } from 'vite';
+import { onBenchPage } from './browser-page.ts';
 import type { PhaseResult, StudyOptions, StudyResult } from './train-browser/study.ts';
 import { loadAverage, machine, writeDocSection, writeResults } from './report.ts';
 
@@ -41,23 +40,9 @@ const options: StudyOptions = {
 };
 
 async function inChromium(): Promise<StudyResult> {
-  await build({ configFile: config });
-  const server = await preview({ configFile: config });
-  const url = server.resolvedUrls?.local[0];
-  if (!url) throw new Error('preview server has no URL');
-  const browser = await launchChromium();
-  try {
-    const page = await browser.newPage();
-    page.on('console', (m) => console.log(`chromium: ${m.text()}`));
-    page.on('pageerror', (e) => console.error(`chromium page error: ${String(e)}`));
-    page.setDefaultTimeout(0);
-    await page.goto(url);
-    await page.waitForFunction(() => typeof window.runTrainBench === 'function');
-    return await page.evaluate((o) => window.runTrainBench(o), options);
-  } finally {
-    await browser.close();
-    await new Promise<void>((resolve) => server.httpServer.close(() => resolve()));
-  }
+  return onBenchPage(config, 'runTrainBench', { timeoutMs: 0, log: true }, (page) =>
+    page.evaluate((o) => window.runTrainBench(o), options),
+  );
 }
 
 const f3 = (x: number): string => x.toFixed(3);

@@ -28,8 +28,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as tf from '@tensorflow/tfjs';
-import { launchChromium } from '../../tests/support/chromium.ts';
-import { build, preview } from 'vite';
+import { onBenchPage } from '../browser-page.ts';
 import type { BackendChoice } from '../../src/gpu/index.ts';
 import { DEFAULT_POOL, priorCheckpoint, randomCheckpoint } from '../../src/policy/index.ts';
 import type { Timing } from '../gpu-common.ts';
@@ -62,22 +61,9 @@ async function nodeRows(): Promise<Row[]> {
 }
 
 async function browserRows(): Promise<PageResult> {
-  await build({ configFile: VITE_CONFIG });
-  const server = await preview({ configFile: VITE_CONFIG });
-  const url = server.resolvedUrls?.local[0];
-  if (!url) throw new Error('preview server has no URL');
-  const browser = await launchChromium();
-  try {
-    const page = await browser.newPage();
-    page.on('console', (m) => console.log(`chromium: ${m.text()}`));
-    page.setDefaultTimeout(900_000);
-    await page.goto(url);
-    await page.waitForFunction(() => typeof window.runTfjsTrainBench === 'function');
-    return await page.evaluate((t) => window.runTfjsTrainBench([64], t), GPU_TIMING);
-  } finally {
-    await browser.close();
-    await new Promise<void>((resolve) => server.httpServer.close(() => resolve()));
-  }
+  return onBenchPage(VITE_CONFIG, 'runTfjsTrainBench', { timeoutMs: 900_000, log: true }, (page) =>
+    page.evaluate((t) => window.runTfjsTrainBench([64], t), GPU_TIMING),
+  );
 }
 
 const RESULTS = join(ROOT, 'bench/results');
