@@ -73,6 +73,19 @@ await build({
   logLevel: 'warning',
 });
 
+// The simulator pool's worker (src/workers/sim-pool.ts), beside the bundle: run.ts starts it.
+await build({
+  entryPoints: [join(root, 'src/workers/sim.node-worker.ts')],
+  bundle: true,
+  platform: 'node',
+  format: 'esm',
+  target: 'node20',
+  outfile: join(out, 'sim-worker.mjs'),
+  minify: true,
+  legalComments: 'none',
+  logLevel: 'warning',
+});
+
 const gz = (from: string, to: string): void => writeFileSync(to, gzipSync(readFileSync(from), { level: 9 }));
 gz(process.execPath, join(out, 'node.gz'));
 const wg = join(root, 'node_modules/webgpu');

@@ -120,6 +120,8 @@ export interface IterationPath {
    * and `samplerEdgeMode` (default on WebGPU `fused`: one sampler pass per construction step).
    */
   options?: Pick<TrainerOptions, 'overlap' | 'passRows' | 'samplerEdgeMode'>;
+  /** The simulated sub-agents (default `simulatedRunners`, in this thread; a simulator pool's). */
+  runners?: typeof simulatedRunners;
 }
 
 export async function iterationRows(
@@ -156,7 +158,7 @@ export async function iterationRows(
           choice: p.choice,
           ...(p.sampler ? { samplerChoice: p.sampler } : {}),
           ...p.options,
-          runners: simulatedRunners,
+          runners: p.runners ?? simulatedRunners,
           sampling: 'batched',
           clock: () => performance.now(),
         });

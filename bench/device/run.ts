@@ -46,6 +46,7 @@ import { matmulKernelRows } from './kernels.ts';
 import { PipelineCache } from '../../src/gpu/webgpu/pipelines.ts';
 import { floorRows } from './floor.ts';
 import { summarize } from './summary.ts';
+import { simPoolForBench } from './sim-pool.ts';
 import { smallKernelRows } from './small.ts';
 import {
   autoTrainRows,
@@ -327,6 +328,10 @@ if (tfWebgpu === 'webgpu') {
 out.tfjs_trainer = tfTrainer;
 
 out.gpt = await gptRows(webgpu, tfWebgpu === 'webgpu' ? tf : null, quick, timeIt, bound);
+// The simulated sub-agents on this thread and a worker per core beyond two (at most 7), for the
+// `_sim_pool` paths: the same numbers, the simulation spread over the cores (src/workers/sim-pool.ts).
+const simPool = simPoolForBench(import.meta.url, quick);
+out.sim_workers = simPool.workers;
 out.iterations = await iterationRows(
   [
     { label: 'webgpu', choice: webgpu },
@@ -342,10 +347,15 @@ out.iterations = await iterationRows(
     { label: 'webgpu_wasm_sampler', choice: webgpu, sampler: wasm },
     { label: 'wasm', choice: wasm },
     { label: 'cpu', choice: cpu },
+    // The same two paths with the simulator pool.
+    { label: 'webgpu_wasm_sampler_sim_pool', choice: webgpu, sampler: wasm, runners: simPool.pool.runners },
+    { label: 'cpu_sim_pool', choice: cpu, runners: simPool.pool.runners },
   ],
   quick,
   bound,
 );
+out.sim_pool_problems = simPool.pool.problems;
+simPool.pool.dispose();
 out.elapsed_s = (performance.now() - t00) / 1000;
 out.finished = new Date().toISOString();
 // What the subgroup check found on this device (the first compile ran it; subgroup-check.ts).

@@ -72,6 +72,19 @@ export function summarize(out: Row): DeviceSummary {
       webgpu_over_cpu: ratio(eps('webgpu'), eps('cpu')),
       webgpu_over_wasm: ratio(eps('webgpu'), eps('wasm')),
       webgpu_wasm_sampler_over_cpu: ratio(eps('webgpu_wasm_sampler'), eps('cpu')),
+      // Both with the simulator pool (src/workers/sim-pool.ts), and what the pool gives each.
+      webgpu_wasm_sampler_sim_pool_over_cpu_sim_pool: ratio(
+        eps('webgpu_wasm_sampler_sim_pool'),
+        eps('cpu_sim_pool'),
+      ),
+      sim_pool_gain: {
+        webgpu_wasm_sampler: ratio(eps('webgpu_wasm_sampler_sim_pool'), eps('webgpu_wasm_sampler')),
+        cpu: ratio(eps('cpu_sim_pool'), eps('cpu')),
+      },
+      sim_pool_gain_by_round: {
+        webgpu_wasm_sampler: byRound(r, 'webgpu_wasm_sampler_sim_pool', 'webgpu_wasm_sampler'),
+        cpu: byRound(r, 'cpu_sim_pool', 'cpu'),
+      },
       // The same ratios within each round of the interleaved iterations (rows.ts): how far they
       // spread while the host's speed drifts.
       webgpu_over_cpu_by_round: byRound(r, 'webgpu', 'cpu'),

@@ -19,6 +19,7 @@ export {
   type Evaluation,
   type StructureRow,
   type RerunProgress,
+  type SimThreads,
   type TrainFrom,
   type TrainProgress,
 } from './train.methods.ts';

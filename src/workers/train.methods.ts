@@ -16,6 +16,14 @@ const seed = z.number().int().min(0).max(0xffffffff);
 
 export const BackendPreferenceSchema = z.enum(['auto', 'cpu', 'webgpu']);
 
+/**
+ * Threads the simulated sub-agents of a run use (src/workers/sim-pool.ts): the training worker's
+ * own and simulator workers beside it (1, the default: the training worker's alone). `auto`: a
+ * worker per core beyond two, at most 8 threads in all.
+ */
+export const SimThreadsSchema = z.union([z.literal('auto'), z.number().int().min(1).max(8)]);
+export type SimThreads = z.infer<typeof SimThreadsSchema>;
+
 export const TrainFromSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('random'), seed }),
   z.object({ kind: z.literal('prior') }),
@@ -204,7 +212,12 @@ export type AblationStudyOutput = z.output<typeof AblationStudySchema>;
 
 export const trainMethods = defineMethods({
   start: {
-    input: z.object({ config: TrainConfigSchema, from: TrainFromSchema, backend: BackendPreferenceSchema }),
+    input: z.object({
+      config: TrainConfigSchema,
+      from: TrainFromSchema,
+      backend: BackendPreferenceSchema,
+      simThreads: SimThreadsSchema.default(1),
+    }),
     progress: z.never(),
     output: BackendStateSchema.extend({ iteration: z.number().int().min(0), startName: z.string().max(200) }),
   },

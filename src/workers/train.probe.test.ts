@@ -37,7 +37,10 @@ describe('the training session and the backend probe', () => {
       minibatch: 16,
       evalEvery: 0,
     });
-    const started = await handlers.start({ config, from: { kind: 'prior' }, backend: 'auto' }, {} as never);
+    const started = await handlers.start(
+      { config, from: { kind: 'prior' }, backend: 'auto', simThreads: 'auto' },
+      {} as never,
+    );
     expect(asked).toHaveLength(1);
     expect(asked[0]?.prefer).toBe('auto');
     expect(asked[0]?.workload?.unit).toBe('training iteration (6 episodes)');

@@ -44,7 +44,8 @@ import {
 import { backendAfterLoss } from './device-loss.ts';
 import type { Handlers } from './rpc/server.ts';
 import type { OutputIn, ProgressIn } from './rpc/protocol.ts';
-import type { StructureRow, TrainMethods } from './train.methods.ts';
+import type { SimPool } from './sim-pool.ts';
+import type { SimThreads, StructureRow, TrainMethods } from './train.methods.ts';
 
 // The trainer's own types and the wire schemas' inferred types differ only in index signatures and
 // ArrayBuffer generics; the server parses every report and answer against the schemas anyway.
@@ -72,6 +73,11 @@ export interface TrainSessionDeps {
    * Without it, or when it fails, the snapshot goes to the page as text.
    */
   storeSnapshot?: (text: string) => Promise<void>;
+  /**
+   * A pool that spreads a run's simulated sub-agents over worker threads (sim-pool.ts), for the
+   * run's `simThreads` setting; without it they run in this thread. The same numbers either way.
+   */
+  simPool?: (threads: SimThreads) => SimPool;
 }
 
 /** Held-out tasks of the periodic evaluation while a run trains (greedy, the same tasks each time). */
@@ -91,6 +97,8 @@ interface Session {
   lost: string | null;
   /** Test hook: minibatch updates left before the device is destroyed (null = not armed). */
   loseAfter: number | null;
+  /** Where the run's simulated sub-agents run (null: this thread). */
+  sim: SimPool | null;
 }
 
 const disposeChoice = (c: BackendChoice): void => {
@@ -129,6 +137,16 @@ function yieldingRunners(now: () => number, everyMs = 30): typeof simulatedRunne
 export function trainHandlers(deps: TrainSessionDeps): Handlers<TrainMethods> {
   const now = deps.now ?? (() => performance.now());
   const pool = DEFAULT_POOL;
+  /** The backend's reason, and the threads the run's simulated sub-agents use when a pool has them. */
+  const reasonOf = (s: { choice: BackendChoice; sim: SimPool | null }): string => {
+    const sim = s.sim;
+    if (!sim) return s.choice.reason;
+    const n = sim.threads;
+    const stopped = sim.problems[0];
+    const text = `${s.choice.reason}; simulated sub-agents on ${n} thread${n === 1 ? '' : 's'}${stopped ? ` (${stopped})` : ''}`;
+    // The wire's limit (BackendStateSchema).
+    return text.length > 2000 ? `${text.slice(0, 1999)}…` : text;
+  };
   let session: Session | null = null;
   let queue: Promise<unknown> = Promise.resolve();
   const serial = <T>(job: () => Promise<T>): Promise<T> => {
@@ -160,7 +178,7 @@ export function trainHandlers(deps: TrainSessionDeps): Handlers<TrainMethods> {
       pool,
       config: s.config,
       choice: s.choice,
-      runners: simulatedRunners,
+      runners: s.sim ? s.sim.runners : simulatedRunners,
       ...(resume ? { resume } : {}),
       onUpdate: () => {
         if (full.loseAfter === null) return;
@@ -179,6 +197,7 @@ export function trainHandlers(deps: TrainSessionDeps): Handlers<TrainMethods> {
     if (!session) return;
     session.trainer.dispose();
     disposeChoice(session.choice);
+    session.sim?.dispose();
     session = null;
   };
 
@@ -214,6 +233,7 @@ export function trainHandlers(deps: TrainSessionDeps): Handlers<TrainMethods> {
           config: s.last.config,
           lost: null,
           loseAfter: null,
+          sim: s.sim,
         },
         s.last.start,
         s.last,
@@ -260,7 +280,7 @@ export function trainHandlers(deps: TrainSessionDeps): Handlers<TrainMethods> {
   };
 
   return {
-    start: ({ config, from, backend }) =>
+    start: ({ config, from, backend, simThreads }) =>
       serial(async () => {
         drop();
         let start: PolicyCheckpoint;
@@ -278,11 +298,12 @@ export function trainHandlers(deps: TrainSessionDeps): Handlers<TrainMethods> {
         );
         if (why) throw new Error(`${start.name}: ${why}`);
         const holder: { s: Session | null } = { s: null };
+        const sim = deps.simPool?.(simThreads) ?? null;
         const workload = iterationWorkload({
           start,
           pool,
           config: resume ? resume.config : config,
-          runners: simulatedRunners,
+          runners: sim ? sim.runners : simulatedRunners,
           ...(resume ? { resume } : {}),
         });
         const choice = await deps.choose(
@@ -294,7 +315,7 @@ export function trainHandlers(deps: TrainSessionDeps): Handlers<TrainMethods> {
         );
         try {
           const s = await build(
-            { choice, config: resume ? resume.config : config, lost: null, loseAfter: null },
+            { choice, config: resume ? resume.config : config, lost: null, loseAfter: null, sim },
             start,
             resume,
           );
@@ -302,12 +323,13 @@ export function trainHandlers(deps: TrainSessionDeps): Handlers<TrainMethods> {
           session = s;
           return {
             backend: choice.backend,
-            reason: choice.reason,
+            reason: reasonOf(s),
             iteration: s.trainer.iteration,
             startName: start.name,
           };
         } catch (e) {
           disposeChoice(choice);
+          sim?.dispose();
           throw e;
         }
       }),
@@ -325,7 +347,7 @@ export function trainHandlers(deps: TrainSessionDeps): Handlers<TrainMethods> {
             iteration: s.trainer.iteration,
             lost: 1,
             message: step.message,
-            backend: { backend: s.choice.backend, reason: s.choice.reason },
+            backend: { backend: s.choice.backend, reason: reasonOf(s) },
           });
           // The dropped iteration is taken again on the CPU.
           i -= 1;
@@ -368,7 +390,7 @@ export function trainHandlers(deps: TrainSessionDeps): Handlers<TrainMethods> {
       const s = need();
       return {
         iteration: s.trainer.iteration,
-        backend: { backend: s.choice.backend, reason: s.choice.reason },
+        backend: { backend: s.choice.backend, reason: reasonOf(s) },
       };
     },
 

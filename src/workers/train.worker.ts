@@ -10,6 +10,8 @@ import { ORCH_CHECKPOINT_IDB, orchTrainHandlers } from './train-orchestrator.ses
 import { trainMethods } from './train.methods.ts';
 import { trainHandlers, type ChooseBackend } from './train.session.ts';
 import { browserThreadSpawner, threadsUnavailableReason } from './wasm-threads.ts';
+import { startSimWorker } from './sim.client.ts';
+import { createSimPool, simWorkersFor } from './sim-pool.ts';
 
 /**
  * Trains off the main thread, on the compute backend the page asks for: the construction policy
@@ -40,6 +42,13 @@ serveRpc(
   {
     ...trainHandlers({
       choose,
+      // A run's simulated sub-agents on this thread and simulator workers beside it; the workers
+      // start with the run's first calls and stop with the run.
+      simPool: (threads) =>
+        createSimPool({
+          workers: simWorkersFor(threads, globalThis.navigator?.hardwareConcurrency || 1),
+          spawn: startSimWorker,
+        }),
       // The run's snapshot goes straight to IndexedDB (as the page's snapshot storage keeps it), not
       // through the page's main thread.
       ...(snapshots

@@ -45,8 +45,8 @@ describe('Train page on the WebAssembly SIMD backend', () => {
       );
       expect(await page.locator('[data-testid=train-backend]').innerText()).toMatch(
         process.env.BATON_E2E_ISOLATED === '1'
-          ? /^wasm: .*WebAssembly SIMD backend, 2 threads for large matmuls$/
-          : /^wasm: .*WebAssembly SIMD backend, one thread \(the page is not cross-origin isolated .*\)$/,
+          ? /^wasm: .*WebAssembly SIMD backend, 2 threads for large matmuls; simulated sub-agents on \d+ threads?$/
+          : /^wasm: .*WebAssembly SIMD backend, one thread \(the page is not cross-origin isolated .*\); simulated sub-agents on \d+ threads?$/,
       );
       expect(wasmChunks.length).toBeGreaterThan(0);
       await page.click('[data-testid=train-pause]');
@@ -83,7 +83,7 @@ describe('Train page on the WebAssembly SIMD backend', () => {
         { timeout: 120_000 },
       );
       expect(await page.locator('[data-testid=train-backend]').innerText()).toMatch(
-        /^wasm: .*, 2 threads for large matmuls$/,
+        /^wasm: .*, 2 threads for large matmuls; simulated sub-agents on \d+ threads?$/,
       );
       await page.click('[data-testid=train-pause]');
       expect(errors).toEqual([]);

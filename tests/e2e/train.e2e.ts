@@ -176,6 +176,44 @@ describe('Train page', () => {
   });
 });
 
+describe('Train page: simulated sub-agents on worker threads', () => {
+  it('runs an iteration with the simulator on 2 threads (a nested worker) and says so', async () => {
+    const { context, page, errors } = await openPage(browser, '#/train');
+    try {
+      await page.locator('[data-testid=train-page]').waitFor();
+      await smallRun(page, 'cpu');
+      await page.selectOption('[data-testid=train-sim-threads]', '2');
+      await page.click('[data-testid=train-start]');
+      await waitFor(
+        page,
+        () => Number(document.querySelector('[data-testid=train-iteration]')?.textContent) >= 1,
+      );
+      await page.click('[data-testid=train-pause]');
+      await waitFor(
+        page,
+        () => document.querySelector('[data-testid=train-status]')?.getAttribute('data-status') === 'paused',
+      );
+      const before = await iteration(page);
+      // A step's answer carries the reason as it stands after the iteration: a simulator worker
+      // that failed to load or answer would show as "on 1 thread (simulator worker 1 stopped …)".
+      await page.click('[data-testid=train-step]');
+      await waitFor(
+        page,
+        (n: number) =>
+          Number(document.querySelector('[data-testid=train-iteration]')?.textContent) === n + 1 &&
+          document.querySelector('[data-testid=train-status]')?.getAttribute('data-status') === 'paused',
+        before,
+      );
+      expect(await page.locator('[data-testid=train-backend]').innerText()).toMatch(
+        /^cpu: .+; simulated sub-agents on 2 threads$/,
+      );
+      expect(errors).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+});
+
 describe('Train page on WebGPU (SwiftShader)', () => {
   it('auto: shows the backend the probe chose and why (SwiftShader here: a software adapter, so wasm SIMD)', async () => {
     const { context, page, errors } = await openPage(browser, '#/train');
@@ -189,7 +227,7 @@ describe('Train page on WebGPU (SwiftShader)', () => {
       );
       // On a hardware adapter the same line reads "webgpu: hardware adapter <name>: WebGPU backend".
       expect(await page.locator('[data-testid=train-backend]').innerText()).toMatch(
-        /^wasm: .*swiftshader.* is a software adapter, slower than the CPU backends: WebAssembly SIMD backend, one thread \(.+\)$/i,
+        /^wasm: .*swiftshader.* is a software adapter, slower than the CPU backends: WebAssembly SIMD backend, one thread \(.+\); simulated sub-agents on \d+ threads?$/i,
       );
       await page.click('[data-testid=train-pause]');
       expect(errors).toEqual([]);

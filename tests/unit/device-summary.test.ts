@@ -36,10 +36,14 @@ describe('the device benchmark summary', () => {
           webgpu_wasm_sampler_episodes_per_s: 450,
           wasm_episodes_per_s: 600,
           cpu_episodes_per_s: 120,
+          webgpu_wasm_sampler_sim_pool_episodes_per_s: 540,
+          cpu_sim_pool_episodes_per_s: 150,
           webgpu_rollout_ms: 100,
           webgpu_by_round: [280, 320],
           cpu_by_round: [140, 100],
           webgpu_wasm_sampler_by_round: [450],
+          webgpu_wasm_sampler_sim_pool_by_round: [630],
+          cpu_sim_pool_by_round: [175, 125],
         },
       ],
       trainer: [
@@ -64,6 +68,9 @@ describe('the device benchmark summary', () => {
       // Paired within each round; a path with fewer rounds than the CPU's gives none.
       webgpu_over_cpu_by_round: [2, 3.2],
       webgpu_wasm_sampler_over_cpu_by_round: null,
+      webgpu_wasm_sampler_sim_pool_over_cpu_sim_pool: 3.6,
+      sim_pool_gain: { webgpu_wasm_sampler: 1.2, cpu: 1.25 },
+      sim_pool_gain_by_round: { webgpu_wasm_sampler: [1.4], cpu: [1.25, 1.25] },
       fastest_path: 'wasm',
       gain_of: {
         [TURNED_BACK.webgpu_serial]: 1.2,

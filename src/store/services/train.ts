@@ -8,6 +8,7 @@ import { createTrainWorkerClient, type TrainWorkerClient } from '../../workers/i
 export type {
   AblationProgressReport,
   Evaluation,
+  SimThreads,
   StructureRow,
   TrainProgress,
   TrainWorkerClient,

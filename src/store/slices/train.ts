@@ -16,8 +16,14 @@ import {
   type IterationMetrics,
   type TrainerSnapshot,
 } from '../../train/index.ts';
-import { trainEnv, type Evaluation, type StructureRow, type TrainProgress } from '../services/train.ts';
-import type { Axis, ComputeChoice } from '../construction.ts';
+import {
+  trainEnv,
+  type Evaluation,
+  type SimThreads,
+  type StructureRow,
+  type TrainProgress,
+} from '../services/train.ts';
+import type { ComputeChoice } from '../construction.ts';
 import { readFileText, type TextSource } from '../services/files.ts';
 import { checkpointFromText } from '../services/policy-checkpoints.ts';
 
@@ -27,8 +33,9 @@ import { DEFAULT_TRAIN_FORM, checkTrainForm, withField, type TrainForm } from '.
 import { createTrainShareSlice, type TrainShareSlice } from './train-share.ts';
 import { createRing, latest, pushRow, rowOf, setAt, type MetricRing } from './train-ring.ts';
 import { createProgressBatch } from './train-progress.ts';
+import { formForSample } from './train-sample.ts';
 
-export type { Evaluation, StructureRow };
+export type { Evaluation, SimThreads, StructureRow };
 
 export type TrainStatus =
   'idle' | 'starting' | 'running' | 'pausing' | 'paused' | 'stopped' | 'evaluating' | 'error';
@@ -54,6 +61,8 @@ export interface TrainSlice extends TrainShareSlice {
   trainFormProblems: Record<string, string[]>;
   trainFrom: TrainFromChoice;
   trainCompute: ComputeChoice;
+  /** Threads for the run's simulated sub-agents (src/workers/sim-pool.ts); 1 by default. */
+  trainSimThreads: SimThreads;
   trainStatus: TrainStatus;
   /** The backend the worker trains on, and why (also after a device loss). */
   trainBackend: TrainBackend | null;
@@ -78,6 +87,7 @@ export interface TrainSlice extends TrainShareSlice {
   setTrainField(path: string, value: unknown): void;
   setTrainFrom(from: TrainFromChoice): void;
   setTrainCompute(c: ComputeChoice): void;
+  setTrainSimThreads(t: SimThreads): void;
   /** A new run from the form and the chosen start, then runs until paused. */
   startTraining(): Promise<void>;
   pauseTraining(): Promise<void>;
@@ -110,12 +120,6 @@ export interface TrainSlice extends TrainShareSlice {
 
 const workerProblems = (errors: readonly Problem[]): Problem[] =>
   errors.map((e) => problemOf('E_TRAIN_WORKER', e.message));
-
-/** A MASBench task id `masbench-<axis>-<value>-<seed>` → its seed. */
-const seedOfTaskId = (id: string): number | null => {
-  const m = /-(\d+)$/.exec(id);
-  return m ? Number(m[1]) : null;
-};
 
 export const createTrainSlice: SliceCreator<TrainSlice> = (set, get) => {
   /** Aborting it pauses the run in flight. */
@@ -253,6 +257,7 @@ export const createTrainSlice: SliceCreator<TrainSlice> = (set, get) => {
         config: stored.config,
         from: { kind: 'snapshot', snapshot: stored },
         backend: buildEnv().prefer ?? get().trainCompute,
+        simThreads: get().trainSimThreads,
       });
     if (!r.ok) {
       problems(workerProblems(r.errors));
@@ -313,6 +318,7 @@ export const createTrainSlice: SliceCreator<TrainSlice> = (set, get) => {
     trainFormProblems: {},
     trainFrom: { kind: 'prior' },
     trainCompute: 'auto',
+    trainSimThreads: 1,
     trainStatus: 'idle',
     trainBackend: null,
     trainIteration: 0,
@@ -365,6 +371,9 @@ export const createTrainSlice: SliceCreator<TrainSlice> = (set, get) => {
     setTrainCompute(c) {
       set({ trainCompute: c });
     },
+    setTrainSimThreads(t) {
+      set({ trainSimThreads: t });
+    },
 
     async startTraining() {
       const c = checkTrainForm(get().trainForm);
@@ -406,7 +415,12 @@ export const createTrainSlice: SliceCreator<TrainSlice> = (set, get) => {
       fillRing([]);
       const r = await trainEnv()
         .client()
-        .start({ config: c.config, from, backend: buildEnv().prefer ?? get().trainCompute });
+        .start({
+          config: c.config,
+          from,
+          backend: buildEnv().prefer ?? get().trainCompute,
+          simThreads: get().trainSimThreads,
+        });
       if (!r.ok) {
         live = false;
         problems(workerProblems(r.errors));
@@ -490,17 +504,8 @@ export const createTrainSlice: SliceCreator<TrainSlice> = (set, get) => {
       const cp = await currentPolicy();
       if (!cp) return null;
       const name = await keepForBuild(cp);
-      const seed = seedOfTaskId(sample.taskId);
-      if (name && seed !== null)
-        set({
-          buildForm: {
-            ...get().buildForm,
-            source: 'masbench',
-            axis: sample.axis as Axis,
-            value: sample.value,
-            taskSeed: seed,
-          },
-        });
+      const form = formForSample(get().buildForm, sample);
+      if (name && form) set({ buildForm: form });
       return name;
     },
 

@@ -13,9 +13,11 @@ import { useBaton } from '../../store/store.ts';
 
 /**
  * The run's settings: the preset (with what it teaches), where training starts, the compute
- * backend, and a field for every constant of the trainer's config, grouped, each with the schema's
+ * backend, the simulator's threads, and a field for every constant of the trainer's config, grouped, each with the schema's
  * message when its value is refused. Locked while a run is going.
  */
+
+const SIM_THREADS = [1, 2, 4, 8, 'auto'] as const;
 
 const fromValue = (f: TrainFromChoice): string =>
   f.kind === 'checkpoint' ? `checkpoint:${f.name}` : f.kind === 'random' ? 'random' : 'prior';
@@ -99,6 +101,8 @@ export function TrainSetup({ locked }: { locked: boolean }): JSX.Element {
   const setField = useBaton((s) => s.setTrainField);
   const setFrom = useBaton((s) => s.setTrainFrom);
   const setCompute = useBaton((s) => s.setTrainCompute);
+  const simThreads = useBaton((s) => s.trainSimThreads);
+  const setSimThreads = useBaton((s) => s.setTrainSimThreads);
   return (
     <div className="train-setup">
       <fieldset className="train-presets" disabled={locked}>
@@ -163,6 +167,26 @@ export function TrainSetup({ locked }: { locked: boolean }): JSX.Element {
                   : c === 'cpu'
                     ? 'CPU'
                     : 'WebGPU'}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label title="The simulated sub-agents of each iteration on the training thread and simulator workers beside it; the numbers are the same on any count">
+          Simulator threads{' '}
+          <select
+            className="input"
+            value={String(simThreads)}
+            disabled={locked}
+            onChange={(e) => setSimThreads(e.target.value === 'auto' ? 'auto' : Number(e.target.value))}
+            data-testid="train-sim-threads"
+          >
+            {SIM_THREADS.map((t) => (
+              <option key={t} value={String(t)}>
+                {t === 'auto'
+                  ? 'auto (a worker per core beyond two, up to 8 threads)'
+                  : t === 1
+                    ? '1 (the training thread)'
+                    : t}
               </option>
             ))}
           </select>

@@ -73,7 +73,7 @@ function channel(): { page: MessagePort; worker: MessagePort } {
 }
 
 /** A served test worker on one end of a MessageChannel and a client on the other. */
-function connect() {
+function connect(options: { checkInput?: boolean } = {}) {
   const { page, worker } = channel();
   const { handlers, counting } = countingHandlers();
   serveRpc(worker, methods, handlers, 'test');
@@ -86,6 +86,7 @@ function connect() {
       return ep;
     },
     'test',
+    options,
   );
   return { client, counting, spawned };
 }
@@ -181,6 +182,15 @@ describe('worker RPC over a MessageChannel', () => {
     expect(answer).toMatchObject({ ok: false, errors: [{ code: 'E_WORKER_BAD_INPUT', path: 'test.count' }] });
     expect(counting.started).toBe(0);
     expect(spawned).toHaveLength(0);
+  });
+
+  it('with checkInput off, leaves the input to the worker, which still refuses what breaks the schema', async () => {
+    const { client, counting, spawned } = connect({ checkInput: false });
+    const answer = await client.call('count', { to: -1 });
+    expect(answer).toMatchObject({ ok: false, errors: [{ code: 'E_WORKER_BAD_INPUT', path: 'test.count' }] });
+    expect(spawned).toHaveLength(1);
+    expect(counting.started).toBe(0);
+    expect(await client.call('count', { to: 2 })).toMatchObject({ ok: true, value: { total: 2 } });
   });
 
   it('turns a failing progress callback into E_WORKER_FAILED and cancels the work', async () => {

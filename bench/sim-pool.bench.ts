@@ -1,0 +1,142 @@
+/**
+ * `npm run bench:sim-pool`: whole training iterations with the simulated sub-agents in the
+ * trainer's thread (as `simulatedRunners` runs them) against the simulator pool
+ * (src/workers/sim-pool.ts: that thread and `--workers` worker threads; default
+ * `defaultSimWorkers` of this machine's cores, at least 1 here so that the pool is measured), on the
+ * wasm backend (`--backend cpu` for TypeScript), B=32 × G=8 (`--tasks 8`: the default config), from
+ * `prior`, preset mixed. The workers run one esbuild bundle of src/workers/sim.node-worker.ts, as a
+ * page or the device benchmark's packed folder runs them (the sources through tsx run slower).
+ *
+ * Two trainers of the same seed take turns, one iteration each, the order alternating by round,
+ * after one untimed round; the bench checks that their metrics agree exactly in every round. Per
+ * round and in medians: the rollout (sampling + simulation), the whole iteration, the pool's speed
+ * ratio, and how long each thread was busy (event-loop utilisation: the trainer's thread for either
+ * trainer, and the workers' sum for the pool). On a machine with a free core per worker, the
+ * rollout's simulation time is what the workers' busy time divided among them leaves; where the
+ * workers share cores with the trainer's thread (two cores here), only the busy times move. Writes
+ * nothing.
+ *
+ *   npm run bench:sim-pool [-- --rounds 6 --workers 1 --tasks 32 --backend wasm]
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { performance as perf, type EventLoopUtilization } from 'node:perf_hooks';
+import type { Worker } from 'node:worker_threads';
+import { build } from 'esbuild';
+import { simulatedRunners } from '../src/executor/train-runners.ts';
+import { DEFAULT_POOL, priorCheckpoint } from '../src/policy/index.ts';
+import { Trainer, trainConfig } from '../src/train/index.ts';
+import { createSimPool, defaultSimWorkers } from '../src/workers/sim-pool.ts';
+import { nodeSimSpawner } from '../src/workers/sim.node.ts';
+
+const argv = process.argv.slice(2);
+const opt = (name: string, dflt: string): string => {
+  const i = argv.indexOf(`--${name}`);
+  return i >= 0 ? (argv[i + 1] ?? dflt) : dflt;
+};
+const CORES = availableParallelism();
+const ROUNDS = Number(opt('rounds', '6'));
+const WORKERS = Number(opt('workers', String(Math.max(1, defaultSimWorkers(CORES)))));
+const TASKS = Number(opt('tasks', '32'));
+const BACKEND = opt('backend', 'wasm') as 'wasm' | 'cpu';
+const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[xs.length >> 1] as number;
+const f1 = (x: number): string => x.toFixed(1);
+
+const dir = mkdtempSync(join(tmpdir(), 'baton-sim-'));
+const script = join(dir, 'sim-worker.mjs');
+await build({
+  entryPoints: [new URL('../src/workers/sim.node-worker.ts', import.meta.url).pathname],
+  bundle: true,
+  platform: 'node',
+  format: 'esm',
+  outfile: script,
+  logLevel: 'warning',
+});
+const threads: Worker[] = [];
+const pool = createSimPool({
+  workers: WORKERS,
+  spawn: nodeSimSpawner({ script: pathToFileURL(script) }, (w) => threads.push(w)),
+});
+const config = trainConfig({ preset: 'mixed', seed: 0, tasksPerIteration: TASKS, groupSize: 8 });
+const make = (runners: typeof simulatedRunners): Promise<Trainer> =>
+  Trainer.create({
+    start: priorCheckpoint(DEFAULT_POOL),
+    pool: DEFAULT_POOL,
+    config,
+    choice: { backend: BACKEND, reason: 'bench', adapter: null, ctx: null },
+    runners,
+    sampling: 'batched',
+    clock: () => performance.now(),
+  });
+interface Side {
+  name: string;
+  t: Trainer;
+  rollout: number[];
+  iter: number[];
+  busy: number[];
+  workersBusy: number[];
+}
+const side = async (name: string, runners: typeof simulatedRunners): Promise<Side> => ({
+  name,
+  t: await make(runners),
+  rollout: [],
+  iter: [],
+  busy: [],
+  workersBusy: [],
+});
+const one = await side('one thread', simulatedRunners);
+const pooled = await side(`pool (${WORKERS + 1} threads)`, pool.runners);
+console.log(
+  `${BACKEND} backend, B=${TASKS} × G=8 (${TASKS * 8} episodes), ${CORES} cores, ${WORKERS} simulator worker${WORKERS === 1 ? '' : 's'} (bundled)`,
+);
+const rows: Record<string, string | number>[] = [];
+try {
+  for (let r = -1; r < ROUNDS; r++) {
+    const metrics: string[] = [];
+    for (const s of r % 2 === 0 ? [one, pooled] : [pooled, one]) {
+      const e0 = perf.eventLoopUtilization();
+      const w0 = threads.map((w) => w.performance.eventLoopUtilization());
+      const t0 = performance.now();
+      const m = await s.t.iterate();
+      const ms = performance.now() - t0;
+      const e = perf.eventLoopUtilization(e0);
+      const w = threads.map((x, i) => x.performance.eventLoopUtilization(w0[i] as EventLoopUtilization));
+      const { timings, ...rest } = m;
+      metrics.push(JSON.stringify(rest));
+      if (r < 0) continue;
+      s.rollout.push(timings?.rolloutMs ?? NaN);
+      s.iter.push(ms);
+      s.busy.push(e.active);
+      s.workersBusy.push(w.reduce((a, x) => a + x.active, 0));
+    }
+    if (metrics[0] !== metrics[1])
+      throw new Error(`round ${r + 1}: the pool's metrics differ from one thread's`);
+    if (r < 0) continue;
+    rows.push({
+      round: r + 1,
+      'rollout ms (one / pool)': `${f1(one.rollout[r] as number)} / ${f1(pooled.rollout[r] as number)}`,
+      'iteration ms (one / pool)': `${f1(one.iter[r] as number)} / ${f1(pooled.iter[r] as number)}`,
+      'iteration speed-up': Number(((one.iter[r] as number) / (pooled.iter[r] as number)).toFixed(2)),
+      'trainer thread busy ms (one / pool)': `${f1(one.busy[r] as number)} / ${f1(pooled.busy[r] as number)}`,
+      'workers busy ms (pool)': f1(pooled.workersBusy[r] as number),
+    });
+  }
+  console.table(rows);
+  const ratio = (x: number[], y: number[]): number => median(x.map((v, i) => v / (y[i] as number)));
+  console.log(
+    `medians: rollout ${f1(median(one.rollout))} → ${f1(median(pooled.rollout))} ms, iteration ` +
+      `${f1(median(one.iter))} → ${f1(median(pooled.iter))} ms (speed-up per round, median ` +
+      `${ratio(one.iter, pooled.iter).toFixed(2)}×), trainer thread busy ${f1(median(one.busy))} → ` +
+      `${f1(median(pooled.busy))} ms, workers busy ${f1(median(pooled.workersBusy))} ms; metrics equal in every round`,
+  );
+  console.log(
+    `pool: ${pool.threads} threads in use${pool.problems.length ? `; ${pool.problems.join('; ')}` : ''}`,
+  );
+} finally {
+  one.t.dispose();
+  pooled.t.dispose();
+  pool.dispose();
+  rmSync(dir, { recursive: true, force: true });
+}
