@@ -246,7 +246,18 @@ describe('the simulator pool', () => {
     expect(started.reason).toBe('test; simulated sub-agents on 3 threads');
     const ran = await handlers.run({ iterations: 1, snapshotEvery: 10 }, ctx);
     expect(ran.backend.reason).toBe('test; simulated sub-agents on 3 threads');
+    // The held-out evaluation runs on the pool too, with the numbers of one thread.
+    const alone = trainHandlers({ choose: async () => CPU });
+    await alone.start({ config: small, from: { kind: 'prior' }, backend: 'cpu', simThreads: 1 }, ctx);
+    await alone.run({ iterations: 1, snapshotEvery: 10 }, ctx);
+    const [a, b] = [
+      await handlers.evaluate({ n: 4, seed: 5 }, ctx),
+      await alone.evaluate({ n: 4, seed: 5 }, ctx),
+    ];
+    expect(a.current).not.toBeNull();
+    expect(a).toEqual(b);
     await handlers.reset(undefined as never, ctx);
+    await alone.reset(undefined as never, ctx);
   }, 120_000);
 
   it('uses a core each beyond two, at most 7 workers; a threads setting counts this thread', () => {

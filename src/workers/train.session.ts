@@ -251,6 +251,7 @@ export function trainHandlers(deps: TrainSessionDeps): Handlers<TrainMethods> {
     config: TrainConfig,
     n: number,
     seed: number,
+    sim: SimPool | null,
   ): Promise<{ result: EvalResult; structure: Record<string, StructureRow> }> => {
     const net = await PolicyNetwork.create(cp, choice);
     try {
@@ -258,7 +259,7 @@ export function trainHandlers(deps: TrainSessionDeps): Handlers<TrainMethods> {
         net,
         pool,
         config,
-        runners: simulatedRunners,
+        runners: sim ? sim.runners : simulatedRunners,
         n,
         seed,
         greedy: true,
@@ -365,7 +366,7 @@ export function trainHandlers(deps: TrainSessionDeps): Handlers<TrainMethods> {
           await macrotask();
           if (!signal.aborted) {
             const { result } = await serial(() =>
-              evalOne(s.trainer.checkpoint, s.choice, s.config, HELDOUT_N, HELDOUT_SEED),
+              evalOne(s.trainer.checkpoint, s.choice, s.config, HELDOUT_N, HELDOUT_SEED, s.sim),
             );
             progress({
               kind: 'heldout',
@@ -406,15 +407,15 @@ export function trainHandlers(deps: TrainSessionDeps): Handlers<TrainMethods> {
         const config = s?.config ?? trainConfig({});
         const total = s ? 3 : 2;
         progress({ done: 0, total });
-        const prior = await evalOne(priorCheckpoint(pool), choice, config, n, seed);
+        const prior = await evalOne(priorCheckpoint(pool), choice, config, n, seed, s?.sim ?? null);
         progress({ done: 1, total });
         await macrotask();
-        const random = await evalOne(randomCheckpoint(pool, 0), choice, config, n, seed);
+        const random = await evalOne(randomCheckpoint(pool, 0), choice, config, n, seed, s?.sim ?? null);
         progress({ done: 2, total });
         let current: Awaited<ReturnType<typeof evalOne>> | null = null;
         if (s) {
           await macrotask();
-          current = await evalOne(s.trainer.checkpoint, choice, config, n, seed);
+          current = await evalOne(s.trainer.checkpoint, choice, config, n, seed, s.sim);
           progress({ done: 3, total });
         }
         return {
