@@ -250,6 +250,17 @@ export async function gptRows(
     row.baton_first_loss = (await m.step()).loss;
     row.baton_webgpu_ms = await time(() => m.step(), quick ? 1 : 10, quick ? 0 : 6000);
     m.dispose();
+    // The same step with layer norm one invocation per row (wideRows off: the plan before it).
+    if (bound.left()) {
+      const narrow = await compile({ ...webgpu, wideRows: false }, tg.graph, {
+        loss: tg.loss,
+        optimizer: ADAM,
+      });
+      for (const [k, x] of Object.entries(inputs)) narrow.setInput(k, x);
+      row.baton_narrow_rows_first_loss = (await narrow.step()).loss;
+      row.baton_webgpu_narrow_rows_ms = await time(() => narrow.step(), quick ? 1 : 10, quick ? 0 : 6000);
+      narrow.dispose();
+    }
     if (tf && bound.left()) {
       try {
         const tj = tfjsStep(tf, weights, s, inputs);

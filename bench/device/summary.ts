@@ -42,6 +42,8 @@ export interface DeviceSummary {
   trainer: Row[];
   /** Per minibatch and measure: TF.js time over Baton's (above 1: Baton is faster). */
   tfjs: Row[];
+  /** Per GPT-2-style size: the step with layer norm one invocation per row over the default's. */
+  gpt: Row[];
 }
 
 /** Round by round, path `a`'s episodes/s over path `b`'s (`_by_round`); null unless both have rounds. */
@@ -111,5 +113,10 @@ export function summarize(out: Row): DeviceSummary {
     measure: r.measure,
     tfjs_over_baton: ratio(r.tfjs_ms, r.baton_ms),
   }));
-  return { iterations, trainer, tfjs };
+  const gpt = rows('gpt').map((r) => ({
+    tokens: r.tokens,
+    params: r.params,
+    'gain_of wide rows': ratio(r.baton_webgpu_narrow_rows_ms, r.baton_webgpu_ms),
+  }));
+  return { iterations, trainer, tfjs, gpt };
 }

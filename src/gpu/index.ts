@@ -90,6 +90,7 @@ export async function compile(
     if ((opts.subgroups ?? choice.subgroups) === true) await checkSubgroups(choice.ctx);
     const forced = {
       ...(choice.lanes === undefined ? {} : { lanes: choice.lanes }),
+      ...(choice.wideRows === undefined ? {} : { wideRows: choice.wideRows }),
       ...(choice.subgroups === undefined ? {} : { subgroups: choice.subgroups }),
     };
     return new GpuModel(choice.ctx, graph, { ...forced, ...opts });

@@ -32,6 +32,11 @@ export interface BackendChoice {
    */
   lanes?: boolean;
   /**
+   * WebGPU: long rows one workgroup per row (GpuModelOptions.wideRows) in every model compiled with
+   * this choice; absent: on a hardware adapter only.
+   */
+  wideRows?: boolean;
+  /**
    * WebGPU: the subgroup twins of the kernels with trees across invocations (GpuModelOptions.subgroups)
    * in every model compiled with this choice, where the device's check allows; absent: off.
    */

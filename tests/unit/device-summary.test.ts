@@ -58,6 +58,10 @@ describe('the device benchmark summary', () => {
         },
       ],
       tfjs_trainer: [{ minibatch: 1024, measure: 'forward', baton_ms: 5, tfjs_ms: 6 }],
+      gpt: [
+        { tokens: '16x256', params: 3, baton_webgpu_ms: 10, baton_webgpu_narrow_rows_ms: 12 },
+        { tokens: '16x512', params: 11, baton_webgpu_ms: 60, baton_webgpu_narrow_rows_ms: 'skipped' },
+      ],
     });
     const [it0] = s.iterations;
     expect(it0).toEqual({
@@ -92,6 +96,10 @@ describe('the device benchmark summary', () => {
       },
     ]);
     expect(s.tfjs).toEqual([{ minibatch: 1024, measure: 'forward', tfjs_over_baton: 1.2 }]);
+    expect(s.gpt).toEqual([
+      { tokens: '16x256', params: 3, 'gain_of wide rows': 1.2 },
+      { tokens: '16x512', params: 11, 'gain_of wide rows': null },
+    ]);
   });
 
   it('pairs rounds only where both paths have them', () => {
@@ -101,6 +109,11 @@ describe('the device benchmark summary', () => {
   });
 
   it('is empty where the rows are missing', () => {
-    expect(summarize({ iterations: { skipped: 'no' } })).toEqual({ iterations: [], trainer: [], tfjs: [] });
+    expect(summarize({ iterations: { skipped: 'no' } })).toEqual({
+      iterations: [],
+      trainer: [],
+      tfjs: [],
+      gpt: [],
+    });
   });
 });

@@ -1,12 +1,14 @@
-// y[r] = reduce_c x[r·cols + c] (reduce.wgsl's op) for a few long rows: whole-vector sums such as a
+// y[r] = reduce_c x[r·cols + c] (reduce.wgsl's op) for long rows: whole-vector sums such as a
 // loss over thousands of rows, which one invocation per row would walk alone. One workgroup of 256
-// invocations per row (workgroup_id.x): invocation t folds columns t, t + 256, t + 512, … in
-// increasing order, then the 256 partial results are folded in a fixed tree, t with t + 128, then
-// t + 64, …, t + 1 (tree.wgsl, or tree_sg.wgsl's subgroup shuffles with the same bits). OP: 0 sum, 1 mean, 2 max. Planned for at most REDUCE_WIDE_ROWS
-// rows of at least REDUCE_WIDE_COLS columns (plan-forward.ts): few workgroups, so few barriers,
-// which software adapters pay for (reduce.wgsl). Precision: max is exact in any order; a sum adds
-// the same terms in another order than the CPU's serial sum, held to it at
-// |Δ| ≤ 2⁻²²·√cols·Σ|x| and bit for bit where every partial sum is exact (webgpu/reduce.test.ts).
+// invocations per row (the workgroup's index in a grid that may be 2-D): invocation t folds columns
+// t, t + 256, t + 512, … in increasing order, then the 256 partial results are folded in a fixed
+// tree, t with t + 128, then t + 64, …, t + 1 (tree.wgsl, or tree_sg.wgsl's subgroup shuffles with
+// the same bits). OP: 0 sum, 1 mean, 2 max. Planned for rows of at least REDUCE_WIDE_COLS columns,
+// at most REDUCE_WIDE_ROWS of them on a software adapter, any number with `wideRows`
+// (plan-forward.ts): on a software adapter few workgroups, so few barriers, which it pays for
+// (reduce.wgsl). Precision: max is exact in any order; a sum adds the same terms in another order
+// than the CPU's serial sum, held to it at |Δ| ≤ 2⁻²²·√cols·Σ|x| and bit for bit where every
+// partial sum is exact (webgpu/reduce.test.ts).
 override OP: u32 = 0u;
 const WG: u32 = 256u;
 
@@ -27,8 +29,8 @@ fn fold(a: f32, b: f32) -> f32 {
 }
 
 @compute @workgroup_size(256)
-fn main(@builtin(workgroup_id) wid: vec3u, place: Place) {
-  let r = wid.x;
+fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u, place: Place) {
+  let r = wid.x + wid.y * nwg.x;
   if (r >= p.rows) {
     return;
   }

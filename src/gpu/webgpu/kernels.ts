@@ -39,6 +39,8 @@ import gradNorm from '../kernels/grad_norm.wgsl?raw';
 import gradNormPartial from '../kernels/grad_norm_partial.wgsl?raw';
 import layerNorm from '../kernels/layer_norm.wgsl?raw';
 import layerNormGrad from '../kernels/layer_norm_grad.wgsl?raw';
+import layerNormGradWide from '../kernels/layer_norm_grad_wide.wgsl?raw';
+import layerNormWide from '../kernels/layer_norm_wide.wgsl?raw';
 import matmul from '../kernels/matmul.wgsl?raw';
 import matmulBlock from '../kernels/matmul_block.wgsl?raw';
 import matmulLanes from '../kernels/matmul_lanes.wgsl?raw';
@@ -106,6 +108,9 @@ export const KERNELS = {
   grad_norm_partial_sg: TREE_SG + gradNormPartial,
   layer_norm: layerNorm,
   layer_norm_grad: layerNormGrad,
+  // A workgroup per row for long rows on a hardware adapter (GpuModelOptions.wideRows).
+  layer_norm_wide: tree + layerNormWide,
+  layer_norm_grad_wide: tree + layerNormGradWide,
   matmul: matmulBlock + matmul,
   // The first passes of split-K products: the same kernels with SPLIT_K = 1 (plan-calls.ts).
   matmul_splitk: matmulBlock + matmul,

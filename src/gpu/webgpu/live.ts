@@ -14,8 +14,10 @@ import {
   baseKernel,
   COL_BLOCK,
   grid,
+  LAYER_NORM_WIDE_WG,
   MATMUL_TILE,
   MATMUL_TILES,
+  REDUCE_WIDE_WG,
   SPLITK_CHUNK,
   type Call,
   type MatmulKernel,
@@ -353,6 +355,17 @@ function sizerOf(graph: Graph, c: Call): Sizer {
     case 'layer_norm':
     case 'layer_norm_grad':
       return flat(rowsOf(id), 64);
+    case 'layer_norm_wide':
+    case 'layer_norm_grad_wide': {
+      // A workgroup per live row.
+      const rows = rowsOf(id);
+      return (L, u, at) => {
+        own(u, at);
+        const r = rows(L);
+        u[at] = r;
+        return grid(r * LAYER_NORM_WIDE_WG, LAYER_NORM_WIDE_WG);
+      };
+    }
     case 'pick_grad': {
       if (op.kind !== 'pick') return planned;
       const { x } = op;
@@ -381,7 +394,7 @@ function sizerOf(graph: Graph, c: Call): Sizer {
       return flat(rowsOf(x), 64);
     }
     case 'reduce_wide': {
-      // One workgroup per row (at most REDUCE_WIDE_ROWS); a vector's live length is its columns.
+      // One workgroup per live row; a vector's live length is its columns.
       if (op.kind !== 'reduce') return planned;
       const { x } = op;
       if (isVector(x)) return words((L, u, at) => (u[at + 1] = L[x] as number));
@@ -390,7 +403,7 @@ function sizerOf(graph: Graph, c: Call): Sizer {
         own(u, at);
         const r = rows(L);
         u[at] = r;
-        return [Math.max(1, r), 1, 1];
+        return grid(r * REDUCE_WIDE_WG, REDUCE_WIDE_WG);
       };
     }
     case 'reduce_grad': {

@@ -14,6 +14,14 @@ export interface GpuModelOptions extends CompileOptions {
   /** Small products on matmul_lanes.wgsl (plan.ts buildPlan). Default: on a hardware adapter only. */
   lanes?: boolean;
   /**
+   * Long rows one workgroup per row (plan-forward.ts WIDE_ROW_COLS): layer norm and its gradient on
+   * layer_norm_wide.wgsl / layer_norm_grad_wide.wgsl, and row reductions of more than
+   * REDUCE_WIDE_ROWS rows on reduce_wide.wgsl, each row's sums in a tree (the last bits differ from
+   * the CPU backend's, within the layer norm and reduction tolerances). Default: on a hardware
+   * adapter only; one invocation per row keeps a software adapter's barriers few.
+   */
+  wideRows?: boolean;
+  /**
    * The kernels with trees across invocations (matmul_lanes, reduce_wide, grad_norm) on their
    * subgroup twins (kernels.ts SUBGROUP_TWINS: the same bits, fewer barriers), where the device has
    * the `subgroups` feature and the context's check found no twin that disagrees
@@ -28,10 +36,11 @@ export interface GpuModelOptions extends CompileOptions {
 export function planOptions(
   opts: GpuModelOptions,
   ctx: GpuContext,
-): { fuse: boolean; lanes: boolean; subgroups: boolean } {
+): { fuse: boolean; lanes: boolean; wideRows: boolean; subgroups: boolean } {
   return {
     fuse: opts.fuse ?? true,
     lanes: opts.lanes ?? !ctx.adapter.software,
+    wideRows: opts.wideRows ?? !ctx.adapter.software,
     subgroups: opts.subgroups === true && ctx.subgroupTwins !== false && ctx.device.features.has('subgroups'),
   };
 }

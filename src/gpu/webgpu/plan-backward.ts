@@ -10,6 +10,7 @@ import {
   BIN,
   f32Bits,
   grid,
+  LAYER_NORM_WIDE_WG,
   maskRows,
   matmulCalls,
   RED,
@@ -18,12 +19,13 @@ import {
   UN,
   val,
   grad,
+  WIDE_ROW_COLS,
   type Call,
   type Ref,
 } from './plan-calls.ts';
 import { attentionBackward } from './plan-attention.ts';
 
-export function backwardCalls(graph: Graph, n: Node, lanes = false): Call[] {
+export function backwardCalls(graph: Graph, n: Node, lanes = false, wide = false): Call[] {
   const op = n.op;
   const len = size(n.shape);
   const gy = grad(n.id);
@@ -192,9 +194,10 @@ export function backwardCalls(graph: Graph, n: Node, lanes = false): Call[] {
       const r = rows(n.shape);
       const gxh: Ref = { t: 'temp', id: n.id, slot: 'gxh', floats: len };
       const writeGx = needs(op.x);
+      const w = wide && c >= WIDE_ROW_COLS;
       const out: Call[] = [
         {
-          kernel: 'layer_norm_grad',
+          kernel: w ? 'layer_norm_grad_wide' : 'layer_norm_grad',
           constants: { WRITE_GX: writeGx ? 1 : 0 },
           uniform: [r, c],
           refs: [
@@ -205,7 +208,7 @@ export function backwardCalls(graph: Graph, n: Node, lanes = false): Call[] {
             gxh,
             writeGx ? grad(op.x) : { t: 'sink' },
           ],
-          wg: grid(r, 64),
+          wg: w ? grid(r * LAYER_NORM_WIDE_WG, LAYER_NORM_WIDE_WG) : grid(r, 64),
         },
       ];
       if (needs(op.gamma)) {

@@ -86,7 +86,15 @@ export function f32Bits(x: number): number {
   return U[0] as number;
 }
 
-const MAX_WG = 65535;
+/** Workgroups at most along one dimension of a dispatch (WebGPU's default limit). */
+export const MAX_WG = 65535;
+/** Columns at least for which `wideRows` gives layer norm a workgroup per row (layer_norm_wide.wgsl). */
+export const WIDE_ROW_COLS = 128;
+/** Invocations per workgroup (and per row) of layer_norm_wide.wgsl and layer_norm_grad_wide.wgsl. */
+export const LAYER_NORM_WIDE_WG = 64;
+/** Invocations per workgroup (and per row) of reduce_wide.wgsl. */
+export const REDUCE_WIDE_WG = 256;
+
 /** Workgroups for n invocations at `per` invocations per workgroup, folded into y past 65535. */
 export function grid(n: number, per: number): [number, number, number] {
   const groups = Math.max(1, Math.ceil(n / per));

@@ -6,12 +6,15 @@ import {
   BIN,
   f32Bits,
   grid,
+  LAYER_NORM_WIDE_WG,
   maskRows,
   matmulCalls,
   RED,
+  REDUCE_WIDE_WG,
   scatterCalls,
   UN,
   val,
+  WIDE_ROW_COLS,
   type Call,
   type Ref,
 } from './plan-calls.ts';
@@ -24,20 +27,22 @@ export const REDUCE_WIDE_COLS = 512;
 /**
  * `rows` row reductions of `cols` floats each: one invocation per row (reduce.wgsl), or for a few
  * long rows one workgroup per row (reduce_wide.wgsl), so that no invocation walks thousands alone.
+ * With `wide` (GpuModelOptions.wideRows, a hardware adapter), any number of long rows take a
+ * workgroup each: one invocation per row leaves a GPU mostly idle and reads a float per row.
  */
-export function reduceCall(x: Ref, y: Ref, rows: number, cols: number, op: number): Call {
-  if (rows <= REDUCE_WIDE_ROWS && cols >= REDUCE_WIDE_COLS)
+export function reduceCall(x: Ref, y: Ref, rows: number, cols: number, op: number, wide = false): Call {
+  if (cols >= REDUCE_WIDE_COLS && (rows <= REDUCE_WIDE_ROWS || wide))
     return {
       kernel: 'reduce_wide',
       constants: { OP: op },
       uniform: [rows, cols],
       refs: [x, y],
-      wg: [rows, 1, 1],
+      wg: grid(rows * REDUCE_WIDE_WG, REDUCE_WIDE_WG),
     };
   return { kernel: 'reduce', constants: { OP: op }, uniform: [rows, cols], refs: [x, y], wg: grid(rows, 64) };
 }
 
-export function forwardCalls(graph: Graph, n: Node, lanes = false): Call[] {
+export function forwardCalls(graph: Graph, n: Node, lanes = false, wide = false): Call[] {
   const op = n.op;
   const len = size(n.shape);
   const y = val(n.id);
@@ -150,9 +155,10 @@ export function forwardCalls(graph: Graph, n: Node, lanes = false): Call[] {
       );
     case 'layerNorm': {
       const r = rows(n.shape);
+      const w = wide && cols(n.shape) >= WIDE_ROW_COLS;
       return [
         {
-          kernel: 'layer_norm',
+          kernel: w ? 'layer_norm_wide' : 'layer_norm',
           constants: {},
           uniform: [r, cols(n.shape), f32Bits(op.eps)],
           refs: [
@@ -162,7 +168,7 @@ export function forwardCalls(graph: Graph, n: Node, lanes = false): Call[] {
             y,
             { t: 'temp', id: n.id, slot: 'stats', floats: 2 * r },
           ],
-          wg: grid(r, 64),
+          wg: w ? grid(r * LAYER_NORM_WIDE_WG, LAYER_NORM_WIDE_WG) : grid(r, 64),
         },
       ];
     }
@@ -214,7 +220,7 @@ export function forwardCalls(graph: Graph, n: Node, lanes = false): Call[] {
     }
     case 'reduce': {
       const xs = graph.node(op.x).shape;
-      return [reduceCall(val(op.x), y, rows(xs), cols(xs), RED[op.op])];
+      return [reduceCall(val(op.x), y, rows(xs), cols(xs), RED[op.op], wide)];
     }
   }
 }

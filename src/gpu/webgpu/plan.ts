@@ -30,7 +30,9 @@ export interface Plan {
  * the same bits, and scatters over short source lists run in one pass (plan-fuse.ts); without it,
  * one call per kernel of each op and two-pass scatters, the plan before fusion. With `lanes`, small
  * products split K over the invocations of matmul_lanes.wgsl (plan-calls.ts lanesFit; the last bits
- * differ from the CPU backend's, within the split-K tolerance; default false). With `subgroups` (a
+ * differ from the CPU backend's, within the split-K tolerance; default false). With `wideRows`, long
+ * rows take a workgroup each (layer norm and its gradient, row reductions of many rows; default
+ * false; plan-forward.ts WIDE_ROW_COLS). With `subgroups` (a
  * device with the `subgroups` feature), the kernels with trees across invocations run as their
  * twins on tree_sg.wgsl: the same bits, fewer barriers (default false).
  */
@@ -42,15 +44,16 @@ export function buildPlan(
   {
     fuse = true,
     lanes = false,
+    wideRows = false,
     subgroups = false,
-  }: { fuse?: boolean; lanes?: boolean; subgroups?: boolean } = {},
+  }: { fuse?: boolean; lanes?: boolean; wideRows?: boolean; subgroups?: boolean } = {},
 ): Plan {
   const forward: Call[] = [];
   for (const n of graph.nodes)
-    forward.push(...forwardCalls(graph, n, lanes).map((c) => ({ ...c, node: n.id })));
+    forward.push(...forwardCalls(graph, n, lanes, wideRows).map((c) => ({ ...c, node: n.id })));
   const backward: Call[] = [];
   for (const id of backwardIds)
-    backward.push(...backwardCalls(graph, graph.node(id), lanes).map((c) => ({ ...c, node: id })));
+    backward.push(...backwardCalls(graph, graph.node(id), lanes, wideRows).map((c) => ({ ...c, node: id })));
   const pass = fuse ? (calls: Call[]) => fuseCalls(graph, calls) : unfusedCalls;
   const twins = subgroups ? subgroupTwins : (calls: Call[]) => calls;
   return {
