@@ -106,6 +106,32 @@ describe('baton train → construct → eval-policy', () => {
     expect(err.join('\n')).toMatch(/not JSON/);
   }, 120_000);
 
+  it('--sim-threads spreads the simulated sub-agents over worker threads with the same numbers', async () => {
+    await writeFile(join(dir, 's.json'), JSON.stringify({ tasksPerIteration: 3, groupSize: 2, epochs: 1 }));
+    const common = ['--config', 's.json', '--iterations', '2', '--seed', '4'];
+    expect(await trainCommand.run([...common, '--out', 'one.json', '--log', 'one.jsonl'], io)).toBe(0);
+    expect(err.join('\n')).not.toMatch(/simulated sub-agents on/);
+    expect(
+      await trainCommand.run(
+        [...common, '--sim-threads', '3', '--out', 'three.json', '--log', 'three.jsonl'],
+        io,
+      ),
+    ).toBe(0);
+    expect(err.join('\n')).toMatch(/simulated sub-agents on 3 threads/);
+    expect(err.join('\n')).not.toMatch(/stopped/);
+    expect(await readFile(join(dir, 'three.jsonl'), 'utf8')).toBe(
+      await readFile(join(dir, 'one.jsonl'), 'utf8'),
+    );
+    const params = async (f: string): Promise<unknown> =>
+      (JSON.parse(await readFile(join(dir, f), 'utf8')) as { params: unknown }).params;
+    expect(Object.keys((await params('one.json')) as object).length).toBeGreaterThan(0);
+    expect(await params('three.json')).toEqual(await params('one.json'));
+    for (const bad of ['9', '0', 'many']) {
+      expect(await trainCommand.run(['--sim-threads', bad, '--out', 'x.json'], io)).toBe(2);
+      expect(err.join('\n')).toMatch(/--sim-threads must be 1 to 8 or auto/);
+    }
+  }, 120_000);
+
   it('refuses an unknown algorithm as a usage error', async () => {
     expect(await trainCommand.run(['--algo', 'sgd', '--out', 'ck.json'], io)).toBe(2);
     expect(err.join('\n')).toMatch(/algo/);

@@ -14,6 +14,8 @@ import {
 import type { BackendPreference } from '../../gpu/index.ts';
 import { releaseNodeGpu } from '../../gpu/node-gpu.ts';
 import { DEFAULT_POOL, serializeCheckpoint } from '../../policy/index.ts';
+import { availableParallelism } from 'node:os';
+import { createSimPool, nodeSimSpawner, simWorkersFor, type SimPool } from '../../workers/node.ts';
 import {
   ALGOS,
   PRESETS,
@@ -49,7 +51,7 @@ import {
 const usage = `Usage: baton train --target orchestrator ... (GRPO of the orchestrator LM: baton train --target orchestrator --help)
        baton train [--target policy] [--preset depth|parallel|robustness|mixed] [--algo hrpo|grpo|reinforce]
                    [--from random|prior|<ckpt.json>] [--iterations N] [--seed S]
-                   [--backend auto|cpu|webgpu] [--config <settings.json>] --out <ckpt.json>
+                   [--backend auto|cpu|webgpu] [--sim-threads N|auto] [--config <settings.json>] --out <ckpt.json>
                    [--log <metrics.jsonl>]
                    [--execute simulated|openai --base-url URL --model M --budget-tokens N [--budget-usd X]]
 
@@ -66,6 +68,9 @@ Options:
   --iterations  iterations of B tasks x G constructions and K epochs of updates (default 10)
   --seed        seed of tasks, sampling and minibatch order (default 0)
   --backend     auto, cpu (default) or webgpu
+  --sim-threads threads for the simulated sub-agents: 1 (default, this one), up to 8 (this one and
+                simulator worker threads), or auto (a worker per core beyond two); the same numbers
+                on any count
   --config      a JSON object of training settings (any field of the Train page's form, e.g.
                 {"lambda": 0.3, "groupSize": 8}); --preset, --algo and --seed override it
   --out         where to write the checkpoint
@@ -89,6 +94,8 @@ interface Options {
   from: string;
   iterations: number;
   backend: BackendPreference;
+  /** Threads for the simulated sub-agents (1: this one only). */
+  simThreads: number | 'auto';
   out: string;
   log: string | undefined;
   /** Null: simulated sub-agents. */
@@ -103,6 +110,7 @@ function parse(args: string[]): { ok: true; o: Options } | UsageError {
     iterations: { type: 'string' },
     seed: { type: 'string' },
     backend: { type: 'string' },
+    'sim-threads': { type: 'string' },
     config: { type: 'string' },
     out: { type: 'string' },
     log: { type: 'string' },
@@ -139,6 +147,12 @@ function parse(args: string[]): { ok: true; o: Options } | UsageError {
   if (isUsageError(seed)) return seed;
   const backend = backendFlag(f.str('backend'), 'cpu');
   if (isUsageError(backend)) return backend;
+  const threadsText = f.str('sim-threads') ?? '1';
+  const simThreads = threadsText === 'auto' ? 'auto' : Number(threadsText);
+  if (simThreads !== 'auto' && !(Number.isInteger(simThreads) && simThreads >= 1 && simThreads <= 8))
+    return { ok: false, message: `--sim-threads must be 1 to 8 or auto, got "${threadsText}"` };
+  if (simThreads !== 1 && provider)
+    return { ok: false, message: '--sim-threads goes with the simulated sub-agents, not --execute openai' };
   return {
     ok: true,
     o: {
@@ -152,6 +166,7 @@ function parse(args: string[]): { ok: true; o: Options } | UsageError {
       from: f.str('from') ?? 'prior',
       iterations,
       backend,
+      simThreads,
       out,
       log: f.str('log'),
       provider,
@@ -195,6 +210,10 @@ async function run(all: string[], io: CliIO): Promise<number> {
     return 2;
   }
   let runners: RunnersFor = simulatedRunners;
+  // The simulated sub-agents on this thread and worker threads (src/workers/sim-pool.ts).
+  const workers = simWorkersFor(o.simThreads, availableParallelism());
+  const sim: SimPool | null = workers > 0 ? createSimPool({ workers, spawn: nodeSimSpawner() }) : null;
+  if (sim) runners = sim.runners;
   let paid: ProviderTrainRunners | null = null;
   let out = io;
   if (o.provider?.endpoint) {
@@ -217,10 +236,19 @@ async function run(all: string[], io: CliIO): Promise<number> {
   // (a provider's calls would spend the run's budget on the probe).
   const choice = await computeBackend(
     o.backend,
-    iterationWorkload({ start: cp, pool: DEFAULT_POOL, config: cfg.config, runners: simulatedRunners }),
-  );
+    iterationWorkload({
+      start: cp,
+      pool: DEFAULT_POOL,
+      config: cfg.config,
+      runners: sim?.runners ?? simulatedRunners,
+    }),
+  ).catch((e: unknown) => {
+    // Its worker threads would keep the process alive.
+    sim?.dispose();
+    throw e;
+  });
   out.err(
-    `backend: ${choice.backend} (${choice.reason}) · from ${cp.name} · ${cfg.config.algo} on ${cfg.config.preset}`,
+    `backend: ${choice.backend} (${choice.reason}) · from ${cp.name} · ${cfg.config.algo} on ${cfg.config.preset}${sim ? ` · simulated sub-agents on ${workers + 1} threads` : ''}`,
   );
   const lines: string[] = [];
   let updates = 0;
@@ -251,6 +279,8 @@ async function run(all: string[], io: CliIO): Promise<number> {
     });
     for (let i = 0; i < o.iterations; i++) await trainer.iterate();
     const spent = paid?.spent();
+    // A simulator worker that failed had its calls run here (the same numbers); say so.
+    for (const p of sim?.problems ?? []) out.err(`baton train: ${p}`);
     await write(
       spent
         ? `; provider spend ${spent.calls} requests, ${spent.tokens} tokens, $${spent.usd.toFixed(4)}`
@@ -269,6 +299,7 @@ async function run(all: string[], io: CliIO): Promise<number> {
     return 1;
   } finally {
     trainer?.dispose();
+    sim?.dispose();
     choice.ctx?.dispose();
     if (o.backend !== 'cpu') releaseNodeGpu();
   }
