@@ -24,12 +24,12 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { performance as perf, type EventLoopUtilization } from 'node:perf_hooks';
 import type { Worker } from 'node:worker_threads';
-import { build } from 'esbuild';
 import { simulatedRunners } from '../src/executor/train-runners.ts';
 import { DEFAULT_POOL, priorCheckpoint } from '../src/policy/index.ts';
 import { Trainer, trainConfig } from '../src/train/index.ts';
 import { createSimPool, defaultSimWorkers } from '../src/workers/sim-pool.ts';
 import { nodeSimSpawner } from '../src/workers/sim.node.ts';
+import { buildSimWorker } from './sim-worker-build.ts';
 
 const argv = process.argv.slice(2);
 const opt = (name: string, dflt: string): string => {
@@ -46,14 +46,7 @@ const f1 = (x: number): string => x.toFixed(1);
 
 const dir = mkdtempSync(join(tmpdir(), 'baton-sim-'));
 const script = join(dir, 'sim-worker.mjs');
-await build({
-  entryPoints: [new URL('../src/workers/sim.node-worker.ts', import.meta.url).pathname],
-  bundle: true,
-  platform: 'node',
-  format: 'esm',
-  outfile: script,
-  logLevel: 'warning',
-});
+await buildSimWorker(script);
 const threads: Worker[] = [];
 const pool = createSimPool({
   workers: WORKERS,

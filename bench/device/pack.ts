@@ -28,6 +28,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { build, type Plugin } from 'esbuild';
+import { buildSimWorker } from '../sim-worker-build.ts';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const argv = process.argv.slice(2);
@@ -74,17 +75,7 @@ await build({
 });
 
 // The simulator pool's worker (src/workers/sim-pool.ts), beside the bundle: run.ts starts it.
-await build({
-  entryPoints: [join(root, 'src/workers/sim.node-worker.ts')],
-  bundle: true,
-  platform: 'node',
-  format: 'esm',
-  target: 'node20',
-  outfile: join(out, 'sim-worker.mjs'),
-  minify: true,
-  legalComments: 'none',
-  logLevel: 'warning',
-});
+await buildSimWorker(join(out, 'sim-worker.mjs'));
 
 const gz = (from: string, to: string): void => writeFileSync(to, gzipSync(readFileSync(from), { level: 9 }));
 gz(process.execPath, join(out, 'node.gz'));

@@ -125,11 +125,8 @@ export function jobOf(r: RunnerState, kind: Pending['kind'], design: Design, tas
   r.sentAgents = design.agents;
   const edges: string[] = [];
   for (const e of design.edges) edges.push(e.from, e.to);
-  let own = sameTask(r.seen, task);
-  if (!own && sameTask(r.task, task)) {
-    r.seen = task;
-    own = true;
-  }
+  const own = task === r.seen || sameTask(r.task, task);
+  if (own) r.seen = task;
   return {
     runner: r.id,
     kind,

@@ -116,6 +116,9 @@ const CPU_ONLY: BackendChoice = {
   ctx: null,
 };
 
+/** A run's simulated runners: its pool's, or this thread's. */
+const runnersOf = (sim: SimPool | null): typeof simulatedRunners => sim?.runners ?? simulatedRunners;
+
 /** The simulated runners with a macrotask now and then (every `everyMs` of work), for cancels. */
 function yieldingRunners(now: () => number, everyMs = 30): typeof simulatedRunners {
   let last = now();
@@ -178,7 +181,7 @@ export function trainHandlers(deps: TrainSessionDeps): Handlers<TrainMethods> {
       pool,
       config: s.config,
       choice: s.choice,
-      runners: s.sim ? s.sim.runners : simulatedRunners,
+      runners: runnersOf(s.sim),
       ...(resume ? { resume } : {}),
       onUpdate: () => {
         if (full.loseAfter === null) return;
@@ -259,7 +262,7 @@ export function trainHandlers(deps: TrainSessionDeps): Handlers<TrainMethods> {
         net,
         pool,
         config,
-        runners: sim ? sim.runners : simulatedRunners,
+        runners: runnersOf(sim),
         n,
         seed,
         greedy: true,
@@ -304,7 +307,7 @@ export function trainHandlers(deps: TrainSessionDeps): Handlers<TrainMethods> {
           start,
           pool,
           config: resume ? resume.config : config,
-          runners: sim ? sim.runners : simulatedRunners,
+          runners: runnersOf(sim),
           ...(resume ? { resume } : {}),
         });
         const choice = await deps.choose(

@@ -1,20 +1,7 @@
 // Backward of layer_norm.wgsl, one invocation per row. With x̂ = (x − mean)·rstd and d = gy·gamma:
 // gx += rstd·(d − mean(d) − x̂·mean(d·x̂)) when WRITE_GX = 1, and gxh = gy·x̂ (row-major
-// [rows, cols]) for col_sum.wgsl to reduce into the gamma gradient.
-override WRITE_GX: u32 = 1u;
-
-struct P {
-  rows: u32,
-  cols: u32,
-}
-
-@group(0) @binding(0) var<uniform> p: P;
-@group(0) @binding(1) var<storage, read> x: array<f32>;
-@group(0) @binding(2) var<storage, read> gamma: array<f32>;
-@group(0) @binding(3) var<storage, read> stats: array<f32>;
-@group(0) @binding(4) var<storage, read> gy: array<f32>;
-@group(0) @binding(5) var<storage, read_write> gxh: array<f32>;
-@group(0) @binding(6) var<storage, read_write> gx: array<f32>;
+// [rows, cols]) for col_sum.wgsl to reduce into the gamma gradient. Its override, sizes and bindings
+// are layer_norm_grad_io.wgsl's (kernels.ts prepends it).
 
 @compute @workgroup_size(64)
 fn main(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {

@@ -2,22 +2,9 @@
 // invocation t takes columns t, t + 64, …, and the row's two sums, Σd and Σd·x̂, meet in tree.wgsl's
 // fixed tree. gxh = gy·x̂ is written as before, for col_sum.wgsl; gx += rstd·(d − mean(d) −
 // x̂·mean(d·x̂)) when WRITE_GX = 1. The sums' order differs from the CPU's serial one: held to the
-// CPU backend at the tolerance of the gradient tests (webgpu/wide-rows.test.ts).
-override WRITE_GX: u32 = 1u;
+// CPU backend at the tolerance of the gradient tests (webgpu/wide-rows.test.ts). Its sizes and
+// bindings are layer_norm_grad_io.wgsl's (kernels.ts prepends it).
 const WG: u32 = 64u;
-
-struct P {
-  rows: u32,
-  cols: u32,
-}
-
-@group(0) @binding(0) var<uniform> p: P;
-@group(0) @binding(1) var<storage, read> x: array<f32>;
-@group(0) @binding(2) var<storage, read> gamma: array<f32>;
-@group(0) @binding(3) var<storage, read> stats: array<f32>;
-@group(0) @binding(4) var<storage, read> gy: array<f32>;
-@group(0) @binding(5) var<storage, read_write> gxh: array<f32>;
-@group(0) @binding(6) var<storage, read_write> gx: array<f32>;
 
 @compute @workgroup_size(64)
 fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u, place: Place) {

@@ -5,21 +5,9 @@
 // floats), and each sum meets in tree.wgsl's fixed tree (kernels.ts prepends tree_levels.wgsl and
 // tree.wgsl). The mean and the variance add the same terms as layer_norm.wgsl in another order,
 // so they differ from the CPU's serial sums in the last bits: held to the CPU backend at the
-// tolerance of the layer norm tests (webgpu/wide-rows.test.ts).
+// tolerance of the layer norm tests (webgpu/wide-rows.test.ts). Its sizes and bindings are
+// layer_norm_io.wgsl's (kernels.ts prepends it).
 const WG: u32 = 64u;
-
-struct P {
-  rows: u32,
-  cols: u32,
-  eps: f32,
-}
-
-@group(0) @binding(0) var<uniform> p: P;
-@group(0) @binding(1) var<storage, read> x: array<f32>;
-@group(0) @binding(2) var<storage, read> gamma: array<f32>;
-@group(0) @binding(3) var<storage, read> beta: array<f32>;
-@group(0) @binding(4) var<storage, read_write> y: array<f32>;
-@group(0) @binding(5) var<storage, read_write> stats: array<f32>;
 
 @compute @workgroup_size(64)
 fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u, place: Place) {

@@ -39,7 +39,9 @@ import gradNorm from '../kernels/grad_norm.wgsl?raw';
 import gradNormPartial from '../kernels/grad_norm_partial.wgsl?raw';
 import layerNorm from '../kernels/layer_norm.wgsl?raw';
 import layerNormGrad from '../kernels/layer_norm_grad.wgsl?raw';
+import layerNormGradIo from '../kernels/layer_norm_grad_io.wgsl?raw';
 import layerNormGradWide from '../kernels/layer_norm_grad_wide.wgsl?raw';
+import layerNormIo from '../kernels/layer_norm_io.wgsl?raw';
 import layerNormWide from '../kernels/layer_norm_wide.wgsl?raw';
 import matmul from '../kernels/matmul.wgsl?raw';
 import matmulBlock from '../kernels/matmul_block.wgsl?raw';
@@ -106,11 +108,11 @@ export const KERNELS = {
   // The kernels with trees across invocations again, on tree_sg.wgsl (SUBGROUP_TWINS).
   grad_norm_sg: TREE_SG + gradNorm,
   grad_norm_partial_sg: TREE_SG + gradNormPartial,
-  layer_norm: layerNorm,
-  layer_norm_grad: layerNormGrad,
+  layer_norm: layerNormIo + layerNorm,
+  layer_norm_grad: layerNormGradIo + layerNormGrad,
   // A workgroup per row for long rows on a hardware adapter (GpuModelOptions.wideRows).
-  layer_norm_wide: tree + layerNormWide,
-  layer_norm_grad_wide: tree + layerNormGradWide,
+  layer_norm_wide: tree + layerNormIo + layerNormWide,
+  layer_norm_grad_wide: tree + layerNormGradIo + layerNormGradWide,
   matmul: matmulBlock + matmul,
   // The first passes of split-K products: the same kernels with SPLIT_K = 1 (plan-calls.ts).
   matmul_splitk: matmulBlock + matmul,

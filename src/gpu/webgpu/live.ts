@@ -267,6 +267,15 @@ function sizerOf(graph: Graph, c: Call): Sizer {
       u[at] = k;
       return grid(k, per);
     };
+  /** As `flat`, with a workgroup of `per` invocations per one of the `len` live rows. */
+  const perRow =
+    (len: (L: Int32Array) => number, per: number): Sizer =>
+    (L, u, at) => {
+      own(u, at);
+      const k = len(L);
+      u[at] = k;
+      return grid(k * per, per);
+    };
   /** Only the uniform words `set` writes change; the planned workgroups stay. */
   const words =
     (set: (L: Int32Array, u: Uint32Array | number[], at: number) => void): Sizer =>
@@ -356,16 +365,8 @@ function sizerOf(graph: Graph, c: Call): Sizer {
     case 'layer_norm_grad':
       return flat(rowsOf(id), 64);
     case 'layer_norm_wide':
-    case 'layer_norm_grad_wide': {
-      // A workgroup per live row.
-      const rows = rowsOf(id);
-      return (L, u, at) => {
-        own(u, at);
-        const r = rows(L);
-        u[at] = r;
-        return grid(r * LAYER_NORM_WIDE_WG, LAYER_NORM_WIDE_WG);
-      };
-    }
+    case 'layer_norm_grad_wide':
+      return perRow(rowsOf(id), LAYER_NORM_WIDE_WG);
     case 'pick_grad': {
       if (op.kind !== 'pick') return planned;
       const { x } = op;
@@ -398,13 +399,7 @@ function sizerOf(graph: Graph, c: Call): Sizer {
       if (op.kind !== 'reduce') return planned;
       const { x } = op;
       if (isVector(x)) return words((L, u, at) => (u[at + 1] = L[x] as number));
-      const rows = rowsOf(x);
-      return (L, u, at) => {
-        own(u, at);
-        const r = rows(L);
-        u[at] = r;
-        return grid(r * REDUCE_WIDE_WG, REDUCE_WIDE_WG);
-      };
+      return perRow(rowsOf(x), REDUCE_WIDE_WG);
     }
     case 'reduce_grad': {
       if (op.kind !== 'reduce') return planned;
