@@ -12,14 +12,6 @@ fn safeTanh(z: f32) -> f32 {
   return tanh(clamp(z, -15.0, 15.0));
 }
 
-fn sigmoid(z: f32) -> f32 {
-  if (z >= 0.0) {
-    return 1.0 / (1.0 + exp(-z));
-  }
-  let e = exp(z);
-  return e / (1.0 + e);
-}
-
 fn act(z: f32) -> f32 {
   switch ACT {
     case 1u: {

@@ -1,5 +1,5 @@
-// y[i] = log Bernoulli(t[i] | sigmoid(x[i])) = t·x − softplus(x), softplus(x) = max(x, 0) +
-// log(1 + e^−|x|) (no overflow for large |x|). x are edge logits, t the sampled 0/1 edges.
+// y[i] = log Bernoulli(t[i] | sigmoid(x[i])) (bernoulli_log.wgsl, which kernels.ts prepends). x are
+// edge logits, t the sampled 0/1 edges.
 struct P {
   n: u32,
 }
@@ -16,5 +16,5 @@ fn main(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg:
     return;
   }
   let v = x[i];
-  y[i] = t[i] * v - (max(v, 0.0) + log(1.0 + exp(-abs(v))));
+  y[i] = bernoulliLog(v, t[i]);
 }

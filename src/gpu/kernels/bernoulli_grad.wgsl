@@ -14,14 +14,6 @@ struct P {
 @group(0) @binding(4) var<storage, read_write> gx: array<f32>;
 @group(0) @binding(5) var<storage, read_write> gt: array<f32>;
 
-fn sigmoid(z: f32) -> f32 {
-  if (z >= 0.0) {
-    return 1.0 / (1.0 + exp(-z));
-  }
-  let e = exp(z);
-  return e / (1.0 + e);
-}
-
 @compute @workgroup_size(256)
 fn main(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
   let i = gid.x + gid.y * nwg.x * 256u;

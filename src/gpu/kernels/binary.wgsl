@@ -1,4 +1,4 @@
-// y[i] = a[i] op b[i] over n floats. OP: 0 add, 1 sub, 2 mul.
+// y[i] = a[i] op b[i] over n floats (binary_op.wgsl, which kernels.ts prepends). OP: 0 add, 1 sub, 2 mul.
 override OP: u32 = 0u;
 
 struct P {
@@ -16,15 +16,5 @@ fn main(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg:
   if (i >= p.n) {
     return;
   }
-  switch OP {
-    case 1u: {
-      y[i] = a[i] - b[i];
-    }
-    case 2u: {
-      y[i] = a[i] * b[i];
-    }
-    default: {
-      y[i] = a[i] + b[i];
-    }
-  }
+  y[i] = binaryOp(OP, a[i], b[i]);
 }

@@ -1,4 +1,5 @@
-// Gradient of y = a op b with respect to one operand (WHICH: 0 = a, 1 = b), accumulated:
+// Gradient of y = a op b with respect to one operand (WHICH: 0 = a, 1 = b), accumulated
+// (binary_grad_d.wgsl, which kernels.ts prepends):
 //   add: g += gy;  sub: g += ±gy;  mul: g += gy · (other operand).
 override OP: u32 = 0u;
 override WHICH: u32 = 0u;
@@ -19,12 +20,5 @@ fn main(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg:
   if (i >= p.n) {
     return;
   }
-  var d = 1.0;
-  if (OP == 1u && WHICH == 1u) {
-    d = -1.0;
-  }
-  if (OP == 2u) {
-    d = select(b[i], a[i], WHICH == 1u);
-  }
-  g[i] = g[i] + d * gy[i];
+  g[i] = g[i] + binaryGradD(i, OP, WHICH) * gy[i];
 }

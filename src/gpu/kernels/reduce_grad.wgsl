@@ -1,4 +1,5 @@
-// Backward of reduce.wgsl, accumulated, one invocation per element of x:
+// Backward of reduce.wgsl, accumulated, one invocation per element of x (reduce_grad_d.wgsl, which
+// kernels.ts prepends):
 //   sum: gx += gy[r];  mean: gx += gy[r]/cols;  max: gx += gy[r] where x = y[r] (ties all receive it).
 override OP: u32 = 0u;
 
@@ -20,12 +21,5 @@ fn main(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg:
     return;
   }
   let r = i / p.cols;
-  var d = 1.0;
-  if (OP == 1u) {
-    d = 1.0 / f32(p.cols);
-  }
-  if (OP == 2u) {
-    d = select(0.0, 1.0, x[i] == y[r]);
-  }
-  gx[i] = gx[i] + d * gy[r];
+  gx[i] = gx[i] + reduceGradD(i, r, p.cols, OP) * gy[r];
 }

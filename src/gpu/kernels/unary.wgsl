@@ -10,14 +10,6 @@ struct P {
 @group(0) @binding(1) var<storage, read> x: array<f32>;
 @group(0) @binding(2) var<storage, read_write> y: array<f32>;
 
-fn sigmoid(z: f32) -> f32 {
-  if (z >= 0.0) {
-    return 1.0 / (1.0 + exp(-z));
-  }
-  let e = exp(z);
-  return e / (1.0 + e);
-}
-
 @compute @workgroup_size(256)
 fn main(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
   let i = gid.x + gid.y * nwg.x * 256u;

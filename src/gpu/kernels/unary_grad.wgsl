@@ -19,23 +19,5 @@ fn main(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg:
   if (i >= p.n) {
     return;
   }
-  let yi = y[i];
-  var d = p.alpha;
-  switch OP {
-    case 1u: {
-      d = yi;
-    }
-    case 2u: {
-      d = 1.0 / x[i];
-    }
-    case 3u: {
-      d = yi * (1.0 - yi);
-    }
-    case 4u: {
-      d = 1.0 - yi * yi;
-    }
-    default: {
-    }
-  }
-  gx[i] = gx[i] + d * gy[i];
+  gx[i] = gx[i] + unaryGradD(i, OP, p.alpha) * gy[i];
 }

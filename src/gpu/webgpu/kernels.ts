@@ -1,9 +1,12 @@
 /**
  * WGSL sources, one file per kernel (imported as text through Vite's ?raw). WGSL has no imports:
  * the kernels that apply an activation get activation.wgsl (act, its derivative and the ACT
- * override) prepended here, the two softmax kernels softmax_row.wgsl (a row's max and sum of
- * exponentials), and the matmul kernels matmul_block.wgsl (layouts, bindings, stores, a 4x4 block's
- * sum over k), the column sums col_block.wgsl and the scatters scatter_chunk.wgsl (their loops): one copy of that code for all of them.
+ * override) prepended here, those that take a sigmoid sigmoid.wgsl, the two softmax kernels
+ * softmax_row.wgsl (a row's max and sum of exponentials), the matmul kernels matmul_block.wgsl
+ * (layouts, bindings, stores, a 4x4 block's sum over k), the column sums col_block.wgsl and the
+ * scatters scatter_chunk.wgsl (their loops): one copy of that code for all of them. A fused kernel
+ * (plan-fuse.ts) and the kernels it fuses share their expressions the same way (binary_op,
+ * bernoulli_log, reduce_row, reduce_grad_d, binary_grad_d, unary_grad_d).
  * The kernels with trees across invocations get tree_levels.wgsl and tree.wgsl, and their subgroup
  * twins tree_levels.wgsl and tree_sg.wgsl.
  */
@@ -17,14 +20,19 @@ import attentionMixTiled from '../kernels/attention_mix_tiled.wgsl?raw';
 import attentionPairs from '../kernels/attention_pairs.wgsl?raw';
 import attentionRows from '../kernels/attention_rows.wgsl?raw';
 import bernoulli from '../kernels/bernoulli.wgsl?raw';
+import bernoulliChain from '../kernels/bernoulli_chain.wgsl?raw';
 import bernoulliGrad from '../kernels/bernoulli_grad.wgsl?raw';
+import bernoulliLog from '../kernels/bernoulli_log.wgsl?raw';
 import biasAct from '../kernels/bias_act.wgsl?raw';
 import biasActGrad from '../kernels/bias_act_grad.wgsl?raw';
-import binaryBiasAct from '../kernels/binary_bias_act.wgsl?raw';
 import binary from '../kernels/binary.wgsl?raw';
+import binaryBiasAct from '../kernels/binary_bias_act.wgsl?raw';
 import binaryGrad from '../kernels/binary_grad.wgsl?raw';
 import binaryGradChain from '../kernels/binary_grad_chain.wgsl?raw';
+import binaryGradD from '../kernels/binary_grad_d.wgsl?raw';
 import binaryGradPair from '../kernels/binary_grad_pair.wgsl?raw';
+import binaryGradPairIo from '../kernels/binary_grad_pair_io.wgsl?raw';
+import binaryOp from '../kernels/binary_op.wgsl?raw';
 import colBlock from '../kernels/col_block.wgsl?raw';
 import colPartial from '../kernels/col_partial.wgsl?raw';
 import colRows from '../kernels/col_rows.wgsl?raw';
@@ -37,6 +45,7 @@ import gatherGrad from '../kernels/gather_grad.wgsl?raw';
 import gatherRows from '../kernels/gather_rows.wgsl?raw';
 import gradNorm from '../kernels/grad_norm.wgsl?raw';
 import gradNormPartial from '../kernels/grad_norm_partial.wgsl?raw';
+import gradPairThen from '../kernels/grad_pair_then.wgsl?raw';
 import layerNorm from '../kernels/layer_norm.wgsl?raw';
 import layerNormGrad from '../kernels/layer_norm_grad.wgsl?raw';
 import layerNormGradIo from '../kernels/layer_norm_grad_io.wgsl?raw';
@@ -54,22 +63,28 @@ import pickGrad from '../kernels/pick_grad.wgsl?raw';
 import ppoClip from '../kernels/ppo_clip.wgsl?raw';
 import ppoClipGrad from '../kernels/ppo_clip_grad.wgsl?raw';
 import reduce from '../kernels/reduce.wgsl?raw';
+import reduceBinary from '../kernels/reduce_binary.wgsl?raw';
 import reduceGrad from '../kernels/reduce_grad.wgsl?raw';
+import reduceGradBinary from '../kernels/reduce_grad_binary.wgsl?raw';
+import reduceGradD from '../kernels/reduce_grad_d.wgsl?raw';
+import reduceRow from '../kernels/reduce_row.wgsl?raw';
 import reduceWide from '../kernels/reduce_wide.wgsl?raw';
+import scatterAddRows from '../kernels/scatter_add_rows.wgsl?raw';
 import scatterChunk from '../kernels/scatter_chunk.wgsl?raw';
 import scatterPartial from '../kernels/scatter_partial.wgsl?raw';
-import scatterAddRows from '../kernels/scatter_add_rows.wgsl?raw';
 import scatterRows from '../kernels/scatter_rows.wgsl?raw';
+import sigmoid from '../kernels/sigmoid.wgsl?raw';
 import softmax from '../kernels/softmax.wgsl?raw';
-import softmaxRow from '../kernels/softmax_row.wgsl?raw';
 import softmaxGrad from '../kernels/softmax_grad.wgsl?raw';
 import softmaxGradPair from '../kernels/softmax_grad_pair.wgsl?raw';
 import softmaxPair from '../kernels/softmax_pair.wgsl?raw';
-import unary from '../kernels/unary.wgsl?raw';
+import softmaxRow from '../kernels/softmax_row.wgsl?raw';
 import treeOnly from '../kernels/tree.wgsl?raw';
 import treeLevels from '../kernels/tree_levels.wgsl?raw';
 import treeSg from '../kernels/tree_sg.wgsl?raw';
+import unary from '../kernels/unary.wgsl?raw';
 import unaryGrad from '../kernels/unary_grad.wgsl?raw';
+import unaryGradD from '../kernels/unary_grad_d.wgsl?raw';
 
 /** The trees in workgroup memory, and their subgroup twins' (after the directive WGSL wants first). */
 const tree = treeLevels + treeOnly;
@@ -84,26 +99,28 @@ export const KERNELS = {
   attention_mix_tiled: attentionMixTiled,
   attention_pairs: attentionPairs,
   attention_rows: attentionRows,
-  bernoulli: bernoulli,
-  bernoulli_grad: bernoulliGrad,
-  bias_act: activation + biasAct,
-  bias_act_grad: activation + biasActGrad,
-  binary: binary,
+  bernoulli: bernoulliLog + bernoulli,
+  bernoulli_chain: sigmoid + bernoulliLog + binaryOp + bernoulliChain,
+  bernoulli_grad: sigmoid + bernoulliGrad,
+  bias_act: sigmoid + activation + biasAct,
+  bias_act_grad: sigmoid + activation + biasActGrad,
+  binary: binaryOp + binary,
   // Fused chains of the kernels above (plan-fuse.ts).
-  binary_bias_act: activation + binaryBiasAct,
-  binary_grad: binaryGrad,
+  binary_bias_act: sigmoid + activation + binaryBiasAct,
+  binary_grad: binaryGradD + binaryGrad,
   binary_grad_chain: binaryGradChain,
-  binary_grad_pair: binaryGradPair,
+  binary_grad_pair: binaryGradD + binaryGradPairIo + binaryGradPair,
   col_partial: colBlock + colPartial,
   col_rows: colBlock + colRows,
   col_sum: colSum,
   cross_entropy: crossEntropy,
   cross_entropy_grad: crossEntropyGrad,
   gather_binary: gatherBinary,
-  gather_binary_bias_act: activation + gatherBinaryBiasAct,
+  gather_binary_bias_act: sigmoid + activation + gatherBinaryBiasAct,
   gather_grad: gatherGrad,
   gather_rows: gatherRows,
   grad_norm: tree + gradNorm,
+  grad_pair_then: binaryGradD + binaryGradPairIo + unaryGradD + reduceGradD + gradPairThen,
   grad_norm_partial: tree + gradNormPartial,
   // The kernels with trees across invocations again, on tree_sg.wgsl (SUBGROUP_TWINS).
   grad_norm_sg: TREE_SG + gradNorm,
@@ -127,8 +144,10 @@ export const KERNELS = {
   pick_grad: pickGrad,
   ppo_clip: ppoClip,
   ppo_clip_grad: ppoClipGrad,
-  reduce: reduce,
-  reduce_grad: reduceGrad,
+  reduce: reduceRow + reduce,
+  reduce_binary: reduceRow + binaryOp + reduceBinary,
+  reduce_grad: reduceGradD + reduceGrad,
+  reduce_grad_binary: reduceGradD + binaryGradD + reduceGradBinary,
   reduce_wide: tree + reduceWide,
   reduce_wide_sg: TREE_SG + reduceWide,
   scatter_add_rows: scatterAddRows,
@@ -138,8 +157,8 @@ export const KERNELS = {
   softmax_grad: softmaxGrad,
   softmax_grad_pair: softmaxGradPair,
   softmax_pair: softmaxRow + softmaxPair,
-  unary: unary,
-  unary_grad: unaryGrad,
+  unary: sigmoid + unary,
+  unary_grad: unaryGradD + unaryGrad,
 } as const;
 
 export type KernelName = keyof typeof KERNELS;

@@ -19,15 +19,23 @@
  * - softmax and log-softmax of one tensor → softmax_pair.wgsl (one invocation per row, as
  *   softmax.wgsl), and their two softmax_grad calls into one gradient → softmax_grad_pair.wgsl;
  * - col_partial + col_sum over at most COL_SHORT_ROWS planned rows → col_rows.wgsl (a bias
- *   gradient of a small layer).
+ *   gradient of a small layer);
+ * - in the policy's loss: [sigmoid,] a Bernoulli log-probability whose target that sigmoid made
+ *   from the same logits, [a product by a mask] → bernoulli_chain.wgsl (at least two of the three);
+ *   a row reduction, then a binary op of the same length on its result → reduce_binary.wgsl; and
+ *   backward, a reduction's gradient, then one or both gradients of the binary op whose output it
+ *   reduced → reduce_grad_binary.wgsl; both gradients of a binary op, then the gradient of the
+ *   unary op or one-column reduction that made one of its operands → grad_pair_then.wgsl.
  *
  * Why the bits stay the same: a fused kernel runs, per element i, each part's own expression in
  * the parts' order, and stores every output the parts store (a value or gradient another call or
  * `read` may want); a later part reads an earlier one's output only at its own element i, which the
  * same invocation has just written (or left alone, past that part's live length). No fused run
- * feeds a product into a later addition (only add and sub reach a bias), so a shader compiler has
- * no new multiply-add to contract; the expressions that could be contracted (binary_grad's
- * g + d·gy) are the same ones, in the same form, as in the separate kernels. Every buffer a fused
+ * feeds a product into a later addition (only add and sub reach a bias; a reduction's sum takes no
+ * fused product, its binary comes after it; a sigmoid or log-probability feeds only a product; a
+ * gradient passed on is a sum that a later part multiplies), so a shader compiler has no new
+ * multiply-add to contract; the expressions that could be contracted (binary_grad's g + d·gy) are
+ * the same ones, in the same form, as in the separate kernels. Every buffer a fused
  * call writes is bound once, and no buffer it reads is one it writes (checked below), so no part
  * sees another's writes out of order and WebGPU's rule against aliased writable bindings holds.
  * Each part keeps its own length (word `fused.words[j]` of the uniform), which live.ts sets from
@@ -35,7 +43,7 @@
  */
 import type { Graph } from '../graph.ts';
 import type { Call, Ref } from './plan-calls.ts';
-import { BIN, grid } from './plan-calls.ts';
+import { BIN, grid, RED, UN } from './plan-calls.ts';
 
 /** The buffer a binding reads or writes (slices of one arena count as one buffer). */
 function bufferOf(graph: Graph, r: Ref): string {
@@ -314,10 +322,124 @@ function colRows(graph: Graph, c0: Call | undefined, c1: Call | undefined): Call
   };
 }
 
+/** The tensor a call's node reduces (null for other calls). */
+function reducedOf(graph: Graph, c: Call): number | null {
+  const op = c.node === undefined ? null : graph.node(c.node).op;
+  return op?.kind === 'reduce' ? op.x : null;
+}
+
+/**
+ * [unary sigmoid,] bernoulli whose logits are the sigmoid's input and whose target is its output,
+ * [binary mul reading the log-probability] → bernoulli_chain (null unless two of the three).
+ */
+function bernoulliChain(graph: Graph, calls: (Call | undefined)[]): Call | null {
+  const [c0] = calls;
+  const sig = c0?.kernel === 'unary' && c0.constants.OP === UN.sigmoid ? c0 : null;
+  const bern = calls[sig ? 1 : 0];
+  if (bern?.kernel !== 'bernoulli') return null;
+  const [x, t, y] = bern.refs as [Ref, Ref, Ref];
+  if (sig && (!same(sig.refs[0], x) || !same(sig.refs[1], t))) return null;
+  const c2 = calls[sig ? 2 : 1];
+  const reads = isBinary(c2) && c2.constants.OP === BIN.mul && same(c2.refs[0], y) !== same(c2.refs[1], y);
+  const mul = reads ? (c2 as Call) : null;
+  if (!sig && !mul) return null;
+  const m = mul ? ((same(mul.refs[0], y) ? mul.refs[1] : mul.refs[0]) as Ref) : ZERO;
+  return fusedCall(
+    graph,
+    'bernoulli_chain',
+    { SIG: sig ? 1 : 0, MUL: mul ? 1 : 0 },
+    [sig ? len(sig) : 0, len(bern), mul ? len(mul) : 0],
+    [x, sig ? ZERO : t, sig ? t : SINK, y, m, mul ? (mul.refs[2] as Ref) : SINK],
+    [false, false, true, true, false, true],
+    [sig, bern, mul].filter((c): c is Call => c !== null),
+    [...(sig ? [0] : []), 1, ...(mul ? [2] : [])],
+  );
+}
+
+/** A reduction over the rows of a matrix, then a binary op of one output per row reading it → reduce_binary. */
+function reduceBinary(graph: Graph, c0: Call | undefined, c1: Call | undefined): Call | null {
+  if (c0?.kernel !== 'reduce' || !isBinary(c1)) return null;
+  const x = reducedOf(graph, c0);
+  if (x === null || graph.node(x).shape.length < 2) return null;
+  const y = c0.refs[1] as Ref;
+  const [a, b, z] = c1.refs as [Ref, Ref, Ref];
+  if (same(a, y) === same(b, y)) return null;
+  const side = same(a, y) ? 0 : 1;
+  const [rows, cols] = c0.uniform as [number, number];
+  return fusedCall(
+    graph,
+    'reduce_binary',
+    { OP: c0.constants.OP ?? 0, BOP: c1.constants.OP ?? 0, SIDE: side },
+    [rows, cols, len(c1)],
+    [c0.refs[0] as Ref, y, side === 0 ? b : a, z],
+    [false, true, false, true],
+    [c0, c1],
+    [0, 2],
+    64,
+  );
+}
+
+/**
+ * A reduction's gradient, then the gradient of one or both operands of the binary op whose output
+ * it finished (reading it as that op's gy) → reduce_grad_binary. A vector's mean is left alone: its
+ * gradient's column count follows the live length, which a fused part does not write.
+ */
+function reduceGradBinary(graph: Graph, calls: (Call | undefined)[]): Call | null {
+  const [c0, c1, c2] = calls;
+  if (c0?.kernel !== 'reduce_grad' || c1?.kernel !== 'binary_grad') return null;
+  const x = reducedOf(graph, c0);
+  if (x === null || (graph.node(x).shape.length < 2 && c0.constants.OP === RED.mean)) return null;
+  const [xr, yr, gy, gx] = c0.refs as [Ref, Ref, Ref, Ref];
+  if (!same(c1.refs[2], gx)) return null;
+  const pair = gradPair(graph, c1, c2) !== null;
+  const [ga, gb] = pair ? [c1, c2 as Call] : c1.constants.WHICH === 1 ? [null, c1] : [c1, null];
+  const [a, b] = c1.refs as [Ref, Ref];
+  return fusedCall(
+    graph,
+    'reduce_grad_binary',
+    { OP: c0.constants.OP ?? 0, BOP: c1.constants.OP ?? 0, GA: ga ? 1 : 0, GB: gb ? 1 : 0 },
+    [len(c0), c0.uniform[1] as number, ga ? len(ga) : 0, gb ? len(gb) : 0],
+    [xr, yr, gy, gx, a, b, ga ? (ga.refs[3] as Ref) : SINK, gb ? (gb.refs[3] as Ref) : SINK],
+    [false, false, false, true, false, false, true, true],
+    pair ? [c0, c1, c2 as Call] : [c0, c1],
+    pair ? [0, 2, 3] : [0, ga ? 2 : 3],
+  );
+}
+
+/**
+ * Both gradients of a binary op, then the gradient of the op that made one of its operands, read
+ * at the pair's own element: a unary op, or a reduction over one column of a matrix (its row is
+ * the element) → grad_pair_then.
+ */
+function gradPairThen(graph: Graph, [c0, c1, c2]: (Call | undefined)[]): Call | null {
+  if (!gradPair(graph, c0, c1) || (c2?.kernel !== 'unary_grad' && c2?.kernel !== 'reduce_grad')) return null;
+  const [a, b, gy, ga] = (c0 as Call).refs as [Ref, Ref, Ref, Ref];
+  const gb = (c1 as Call).refs[3] as Ref;
+  const [x, y, g, gx] = c2.refs as [Ref, Ref, Ref, Ref];
+  const side = same(g, ga) ? 0 : same(g, gb) ? 1 : -1;
+  const next = c2.kernel === 'reduce_grad' ? 1 : 0;
+  if (side < 0) return null;
+  if (next === 1) {
+    const r = reducedOf(graph, c2);
+    if (r === null || graph.node(r).shape.length < 2 || c2.uniform[1] !== 1) return null;
+  }
+  return fusedCall(
+    graph,
+    'grad_pair_then',
+    { OP: (c0 as Call).constants.OP ?? 0, SIDE: side, NEXT: next, NOP: c2.constants.OP ?? 0 },
+    [len(c0 as Call), len(c1 as Call), len(c2), next === 0 ? (c2.uniform[1] as number) : 0],
+    [a, b, gy, ga, gb, x, y, gx],
+    [false, false, false, true, true, false, false, true],
+    [c0 as Call, c1 as Call, c2],
+    [0, 1, 2],
+  );
+}
+
 /** The fused call of a run that starts with `c0` (the rules above, in order) and how many calls it takes. */
 function runAt(graph: Graph, [c0, c1, c2, c3]: (Call | undefined)[]): { call: Call; take: number } | null {
   const fused =
     gradChain(graph, [c0, c1, c2, c3]) ??
+    gradPairThen(graph, [c0, c1, c2]) ??
     biasChain(graph, [c0, c1, c2]) ??
     gatherBias(graph, [c0, c1, c2]) ??
     gatherChain(graph, [c0, c1, c2], true) ??
@@ -325,7 +447,10 @@ function runAt(graph: Graph, [c0, c1, c2, c3]: (Call | undefined)[]): { call: Ca
     gradPair(graph, c0, c1) ??
     gatherGrad(graph, c0, c1) ??
     softmaxPair(graph, c0, c1) ??
-    softmaxGradPair(graph, c0, c1);
+    softmaxGradPair(graph, c0, c1) ??
+    bernoulliChain(graph, [c0, c1, c2]) ??
+    reduceBinary(graph, c0, c1) ??
+    reduceGradBinary(graph, [c0, c1, c2]);
   if (fused) return { call: fused, take: fused.fused?.parts.length ?? 1 };
   const col = colRows(graph, c0, c1);
   return col ? { call: col, take: 2 } : null;
