@@ -1,6 +1,7 @@
 /**
  * The fused dispatches of plan-fuse.ts for the policy's loss (bernoulli_chain, reduce_binary,
- * reduce_grad_binary, grad_pair_then): which runs they take, with which operand sides and ops, how many dispatches
+ * reduce_grad_binary, grad_pair_then) and for a layer's activation gradient with its sum's
+ * (bias_act_grad_pair, with the bias gradient's column sums moved after it): which runs they take, with which operand sides and ops, how many dispatches
  * a step saves, and that every value and gradient keeps the unfused plan's bits (`fuse: false`),
  * with all rows live and over padding rows, and the CPU reference's values within rounding (its
  * exp and log are not the GPU's). Runs on a real WebGPU adapter (SwiftShader when there is no GPU).
@@ -219,4 +220,72 @@ describe('fused dispatches of the loss (plan-fuse.ts)', () => {
       plain.dispose();
     }
   });
+});
+
+describe("a layer's activation gradient with its sum's (bias_act_grad_pair)", () => {
+  /**
+   * Three bias activations of sums of tensors of their own: one over 300 rows (its bias gradient
+   * takes col_partial and col_sum), one over 40 rows (col_rows), and one whose sum has a parameter
+   * operand: its gradient shares the parameters' gradient buffer with the bias gradient's column
+   * sums, which therefore cannot move after it, and the run is left alone.
+   */
+  function layers(seed: number, act: 'tanh' | 'relu' | 'gelu') {
+    const rng = createRng(seed);
+    const g = new Graph();
+    const param = (name: string, shape: number[]) => g.param(name, shape, uniform(rng, size(shape), 1));
+    const own = (name: string, rows: number) => g.unary('tanh', param(name, [rows, 5]));
+    const z1 = g.biasAct(g.add(own('a1', 300), own('b1', 300)), param('bias1', [5]), act);
+    const z2 = g.biasAct(g.sub(own('a2', 40), own('b2', 40)), param('bias2', [5]), 'relu');
+    const z3 = g.biasAct(g.add(param('a3', [40, 5]), own('b3', 40)), param('bias3', [5]), act);
+    const w = g.input('w', [40, 5]);
+    const loss = g.add(g.sum(g.sum(z1)), g.add(g.sum(g.sum(g.mul(z2, w))), g.sum(g.sum(z3))));
+    return { g, loss };
+  }
+
+  it('fuses the first two with their column sums after them, not the third', () => {
+    const { g, loss } = layers(1, 'tanh');
+    const plan = buildPlan(g, paramLayout(g), backwardOrder(g, loss.id), 0);
+    const kernels = plan.backward.map((c) => c.kernel);
+    const at = (k: string) => kernels.reduce<number[]>((xs, x, i) => (x === k ? [...xs, i] : xs), []);
+    expect(plan.backward.filter((c) => c.kernel === 'bias_act_grad_pair').map((c) => c.uniform[0])).toEqual(
+      expect.arrayContaining([1500, 200]),
+    );
+    expect(at('bias_act_grad_pair')).toHaveLength(2);
+    // Each fused call is followed by its bias gradient's column sums: two passes over 300 rows,
+    // one over 40.
+    for (const i of at('bias_act_grad_pair')) {
+      const next = kernels[i + 1] === 'col_rows' ? ['col_rows'] : ['col_partial', 'col_sum'];
+      expect(kernels.slice(i + 1, i + 1 + next.length)).toEqual(next);
+    }
+    expect(at('col_rows')).toHaveLength(2);
+    // The third: its activation gradient alone, its sums, then its pair.
+    expect(at('bias_act_grad')).toHaveLength(1);
+  });
+
+  for (const act of ['tanh', 'relu', 'gelu'] as const)
+    it(`keeps the unfused plan's bits, and the CPU's within rounding (${act}; all rows, then padding)`, async () => {
+      const { g, loss } = layers(2, act);
+      for (const live of [undefined, 17]) {
+        const cpu = new CpuModel(g, { loss });
+        const fused = new GpuModel(context(), g, { loss });
+        const plain = new GpuModel(context(), g, { loss, fuse: false });
+        const w = uniform(createRng(3), 200, 1);
+        for (const model of [cpu, fused, plain]) model.setInput('w', w, live);
+        await Promise.all([cpu.step(), fused.step(), plain.step()]);
+        const L = liveRows(g, new Map(live === undefined ? [] : g.inputs().map((n) => [n.id, live])));
+        const [c, f, p] = [
+          await everything(g, cpu, L),
+          await everything(g, fused, L),
+          await everything(g, plain, L),
+        ];
+        for (const [k, x] of f) {
+          expect(bits(x), `fused vs unfused, ${live ?? 'all'} live: ${k}`).toEqual(
+            bits(p.get(k) as Float32Array),
+          );
+          expect(worstError(x, c.get(k) as Float32Array, 1e-4, 1e-4), `vs CPU: ${k}`).toBeLessThanOrEqual(1);
+        }
+        fused.dispose();
+        plain.dispose();
+      }
+    });
 });

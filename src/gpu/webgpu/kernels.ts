@@ -6,7 +6,8 @@
  * (layouts, bindings, stores, a 4x4 block's sum over k), the column sums col_block.wgsl and the
  * scatters scatter_chunk.wgsl (their loops): one copy of that code for all of them. A fused kernel
  * (plan-fuse.ts) and the kernels it fuses share their expressions the same way (binary_op,
- * bernoulli_log, reduce_row, reduce_grad_d, binary_grad_d, unary_grad_d).
+ * bernoulli_log, reduce_row, reduce_grad_d, sum_grad_d, binary_grad_d, unary_grad_d;
+ * bias_act_grad_io and binary_grad_pair_io hold the bindings and step of a kernel and its fused twin).
  * The kernels with trees across invocations get tree_levels.wgsl and tree.wgsl, and their subgroup
  * twins tree_levels.wgsl and tree_sg.wgsl.
  */
@@ -25,6 +26,8 @@ import bernoulliGrad from '../kernels/bernoulli_grad.wgsl?raw';
 import bernoulliLog from '../kernels/bernoulli_log.wgsl?raw';
 import biasAct from '../kernels/bias_act.wgsl?raw';
 import biasActGrad from '../kernels/bias_act_grad.wgsl?raw';
+import biasActGradIo from '../kernels/bias_act_grad_io.wgsl?raw';
+import biasActGradPair from '../kernels/bias_act_grad_pair.wgsl?raw';
 import binary from '../kernels/binary.wgsl?raw';
 import binaryBiasAct from '../kernels/binary_bias_act.wgsl?raw';
 import binaryGrad from '../kernels/binary_grad.wgsl?raw';
@@ -79,6 +82,7 @@ import softmaxGrad from '../kernels/softmax_grad.wgsl?raw';
 import softmaxGradPair from '../kernels/softmax_grad_pair.wgsl?raw';
 import softmaxPair from '../kernels/softmax_pair.wgsl?raw';
 import softmaxRow from '../kernels/softmax_row.wgsl?raw';
+import sumGradD from '../kernels/sum_grad_d.wgsl?raw';
 import treeOnly from '../kernels/tree.wgsl?raw';
 import treeLevels from '../kernels/tree_levels.wgsl?raw';
 import treeSg from '../kernels/tree_sg.wgsl?raw';
@@ -89,6 +93,8 @@ import unaryGradD from '../kernels/unary_grad_d.wgsl?raw';
 /** The trees in workgroup memory, and their subgroup twins' (after the directive WGSL wants first). */
 const tree = treeLevels + treeOnly;
 const TREE_SG = `enable subgroups;\n${treeLevels}${treeSg}`;
+/** A binary op's operand gradient (binary_grad_d.wgsl), which starts from a sum's (sum_grad_d.wgsl). */
+const BINARY_GRAD_D = sumGradD + binaryGradD;
 
 export const KERNELS = {
   adam: adam,
@@ -103,13 +109,14 @@ export const KERNELS = {
   bernoulli_chain: sigmoid + bernoulliLog + binaryOp + bernoulliChain,
   bernoulli_grad: sigmoid + bernoulliGrad,
   bias_act: sigmoid + activation + biasAct,
-  bias_act_grad: sigmoid + activation + biasActGrad,
+  bias_act_grad: sigmoid + activation + biasActGradIo + biasActGrad,
+  bias_act_grad_pair: sigmoid + activation + biasActGradIo + sumGradD + biasActGradPair,
   binary: binaryOp + binary,
   // Fused chains of the kernels above (plan-fuse.ts).
   binary_bias_act: sigmoid + activation + binaryBiasAct,
-  binary_grad: binaryGradD + binaryGrad,
+  binary_grad: BINARY_GRAD_D + binaryGrad,
   binary_grad_chain: binaryGradChain,
-  binary_grad_pair: binaryGradD + binaryGradPairIo + binaryGradPair,
+  binary_grad_pair: BINARY_GRAD_D + binaryGradPairIo + binaryGradPair,
   col_partial: colBlock + colPartial,
   col_rows: colBlock + colRows,
   col_sum: colSum,
@@ -120,7 +127,7 @@ export const KERNELS = {
   gather_grad: gatherGrad,
   gather_rows: gatherRows,
   grad_norm: tree + gradNorm,
-  grad_pair_then: binaryGradD + binaryGradPairIo + unaryGradD + reduceGradD + gradPairThen,
+  grad_pair_then: BINARY_GRAD_D + binaryGradPairIo + unaryGradD + reduceGradD + gradPairThen,
   grad_norm_partial: tree + gradNormPartial,
   // The kernels with trees across invocations again, on tree_sg.wgsl (SUBGROUP_TWINS).
   grad_norm_sg: TREE_SG + gradNorm,
@@ -147,7 +154,7 @@ export const KERNELS = {
   reduce: reduceRow + reduce,
   reduce_binary: reduceRow + binaryOp + reduceBinary,
   reduce_grad: reduceGradD + reduceGrad,
-  reduce_grad_binary: reduceGradD + binaryGradD + reduceGradBinary,
+  reduce_grad_binary: reduceGradD + BINARY_GRAD_D + reduceGradBinary,
   reduce_wide: tree + reduceWide,
   reduce_wide_sg: TREE_SG + reduceWide,
   scatter_add_rows: scatterAddRows,

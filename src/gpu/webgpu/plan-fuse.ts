@@ -25,7 +25,9 @@
  *   a row reduction, then a binary op of the same length on its result → reduce_binary.wgsl; and
  *   backward, a reduction's gradient, then one or both gradients of the binary op whose output it
  *   reduced → reduce_grad_binary.wgsl; both gradients of a binary op, then the gradient of the
- *   unary op or one-column reduction that made one of its operands → grad_pair_then.wgsl.
+ *   unary op or one-column reduction that made one of its operands → grad_pair_then.wgsl;
+ * - bias_act_grad, then both gradients of the add or sub it activated → bias_act_grad_pair.wgsl,
+ *   the bias gradient's column sums (which read only dz) moved after it.
  *
  * Why the bits stay the same: a fused kernel runs, per element i, each part's own expression in
  * the parts' order, and stores every output the parts store (a value or gradient another call or
@@ -435,6 +437,44 @@ function gradPairThen(graph: Graph, [c0, c1, c2]: (Call | undefined)[]): Call | 
   );
 }
 
+/**
+ * bias_act_grad, the column sums of its bias gradient (which read only its dz), then both gradients
+ * of the add or sub whose output it activated, reading its gx → bias_act_grad_pair, with the column
+ * sums after it (null unless the sums share no buffer with the pair, so that running them last
+ * changes nothing, or the pair starts a binary_grad_chain). `after` holds the sums, as one col_rows
+ * pass where that applies.
+ */
+function biasGradPair(
+  graph: Graph,
+  calls: (Call | undefined)[],
+): { call: Call; after: Call[]; take: number } | null {
+  const [c0] = calls;
+  if (c0?.kernel !== 'bias_act_grad' || c0.constants.WRITE_GX !== 1) return null;
+  const sums = calls[1]?.kernel === 'col_partial' && calls[1].node === c0.node ? 2 : 0;
+  const cols = calls.slice(1, 1 + sums) as Call[];
+  const [ga, gb] = calls.slice(1 + sums, 3 + sums);
+  if (sums > 0 && cols[1]?.kernel !== 'col_sum') return null;
+  if (!gradPair(graph, ga, gb) || (ga as Call).constants.OP === BIN.mul) return null;
+  // A pair that starts a chain of two sums' gradients stays with it (binary_grad_chain).
+  if (gradChain(graph, calls.slice(1 + sums, 5 + sums))) return null;
+  const [x, bias, gy, dz, gx] = c0.refs as [Ref, Ref, Ref, Ref, Ref];
+  if (!same((ga as Call).refs[2], gx) || !cols.every((c) => disjoint(graph, c, ga) && disjoint(graph, c, gb)))
+    return null;
+  const call = fusedCall(
+    graph,
+    'bias_act_grad_pair',
+    { ACT: c0.constants.ACT ?? 0, WRITE_GX: 1, OP: (ga as Call).constants.OP ?? 0 },
+    [len(c0), c0.uniform[1] as number, len(ga as Call), len(gb as Call)],
+    [x, bias, gy, dz, gx, (ga as Call).refs[3] as Ref, (gb as Call).refs[3] as Ref],
+    [false, false, false, true, true, true, true],
+    [c0, ga as Call, gb as Call],
+    [0, 2, 3],
+  );
+  if (!call) return null;
+  const oneCol = sums === 0 ? null : colRows(graph, cols[0], cols[1]);
+  return { call, after: oneCol ? [oneCol] : cols, take: 3 + sums };
+}
+
 /** The fused call of a run that starts with `c0` (the rules above, in order) and how many calls it takes. */
 function runAt(graph: Graph, [c0, c1, c2, c3]: (Call | undefined)[]): { call: Call; take: number } | null {
   const fused =
@@ -471,6 +511,12 @@ function disjoint(graph: Graph, a: Call | undefined, b: Call | undefined): boole
 export function fuseCalls(graph: Graph, calls: Call[]): Call[] {
   const out: Call[] = [];
   for (let i = 0; i < calls.length;) {
+    const bias = biasGradPair(graph, calls.slice(i, i + 7));
+    if (bias) {
+      out.push(bias.call, ...bias.after);
+      i += bias.take;
+      continue;
+    }
     let hit = runAt(graph, calls.slice(i, i + 4));
     let between: Call | null = null;
     if (!hit && disjoint(graph, calls[i], calls[i + 1])) {
