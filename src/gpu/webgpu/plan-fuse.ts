@@ -506,7 +506,9 @@ function disjoint(graph: Graph, a: Call | undefined, b: Call | undefined): boole
 /**
  * `calls` with each fusable run replaced by its fused call (see the file comment); greedy, left to
  * right. A run may also start at a call with one call in between that shares no buffer with it
- * (a product of other tensors, say): that call then runs first.
+ * (a product of other tensors, say): that call then runs first. An activation's gradient fused
+ * with its sum's (biasGradPair) moves the bias gradient's column sums, which share no buffer with
+ * the sum's gradients, after the fused call instead.
  */
 export function fuseCalls(graph: Graph, calls: Call[]): Call[] {
   const out: Call[] = [];
