@@ -18,17 +18,24 @@
  *   products are off there, so its plan with twins has those of the loss's long sums and of the
  *   gradient norm only.
  *
+ * - `npm run bench:streams` (`--what streams`): rollouts sampled on the learner's backend (on
+ *   WebGPU too) by the batched sampler in one stream (the default) against two
+ *   (`TrainerOptions.samplerStreams`): a stream's pass runs while the host runs another stream's
+ *   simulated sub-agents. On the CPU backends a pass computes when called, so their ratio is the
+ *   spread of the measure; on SwiftShader the device is CPU threads beside the host's.
+ *
  * Two trainers per backend run the same iterations (same seed and config: the default, B = 8 × G = 8,
  * minibatch 64, preset mixed, from `prior`, simulated runners); the bench checks that their metrics
- * and parameters agree bit for bit, and times two phases of each iteration with the trainer's clock:
- * the old and reference log π passes, and the minibatch updates. Rounds alternate the two trainers
+ * and parameters agree bit for bit, and times three phases of each iteration with the trainer's
+ * clock: the rollouts, the old and reference log π passes, and the minibatch updates. Rounds alternate the two trainers
  * and which of them goes first; the whole is run twice, the trainers created in either order.
- * On WebGPU the rollouts are sampled on wasm (`samplerChoice`), which neither phase includes.
+ * On WebGPU the rollouts are sampled on wasm (`samplerChoice`), except with `--what streams`.
  * Writes nothing.
  *
  *   npm run bench:overlap [-- --iters 4]
  *   npm run bench:pass-rows [-- --iters 4]
  *   npm run bench:subgroups [-- --iters 4]
+ *   npm run bench:streams [-- --iters 4]
  */
 import { allowWgslImports } from '../src/cli/wgsl-loader.ts';
 import { simulatedRunners } from '../src/executor/train-runners.ts';
@@ -52,6 +59,7 @@ const SETTINGS: Record<
 > = {
   overlap: ['one by one', 'overlapped', (k) => ({ overlap: k + 1 })],
   passRows: ['a minibatch per pass', '512 rows per pass', (k) => ({ passRows: k === 0 ? 0 : 512 })],
+  streams: ['one stream', '2 streams', (k, choice) => ({ samplerChoice: choice, samplerStreams: k + 1 })],
   subgroups: [
     'workgroup-memory trees',
     'subgroup twins',
@@ -95,7 +103,7 @@ for (const [label, choice] of [
   // Two sessions, the trainers created in one order and then the other: in trials on wasm the
   // trainer created first ran its updates 1.2–1.4× slower than the second, whichever its setting
   // (cause not found). Samples of both sessions pooled.
-  const ms = [0, 1].map(() => ({ old: [] as number[], steps: [] as number[] }));
+  const ms = [0, 1].map(() => ({ rollout: [] as number[], old: [] as number[], steps: [] as number[] }));
   let same = true;
   for (const created of [
     [0, 1],
@@ -110,6 +118,7 @@ for (const [label, choice] of [
         (metrics[k] as IterationMetrics[]).push({ ...m, timings: undefined });
         const ph = m.timings?.phases;
         if (r < 0 || !ph) continue;
+        ms[k]?.rollout.push(m.timings?.rolloutMs ?? NaN);
         ms[k]?.old.push(ph.oldLogpMs);
         ms[k]?.steps.push(ph.stepsMs);
       }
@@ -118,10 +127,14 @@ for (const [label, choice] of [
       JSON.stringify(metrics[0]) === JSON.stringify(metrics[1]) && JSON.stringify(a) === JSON.stringify(b);
     for (const t of trainers) t.dispose();
   }
-  const [s, o] = ms as [{ old: number[]; steps: number[] }, { old: number[]; steps: number[] }];
+  type Times = { rollout: number[]; old: number[]; steps: number[] };
+  const [s, o] = ms as [Times, Times];
   const f = (x: number): number => +x.toFixed(1);
   rows.push({
     backend: label,
+    [`rollouts ms: ${nameA}`]: f(median(s.rollout)),
+    [`${nameB}  `]: f(median(o.rollout)),
+    'speed-up  ': `${(median(s.rollout) / median(o.rollout)).toFixed(2)}×`,
     [`log π passes ms: ${nameA}`]: f(median(s.old)),
     [nameB]: f(median(o.old)),
     'speed-up': `${(median(s.old) / median(o.old)).toFixed(2)}×`,

@@ -117,9 +117,11 @@ export interface IterationPath {
   /**
    * Trainer options that change speed, not numbers: `overlap` (default 2: each minibatch submitted
    * before the last is awaited), `passRows` (default 512 rows per log π pass; 0: a minibatch each)
-   * and `samplerEdgeMode` (default on WebGPU `fused`: one sampler pass per construction step).
+   * `samplerEdgeMode` (default on WebGPU `fused`: one sampler pass per construction step) and
+   * `samplerStreams` (default 1; a smaller batch per pass can move a probability's last bits on
+   * a GPU whose product kernels are picked by size).
    */
-  options?: Pick<TrainerOptions, 'overlap' | 'passRows' | 'samplerEdgeMode'>;
+  options?: Pick<TrainerOptions, 'overlap' | 'passRows' | 'samplerEdgeMode' | 'samplerStreams'>;
   /** The simulated sub-agents (default `simulatedRunners`, in this thread; a simulator pool's). */
   runners?: typeof simulatedRunners;
 }

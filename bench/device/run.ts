@@ -340,6 +340,8 @@ out.iterations = await iterationRows(
     // A minibatch per log π pass, and the sampler's node and edge heads in two passes per step.
     { label: 'webgpu_minibatch_passes', choice: webgpu, options: { passRows: 0 } },
     { label: 'webgpu_two_pass_sampler', choice: webgpu, options: { samplerEdgeMode: 'two-pass' } },
+    // The sampler's episodes in two streams: one stream's pass runs while the host simulates the other's.
+    { label: 'webgpu_streams', choice: webgpu, options: { samplerStreams: 2 } },
     // Without lanes products (the kernels' exact bits of before).
     { label: 'webgpu_exact', choice: { ...webgpu, lanes: false } },
     // With the subgroup twins (the same bits; off by default).

@@ -30,6 +30,11 @@ export const TURNED_ON = {
   webgpu_subgroups: 'subgroup twins',
 } as const;
 
+/** Iteration paths with a sampler option turned on that is off by default (no trainer rows). */
+export const SAMPLER_TURNED_ON = {
+  webgpu_streams: 'sampler streams (2)',
+} as const;
+
 /** The trainer rows' WebGPU variants with one default option turned back. */
 const TRAINER_TURNED_BACK = {
   webgpu_exact: 'lanes products',
@@ -61,7 +66,8 @@ export function summarize(out: Row): DeviceSummary {
     const gains: Row = {};
     for (const [label, option] of Object.entries(TURNED_BACK))
       gains[option] = ratio(eps('webgpu'), eps(label));
-    for (const [label, option] of Object.entries(TURNED_ON)) gains[option] = ratio(eps(label), eps('webgpu'));
+    for (const [label, option] of Object.entries({ ...TURNED_ON, ...SAMPLER_TURNED_ON }))
+      gains[option] = ratio(eps(label), eps('webgpu'));
     const paths = Object.keys(r)
       .filter((k) => k.endsWith('_episodes_per_s') && num(r[k]) !== null)
       .map((k) => ({ path: k.slice(0, -'_episodes_per_s'.length), eps: r[k] as number }));

@@ -4,7 +4,7 @@ import type { Task } from '../core/trace.ts';
 import { chooseBackend, type BackendChoice } from '../gpu/index.ts';
 import { nodeGpu } from '../gpu/node-gpu.ts';
 import { generateTask, taskOfMasbench, type Axis } from '../masbench/index.ts';
-import { BatchedPolicy, constructMany } from './batch-sample.ts';
+import { BatchedPolicy, MAX_STREAMS, constructMany, streamBlocks } from './batch-sample.ts';
 import { applyAction, initialState, type ConstructionState } from './construction.ts';
 import { encodeTask } from './encoder.ts';
 import { construct } from './episode.ts';
@@ -49,6 +49,7 @@ async function both(
     greedy?: boolean;
     edgeMode?: EdgeMode;
     choice?: BackendChoice;
+    streams?: number;
   },
 ) {
   const ts = tasks(o.n, o.seed);
@@ -75,6 +76,7 @@ async function both(
   const batched = BatchedPolicy.create(cp, o.choice ?? CPU, {
     maxBatch: ts.length,
     ...(o.edgeMode ? { edgeMode: o.edgeMode } : {}),
+    ...(o.streams ? { streams: o.streams } : {}),
   });
   const many = await constructMany({
     policy: batched,
@@ -220,6 +222,69 @@ describe('batched construction (constructMany)', () => {
     } finally {
       ctx.dispose();
     }
+  });
+
+  it('in streams gives the traces construct gives (CPU: a row does not depend on its batch)', async () => {
+    for (const [seed, streams, n] of [
+      [1, 3, 12],
+      [2, 2, 7],
+      [3, 8, 5],
+    ] as const) {
+      const { one, many } = await both(priorCheckpoint(pool), { seed, n, execute: true, streams });
+      expect(
+        many.map((c) => c.trace),
+        `streams ${streams}`,
+      ).toEqual(one.map((c) => c.trace));
+    }
+  });
+
+  it('steps one stream while another waits on its sub-agents', async () => {
+    const ts = tasks(4, 3);
+    const log: string[] = [];
+    const bat = BatchedPolicy.create(priorCheckpoint(pool), CPU, { maxBatch: 4, streams: 2 });
+    const pass = bat.nodePass.bind(bat);
+    bat.nodePass = (items, stream = 0) => (log.push(`pass ${stream}`), pass(items, stream));
+    let open = 0;
+    let passesWhileOpen = 0;
+    const slow = (i: number) => {
+      const inner = simulatedRunners(ts[i] as ReturnType<typeof generateTask>, i).intermediate;
+      return async (...a: Parameters<typeof inner>) => {
+        open++;
+        const before = log.length;
+        // A sub-agent that answers later (as a remote LLM does): other work runs meanwhile.
+        await new Promise((r) => setTimeout(r, 2));
+        passesWhileOpen += log.slice(before).filter((e) => e.startsWith('pass')).length;
+        open--;
+        return inner(...a);
+      };
+    };
+    const many = await constructMany({
+      policy: bat,
+      pool,
+      maxSteps: 6,
+      episodes: ts.map((t, i) => ({ task: taskOfMasbench(t), seed: i, runner: slow(i) })),
+    });
+    bat.dispose();
+    expect(open).toBe(0);
+    expect(many).toHaveLength(4);
+    expect(new Set(log)).toEqual(new Set(['pass 0', 'pass 1']));
+    // With one stream no pass can start while a step's sub-agents run; here the other stream's do.
+    expect(passesWhileOpen).toBeGreaterThan(0);
+  });
+
+  it('splits episodes into contiguous blocks and refuses a bad stream count', () => {
+    expect(streamBlocks(7, 3)).toEqual([
+      [0, 1],
+      [2, 3],
+      [4, 5, 6],
+    ]);
+    expect(streamBlocks(2, 4)).toEqual([[0], [1]]);
+    expect(streamBlocks(0, 2)).toEqual([[]]);
+    expect(streamBlocks(5, 1)).toEqual([[0, 1, 2, 3, 4]]);
+    for (const streams of [0, 1.5, MAX_STREAMS + 1])
+      expect(() => BatchedPolicy.create(priorCheckpoint(pool), CPU, { maxBatch: 4, streams })).toThrow(
+        /streams must be an integer/,
+      );
   });
 
   it('refuses more episodes than its batch', async () => {

@@ -15,6 +15,15 @@
  * Graphs are compiled for batch sizes 1, 2, 4, … up to the largest batch, on first use, and a pass
  * uses the smallest that fits, so late steps with few episodes left do not pay for the full batch.
  *
+ * Streams: `constructMany` can split the episodes into `streams` groups that step independently,
+ * each with its own compiled graphs. An episode's next state depends only on its own results, so
+ * while the device runs one stream's pass and its read-back is awaited, the host decides another
+ * stream's actions and runs its sub-agents (on WebGPU the pass and the simulated sub-agents then
+ * overlap instead of taking turns). Each episode's draws come from its own seed and state, so the
+ * streams change no episode where a row's numbers do not depend on the batch it is in (the CPU
+ * backends; batch-sample.test.ts). On WebGPU a smaller batch can pick other product kernels, whose
+ * summation order can move the last bits of a probability.
+ *
  * In `fused` edge mode (the default on WebGPU, as for `PolicyNetwork`) the node pass also computes
  * every state's edge logits under every role, so a construction step is one pass and one read-back
  * instead of two: on a GPU a pass of a few dozen states costs its round trip more than its
@@ -54,6 +63,9 @@ import { decideNode, finishStep, seededStepDraws } from './sample.ts';
 import type { IntermediateRunner } from './step-types.ts';
 import type { EncoderConfig } from './encoder.ts';
 
+/** The most streams a batched policy takes. */
+export const MAX_STREAMS = 8;
+
 interface Compiled {
   size: number;
   model: Model;
@@ -83,7 +95,8 @@ export interface NodeHead {
  */
 export class BatchedPolicy {
   readonly enc: EncoderConfig;
-  private readonly sizes = new Map<number, Compiled>();
+  /** Per stream, the graph compiled for each batch size used. */
+  private readonly sizes: Map<number, Compiled>[];
   /** The parameter arena loaded with `load` (replaces the checkpoint's parameters), else null. */
   private arena: Float32Array | null = null;
 
@@ -95,24 +108,31 @@ export class BatchedPolicy {
     /** False: the "w/o JPSS" ablation (`PolicyGraphOptions.jpss`). */
     readonly jpss: boolean,
     readonly edgeMode: EdgeMode,
+    /** Groups of episodes `constructMany` steps independently (each with its own graphs). */
+    readonly streams: number,
   ) {
     this.enc = encoderConfig(current.config);
+    this.sizes = Array.from({ length: streams }, () => new Map<number, Compiled>());
   }
 
   /** Nothing compiles until the first pass (then one graph per batch size used). */
   static create(
     original: PolicyCheckpoint,
     choice: BackendChoice,
-    o: { maxBatch: number; jpss?: boolean; edgeMode?: EdgeMode },
+    o: { maxBatch: number; jpss?: boolean; edgeMode?: EdgeMode; streams?: number },
   ): BatchedPolicy {
     if (!Number.isInteger(o.maxBatch) || o.maxBatch < 1)
       throw new Error('maxBatch must be a positive integer');
+    const streams = o.streams ?? 1;
+    if (!Number.isInteger(streams) || streams < 1 || streams > MAX_STREAMS)
+      throw new Error(`streams must be an integer from 1 to ${MAX_STREAMS}`);
     return new BatchedPolicy(
       migrateCheckpoint(original),
       choice,
       o.maxBatch,
       (o.jpss ?? original.meta?.jpss) !== false,
       o.edgeMode ?? (choice.backend === 'webgpu' ? 'fused' : 'two-pass'),
+      streams,
     );
   }
 
@@ -134,7 +154,7 @@ export class BatchedPolicy {
   load(checkpoint: PolicyCheckpoint, arena: Float32Array): void {
     this.current = { ...this.current, name: checkpoint.name, params: checkpoint.params };
     this.arena = Float32Array.from(arena);
-    for (const c of this.sizes.values()) this.importArena(c.model);
+    for (const m of this.sizes) for (const c of m.values()) this.importArena(c.model);
   }
 
   private importArena(model: Model): void {
@@ -152,12 +172,14 @@ export class BatchedPolicy {
     return this.choice.backend;
   }
 
-  private async compiled(n: number): Promise<Compiled> {
+  private async compiled(n: number, stream: number): Promise<Compiled> {
+    const sizes = this.sizes[stream];
+    if (!sizes) throw new Error(`no stream ${stream} (this policy has ${this.streams})`);
     let size = 1;
     while (size < n) size *= 2;
     size = Math.min(size, this.maxBatch);
     if (size < n) throw new Error(`a pass of ${n} states exceeds the batch of ${this.maxBatch}`);
-    const have = this.sizes.get(size);
+    const have = sizes.get(size);
     if (have) return have;
     const cfg = this.checkpoint.config;
     const E = size * (this.edgeMode === 'fused' ? cfg.roles.length : 1) * cfg.maxAgents;
@@ -170,7 +192,7 @@ export class BatchedPolicy {
     if (block) model.setInput('onesG', new Float32Array(block.hidden).fill(1));
     const packed = new PackedStates(this.enc, size, E, block !== null);
     const c: Compiled = { size, model, pg, packed, items: [] };
-    this.sizes.set(size, c);
+    sizes.set(size, c);
     return c;
   }
 
@@ -207,11 +229,12 @@ export class BatchedPolicy {
 
   /**
    * The node head for every item: its action mask and π_node (exactly 0 where masked); in `fused`
-   * mode also its edge logits under every role, from the same pass.
+   * mode also its edge logits under every role, from the same pass. `stream` picks the graphs
+   * (passes of different streams may be in flight together; those of one stream may not).
    */
-  async nodePass(items: readonly BatchItem[]): Promise<NodeHead[]> {
+  async nodePass(items: readonly BatchItem[], stream = 0): Promise<NodeHead[]> {
     if (items.length === 0) return [];
-    const c = await this.compiled(items.length);
+    const c = await this.compiled(items.length, stream);
     const A = this.enc.roles + 2;
     if (this.edgeMode === 'fused') {
       // Every role's edge rows for every state (rows ρ·n + i of the state's block).
@@ -243,13 +266,16 @@ export class BatchedPolicy {
    * null gets none (pass the node pass's items with null where no ADD was chosen: the states are
    * then not packed again, and only the edge head runs).
    */
-  async edgePass(items: readonly (BatchItem & { role: number | null })[]): Promise<Float32Array[]> {
+  async edgePass(
+    items: readonly (BatchItem & { role: number | null })[],
+    stream = 0,
+  ): Promise<Float32Array[]> {
     const roles = items.map((it) => it.role);
     for (const role of roles)
       if (role !== null && (!Number.isInteger(role) || role < 0 || role >= this.enc.roles))
         throw new Error(`no role with index ${role}`);
     if (roles.every((r) => r === null)) return items.map(() => new Float32Array(0));
-    const c = await this.compiled(items.length);
+    const c = await this.compiled(items.length, stream);
     this.pack(c, items, roles);
     const [logits] = (await readStep(c.model, [c.pg.edgeLogits], { prune: true })).values as [Float32Array];
     const p = c.packed;
@@ -261,8 +287,10 @@ export class BatchedPolicy {
   }
 
   dispose(): void {
-    for (const c of this.sizes.values()) c.model.dispose();
-    this.sizes.clear();
+    for (const m of this.sizes) {
+      for (const c of m.values()) c.model.dispose();
+      m.clear();
+    }
   }
 }
 
@@ -344,66 +372,79 @@ export async function constructMany(o: ConstructManyOptions): Promise<Constructi
   );
   const tasks = o.episodes.map((e) => encode(e.task));
   const greedy = o.greedy === true;
-  for (;;) {
-    const running: number[] = [];
-    for (let k = 0; k < eps.length; k++) if (!episodeDone(eps[k] as Episode)) running.push(k);
-    if (running.length === 0) break;
-    const items: BatchItem[] = running.map((k) => ({
-      task: tasks[k] as TaskEncoding,
-      state: currentState(eps[k] as Episode),
-    }));
-    const heads = await net.nodePass(items);
-    // The settings of `stepSettings(ep, greedy)`, as `construct` passes them to `policyStep`.
-    const decisions = running.map((k, j) => {
-      const ep = eps[k] as Episode;
-      const opts = { greedy, temperature: ep.temperature };
-      const state = (items[j] as BatchItem).state;
-      return { opts, d: decideNode(heads[j] as Evaluation, state, seededStepDraws(ep.seed, state), opts) };
-    });
-    const edgeItems = items.map((it, j) => {
-      const role = (decisions[j] as (typeof decisions)[number]).d.role;
-      return {
-        task: it.task,
-        state: it.state,
-        role: role !== null && it.state.agents.length > 0 ? role : null,
-      };
-    });
-    // Fused: the node pass gave every role's edges; else one edge pass for the chosen roles.
-    const logits = heads.every((h) => h.roleEdges)
-      ? edgeItems.map((it, j) =>
-          it.role === null
-            ? new Float32Array(0)
-            : ((heads[j] as NodeHead).roleEdges?.(it.role) as Float32Array),
-        )
-      : await net.edgePass(edgeItems);
-    for (let j = 0; j < running.length; j++) {
-      const k = running[j] as number;
-      const { opts, d } = decisions[j] as (typeof decisions)[number];
-      const head = heads[j] as NodeHead;
-      const chosen =
-        (edgeItems[j] as (typeof edgeItems)[number]).role !== null
-          ? (logits[j] as Float32Array)
-          : d.role !== null
-            ? new Float32Array(0)
-            : null;
-      const ev = new BatchedEvaluation(head.mask, head.probs, d.role, chosen);
-      eps[k] = takeStep(eps[k] as Episode, finishStep((items[j] as BatchItem).state, ev, d, chosen, opts));
-    }
-    await Promise.all(
-      running.map(async (k) => {
-        const runner = o.episodes[k]?.runner;
-        if (!runner) return;
+  // Stream s steps the episodes of one contiguous block on its own graphs (see the file's notes).
+  const step = async (members: readonly number[], stream: number): Promise<void> => {
+    for (;;) {
+      const running = members.filter((k) => !episodeDone(eps[k] as Episode));
+      if (running.length === 0) return;
+      const items: BatchItem[] = running.map((k) => ({
+        task: tasks[k] as TaskEncoding,
+        state: currentState(eps[k] as Episode),
+      }));
+      const heads = await net.nodePass(items, stream);
+      // The settings of `stepSettings(ep, greedy)`, as `construct` passes them to `policyStep`.
+      const decisions = running.map((k, j) => {
         const ep = eps[k] as Episode;
-        const r = await runFrame(ep, ep.cursor, runner);
-        eps[k] = recordResult(eps[k] as Episode, ep.cursor, r);
-      }),
-    );
-  }
+        const opts = { greedy, temperature: ep.temperature };
+        const state = (items[j] as BatchItem).state;
+        return { opts, d: decideNode(heads[j] as Evaluation, state, seededStepDraws(ep.seed, state), opts) };
+      });
+      const edgeItems = items.map((it, j) => {
+        const role = (decisions[j] as (typeof decisions)[number]).d.role;
+        return {
+          task: it.task,
+          state: it.state,
+          role: role !== null && it.state.agents.length > 0 ? role : null,
+        };
+      });
+      // Fused: the node pass gave every role's edges; else one edge pass for the chosen roles.
+      const logits = heads.every((h) => h.roleEdges)
+        ? edgeItems.map((it, j) =>
+            it.role === null
+              ? new Float32Array(0)
+              : ((heads[j] as NodeHead).roleEdges?.(it.role) as Float32Array),
+          )
+        : await net.edgePass(edgeItems, stream);
+      for (let j = 0; j < running.length; j++) {
+        const k = running[j] as number;
+        const { opts, d } = decisions[j] as (typeof decisions)[number];
+        const head = heads[j] as NodeHead;
+        const chosen =
+          (edgeItems[j] as (typeof edgeItems)[number]).role !== null
+            ? (logits[j] as Float32Array)
+            : d.role !== null
+              ? new Float32Array(0)
+              : null;
+        const ev = new BatchedEvaluation(head.mask, head.probs, d.role, chosen);
+        eps[k] = takeStep(eps[k] as Episode, finishStep((items[j] as BatchItem).state, ev, d, chosen, opts));
+      }
+      await Promise.all(
+        running.map(async (k) => {
+          const runner = o.episodes[k]?.runner;
+          if (!runner) return;
+          const ep = eps[k] as Episode;
+          const r = await runFrame(ep, ep.cursor, runner);
+          eps[k] = recordResult(eps[k] as Episode, ep.cursor, r);
+        }),
+      );
+    }
+  };
+  await Promise.all(streamBlocks(eps.length, net.streams).map((members, s) => step(members, s)));
   return eps.map((ep) => {
     const trace = episodeTrace(ep);
     const design = currentFrame(ep).design;
     if (!design) throw new Error('construction ended without agents');
     const steps: ConstructionStep[] = trace.construction;
     return { steps, state: currentState(ep), design, trace, episode: ep };
+  });
+}
+
+/** Episodes 0 … n − 1 in at most `streams` contiguous blocks of near-equal size, none empty. */
+export function streamBlocks(n: number, streams: number): number[][] {
+  const k = Math.max(1, Math.min(streams, n));
+  return Array.from({ length: k }, (_, s) => {
+    const from = Math.floor((s * n) / k);
+    const to = Math.floor(((s + 1) * n) / k);
+    return Array.from({ length: to - from }, (_, i) => from + i);
   });
 }

@@ -21,6 +21,7 @@ import {
   type EdgeMode,
   type PolicyCheckpoint,
   type RolePool,
+  type TaskEncoding,
 } from '../policy/index.ts';
 import { advantages } from './advantages.ts';
 import type { TrainConfig } from './config.ts';
@@ -81,6 +82,14 @@ export interface TrainerOptions {
   passRows?: number;
   /** The batched sampler's edge mode (`BatchedPolicy`; default `fused` on WebGPU, else `two-pass`). */
   samplerEdgeMode?: EdgeMode;
+  /**
+   * Streams of the batched sampler (`constructMany`): groups of episodes stepped independently, so
+   * that one group's pass runs on the device while the host runs another's sub-agents (on a CPU
+   * backend a pass computes when called: nothing overlaps). Default 1; the same rollouts either
+   * way where a row's numbers do not depend on its batch. Benchmarks compare (`bench:streams`, the
+   * device benchmark's `webgpu_streams`).
+   */
+  samplerStreams?: number;
 }
 
 export class Trainer {
@@ -151,9 +160,19 @@ export class Trainer {
     this.baseline = adv.baseline;
     const all = groups.flat();
     const learner = this.learner;
+    // A task's G rollouts share its encoding.
+    const encodings = new Map<MasBenchTask, TaskEncoding>();
+    const encoded = (t: MasBenchTask): TaskEncoding => {
+      let e = encodings.get(t);
+      if (!e) {
+        e = encodeTask(taskOfMasbench(t).query, this.current.config.hashDim);
+        encodings.set(t, e);
+      }
+      return e;
+    };
     const full = learner.batch(
       all.map((r) => ({
-        task: encodeTask(taskOfMasbench(r.task).query, this.current.config.hashDim),
+        task: encoded(r.task),
         steps: r.steps,
         limits: {
           maxAgents: this.current.config.maxAgents,
@@ -272,6 +291,7 @@ export class Trainer {
     this.batched = BatchedPolicy.create(this.current, this.samplerChoice(), {
       maxBatch,
       jpss: this.config.jpss,
+      streams: this.o.samplerStreams ?? 1,
       ...(this.o.samplerEdgeMode ? { edgeMode: this.o.samplerEdgeMode } : {}),
     });
     return this.batched;

@@ -5,7 +5,14 @@
  * fastest path is the one with the most episodes/s.
  */
 import { describe, expect, it } from 'vitest';
-import { byRound, ratio, summarize, TURNED_BACK, TURNED_ON } from '../../bench/device/summary.ts';
+import {
+  byRound,
+  ratio,
+  SAMPLER_TURNED_ON,
+  summarize,
+  TURNED_BACK,
+  TURNED_ON,
+} from '../../bench/device/summary.ts';
 
 describe('the device benchmark summary', () => {
   it('divides positive numbers only', () => {
@@ -33,6 +40,7 @@ describe('the device benchmark summary', () => {
           webgpu_two_pass_sampler_episodes_per_s: 240,
           webgpu_exact_episodes_per_s: 320,
           webgpu_subgroups_episodes_per_s: 'skipped: past the deadline',
+          webgpu_streams_episodes_per_s: 330,
           webgpu_wasm_sampler_episodes_per_s: 450,
           wasm_episodes_per_s: 600,
           cpu_episodes_per_s: 120,
@@ -82,6 +90,7 @@ describe('the device benchmark summary', () => {
         [TURNED_BACK.webgpu_two_pass_sampler]: 1.25,
         [TURNED_BACK.webgpu_exact]: 0.938,
         [TURNED_ON.webgpu_subgroups]: null,
+        [SAMPLER_TURNED_ON.webgpu_streams]: 1.1,
       },
     });
     expect(s.trainer).toEqual([

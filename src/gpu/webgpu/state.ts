@@ -148,17 +148,40 @@ export async function readBack(
   offset: number,
   bytes: number,
 ): Promise<Float32Array> {
+  return (await readBackMany(device, counters, [{ buf, offset, bytes }]))[0] as Float32Array;
+}
+
+/**
+ * Several ranges read back together: one staging buffer, one submission, one map. Each range's
+ * bytes (a multiple of 4) come back as their own array, in the order given.
+ */
+export async function readBackMany(
+  device: GPUDevice,
+  counters: { submissions: number; readbacks: number },
+  ranges: readonly { buf: GPUBuffer; offset: number; bytes: number }[],
+): Promise<Float32Array[]> {
+  const total = ranges.reduce((n, r) => n + r.bytes, 0);
   const staging = device.createBuffer({
-    size: Math.max(4, bytes),
+    size: Math.max(4, total),
     usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST,
   });
   const enc = device.createCommandEncoder();
-  enc.copyBufferToBuffer(buf, offset, staging, 0, bytes);
+  let at = 0;
+  for (const r of ranges) {
+    if (r.bytes > 0) enc.copyBufferToBuffer(r.buf, r.offset, staging, at, r.bytes);
+    at += r.bytes;
+  }
   device.queue.submit([enc.finish()]);
   counters.submissions += 1;
   await staging.mapAsync(GPUMapMode.READ);
   counters.readbacks += 1;
-  const out = new Float32Array(staging.getMappedRange().slice(0, bytes));
+  const mapped = staging.getMappedRange();
+  at = 0;
+  const out = ranges.map((r) => {
+    const a = new Float32Array(mapped.slice(at, at + r.bytes));
+    at += r.bytes;
+    return a;
+  });
   staging.unmap();
   staging.destroy();
   return out;

@@ -198,9 +198,15 @@ describe('MLP policy training on both backends', () => {
     for (let i = 0; i < 5; i++)
       expect(Math.abs((lg[i] as number) - (lc[i] as number))).toBeLessThanOrEqual(1e-4);
     const sc = await cpu.exportState();
+    ctx.resetCounters();
     const sg = await gpu.exportState();
+    // Parameters and both Adam moments in one submission and one read-back.
+    expect(ctx.resetCounters()).toMatchObject({ submissions: 1, readbacks: 1 });
     expect(sg.t).toBe(5);
     expect(worstError(sg.params, sc.params, 1e-4, 1e-3)).toBeLessThanOrEqual(1);
+    expect(worstError(sg.m, sc.m, 1e-4, 1e-3)).toBeLessThanOrEqual(1);
+    expect(worstError(sg.v, sc.v, 1e-4, 1e-3)).toBeLessThanOrEqual(1);
+    expect(sg.v.some((x) => x > 0)).toBe(true);
     expect(lc[4]).not.toBe(lc[0]);
     gpu.dispose();
   });
