@@ -32,7 +32,17 @@ echo "VK_ICD_FILENAMES=${VK_ICD_FILENAMES:-(loader default)}" >&2
 case "${VK_ICD_FILENAMES:-}" in
   *swiftshader*) echo "note: SwiftShader (a software adapter) — no NVIDIA ICD was found; see README.md" >&2 ;;
 esac
-./node bench.mjs "$@" > results/baton.json
+# The card's SM clock and utilization every 200 ms while bench.mjs runs (results/clocks.csv;
+# bench.mjs reports them per section as `clocks`).
+SMI=""
+if command -v nvidia-smi >/dev/null 2>&1; then
+  nvidia-smi --query-gpu=timestamp,clocks.sm,utilization.gpu --format=csv,noheader -lms 200 \
+    > results/clocks.csv 2>/dev/null &
+  SMI=$!
+  export BATON_CLOCK_LOG="$DIR/results/clocks.csv"
+fi
+./node bench.mjs "$@" > results/baton.json || { [ -z "$SMI" ] || kill "$SMI" 2>/dev/null; exit 1; }
+[ -z "$SMI" ] || kill "$SMI" 2>/dev/null || true
 echo "wrote $DIR/results/baton.json" >&2
 if command -v python3 >/dev/null 2>&1 && python3 -c 'import torch' 2>/dev/null; then
   if command -v timeout >/dev/null 2>&1; then T="timeout 60"; else T=""; fi

@@ -27,6 +27,7 @@
  * DEADLINE_S are skipped (said in the JSON), so a full run ends in under 4 minutes.
  * `--quick`: the smallest size of each, for a software adapter (no deadline).
  */
+import { existsSync, readFileSync } from 'node:fs';
 import * as tf from '@tensorflow/tfjs';
 import { allowWgslImports } from '../../src/cli/wgsl-loader.ts';
 import { describeAdapter } from '../../src/gpu/adapter.ts';
@@ -44,6 +45,7 @@ import { measure } from '../train-tfjs/measure.ts';
 import { updateHostSplit } from '../update-host.ts';
 import { matmulKernelRows } from './kernels.ts';
 import { PipelineCache } from '../../src/gpu/webgpu/pipelines.ts';
+import { clocksBySection, parseClockLog, sectionsOf } from './clocks.ts';
 import { floorRows } from './floor.ts';
 import { summarize } from './summary.ts';
 import { simPoolForBench } from './sim-pool.ts';
@@ -70,7 +72,19 @@ const bound: Bound = {
   left: () => quick || (performance.now() - t00) / 1000 < DEADLINE_S,
   skipped: `skipped: past the run's ${DEADLINE_S} s bound`,
 };
-const out: Record<string, unknown> = { quick, node: process.version, started: new Date().toISOString() };
+const startedAt = Date.now();
+/** When each result key was written (the end of its section; clocks.ts reads the card's clock log by them). */
+const marks: [string, number][] = [];
+const out: Record<string, unknown> = new Proxy<Record<string, unknown>>(
+  { quick, node: process.version, started: new Date(startedAt).toISOString() },
+  {
+    set(o, key, value) {
+      o[key as string] = value;
+      if (typeof key === 'string') marks.push([key, Date.now()]);
+      return true;
+    },
+  },
+);
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
 
 async function timeIt(fn: () => Promise<unknown>, reps: number, budgetMs: number): Promise<number> {
@@ -364,6 +378,14 @@ out.finished = new Date().toISOString();
 out.subgroup_check = ctx.subgroupCheck;
 // The issue's ratios and what each speed option gives, read off the rows above.
 out.summary = summarize(out);
+// The card's SM clock and utilization per section, from the log run.sh had nvidia-smi write.
+const clockLog = process.env.BATON_CLOCK_LOG;
+const sections = sectionsOf(startedAt, marks);
+out.section_times = sections.map((x) => ({ section: x.name, seconds: (x.end - x.start) / 1000 }));
+if (clockLog && existsSync(clockLog)) {
+  const samples = parseClockLog(readFileSync(clockLog, 'utf8'), new Date().getTimezoneOffset());
+  out.clocks = { log: clockLog, samples: samples.length, by_section: clocksBySection(samples, sections) };
+} else out.clocks = { skipped: 'no clock log (run.sh writes one where nvidia-smi is found)' };
 writeJson(out);
 ctx.dispose();
 process.exit(0);
