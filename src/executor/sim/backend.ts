@@ -24,8 +24,7 @@ import {
   partsOf,
   preparedTask,
   questionFor,
-  readKnownValues,
-  readTargets,
+  readInput,
   valueSentence,
   type SimTask,
 } from './task.ts';
@@ -283,8 +282,7 @@ const NOTHING_TO_COMBINE: Reply = {
 /** One programmatic reply: the text and its completion tokens under the cost model. */
 function reply(sim: SimTask, call: ChatCall, rng: SimRng): Reply {
   const c = COST_MODEL;
-  const targets = readTargets(sim, call.input);
-  const given = readKnownValues(sim, call.input);
+  const { targets, given } = readInput(sim, call.input);
   // What other agents said (`extraText`) is read only by the kinds that weigh it, once each.
 
   if (call.kind === 'critic') {

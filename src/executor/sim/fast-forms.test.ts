@@ -20,6 +20,9 @@ import {
   namesId,
   prepareTask,
   preparedTask,
+  readInput,
+  readKnownValues,
+  readTargets,
   targetsOf,
   valueSentence,
   type SimTask,
@@ -187,6 +190,33 @@ describe('per-task preparation, shared by a task’s runs', () => {
     const same = sim.order.filter((id) => sim.byId.get(id)?.name === s2?.name);
     expect(same).toContain('s2');
     expect(targetsOf(sim, asked)).toEqual(same);
+  });
+
+  it('reads a text’s targets and stated values from one memo entry, whichever is asked first', () => {
+    const task = generateTask({ axis: 'depth', value: 4, seed: 11 });
+    const first = task.subtasks[0];
+    if (!first) throw new Error('no sub-task');
+    const text = agentInput(
+      { input: `${valueSentence(prepareTask(task).byId.get(first.id) ?? { name: 'x' }, 7)} Now s2.` },
+      'Q',
+      new Map(),
+    );
+    // Targets first on one copy of the task, stated values first on another: the same readings,
+    // and a later `readInput` hands back the very objects each reader kept.
+    const a = prepareTask(structuredClone(task));
+    const b = prepareTask(structuredClone(task));
+    const ta = readTargets(a, text);
+    const kb = readKnownValues(b, text);
+    const ra = readInput(a, text);
+    const rb = readInput(b, text);
+    expect(ra.targets).toBe(ta);
+    expect(rb.given).toBe(kb);
+    expect(ra.given).toBe(readKnownValues(a, text));
+    expect(rb.targets).toBe(readTargets(b, text));
+    expect([...ra.targets]).toEqual([...rb.targets]);
+    expect([...ra.given]).toEqual([...rb.given]);
+    expect([...ra.given]).toEqual([...knownValuesScanned(a, text)]);
+    expect(ra.targets.length).toBeGreaterThan(0);
   });
 
   it('runs after other seeds’ runs of the same task object equal runs on a fresh copy', async () => {

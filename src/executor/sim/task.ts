@@ -173,31 +173,49 @@ export function knownValues(sim: SimTask, text: string): Map<string, number> {
 
 /** `knownValues` without the copy: the memo's own map, for readers that do not change it. */
 export function readKnownValues(sim: SimTask, text: string): ReadonlyMap<string, number> {
-  return memo(sim, 'known', text, () => knownValuesOf(sim, text));
+  const r = readingsOf(sim, text);
+  return (r.known ??= knownValuesOf(sim, text));
+}
+
+/** What `readTargets` and `readKnownValues` give for one text, with one look-up of the text. */
+export function readInput(
+  sim: SimTask,
+  text: string,
+): { targets: readonly string[]; given: ReadonlyMap<string, number> } {
+  const r = readingsOf(sim, text);
+  return { targets: (r.targets ??= targetsOfText(sim, text)), given: (r.known ??= knownValuesOf(sim, text)) };
+}
+
+/** What was read from one text (each part on first use). */
+interface Readings {
+  known?: ReadonlyMap<string, number>;
+  targets?: readonly string[];
 }
 
 /**
  * Per task, what `knownValues` and `targetsOf` found in each text: an agent's calls share one
- * input, and training runs the same agents' inputs again and again, so each is parsed once.
+ * input, and training runs the same agents' inputs again and again, so each is parsed once. Both
+ * readings of a text sit in one entry: a look-up hashes and compares the whole text (about 1.5 KB
+ * in training), so a call that wants both looks it up once.
  */
-const memos = new WeakMap<SimTask, { known: Map<string, unknown>; targets: Map<string, unknown> }>();
+const memos = new WeakMap<SimTask, Map<string, Readings>>();
 
 /** A memo table is emptied when it reaches this many texts (a task kept for a long time). */
 const MEMO_LIMIT = 20_000;
 
-function memo<T>(sim: SimTask, which: 'known' | 'targets', text: string, make: () => T): T {
-  let m = memos.get(sim);
-  if (!m) {
-    m = { known: new Map(), targets: new Map() };
-    memos.set(sim, m);
+function readingsOf(sim: SimTask, text: string): Readings {
+  let table = memos.get(sim);
+  if (!table) {
+    table = new Map();
+    memos.set(sim, table);
   }
-  const table = m[which];
-  const kept = table.get(text);
-  if (kept !== undefined) return kept as T;
-  const v = make();
-  if (table.size >= MEMO_LIMIT) table.clear();
-  table.set(text, v);
-  return v;
+  let r = table.get(text);
+  if (r === undefined) {
+    if (table.size >= MEMO_LIMIT) table.clear();
+    r = {};
+    table.set(text, r);
+  }
+  return r;
 }
 
 /**
@@ -284,7 +302,8 @@ export function targetsOf(sim: SimTask, input: string): string[] {
 
 /** `targetsOf` without the copy: the memo's own array (the same one for the same text). */
 export function readTargets(sim: SimTask, input: string): readonly string[] {
-  return memo(sim, 'targets', input, () => targetsOfText(sim, input));
+  const r = readingsOf(sim, input);
+  return (r.targets ??= targetsOfText(sim, input));
 }
 
 function targetsOfText(sim: SimTask, input: string): string[] {
