@@ -16,17 +16,28 @@
  * - `finish_submit_ms`: `finish()` and `queue.submit`;
  * - `other_ms`: the rest (the step's bookkeeping, promise chains).
  * Then `wall_ms`, the whole update awaited alone, and `overlapped_ms`, per update with the next one
- * submitted before the last is awaited (as the trainer runs its minibatches, `overlap` 2).
+ * submitted before the last is awaited (as the trainer runs its minibatches, `overlap` 2); and
+ * `encode_idle_ms`, the update's clears (`clears_per_update`) and dispatches encoded again with the
+ * device idle and nothing submitted: Dawn's part of `encode_ms` alone.
  * Medians of `reps` updates over minibatches that take turns (every update sees other rows and
  * live counts).
  */
 import type { BackendChoice } from '../src/gpu/index.ts';
+import type { Encoded } from '../src/gpu/webgpu/profile.ts';
 import { DEFAULT_POOL, priorCheckpoint } from '../src/policy/index.ts';
 import { Learner, trainConfig } from '../src/train/index.ts';
 import { sampleBatch } from './train-tfjs/episodes.ts';
 
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[xs.length >> 1] as number;
 const round = (x: number): number => Math.round(x * 1000) / 1000;
+
+/** The model's encoded calls and the gradient buffers it clears per backward pass (webgpu/state.ts). */
+interface IdleEncode {
+  forward: Encoded[];
+  backward: Encoded[];
+  update: Encoded[];
+  clear: GPUBuffer[];
+}
 
 type Split = Record<'host' | 'learner' | 'live' | 'encode' | 'finishSubmit' | 'wall', number>;
 
@@ -132,6 +143,31 @@ export async function updateHostSplit(
     }
     await last;
     row.overlapped_ms = round((performance.now() - t0) / reps);
+    // The same update's commands encoded again with the device idle, not submitted: what Dawn's
+    // encoding of its clears and dispatches costs alone, next to `encode_ms` (the same work while
+    // the device may be running the update before it, and with the pass's own bookkeeping).
+    const dev = (model as unknown as { dev: IdleEncode | null }).dev;
+    if (dev) {
+      await device.queue.onSubmittedWorkDone();
+      const list = [...dev.forward, ...dev.backward, ...dev.update].filter((e) => e.wg[0] !== 0);
+      const times: number[] = [];
+      for (let k = 0; k < 2 * reps; k++) {
+        const s = performance.now();
+        const enc = device.createCommandEncoder();
+        for (const b of dev.clear) enc.clearBuffer(b);
+        const pass = enc.beginComputePass();
+        for (const e of list) {
+          pass.setPipeline(e.pipeline);
+          pass.setBindGroup(0, e.bindGroup);
+          pass.dispatchWorkgroups(e.wg[0], e.wg[1], e.wg[2]);
+        }
+        pass.end();
+        enc.finish();
+        times.push(performance.now() - s);
+      }
+      row.clears_per_update = dev.clear.length;
+      row.encode_idle_ms = round(median(times));
+    }
   } finally {
     delete (device as Partial<GPUDevice>).createCommandEncoder;
     delete (device.queue as Partial<GPUQueue>).submit;
