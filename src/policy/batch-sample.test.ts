@@ -144,10 +144,14 @@ describe('batched construction (constructMany)', () => {
     // The arena of b as the compute core lays it out (a learner's graph has the same parameters).
     const { buildPolicyGraph } = await import('./network.ts');
     const { compile } = await import('../gpu/index.ts');
-    const pg = buildPolicyGraph(b.config, b.params, { batch: 1, edgeRows: 12 });
-    const model = await compile(CPU, pg.graph);
-    const arena = (await model.exportState()).params;
-    model.dispose();
+    const arenaOf = async (cp: PolicyCheckpoint): Promise<Float32Array> => {
+      const pg = buildPolicyGraph(cp.config, cp.params, { batch: 1, edgeRows: 12 });
+      const model = await compile(CPU, pg.graph);
+      const params = (await model.exportState()).params;
+      model.dispose();
+      return params;
+    };
+    const arena = await arenaOf(b);
     const eps = tasks(6, 8).map((t, i) => ({ task: taskOfMasbench(t), seed: 50 + i }));
     const run = (p: BatchedPolicy) => constructMany({ policy: p, pool, episodes: eps, createdAt: CREATED });
     const reused = BatchedPolicy.create(a, CPU, { maxBatch: 6 });
@@ -158,8 +162,18 @@ describe('batched construction (constructMany)', () => {
     const want = await run(fresh);
     expect(loaded.map((c) => c.trace)).toEqual(want.map((c) => c.trace));
     expect(before.map((c) => c.steps)).not.toEqual(want.map((c) => c.steps));
+    // Back to a's arena: graphs of batch sizes that b's passes did not use take it too (each
+    // compiled graph takes the latest arena when it next runs).
+    reused.load(a, await arenaOf(a));
+    const few = eps.slice(0, 3);
+    const back = await constructMany({ policy: reused, pool, episodes: few, createdAt: CREATED });
+    const freshA = BatchedPolicy.create(a, CPU, { maxBatch: 6 });
+    const wantA = await constructMany({ policy: freshA, pool, episodes: few, createdAt: CREATED });
+    expect(back.map((c) => c.trace)).toEqual(wantA.map((c) => c.trace));
+    expect(back.map((c) => c.steps)).toEqual(before.slice(0, 3).map((c) => c.steps));
     reused.dispose();
     fresh.dispose();
+    freshA.dispose();
   });
 
   it('in fused edge mode gives the same traces, each role’s edges from the node pass bit for bit', async () => {

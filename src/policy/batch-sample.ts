@@ -73,6 +73,8 @@ interface Compiled {
   /** The states of the last pass, packed (pack.ts), and the items they came from. */
   packed: PackedStates;
   items: readonly BatchItem[];
+  /** The arena load (`BatchedPolicy.load`) whose parameters the model holds. */
+  loaded: number;
 }
 
 /** One state of a batched pass. */
@@ -154,8 +156,13 @@ export class BatchedPolicy {
   load(checkpoint: PolicyCheckpoint, arena: Float32Array): void {
     this.current = { ...this.current, name: checkpoint.name, params: checkpoint.params };
     this.arena = Float32Array.from(arena);
-    for (const m of this.sizes) for (const c of m.values()) this.importArena(c.model);
+    // Each compiled graph takes the arena when it next runs a pass (`compiled`): an iteration's
+    // last steps run few episodes, so some batch sizes go unused between two loads.
+    this.loads++;
   }
+
+  /** Arenas loaded so far; a compiled graph holds the parameters of load `Compiled.loaded`. */
+  private loads = 0;
 
   private importArena(model: Model): void {
     if (!this.arena) return;
@@ -180,7 +187,13 @@ export class BatchedPolicy {
     size = Math.min(size, this.maxBatch);
     if (size < n) throw new Error(`a pass of ${n} states exceeds the batch of ${this.maxBatch}`);
     const have = sizes.get(size);
-    if (have) return have;
+    if (have) {
+      if (have.loaded !== this.loads) {
+        this.importArena(have.model);
+        have.loaded = this.loads;
+      }
+      return have;
+    }
     const cfg = this.checkpoint.config;
     const E = size * (this.edgeMode === 'fused' ? cfg.roles.length : 1) * cfg.maxAgents;
     const pg = buildPolicyGraph(cfg, this.checkpoint.params, { batch: size, edgeRows: E, jpss: this.jpss });
@@ -191,7 +204,7 @@ export class BatchedPolicy {
     const block = graphBlock(cfg);
     if (block) model.setInput('onesG', new Float32Array(block.hidden).fill(1));
     const packed = new PackedStates(this.enc, size, E, block !== null);
-    const c: Compiled = { size, model, pg, packed, items: [] };
+    const c: Compiled = { size, model, pg, packed, items: [], loaded: this.loads };
     sizes.set(size, c);
     return c;
   }
