@@ -351,6 +351,8 @@ out.iterations = await iterationRows(
     { label: 'webgpu', choice: webgpu },
     // The same iterations with every log π pass and update awaited before the next is submitted.
     { label: 'webgpu_serial', choice: webgpu, options: { overlap: 1 } },
+    // … and with three in flight (the host two steps ahead of the device).
+    { label: 'webgpu_overlap3', choice: webgpu, options: { overlap: 3 } },
     // A minibatch per log π pass, and the sampler's node and edge heads in two passes per step.
     { label: 'webgpu_minibatch_passes', choice: webgpu, options: { passRows: 0 } },
     { label: 'webgpu_two_pass_sampler', choice: webgpu, options: { samplerEdgeMode: 'two-pass' } },

@@ -30,9 +30,10 @@ export const TURNED_ON = {
   webgpu_subgroups: 'subgroup twins',
 } as const;
 
-/** Iteration paths with a sampler option turned on that is off by default (no trainer rows). */
-export const SAMPLER_TURNED_ON = {
+/** Iteration paths with a trainer option set past its default (no trainer rows). */
+export const ITERATION_TURNED_ON = {
   webgpu_streams: 'sampler streams (2)',
+  webgpu_overlap3: 'three steps in flight (overlap 3)',
 } as const;
 
 /** The trainer rows' WebGPU variants with one default option turned back. */
@@ -66,7 +67,7 @@ export function summarize(out: Row): DeviceSummary {
     const gains: Row = {};
     for (const [label, option] of Object.entries(TURNED_BACK))
       gains[option] = ratio(eps('webgpu'), eps(label));
-    for (const [label, option] of Object.entries({ ...TURNED_ON, ...SAMPLER_TURNED_ON }))
+    for (const [label, option] of Object.entries({ ...TURNED_ON, ...ITERATION_TURNED_ON }))
       gains[option] = ratio(eps(label), eps('webgpu'));
     const paths = Object.keys(r)
       .filter((k) => k.endsWith('_episodes_per_s') && num(r[k]) !== null)

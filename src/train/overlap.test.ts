@@ -92,7 +92,8 @@ describe('overlapped', () => {
 describe('a trainer whose updates overlap', () => {
   // The same two iterations with each log π pass and update awaited before the next starts, and
   // with the next started first (the default): the same numbers on every backend, bit for bit;
-  // likewise with log π a minibatch per pass and with the other sampler edge mode.
+  // likewise with log π a minibatch per pass, with the other sampler edge mode, with three steps
+  // in flight and with the sampler in two streams.
   const tiny = (): PolicyCheckpoint =>
     randomCheckpoint(DEFAULT_POOL, 3, { hidden: 8, hashDim: 16, maxAgents: 4, maxSteps: 5, graphHidden: 4 });
   const runners: RunnersFor = () => ({
@@ -118,7 +119,9 @@ describe('a trainer whose updates overlap', () => {
           ? (webgpu as BackendChoice)
           : { backend, reason: 'test', adapter: null, ctx: null };
       expect(choice.backend).toBe(backend);
-      const run = async (options: Pick<TrainerOptions, 'overlap' | 'passRows' | 'samplerEdgeMode'>) => {
+      const run = async (
+        options: Pick<TrainerOptions, 'overlap' | 'passRows' | 'samplerEdgeMode' | 'samplerStreams'>,
+      ) => {
         const updates: number[] = [];
         const t = await Trainer.create({
           start: tiny(),
@@ -143,6 +146,10 @@ describe('a trainer whose updates overlap', () => {
       // sampler's edge mode other than the backend's default (fused on WebGPU, two-pass elsewhere).
       expect(await run({ passRows: 0 })).toEqual(one);
       expect(await run({ samplerEdgeMode: backend === 'webgpu' ? 'two-pass' : 'fused' })).toEqual(one);
+      // Three steps in flight, and the sampler's episodes in two streams (on SwiftShader its plans
+      // for the streams' smaller batches give a row the bits of the whole batch).
+      expect(await run({ overlap: 3 })).toEqual(one);
+      expect(await run({ samplerStreams: 2 })).toEqual(one);
     },
   );
 });

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import {
   byRound,
   ratio,
-  SAMPLER_TURNED_ON,
+  ITERATION_TURNED_ON,
   summarize,
   TURNED_BACK,
   TURNED_ON,
@@ -41,6 +41,7 @@ describe('the device benchmark summary', () => {
           webgpu_exact_episodes_per_s: 320,
           webgpu_subgroups_episodes_per_s: 'skipped: past the deadline',
           webgpu_streams_episodes_per_s: 330,
+          webgpu_overlap3_episodes_per_s: 270,
           webgpu_wasm_sampler_episodes_per_s: 450,
           wasm_episodes_per_s: 600,
           cpu_episodes_per_s: 120,
@@ -90,7 +91,8 @@ describe('the device benchmark summary', () => {
         [TURNED_BACK.webgpu_two_pass_sampler]: 1.25,
         [TURNED_BACK.webgpu_exact]: 0.938,
         [TURNED_ON.webgpu_subgroups]: null,
-        [SAMPLER_TURNED_ON.webgpu_streams]: 1.1,
+        [ITERATION_TURNED_ON.webgpu_streams]: 1.1,
+        [ITERATION_TURNED_ON.webgpu_overlap3]: 0.9,
       },
     });
     expect(s.trainer).toEqual([
