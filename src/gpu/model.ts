@@ -84,5 +84,11 @@ export interface Model {
   /** Parameters, Adam moments and step count (on WebGPU: read back from the device). */
   exportState(): Promise<TrainState>;
   importState(s: TrainState): void;
+  /**
+   * Replaces the parameters only (the flat arena, as `exportState().params`), leaving Adam's
+   * moments and step count as they are: what a graph that is only run forward (a sampler, a log π
+   * pass) needs when another model's parameters move (on WebGPU one upload, not three).
+   */
+  importParams(params: Float32Array): void;
   dispose(): void;
 }

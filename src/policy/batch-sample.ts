@@ -165,15 +165,9 @@ export class BatchedPolicy {
   private loads = 0;
 
   private importArena(model: Model): void {
-    if (!this.arena) return;
-    const n = this.arena.length;
-    // Zero moments (sampling graphs have no optimizer); `importState` copies what it is given.
-    if (this.zeros?.length !== n) this.zeros = new Float32Array(n);
-    model.importState({ params: this.arena, m: this.zeros, v: this.zeros, t: 0 });
+    // Parameters only: sampling graphs have no optimizer.
+    if (this.arena) model.importParams(this.arena);
   }
-
-  /** Zero Adam moments for `importArena`, kept for the next load. */
-  private zeros: Float32Array | null = null;
 
   get backend(): 'cpu' | 'wasm' | 'webgpu' {
     return this.choice.backend;

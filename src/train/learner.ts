@@ -289,8 +289,8 @@ export class Learner {
     if (p.version !== this.version) {
       const v = this.version;
       const params = this.lastArena?.version === v ? this.lastArena.params : await this.arena();
-      const zeros = new Float32Array(params.length);
-      p.current.model.importState({ params, m: zeros, v: zeros, t: 0 });
+      // Parameters only: a pass graph has no optimizer.
+      p.current.model.importParams(params);
       p.version = v;
     }
     return p;

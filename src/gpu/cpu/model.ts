@@ -567,6 +567,12 @@ export class CpuModel implements Model {
     this.t = s.t;
   }
 
+  importParams(params: Float32Array): void {
+    if (params.length !== this.layout.total) throw new Error('parameters do not match this graph');
+    this.params.set(params);
+    this.paramsChanged();
+  }
+
   dispose(): void {}
 }
 

@@ -569,9 +569,18 @@ export class GpuModel implements Model {
     this.paramsMoved();
     const s = this.dev;
     if (!s || this.ctx.lost || s.generation !== this.ctx.generation) return;
-    this.device.queue.writeBuffer(s.arenas.params, 0, this.host.params);
-    this.device.queue.writeBuffer(s.arenas.m, 0, this.host.m);
-    this.device.queue.writeBuffer(s.arenas.v, 0, this.host.v);
+    this.write(s.arenas.params, this.host.params);
+    this.write(s.arenas.m, this.host.m);
+    this.write(s.arenas.v, this.host.v);
+  }
+
+  importParams(params: Float32Array): void {
+    if (params.length !== this.layout.total) throw new Error('parameters do not match this graph');
+    this.host = { ...this.host, params: params.slice() };
+    this.paramsMoved();
+    const s = this.dev;
+    if (!s || this.ctx.lost || s.generation !== this.ctx.generation) return;
+    this.write(s.arenas.params, this.host.params);
   }
 
   /** Steps in flight still settle; their read-backs go back to the pool only after they have. */

@@ -211,6 +211,38 @@ describe('MLP policy training on both backends', () => {
     gpu.dispose();
   });
 
+  it('imports parameters alone: one upload, Adam’s state kept, the CPU backend’s forward', async () => {
+    const { graph, loss } = mlpPolicyGraph(MLP, createRng(3));
+    const cpu = new CpuModel(graph, { loss, optimizer: ADAM });
+    const gpu = new GpuModel(ctx, graph, { loss, optimizer: ADAM });
+    await trainSteps(cpu, 2, 100);
+    await trainSteps(gpu, 2, 100);
+    const before = await gpu.exportState();
+    const params = before.params.map((x, i) => x * 0.5 + (i % 7) * 1e-3);
+    ctx.resetCounters();
+    gpu.importParams(params);
+    expect(ctx.resetCounters()).toMatchObject({ writes: 1, writeBytes: params.length * 4 });
+    cpu.importParams(params);
+    const after = await gpu.exportState();
+    expect(after.params).toEqual(params);
+    expect(after.m).toEqual(before.m);
+    expect(after.v).toEqual(before.v);
+    expect(after.t).toBe(before.t);
+    // A forward pass sees the new parameters on both backends.
+    const lc = (await cpu.step({ backward: false })).loss;
+    const lg = (await gpu.step({ backward: false })).loss;
+    expect(Math.abs(lg - lc)).toBeLessThanOrEqual(1e-4);
+    gpu.importParams(before.params);
+    expect(Math.abs((await gpu.step({ backward: false })).loss - lg)).toBeGreaterThan(1e-6);
+    // importState still writes all three arenas.
+    ctx.resetCounters();
+    gpu.importState(before);
+    expect(ctx.resetCounters()).toMatchObject({ writes: 3, writeBytes: 3 * params.length * 4 });
+    expect(() => gpu.importParams(params.subarray(1))).toThrow(/do not match/);
+    expect(() => cpu.importParams(params.subarray(1))).toThrow(/do not match/);
+    gpu.dispose();
+  });
+
   it('agrees with finite differences of the GPU loss itself', async () => {
     const { graph, loss, params } = mlpPolicyGraph({ ...MLP, act: 'tanh' }, createRng(2));
     const gpu = new GpuModel(ctx, graph, { loss });
