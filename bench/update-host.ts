@@ -23,7 +23,7 @@
  * live counts).
  */
 import type { BackendChoice } from '../src/gpu/index.ts';
-import type { Encoded } from '../src/gpu/webgpu/profile.ts';
+import type { DeviceState } from '../src/gpu/webgpu/state.ts';
 import { DEFAULT_POOL, priorCheckpoint } from '../src/policy/index.ts';
 import { Learner, trainConfig } from '../src/train/index.ts';
 import { sampleBatch } from './train-tfjs/episodes.ts';
@@ -31,13 +31,8 @@ import { sampleBatch } from './train-tfjs/episodes.ts';
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[xs.length >> 1] as number;
 const round = (x: number): number => Math.round(x * 1000) / 1000;
 
-/** The model's encoded calls and the gradient buffers it clears per backward pass (webgpu/state.ts). */
-interface IdleEncode {
-  forward: Encoded[];
-  backward: Encoded[];
-  update: Encoded[];
-  clear: GPUBuffer[];
-}
+/** The model's encoded calls and the gradient buffers it clears per backward pass. */
+type IdleEncode = Pick<DeviceState, 'forward' | 'backward' | 'update' | 'clear'>;
 
 type Split = Record<'host' | 'learner' | 'live' | 'encode' | 'finishSubmit' | 'wall', number>;
 

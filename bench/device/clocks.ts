@@ -29,18 +29,11 @@ export function parseClockLog(text: string, offsetMin = 0): ClockSample[] {
         line,
       );
     if (!m) continue;
-    const [y, mo, d, h, mi, s] = m.slice(1, 7).map(Number) as [
-      number,
-      number,
-      number,
-      number,
-      number,
-      number,
-    ];
+    const n = (i: number): number => Number(m[i]);
     const ms = m[7] ? Number(m[7].padEnd(3, '0')) : 0;
-    const t = Date.UTC(y, mo - 1, d, h, mi, s, ms) + offsetMin * 60_000;
+    const t = Date.UTC(n(1), n(2) - 1, n(3), n(4), n(5), n(6), ms) + offsetMin * 60_000;
     if (!Number.isFinite(t)) continue;
-    out.push({ t, smMhz: Number(m[8]), utilPct: m[9] !== undefined ? Number(m[9]) : null });
+    out.push({ t, smMhz: n(8), utilPct: m[9] !== undefined ? n(9) : null });
   }
   return out;
 }

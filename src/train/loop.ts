@@ -21,7 +21,6 @@ import {
   type EdgeMode,
   type PolicyCheckpoint,
   type RolePool,
-  type TaskEncoding,
 } from '../policy/index.ts';
 import { advantages } from './advantages.ts';
 import type { TrainConfig } from './config.ts';
@@ -160,19 +159,9 @@ export class Trainer {
     this.baseline = adv.baseline;
     const all = groups.flat();
     const learner = this.learner;
-    // A task's G rollouts share its encoding.
-    const encodings = new Map<MasBenchTask, TaskEncoding>();
-    const encoded = (t: MasBenchTask): TaskEncoding => {
-      let e = encodings.get(t);
-      if (!e) {
-        e = encodeTask(taskOfMasbench(t).query, this.current.config.hashDim);
-        encodings.set(t, e);
-      }
-      return e;
-    };
     const full = learner.batch(
       all.map((r) => ({
-        task: encoded(r.task),
+        task: encodeTask(taskOfMasbench(r.task).query, this.current.config.hashDim),
         steps: r.steps,
         limits: {
           maxAgents: this.current.config.maxAgents,
