@@ -7,6 +7,10 @@
  * `prior`, preset mixed. The workers run one esbuild bundle of src/workers/sim.node-worker.ts, as a
  * page or the device benchmark's packed folder runs them (the sources through tsx run slower).
  *
+ * `npm run bench:rollout-pool` (`--pool rollouts`): the same against the rollout pool
+ * (src/workers/rollout-pool.ts: blocks of constructions sampled whole, one in the trainer's thread
+ * and one per worker; a bundle of rollout.node-worker.ts).
+ *
  * Two trainers of the same seed take turns, one iteration each, the order alternating by round,
  * after one untimed round; the bench checks that their metrics agree exactly in every round. Per
  * round and in medians: the rollout (sampling + simulation), the whole iteration, the pool's speed
@@ -17,6 +21,7 @@
  * nothing.
  *
  *   npm run bench:sim-pool [-- --rounds 6 --workers 1 --tasks 32 --backend wasm]
+ *   npm run bench:rollout-pool [-- --rounds 6 --workers 1 --tasks 32 --backend wasm]
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
@@ -26,9 +31,10 @@ import { performance as perf, type EventLoopUtilization } from 'node:perf_hooks'
 import type { Worker } from 'node:worker_threads';
 import { simulatedRunners } from '../src/executor/train-runners.ts';
 import { DEFAULT_POOL, priorCheckpoint } from '../src/policy/index.ts';
-import { Trainer, trainConfig } from '../src/train/index.ts';
+import { Trainer, trainConfig, type RolloutWorkers } from '../src/train/index.ts';
+import { createRolloutPool } from '../src/workers/rollout-pool.ts';
 import { createSimPool, defaultSimWorkers } from '../src/workers/sim-pool.ts';
-import { nodeSimSpawner } from '../src/workers/sim.node.ts';
+import { nodeRolloutSpawner, nodeSimSpawner } from '../src/workers/sim.node.ts';
 import { buildSimWorker } from './sim-worker-build.ts';
 
 const argv = process.argv.slice(2);
@@ -41,19 +47,25 @@ const ROUNDS = Number(opt('rounds', '6'));
 const WORKERS = Number(opt('workers', String(Math.max(1, defaultSimWorkers(CORES)))));
 const TASKS = Number(opt('tasks', '32'));
 const BACKEND = opt('backend', 'wasm') as 'wasm' | 'cpu';
+const POOL = opt('pool', 'sim') as 'sim' | 'rollouts';
+if (POOL !== 'sim' && POOL !== 'rollouts') throw new Error(`--pool ${POOL}: sim or rollouts`);
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[xs.length >> 1] as number;
 const f1 = (x: number): string => x.toFixed(1);
 
 const dir = mkdtempSync(join(tmpdir(), 'baton-sim-'));
-const script = join(dir, 'sim-worker.mjs');
-await buildSimWorker(script);
+const script = join(dir, `${POOL}-worker.mjs`);
+await buildSimWorker(script, POOL === 'sim' ? 'sim' : 'rollout');
 const threads: Worker[] = [];
-const pool = createSimPool({
-  workers: WORKERS,
-  spawn: nodeSimSpawner({ script: pathToFileURL(script) }, (w) => threads.push(w)),
-});
+const spawned = (w: Worker): number => threads.push(w);
+const pool =
+  POOL === 'sim'
+    ? createSimPool({ workers: WORKERS, spawn: nodeSimSpawner({ script: pathToFileURL(script) }, spawned) })
+    : createRolloutPool({
+        workers: WORKERS,
+        spawn: nodeRolloutSpawner({ script: pathToFileURL(script) }, spawned),
+      });
 const config = trainConfig({ preset: 'mixed', seed: 0, tasksPerIteration: TASKS, groupSize: 8 });
-const make = (runners: typeof simulatedRunners): Promise<Trainer> =>
+const make = (runners: typeof simulatedRunners, rolloutWorkers?: RolloutWorkers): Promise<Trainer> =>
   Trainer.create({
     start: priorCheckpoint(DEFAULT_POOL),
     pool: DEFAULT_POOL,
@@ -62,6 +74,7 @@ const make = (runners: typeof simulatedRunners): Promise<Trainer> =>
     runners,
     sampling: 'batched',
     clock: () => performance.now(),
+    ...(rolloutWorkers ? { rolloutWorkers } : {}),
   });
 interface Side {
   name: string;
@@ -71,18 +84,25 @@ interface Side {
   busy: number[];
   workersBusy: number[];
 }
-const side = async (name: string, runners: typeof simulatedRunners): Promise<Side> => ({
+const side = async (
+  name: string,
+  runners: typeof simulatedRunners,
+  rolloutWorkers?: RolloutWorkers,
+): Promise<Side> => ({
   name,
-  t: await make(runners),
+  t: await make(runners, rolloutWorkers),
   rollout: [],
   iter: [],
   busy: [],
   workersBusy: [],
 });
 const one = await side('one thread', simulatedRunners);
-const pooled = await side(`pool (${WORKERS + 1} threads)`, pool.runners);
+const pooled =
+  'runners' in pool
+    ? await side(`pool (${WORKERS + 1} threads)`, pool.runners)
+    : await side(`pool (${WORKERS + 1} threads)`, simulatedRunners, pool);
 console.log(
-  `${BACKEND} backend, B=${TASKS} × G=8 (${TASKS * 8} episodes), ${CORES} cores, ${WORKERS} simulator worker${WORKERS === 1 ? '' : 's'} (bundled)`,
+  `${BACKEND} backend, B=${TASKS} × G=8 (${TASKS * 8} episodes), ${CORES} cores, ${WORKERS} ${POOL === 'sim' ? 'simulator' : 'rollout'} worker${WORKERS === 1 ? '' : 's'} (bundled)`,
 );
 const rows: Record<string, string | number>[] = [];
 try {

@@ -27,8 +27,8 @@ import { readdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
-import { build, type Plugin } from 'esbuild';
-import { buildSimWorker } from '../sim-worker-build.ts';
+import { build } from 'esbuild';
+import { buildSimWorker, wgslText } from '../sim-worker-build.ts';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const argv = process.argv.slice(2);
@@ -36,21 +36,6 @@ const quick = argv.includes('--quick');
 const outArg = argv.indexOf('--out');
 const out = resolve(outArg >= 0 ? (argv[outArg + 1] as string) : join(root, 'dist/device-bench'));
 const LIMIT_MB = 60;
-
-/** `*.wgsl?raw` (Vite's text import) and `*.wgsl` as strings. */
-const wgslText: Plugin = {
-  name: 'wgsl-text',
-  setup(b) {
-    b.onResolve({ filter: /\.wgsl(\?raw)?$/ }, (a) => ({
-      path: resolve(a.resolveDir, a.path.replace(/\?raw$/, '')),
-      namespace: 'wgsl',
-    }));
-    b.onLoad({ filter: /.*/, namespace: 'wgsl' }, (a) => ({
-      contents: readFileSync(a.path, 'utf8'),
-      loader: 'text',
-    }));
-  },
-};
 
 rmSync(out, { recursive: true, force: true });
 mkdirSync(join(out, 'node_modules/webgpu/dist/linux-x64'), { recursive: true });
@@ -76,6 +61,7 @@ await build({
 
 // The simulator pool's worker (src/workers/sim-pool.ts), beside the bundle: run.ts starts it.
 await buildSimWorker(join(out, 'sim-worker.mjs'));
+await buildSimWorker(join(out, 'rollout-worker.mjs'), 'rollout');
 
 const gz = (from: string, to: string): void => writeFileSync(to, gzipSync(readFileSync(from), { level: 9 }));
 gz(process.execPath, join(out, 'node.gz'));

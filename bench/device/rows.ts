@@ -121,7 +121,10 @@ export interface IterationPath {
    * `samplerStreams` (default 1; a smaller batch per pass can move a probability's last bits on
    * a GPU whose product kernels are picked by size).
    */
-  options?: Pick<TrainerOptions, 'overlap' | 'passRows' | 'samplerEdgeMode' | 'samplerStreams'>;
+  options?: Pick<
+    TrainerOptions,
+    'overlap' | 'passRows' | 'samplerEdgeMode' | 'samplerStreams' | 'rolloutWorkers'
+  >;
   /** The simulated sub-agents (default `simulatedRunners`, in this thread; a simulator pool's). */
   runners?: typeof simulatedRunners;
 }

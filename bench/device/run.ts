@@ -48,7 +48,7 @@ import { PipelineCache } from '../../src/gpu/webgpu/pipelines.ts';
 import { clocksBySection, parseClockLog, sectionsOf } from './clocks.ts';
 import { floorRows } from './floor.ts';
 import { summarize } from './summary.ts';
-import { simPoolForBench } from './sim-pool.ts';
+import { rolloutPoolForBench, simPoolForBench } from './sim-pool.ts';
 import { smallKernelRows } from './small.ts';
 import {
   autoTrainRows,
@@ -346,6 +346,10 @@ out.gpt = await gptRows(webgpu, tfWebgpu === 'webgpu' ? tf : null, quick, timeIt
 // `_sim_pool` paths: the same numbers, the simulation spread over the cores (src/workers/sim-pool.ts).
 const simPool = simPoolForBench(import.meta.url, quick);
 out.sim_workers = simPool.workers;
+// … and for the `_rollout_pool` paths: blocks of constructions sampled whole on as many workers
+// (src/workers/rollout-pool.ts), one block in the trainer's thread.
+const rolloutPool = rolloutPoolForBench(import.meta.url, quick);
+out.rollout_workers = rolloutPool.workers;
 out.iterations = await iterationRows(
   [
     { label: 'webgpu', choice: webgpu },
@@ -368,12 +372,22 @@ out.iterations = await iterationRows(
     // The same two paths with the simulator pool.
     { label: 'webgpu_wasm_sampler_sim_pool', choice: webgpu, sampler: wasm, runners: simPool.pool.runners },
     { label: 'cpu_sim_pool', choice: cpu, runners: simPool.pool.runners },
+    // … and with the rollout pool.
+    {
+      label: 'webgpu_wasm_sampler_rollout_pool',
+      choice: webgpu,
+      sampler: wasm,
+      options: { rolloutWorkers: rolloutPool.pool },
+    },
+    { label: 'cpu_rollout_pool', choice: cpu, options: { rolloutWorkers: rolloutPool.pool } },
   ],
   quick,
   bound,
 );
 out.sim_pool_problems = simPool.pool.problems;
 simPool.pool.dispose();
+out.rollout_pool_problems = rolloutPool.pool.problems;
+rolloutPool.pool.dispose();
 out.elapsed_s = (performance.now() - t00) / 1000;
 out.finished = new Date().toISOString();
 // What the subgroup check found on this device (the first compile ran it; subgroup-check.ts).

@@ -94,6 +94,22 @@ export function summarize(out: Row): DeviceSummary {
         webgpu_wasm_sampler: byRound(r, 'webgpu_wasm_sampler_sim_pool', 'webgpu_wasm_sampler'),
         cpu: byRound(r, 'cpu_sim_pool', 'cpu'),
       },
+      // With the rollout pool (src/workers/rollout-pool.ts): against the TypeScript backend alone and
+      // with the same pool, and what the pool gives each path.
+      webgpu_wasm_sampler_rollout_pool_over_cpu: ratio(eps('webgpu_wasm_sampler_rollout_pool'), eps('cpu')),
+      webgpu_wasm_sampler_rollout_pool_over_cpu_rollout_pool: ratio(
+        eps('webgpu_wasm_sampler_rollout_pool'),
+        eps('cpu_rollout_pool'),
+      ),
+      rollout_pool_gain: {
+        webgpu_wasm_sampler: ratio(eps('webgpu_wasm_sampler_rollout_pool'), eps('webgpu_wasm_sampler')),
+        cpu: ratio(eps('cpu_rollout_pool'), eps('cpu')),
+      },
+      webgpu_wasm_sampler_rollout_pool_over_cpu_by_round: byRound(
+        r,
+        'webgpu_wasm_sampler_rollout_pool',
+        'cpu',
+      ),
       // The same ratios within each round of the interleaved iterations (rows.ts): how far they
       // spread while the host's speed drifts.
       webgpu_over_cpu_by_round: byRound(r, 'webgpu', 'cpu'),

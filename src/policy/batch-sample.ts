@@ -161,6 +161,11 @@ export class BatchedPolicy {
     this.loads++;
   }
 
+  /** The parameter arena last loaded (`load`), or null: the checkpoint's own parameters. */
+  get parameters(): Float32Array | null {
+    return this.arena;
+  }
+
   /** Arenas loaded so far; a compiled graph holds the parameters of load `Compiled.loaded`. */
   private loads = 0;
 

@@ -20,12 +20,12 @@ import { encoderConfig } from './network.ts';
 import { PackedStates } from './pack.ts';
 import type { RolePool } from './roles.ts';
 
-/** The state before each step, and the policy action each step took. */
+/** The state before each step, the policy action each step took, and the state after the last. */
 export function replay(
   pool: RolePool,
   limits: ConstructionLimits,
   steps: readonly ConstructionStep[],
-): { states: ConstructionState[]; actions: PolicyAction[] } {
+): { states: ConstructionState[]; actions: PolicyAction[]; final: ConstructionState } {
   const states: ConstructionState[] = [];
   const actions: PolicyAction[] = [];
   let s = initialState(pool, limits);
@@ -49,7 +49,7 @@ export function replay(
     if (step.intermediateAnswer !== undefined)
       s = withResult(s, step.intermediateAnswer ?? null, step.intermediateCorrect ?? null);
   }
-  return { states, actions };
+  return { states, actions, final: s };
 }
 
 export interface EpisodeSteps {

@@ -30,6 +30,7 @@ import { iterationMetrics, meanUpdate, type IterationMetrics, type RolloutStats 
 import { PRESET_TABLE, drawTasks } from './presets.ts';
 import { rollout, type Rollout, type RunnersFor } from './rollout.ts';
 import { rolloutMany } from './rollout-batch.ts';
+import type { RolloutWorkers } from './rollout-workers.ts';
 import { SNAPSHOT_FORMAT, type TrainerSnapshot } from './snapshot.ts';
 
 export type { RolloutStats } from './metrics.ts';
@@ -89,6 +90,13 @@ export interface TrainerOptions {
    * device benchmark's `webgpu_streams`).
    */
   samplerStreams?: number;
+  /**
+   * Rollout workers (rollout-workers.ts): batched rollouts sampled in blocks, one here and one per
+   * worker thread, when the sampler runs on the CPU side (`cpu` or `wasm`); on a WebGPU sampler, or
+   * sequential sampling, they stay unused. Its workers run the simulator's runners: give it only
+   * with `simulatedRunners` as `runners`. The same rollouts either way (tested).
+   */
+  rolloutWorkers?: RolloutWorkers;
 }
 
 export class Trainer {
@@ -258,7 +266,30 @@ export class Trainer {
     const episodes = tasks.flatMap((task, ti) =>
       Array.from({ length: c.groupSize }, (_, gi) => ({ task, seed: seedOf(ti, gi) })),
     );
-    const all = await rolloutMany({ ...common, policy: await this.sampler(episodes.length), episodes });
+    const policy = await this.sampler(episodes.length);
+    const here = (block: readonly { task: MasBenchTask; seed: number }[]): Promise<Rollout[]> =>
+      rolloutMany({ ...common, policy, episodes: block });
+    const workers = this.o.rolloutWorkers;
+    const backend = policy.backend;
+    const arena = policy.parameters;
+    const all =
+      workers && backend !== 'webgpu' && arena
+        ? await workers.sample({
+            checkpoint: policy.checkpoint,
+            arena,
+            backend,
+            jpss: policy.jpss,
+            edgeMode: policy.edgeMode,
+            pool: this.o.pool,
+            episodes,
+            maxSteps: common.maxSteps,
+            temperature: common.temperature,
+            greedy: common.greedy,
+            intermediate: common.intermediate,
+            rewards: common.rewards,
+            here,
+          })
+        : await here(episodes);
     return tasks.map((_, ti) => all.slice(ti * c.groupSize, (ti + 1) * c.groupSize));
   }
 
@@ -283,6 +314,9 @@ export class Trainer {
       streams: this.o.samplerStreams ?? 1,
       ...(this.o.samplerEdgeMode ? { edgeMode: this.o.samplerEdgeMode } : {}),
     });
+    // Rollout workers take the parameters as an arena: one of this layout, the learner's.
+    if (same && this.o.rolloutWorkers)
+      this.batched.load(this.current, this.arena ?? (await this.learner.arena()));
     return this.batched;
   }
 

@@ -132,6 +132,35 @@ describe('baton train → construct → eval-policy', () => {
     }
   }, 120_000);
 
+  it('--rollout-threads samples blocks of each iteration on worker threads with the same numbers', async () => {
+    await writeFile(join(dir, 'r.json'), JSON.stringify({ tasksPerIteration: 3, groupSize: 2, epochs: 1 }));
+    const common = ['--config', 'r.json', '--iterations', '2', '--seed', '6'];
+    expect(await trainCommand.run([...common, '--out', 'r1.json', '--log', 'r1.jsonl'], io)).toBe(0);
+    expect(err.join('\n')).not.toMatch(/rollouts on/);
+    expect(
+      await trainCommand.run(
+        [...common, '--rollout-threads', '3', '--out', 'r3.json', '--log', 'r3.jsonl'],
+        io,
+      ),
+    ).toBe(0);
+    expect(err.join('\n')).toMatch(/rollouts on 3 threads/);
+    expect(err.join('\n')).not.toMatch(/stopped/);
+    const log = await readFile(join(dir, 'r1.jsonl'), 'utf8');
+    expect(log.split('\n').length).toBeGreaterThan(2);
+    expect(await readFile(join(dir, 'r3.jsonl'), 'utf8')).toBe(log);
+    const params = async (f: string): Promise<unknown> =>
+      (JSON.parse(await readFile(join(dir, f), 'utf8')) as { params: unknown }).params;
+    expect(await params('r3.json')).toEqual(await params('r1.json'));
+    for (const bad of ['9', '0', 'many']) {
+      expect(await trainCommand.run(['--rollout-threads', bad, '--out', 'x.json'], io)).toBe(2);
+      expect(err.join('\n')).toMatch(/--rollout-threads must be 1 to 8 or auto/);
+    }
+    expect(
+      await trainCommand.run(['--rollout-threads', '2', '--sim-threads', '2', '--out', 'x.json'], io),
+    ).toBe(2);
+    expect(err.join('\n')).toMatch(/one or the other/);
+  }, 120_000);
+
   it('refuses an unknown algorithm as a usage error', async () => {
     expect(await trainCommand.run(['--algo', 'sgd', '--out', 'ck.json'], io)).toBe(2);
     expect(err.join('\n')).toMatch(/algo/);

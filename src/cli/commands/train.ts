@@ -15,13 +15,21 @@ import type { BackendPreference } from '../../gpu/index.ts';
 import { releaseNodeGpu } from '../../gpu/node-gpu.ts';
 import { DEFAULT_POOL, serializeCheckpoint } from '../../policy/index.ts';
 import { availableParallelism } from 'node:os';
-import { createSimPool, nodeSimSpawner, simWorkersFor, type SimPool } from '../../workers/node.ts';
+import {
+  createRolloutPool,
+  createSimPool,
+  nodeRolloutSpawner,
+  nodeSimSpawner,
+  simWorkersFor,
+  type SimPool,
+} from '../../workers/node.ts';
 import {
   ALGOS,
   PRESETS,
   Trainer,
   iterationWorkload,
   parseTrainConfig,
+  type RolloutWorkers,
   type RunnersFor,
   type UpdateMetrics,
 } from '../../train/index.ts';
@@ -51,7 +59,8 @@ import {
 const usage = `Usage: baton train --target orchestrator ... (GRPO of the orchestrator LM: baton train --target orchestrator --help)
        baton train [--target policy] [--preset depth|parallel|robustness|mixed] [--algo hrpo|grpo|reinforce]
                    [--from random|prior|<ckpt.json>] [--iterations N] [--seed S]
-                   [--backend auto|cpu|webgpu] [--sim-threads N|auto] [--config <settings.json>] --out <ckpt.json>
+                   [--backend auto|cpu|webgpu] [--sim-threads N|auto] [--rollout-threads N|auto]
+                   [--config <settings.json>] --out <ckpt.json>
                    [--log <metrics.jsonl>]
                    [--execute simulated|openai --base-url URL --model M --budget-tokens N [--budget-usd X]]
 
@@ -71,6 +80,11 @@ Options:
   --sim-threads threads for the simulated sub-agents: 1 (default, this one), up to 8 (this one and
                 simulator worker threads), or auto (a worker per core beyond two); the same numbers
                 on any count
+  --rollout-threads threads that sample rollouts: 1 (default, this one), up to 8 (this one and
+                rollout worker threads, each sampling a block of every iteration's constructions
+                whole, its policy passes on the CPU side), or auto (a worker per core beyond two);
+                the same numbers on any count. Used when rollouts are sampled on the CPU side (cpu,
+                or wasm as auto may pick beside WebGPU); not with --sim-threads
   --config      a JSON object of training settings (any field of the Train page's form, e.g.
                 {"lambda": 0.3, "groupSize": 8}); --preset, --algo and --seed override it
   --out         where to write the checkpoint
@@ -96,6 +110,8 @@ interface Options {
   backend: BackendPreference;
   /** Threads for the simulated sub-agents (1: this one only). */
   simThreads: number | 'auto';
+  /** Threads that sample rollouts (1: this one only). */
+  rolloutThreads: number | 'auto';
   out: string;
   log: string | undefined;
   /** Null: simulated sub-agents. */
@@ -111,6 +127,7 @@ function parse(args: string[]): { ok: true; o: Options } | UsageError {
     seed: { type: 'string' },
     backend: { type: 'string' },
     'sim-threads': { type: 'string' },
+    'rollout-threads': { type: 'string' },
     config: { type: 'string' },
     out: { type: 'string' },
     log: { type: 'string' },
@@ -153,6 +170,24 @@ function parse(args: string[]): { ok: true; o: Options } | UsageError {
     return { ok: false, message: `--sim-threads must be 1 to 8 or auto, got "${threadsText}"` };
   if (simThreads !== 1 && provider)
     return { ok: false, message: '--sim-threads goes with the simulated sub-agents, not --execute openai' };
+  const rolloutText = f.str('rollout-threads') ?? '1';
+  const rolloutThreads = rolloutText === 'auto' ? 'auto' : Number(rolloutText);
+  if (
+    rolloutThreads !== 'auto' &&
+    !(Number.isInteger(rolloutThreads) && rolloutThreads >= 1 && rolloutThreads <= 8)
+  )
+    return { ok: false, message: `--rollout-threads must be 1 to 8 or auto, got "${rolloutText}"` };
+  if (rolloutThreads !== 1 && provider)
+    return {
+      ok: false,
+      message: '--rollout-threads goes with the simulated sub-agents, not --execute openai',
+    };
+  if (rolloutThreads !== 1 && simThreads !== 1)
+    return {
+      ok: false,
+      message:
+        '--rollout-threads and --sim-threads: one or the other (rollout workers simulate their own blocks)',
+    };
   return {
     ok: true,
     o: {
@@ -167,6 +202,7 @@ function parse(args: string[]): { ok: true; o: Options } | UsageError {
       iterations,
       backend,
       simThreads,
+      rolloutThreads,
       out,
       log: f.str('log'),
       provider,
@@ -214,6 +250,10 @@ async function run(all: string[], io: CliIO): Promise<number> {
   const workers = simWorkersFor(o.simThreads, availableParallelism());
   const sim: SimPool | null = workers > 0 ? createSimPool({ workers, spawn: nodeSimSpawner() }) : null;
   if (sim) runners = sim.runners;
+  // Blocks of each iteration's constructions sampled whole on worker threads (src/workers/rollout-pool.ts).
+  const rolloutWorkers = simWorkersFor(o.rolloutThreads, availableParallelism());
+  const rollouts: RolloutWorkers | null =
+    rolloutWorkers > 0 ? createRolloutPool({ workers: rolloutWorkers, spawn: nodeRolloutSpawner() }) : null;
   let paid: ProviderTrainRunners | null = null;
   let out = io;
   if (o.provider?.endpoint) {
@@ -245,10 +285,11 @@ async function run(all: string[], io: CliIO): Promise<number> {
   ).catch((e: unknown) => {
     // Its worker threads would keep the process alive.
     sim?.dispose();
+    rollouts?.dispose();
     throw e;
   });
   out.err(
-    `backend: ${choice.backend} (${choice.reason}) · from ${cp.name} · ${cfg.config.algo} on ${cfg.config.preset}${sim ? ` · simulated sub-agents on ${workers + 1} threads` : ''}`,
+    `backend: ${choice.backend} (${choice.reason}) · from ${cp.name} · ${cfg.config.algo} on ${cfg.config.preset}${sim ? ` · simulated sub-agents on ${workers + 1} threads` : ''}${rollouts ? (choice.backend === 'webgpu' && !choice.samplerBackend ? ' · rollouts sampled on WebGPU in this thread (rollout workers sample on the CPU side only)' : ` · rollouts on ${rolloutWorkers + 1} threads`) : ''}`,
   );
   const lines: string[] = [];
   let updates = 0;
@@ -268,6 +309,7 @@ async function run(all: string[], io: CliIO): Promise<number> {
       config: cfg.config,
       choice,
       runners,
+      ...(rollouts ? { rolloutWorkers: rollouts } : {}),
       onUpdate: (m: UpdateMetrics) => {
         updates++;
         lines.push(JSON.stringify(m));
@@ -281,6 +323,7 @@ async function run(all: string[], io: CliIO): Promise<number> {
     const spent = paid?.spent();
     // A simulator worker that failed had its calls run here (the same numbers); say so.
     for (const p of sim?.problems ?? []) out.err(`baton train: ${p}`);
+    for (const p of rollouts?.problems ?? []) out.err(`baton train: ${p}`);
     await write(
       spent
         ? `; provider spend ${spent.calls} requests, ${spent.tokens} tokens, $${spent.usd.toFixed(4)}`
@@ -300,6 +343,7 @@ async function run(all: string[], io: CliIO): Promise<number> {
   } finally {
     trainer?.dispose();
     sim?.dispose();
+    rollouts?.dispose();
     choice.ctx?.dispose();
     if (o.backend !== 'cpu') releaseNodeGpu();
   }
