@@ -23,6 +23,8 @@ import { rolloutHandlers } from './rollout.handlers.ts';
 import { rolloutMethods, RolloutRequestSchema } from './rollout.methods.ts';
 import { nodeRolloutSpawner } from './sim.node.ts';
 import { blockBounds, createRolloutPool } from './rollout-pool.ts';
+import { simWorkersFor } from './sim-pool.ts';
+import { trainHandlers } from './train.session.ts';
 
 const choiceOf = (backend: 'cpu' | 'wasm') =>
   ({ backend, reason: 'test', adapter: null, ctx: null }) as const;
@@ -231,6 +233,41 @@ describe('the rollout pool', () => {
     expect(erring.problems[1]).toMatch(
       /^rollout worker 2 stopped \(.*broken.*\); its blocks run in this thread$/,
     );
+  }, 120_000);
+
+  it('the training session samples on the rollout workers its start asks for, and says so in the reason', async () => {
+    const asked: unknown[] = [];
+    const handlers = trainHandlers({
+      choose: async () => choiceOf('cpu'),
+      rolloutPool: (threads) => {
+        asked.push(threads);
+        return pool(simWorkersFor(threads, 2), channelWorker());
+      },
+    });
+    const small = { ...config, evalEvery: 0 };
+    const ctx = { signal: new AbortController().signal, progress: () => undefined } as never;
+    const start = { config: small, from: { kind: 'prior' as const }, backend: 'cpu' as const, simThreads: 1 };
+    const started = await handlers.start({ ...start, rolloutThreads: 3 }, ctx);
+    expect(asked).toEqual([3]);
+    expect(started.reason).toBe('test; rollouts on 3 threads');
+    const ran = await handlers.run({ iterations: 2, snapshotEvery: 10 }, ctx);
+    expect(ran.backend.reason).toBe('test; rollouts on 3 threads');
+    // One thread's numbers: the same trained policy and history as a run without workers.
+    const alone = trainHandlers({
+      choose: async () => choiceOf('cpu'),
+      rolloutPool: () => {
+        throw new Error('1 thread starts no pool');
+      },
+    });
+    await alone.start({ ...start, rolloutThreads: 1 }, ctx);
+    await alone.run({ iterations: 2, snapshotEvery: 10 }, ctx);
+    const strip = (h: { history: { timings?: unknown }[] }) => h.history.map(({ timings: _t, ...m }) => m);
+    const [a, b] = [await handlers.snapshot({}, ctx), await alone.snapshot({}, ctx)];
+    expect(a.history).toHaveLength(2);
+    expect(strip(a)).toEqual(strip(b));
+    expect(a.checkpoint.params).toEqual(b.checkpoint.params);
+    await handlers.reset(undefined as never, ctx);
+    await alone.reset(undefined as never, ctx);
   }, 120_000);
 
   it('a worker refuses parameters that do not fit its sampler, and a call before its setup', async () => {

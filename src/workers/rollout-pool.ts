@@ -14,7 +14,7 @@ import {
 /**
  * Rollout workers (src/train/rollout-workers.ts): a training iteration's B·G constructions dealt out
  * in contiguous blocks, the first to this thread (the trainer's own sampler and runners) and one to
- * each worker thread (`rollout.node-worker.ts` in Node), which
+ * each worker thread (`rollout.worker.ts` in a page, `rollout.node-worker.ts` in Node), which
  * samples its block whole: the policy's passes on its own CPU-side backend and the simulated
  * sub-agents beside them. One message each way per worker and iteration, against one per
  * construction step for the simulator pool (sim-pool.ts), whose workers wait on this thread's

@@ -6,7 +6,8 @@ import type { Handlers } from './rpc/server.ts';
 import type { RolloutMethods, RolloutSetup, WireRollout, WireStep } from './rollout.methods.ts';
 
 /**
- * What a rollout worker does (src/workers/rollout.node-worker.ts, a Node worker thread): it keeps a batched sampler on its own CPU-side backend, loads each call's parameters into
+ * What a rollout worker does (src/workers/rollout.worker.ts in a page, rollout.node-worker.ts in
+ * Node): it keeps a batched sampler on its own CPU-side backend, loads each call's parameters into
  * it and samples the call's block of constructions with the simulator's runners, as the trainer's
  * thread would (`rolloutMany`).
  */

@@ -239,7 +239,7 @@ describe('the simulator pool', () => {
     const small = { ...config, evalEvery: 0 };
     const ctx = { signal: new AbortController().signal, progress: () => undefined } as never;
     const started = await handlers.start(
-      { config: small, from: { kind: 'prior' }, backend: 'cpu', simThreads: 3 },
+      { config: small, from: { kind: 'prior' }, backend: 'cpu', simThreads: 3, rolloutThreads: 1 },
       ctx,
     );
     expect(asked).toEqual([3]);
@@ -248,7 +248,10 @@ describe('the simulator pool', () => {
     expect(ran.backend.reason).toBe('test; simulated sub-agents on 3 threads');
     // The held-out evaluation runs on the pool too, with the numbers of one thread.
     const alone = trainHandlers({ choose: async () => CPU });
-    await alone.start({ config: small, from: { kind: 'prior' }, backend: 'cpu', simThreads: 1 }, ctx);
+    await alone.start(
+      { config: small, from: { kind: 'prior' }, backend: 'cpu', simThreads: 1, rolloutThreads: 1 },
+      ctx,
+    );
     await alone.run({ iterations: 1, snapshotEvery: 10 }, ctx);
     const [a, b] = [
       await handlers.evaluate({ n: 4, seed: 5 }, ctx),

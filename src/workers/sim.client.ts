@@ -10,3 +10,13 @@ export function startSimWorker(): WorkerEndpoint {
   w.addEventListener('error', (e) => e.preventDefault());
   return w;
 }
+
+/** Starts one rollout worker of the training worker's rollout pool (rollout-pool.ts); errors as above. */
+export function startRolloutWorker(): WorkerEndpoint {
+  const w = new Worker(new URL('./rollout.worker.ts', import.meta.url), {
+    type: 'module',
+    name: 'baton-rollout',
+  });
+  w.addEventListener('error', (e) => e.preventDefault());
+  return w;
+}

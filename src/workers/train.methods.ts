@@ -217,6 +217,8 @@ export const trainMethods = defineMethods({
       from: TrainFromSchema,
       backend: BackendPreferenceSchema,
       simThreads: SimThreadsSchema.default(1),
+      /** Threads that sample the run's rollouts (rollout-pool.ts): this one and rollout workers. */
+      rolloutThreads: SimThreadsSchema.default(1),
     }),
     progress: z.never(),
     output: BackendStateSchema.extend({ iteration: z.number().int().min(0), startName: z.string().max(200) }),

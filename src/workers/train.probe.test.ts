@@ -38,7 +38,7 @@ describe('the training session and the backend probe', () => {
       evalEvery: 0,
     });
     const started = await handlers.start(
-      { config, from: { kind: 'prior' }, backend: 'auto', simThreads: 'auto' },
+      { config, from: { kind: 'prior' }, backend: 'auto', simThreads: 'auto', rolloutThreads: 1 },
       {} as never,
     );
     expect(asked).toHaveLength(1);

@@ -38,6 +38,7 @@ import {
   type EvalResult,
   type IterationMetrics,
   type StructureStats,
+  type RolloutWorkers,
   type TrainConfig,
   type TrainerSnapshot,
 } from '../train/index.ts';
@@ -78,6 +79,12 @@ export interface TrainSessionDeps {
    * run's `simThreads` setting; without it they run in this thread. The same numbers either way.
    */
   simPool?: (threads: SimThreads) => SimPool;
+  /**
+   * Rollout workers (rollout-pool.ts) for the run's `rolloutThreads` setting: blocks of each
+   * iteration's constructions sampled whole on worker threads when the run samples on the CPU side;
+   * without it, or with 1 thread, every rollout is sampled in this thread. The same numbers either way.
+   */
+  rolloutPool?: (threads: SimThreads) => RolloutWorkers;
 }
 
 /** Held-out tasks of the periodic evaluation while a run trains (greedy, the same tasks each time). */
@@ -99,6 +106,8 @@ interface Session {
   loseAfter: number | null;
   /** Where the run's simulated sub-agents run (null: this thread). */
   sim: SimPool | null;
+  /** The run's rollout workers (null: rollouts sampled in this thread alone). */
+  rollouts: RolloutWorkers | null;
 }
 
 const disposeChoice = (c: BackendChoice): void => {
@@ -141,12 +150,26 @@ export function trainHandlers(deps: TrainSessionDeps): Handlers<TrainMethods> {
   const now = deps.now ?? (() => performance.now());
   const pool = DEFAULT_POOL;
   /** The backend's reason, and the threads the run's simulated sub-agents use when a pool has them. */
-  const reasonOf = (s: { choice: BackendChoice; sim: SimPool | null }): string => {
-    const sim = s.sim;
-    if (!sim) return s.choice.reason;
-    const n = sim.threads;
-    const stopped = sim.problems[0];
-    const text = `${s.choice.reason}; simulated sub-agents on ${n} thread${n === 1 ? '' : 's'}${stopped ? ` (${stopped})` : ''}`;
+  const reasonOf = (s: {
+    choice: BackendChoice;
+    sim: SimPool | null;
+    rollouts: RolloutWorkers | null;
+    trainer?: Trainer;
+  }): string => {
+    const threads = (what: string, p: { threads: number; problems: readonly string[] }): string => {
+      const n = p.threads;
+      const stopped = p.problems[0];
+      return `; ${what} on ${n} thread${n === 1 ? '' : 's'}${stopped ? ` (${stopped})` : ''}`;
+    };
+    const sim = s.sim ? threads('simulated sub-agents', s.sim) : '';
+    // Rollout workers sample on the CPU side: a run whose rollouts are sampled on WebGPU keeps them here.
+    const cpuSide = (s.trainer?.rolloutBackend ?? s.choice.backend) !== 'webgpu';
+    const rollouts = s.rollouts
+      ? cpuSide
+        ? threads('rollouts', s.rollouts)
+        : '; rollouts sampled on WebGPU in this thread (rollout workers sample on the CPU side only)'
+      : '';
+    const text = `${s.choice.reason}${sim}${rollouts}`;
     // The wire's limit (BackendStateSchema).
     return text.length > 2000 ? `${text.slice(0, 1999)}…` : text;
   };
@@ -182,6 +205,7 @@ export function trainHandlers(deps: TrainSessionDeps): Handlers<TrainMethods> {
       config: s.config,
       choice: s.choice,
       runners: runnersOf(s.sim),
+      ...(s.rollouts ? { rolloutWorkers: s.rollouts } : {}),
       ...(resume ? { resume } : {}),
       onUpdate: () => {
         if (full.loseAfter === null) return;
@@ -201,6 +225,7 @@ export function trainHandlers(deps: TrainSessionDeps): Handlers<TrainMethods> {
     session.trainer.dispose();
     disposeChoice(session.choice);
     session.sim?.dispose();
+    session.rollouts?.dispose();
     session = null;
   };
 
@@ -237,6 +262,7 @@ export function trainHandlers(deps: TrainSessionDeps): Handlers<TrainMethods> {
           lost: null,
           loseAfter: null,
           sim: s.sim,
+          rollouts: s.rollouts,
         },
         s.last.start,
         s.last,
@@ -284,7 +310,7 @@ export function trainHandlers(deps: TrainSessionDeps): Handlers<TrainMethods> {
   };
 
   return {
-    start: ({ config, from, backend, simThreads }) =>
+    start: ({ config, from, backend, simThreads, rolloutThreads }) =>
       serial(async () => {
         drop();
         let start: PolicyCheckpoint;
@@ -303,6 +329,7 @@ export function trainHandlers(deps: TrainSessionDeps): Handlers<TrainMethods> {
         if (why) throw new Error(`${start.name}: ${why}`);
         const holder: { s: Session | null } = { s: null };
         const sim = deps.simPool?.(simThreads) ?? null;
+        const rollouts = rolloutThreads !== 1 ? (deps.rolloutPool?.(rolloutThreads) ?? null) : null;
         const workload = iterationWorkload({
           start,
           pool,
@@ -319,7 +346,7 @@ export function trainHandlers(deps: TrainSessionDeps): Handlers<TrainMethods> {
         );
         try {
           const s = await build(
-            { choice, config: resume ? resume.config : config, lost: null, loseAfter: null, sim },
+            { choice, config: resume ? resume.config : config, lost: null, loseAfter: null, sim, rollouts },
             start,
             resume,
           );
@@ -334,6 +361,7 @@ export function trainHandlers(deps: TrainSessionDeps): Handlers<TrainMethods> {
         } catch (e) {
           disposeChoice(choice);
           sim?.dispose();
+          rollouts?.dispose();
           throw e;
         }
       }),

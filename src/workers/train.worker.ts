@@ -10,7 +10,8 @@ import { ORCH_CHECKPOINT_IDB, orchTrainHandlers } from './train-orchestrator.ses
 import { trainMethods } from './train.methods.ts';
 import { trainHandlers, type ChooseBackend } from './train.session.ts';
 import { browserThreadSpawner, threadsUnavailableReason } from './wasm-threads.ts';
-import { startSimWorker } from './sim.client.ts';
+import { startRolloutWorker, startSimWorker } from './sim.client.ts';
+import { createRolloutPool } from './rollout-pool.ts';
 import { createSimPool, simWorkersFor } from './sim-pool.ts';
 
 /**
@@ -48,6 +49,12 @@ serveRpc(
         createSimPool({
           workers: simWorkersFor(threads, globalThis.navigator?.hardwareConcurrency || 1),
           spawn: startSimWorker,
+        }),
+      // A run's rollouts in blocks on this thread and rollout workers beside it (the same count rule).
+      rolloutPool: (threads) =>
+        createRolloutPool({
+          workers: simWorkersFor(threads, globalThis.navigator?.hardwareConcurrency || 1),
+          spawn: startRolloutWorker,
         }),
       // The run's snapshot goes straight to IndexedDB (as the page's snapshot storage keeps it), not
       // through the page's main thread.

@@ -176,41 +176,60 @@ describe('Train page', () => {
   });
 });
 
+/**
+ * A small CPU run with `setting` (a thread select) at 2: started, paused after its first
+ * iteration, then one step, whose answer carries the backend line as it stands after that
+ * iteration (a worker that failed to load or answer would show as "on 1 thread (… worker 1
+ * stopped …)"). Returns that line.
+ */
+async function lineWithTwoThreads(setting: string, before?: (page: Page) => Promise<void>): Promise<string> {
+  const { context, page, errors } = await openPage(browser, '#/train');
+  try {
+    await page.locator('[data-testid=train-page]').waitFor();
+    await smallRun(page, 'cpu');
+    await page.selectOption(`[data-testid=${setting}]`, '2');
+    await before?.(page);
+    await page.click('[data-testid=train-start]');
+    await waitFor(
+      page,
+      () => Number(document.querySelector('[data-testid=train-iteration]')?.textContent) >= 1,
+    );
+    await page.click('[data-testid=train-pause]');
+    await waitFor(
+      page,
+      () => document.querySelector('[data-testid=train-status]')?.getAttribute('data-status') === 'paused',
+    );
+    const done = await iteration(page);
+    await page.click('[data-testid=train-step]');
+    await waitFor(
+      page,
+      (n: number) =>
+        Number(document.querySelector('[data-testid=train-iteration]')?.textContent) === n + 1 &&
+        document.querySelector('[data-testid=train-status]')?.getAttribute('data-status') === 'paused',
+      done,
+    );
+    expect(errors).toEqual([]);
+    return await page.locator('[data-testid=train-backend]').innerText();
+  } finally {
+    await context.close();
+  }
+}
+
 describe('Train page: simulated sub-agents on worker threads', () => {
   it('runs an iteration with the simulator on 2 threads (a nested worker) and says so', async () => {
-    const { context, page, errors } = await openPage(browser, '#/train');
-    try {
-      await page.locator('[data-testid=train-page]').waitFor();
-      await smallRun(page, 'cpu');
-      await page.selectOption('[data-testid=train-sim-threads]', '2');
-      await page.click('[data-testid=train-start]');
-      await waitFor(
-        page,
-        () => Number(document.querySelector('[data-testid=train-iteration]')?.textContent) >= 1,
-      );
-      await page.click('[data-testid=train-pause]');
-      await waitFor(
-        page,
-        () => document.querySelector('[data-testid=train-status]')?.getAttribute('data-status') === 'paused',
-      );
-      const before = await iteration(page);
-      // A step's answer carries the reason as it stands after the iteration: a simulator worker
-      // that failed to load or answer would show as "on 1 thread (simulator worker 1 stopped …)".
-      await page.click('[data-testid=train-step]');
-      await waitFor(
-        page,
-        (n: number) =>
-          Number(document.querySelector('[data-testid=train-iteration]')?.textContent) === n + 1 &&
-          document.querySelector('[data-testid=train-status]')?.getAttribute('data-status') === 'paused',
-        before,
-      );
-      expect(await page.locator('[data-testid=train-backend]').innerText()).toMatch(
-        /^cpu: .+; simulated sub-agents on 2 threads$/,
-      );
-      expect(errors).toEqual([]);
-    } finally {
-      await context.close();
-    }
+    expect(await lineWithTwoThreads('train-sim-threads')).toMatch(
+      /^cpu: .+; simulated sub-agents on 2 threads$/,
+    );
+  });
+});
+
+describe('Train page: rollouts on worker threads', () => {
+  it('runs iterations with rollouts sampled on 2 threads (a nested rollout worker) and says so', async () => {
+    const line = await lineWithTwoThreads('train-rollout-threads', async (page) => {
+      // Rollout workers simulate their own blocks: the simulator pool is off with them.
+      expect(await page.locator('[data-testid=train-sim-threads]').isDisabled()).toBe(true);
+    });
+    expect(line).toMatch(/^cpu: .+; rollouts on 2 threads$/);
   });
 });
 

@@ -63,6 +63,8 @@ export interface TrainSlice extends TrainShareSlice {
   trainCompute: ComputeChoice;
   /** Threads for the run's simulated sub-agents (src/workers/sim-pool.ts); 1 by default. */
   trainSimThreads: SimThreads;
+  /** Threads that sample the run's rollouts (src/workers/rollout-pool.ts); 1 by default. */
+  trainRolloutThreads: SimThreads;
   trainStatus: TrainStatus;
   /** The backend the worker trains on, and why (also after a device loss). */
   trainBackend: TrainBackend | null;
@@ -88,6 +90,7 @@ export interface TrainSlice extends TrainShareSlice {
   setTrainFrom(from: TrainFromChoice): void;
   setTrainCompute(c: ComputeChoice): void;
   setTrainSimThreads(t: SimThreads): void;
+  setTrainRolloutThreads(t: SimThreads): void;
   /** A new run from the form and the chosen start, then runs until paused. */
   startTraining(): Promise<void>;
   pauseTraining(): Promise<void>;
@@ -257,7 +260,8 @@ export const createTrainSlice: SliceCreator<TrainSlice> = (set, get) => {
         config: stored.config,
         from: { kind: 'snapshot', snapshot: stored },
         backend: buildEnv().prefer ?? get().trainCompute,
-        simThreads: get().trainSimThreads,
+        simThreads: get().trainRolloutThreads === 1 ? get().trainSimThreads : 1,
+        rolloutThreads: get().trainRolloutThreads,
       });
     if (!r.ok) {
       problems(workerProblems(r.errors));
@@ -319,6 +323,7 @@ export const createTrainSlice: SliceCreator<TrainSlice> = (set, get) => {
     trainFrom: { kind: 'prior' },
     trainCompute: 'auto',
     trainSimThreads: 1,
+    trainRolloutThreads: 1,
     trainStatus: 'idle',
     trainBackend: null,
     trainIteration: 0,
@@ -371,6 +376,9 @@ export const createTrainSlice: SliceCreator<TrainSlice> = (set, get) => {
     setTrainCompute(c) {
       set({ trainCompute: c });
     },
+    setTrainRolloutThreads(t) {
+      set({ trainRolloutThreads: t });
+    },
     setTrainSimThreads(t) {
       set({ trainSimThreads: t });
     },
@@ -419,7 +427,8 @@ export const createTrainSlice: SliceCreator<TrainSlice> = (set, get) => {
           config: c.config,
           from,
           backend: buildEnv().prefer ?? get().trainCompute,
-          simThreads: get().trainSimThreads,
+          simThreads: get().trainRolloutThreads === 1 ? get().trainSimThreads : 1,
+          rolloutThreads: get().trainRolloutThreads,
         });
       if (!r.ok) {
         live = false;

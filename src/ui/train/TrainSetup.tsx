@@ -19,6 +19,17 @@ import { useBaton } from '../../store/store.ts';
 
 const SIM_THREADS = [1, 2, 4, 8, 'auto'] as const;
 
+/** The choices of the thread settings (simulator threads, rollout threads). */
+const threadOptions = SIM_THREADS.map((t) => (
+  <option key={t} value={String(t)}>
+    {t === 'auto'
+      ? 'auto (a worker per core beyond two, up to 8 threads)'
+      : t === 1
+        ? '1 (the training thread)'
+        : t}
+  </option>
+));
+
 const fromValue = (f: TrainFromChoice): string =>
   f.kind === 'checkpoint' ? `checkpoint:${f.name}` : f.kind === 'random' ? 'random' : 'prior';
 
@@ -103,6 +114,10 @@ export function TrainSetup({ locked }: { locked: boolean }): JSX.Element {
   const setCompute = useBaton((s) => s.setTrainCompute);
   const simThreads = useBaton((s) => s.trainSimThreads);
   const setSimThreads = useBaton((s) => s.setTrainSimThreads);
+  const rolloutThreads = useBaton((s) => s.trainRolloutThreads);
+  const setRolloutThreads = useBaton((s) => s.setTrainRolloutThreads);
+  // Rollout workers simulate their own blocks: with them the simulator pool stays off.
+  const rolloutPool = rolloutThreads !== 1;
   return (
     <div className="train-setup">
       <fieldset className="train-presets" disabled={locked}>
@@ -175,20 +190,24 @@ export function TrainSetup({ locked }: { locked: boolean }): JSX.Element {
           Simulator threads{' '}
           <select
             className="input"
-            value={String(simThreads)}
-            disabled={locked}
+            value={rolloutPool ? '1' : String(simThreads)}
+            disabled={locked || rolloutPool}
             onChange={(e) => setSimThreads(e.target.value === 'auto' ? 'auto' : Number(e.target.value))}
             data-testid="train-sim-threads"
           >
-            {SIM_THREADS.map((t) => (
-              <option key={t} value={String(t)}>
-                {t === 'auto'
-                  ? 'auto (a worker per core beyond two, up to 8 threads)'
-                  : t === 1
-                    ? '1 (the training thread)'
-                    : t}
-              </option>
-            ))}
+            {threadOptions}
+          </select>
+        </label>
+        <label title="Each iteration's constructions sampled in blocks, one on the training thread and one whole (policy passes and simulated sub-agents) on each rollout worker beside it, when rollouts are sampled on the CPU side; the numbers are the same on any count">
+          Rollout threads{' '}
+          <select
+            className="input"
+            value={String(rolloutThreads)}
+            disabled={locked}
+            onChange={(e) => setRolloutThreads(e.target.value === 'auto' ? 'auto' : Number(e.target.value))}
+            data-testid="train-rollout-threads"
+          >
+            {threadOptions}
           </select>
         </label>
         <span className="muted small" data-testid="train-backend">
