@@ -33,6 +33,7 @@ import { DEFAULT_TRAIN_FORM, checkTrainForm, withField, type TrainForm } from '.
 import { createTrainShareSlice, type TrainShareSlice } from './train-share.ts';
 import { createRing, latest, pushRow, rowOf, setAt, type MetricRing } from './train-ring.ts';
 import { createProgressBatch } from './train-progress.ts';
+import { threadsOf, type TrainThreads } from './train-threads.ts';
 import { formForSample } from './train-sample.ts';
 
 export type { Evaluation, SimThreads, StructureRow };
@@ -61,10 +62,8 @@ export interface TrainSlice extends TrainShareSlice {
   trainFormProblems: Record<string, string[]>;
   trainFrom: TrainFromChoice;
   trainCompute: ComputeChoice;
-  /** Threads for the run's simulated sub-agents (src/workers/sim-pool.ts); 1 by default. */
-  trainSimThreads: SimThreads;
-  /** Threads that sample the run's rollouts (src/workers/rollout-pool.ts); 1 by default. */
-  trainRolloutThreads: SimThreads;
+  /** Threads of the run's simulated sub-agents and rollouts (train-threads.ts). */
+  trainThreads: TrainThreads;
   trainStatus: TrainStatus;
   /** The backend the worker trains on, and why (also after a device loss). */
   trainBackend: TrainBackend | null;
@@ -89,8 +88,7 @@ export interface TrainSlice extends TrainShareSlice {
   setTrainField(path: string, value: unknown): void;
   setTrainFrom(from: TrainFromChoice): void;
   setTrainCompute(c: ComputeChoice): void;
-  setTrainSimThreads(t: SimThreads): void;
-  setTrainRolloutThreads(t: SimThreads): void;
+  setTrainThreads(which: 'sim' | 'rollouts', t: SimThreads): void;
   /** A new run from the form and the chosen start, then runs until paused. */
   startTraining(): Promise<void>;
   pauseTraining(): Promise<void>;
@@ -260,8 +258,7 @@ export const createTrainSlice: SliceCreator<TrainSlice> = (set, get) => {
         config: stored.config,
         from: { kind: 'snapshot', snapshot: stored },
         backend: buildEnv().prefer ?? get().trainCompute,
-        simThreads: get().trainRolloutThreads === 1 ? get().trainSimThreads : 1,
-        rolloutThreads: get().trainRolloutThreads,
+        ...threadsOf(get().trainThreads),
       });
     if (!r.ok) {
       problems(workerProblems(r.errors));
@@ -322,8 +319,7 @@ export const createTrainSlice: SliceCreator<TrainSlice> = (set, get) => {
     trainFormProblems: {},
     trainFrom: { kind: 'prior' },
     trainCompute: 'auto',
-    trainSimThreads: 1,
-    trainRolloutThreads: 1,
+    trainThreads: { sim: 1, rollouts: 1 },
     trainStatus: 'idle',
     trainBackend: null,
     trainIteration: 0,
@@ -376,11 +372,8 @@ export const createTrainSlice: SliceCreator<TrainSlice> = (set, get) => {
     setTrainCompute(c) {
       set({ trainCompute: c });
     },
-    setTrainRolloutThreads(t) {
-      set({ trainRolloutThreads: t });
-    },
-    setTrainSimThreads(t) {
-      set({ trainSimThreads: t });
+    setTrainThreads(which, t) {
+      set({ trainThreads: { ...get().trainThreads, [which]: t } });
     },
 
     async startTraining() {
@@ -427,8 +420,7 @@ export const createTrainSlice: SliceCreator<TrainSlice> = (set, get) => {
           config: c.config,
           from,
           backend: buildEnv().prefer ?? get().trainCompute,
-          simThreads: get().trainRolloutThreads === 1 ? get().trainSimThreads : 1,
-          rolloutThreads: get().trainRolloutThreads,
+          ...threadsOf(get().trainThreads),
         });
       if (!r.ok) {
         live = false;

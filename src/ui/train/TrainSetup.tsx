@@ -112,10 +112,8 @@ export function TrainSetup({ locked }: { locked: boolean }): JSX.Element {
   const setField = useBaton((s) => s.setTrainField);
   const setFrom = useBaton((s) => s.setTrainFrom);
   const setCompute = useBaton((s) => s.setTrainCompute);
-  const simThreads = useBaton((s) => s.trainSimThreads);
-  const setSimThreads = useBaton((s) => s.setTrainSimThreads);
-  const rolloutThreads = useBaton((s) => s.trainRolloutThreads);
-  const setRolloutThreads = useBaton((s) => s.setTrainRolloutThreads);
+  const { sim: simThreads, rollouts: rolloutThreads } = useBaton((s) => s.trainThreads);
+  const setThreads = useBaton((s) => s.setTrainThreads);
   // Rollout workers simulate their own blocks: with them the simulator pool stays off.
   const rolloutPool = rolloutThreads !== 1;
   return (
@@ -192,7 +190,7 @@ export function TrainSetup({ locked }: { locked: boolean }): JSX.Element {
             className="input"
             value={rolloutPool ? '1' : String(simThreads)}
             disabled={locked || rolloutPool}
-            onChange={(e) => setSimThreads(e.target.value === 'auto' ? 'auto' : Number(e.target.value))}
+            onChange={(e) => setThreads('sim', e.target.value === 'auto' ? 'auto' : Number(e.target.value))}
             data-testid="train-sim-threads"
           >
             {threadOptions}
@@ -204,7 +202,9 @@ export function TrainSetup({ locked }: { locked: boolean }): JSX.Element {
             className="input"
             value={String(rolloutThreads)}
             disabled={locked}
-            onChange={(e) => setRolloutThreads(e.target.value === 'auto' ? 'auto' : Number(e.target.value))}
+            onChange={(e) =>
+              setThreads('rollouts', e.target.value === 'auto' ? 'auto' : Number(e.target.value))
+            }
             data-testid="train-rollout-threads"
           >
             {threadOptions}
