@@ -9,7 +9,8 @@
  *
  * `npm run bench:rollout-pool` (`--pool rollouts`): the same against the rollout pool
  * (src/workers/rollout-pool.ts: blocks of constructions sampled whole, one in the trainer's thread
- * and one per worker; a bundle of rollout.node-worker.ts).
+ * and one per worker; a bundle of rollout.node-worker.ts), and then what one worker's answer costs
+ * the trainer's thread (`answerCost`).
  *
  * Two trainers of the same seed take turns, one iteration each, the order alternating by round,
  * after one untimed round; the bench checks that their metrics agree exactly in every round. Per
@@ -31,8 +32,17 @@ import { performance as perf, type EventLoopUtilization } from 'node:perf_hooks'
 import type { Worker } from 'node:worker_threads';
 import { simulatedRunners } from '../src/executor/train-runners.ts';
 import { DEFAULT_POOL, priorCheckpoint } from '../src/policy/index.ts';
-import { Trainer, trainConfig, type RolloutWorkers } from '../src/train/index.ts';
-import { createRolloutPool } from '../src/workers/rollout-pool.ts';
+import {
+  Learner,
+  PRESET_TABLE,
+  Trainer,
+  drawTasks,
+  trainConfig,
+  type RolloutWorkers,
+} from '../src/train/index.ts';
+import { createRolloutPool, rolloutsFromWire } from '../src/workers/rollout-pool.ts';
+import { rolloutHandlers } from '../src/workers/rollout.handlers.ts';
+import { RolloutRequestSchema, rolloutMethods } from '../src/workers/rollout.methods.ts';
 import { createSimPool, defaultSimWorkers } from '../src/workers/sim-pool.ts';
 import { nodeRolloutSpawner, nodeSimSpawner } from '../src/workers/sim.node.ts';
 import { buildSimWorker } from './sim-worker-build.ts';
@@ -147,9 +157,79 @@ try {
   console.log(
     `pool: ${pool.threads} threads in use${pool.problems.length ? `; ${pool.problems.join('; ')}` : ''}`,
   );
+  if (POOL === 'rollouts') console.log(await answerCost());
 } finally {
   one.t.dispose();
   pooled.t.dispose();
   pool.dispose();
   rmSync(dir, { recursive: true, force: true });
+}
+
+/**
+ * What one worker's answer costs the trainer's thread, alone in this thread: an answer for a whole
+ * iteration's constructions (B × 8, the bench's config, from `prior`) made by the rollout handlers
+ * here, then its structured clone (what postMessage does), its schema parse (what the RPC client
+ * does) and `rolloutsFromWire` (names, replay, design); medians of 30.
+ */
+async function answerCost(): Promise<string> {
+  const cp = priorCheckpoint(DEFAULT_POOL);
+  const learner = await Learner.create(cp, cp, DEFAULT_POOL, config, {
+    backend: BACKEND,
+    reason: 'bench',
+    adapter: null,
+    ctx: null,
+  });
+  const arena = await learner.arena();
+  learner.dispose();
+  const tasks = drawTasks(PRESET_TABLE[config.preset], 11, TASKS, 'train');
+  const episodes = tasks.flatMap((task, i) =>
+    Array.from({ length: 8 }, (_, g) => ({ task, seed: 100 * i + g })),
+  );
+  const request = {
+    setup: {
+      checkpoint: cp,
+      pool: DEFAULT_POOL,
+      backend: BACKEND,
+      maxBatch: episodes.length,
+      jpss: true,
+      edgeMode: 'two-pass' as const,
+    },
+    name: cp.name,
+    arena,
+    resetTasks: false,
+    tasks: tasks.map((task, key) => ({ key, task })),
+    episodes: episodes.map((e, i) => ({ task: Math.floor(i / 8), seed: e.seed })),
+    maxSteps: config.maxSteps,
+    temperature: 1,
+    greedy: false,
+    intermediate: true,
+    rewards: config.actionReward,
+  };
+  const ctx = { signal: new AbortController().signal, progress: () => undefined };
+  const answer = await rolloutHandlers().rollouts(RolloutRequestSchema.parse(request), ctx);
+  const output = rolloutMethods.rollouts.output;
+  const timed = (f: () => unknown): number => {
+    const xs: number[] = [];
+    for (let k = 0; k < 30; k++) {
+      const t0 = performance.now();
+      f();
+      xs.push(performance.now() - t0);
+    }
+    return median(xs);
+  };
+  const clone = timed(() => structuredClone(answer));
+  const parse = timed(() => output.parse(answer));
+  const parsed = output.parse(answer);
+  const on = { pool: DEFAULT_POOL, checkpoint: cp, maxSteps: config.maxSteps };
+  const got = rolloutsFromWire(parsed.rollouts, episodes, on);
+  if (typeof got === 'string') throw new Error(`the bench's own answer does not fit: ${got}`);
+  const replay = timed(() => rolloutsFromWire(parsed.rollouts, episodes, on));
+  const steps = parsed.rollouts.reduce((a, r) => a + r.steps.length, 0);
+  const kb = JSON.stringify(answer).length / 1000;
+  const f2 = (x: number): string => x.toFixed(2);
+  return (
+    `one answer of ${episodes.length} constructions (${steps} steps, ${kb.toFixed(0)} kB as JSON) on the ` +
+    `trainer's thread: structured clone ${f2(clone)} ms, schema parse ${f2(parse)} ms, replay ${f2(replay)} ms ` +
+    `(medians of 30)`
+  );
 }

@@ -61,6 +61,60 @@ export function blockBounds(n: number, parts: number): [number, number][] {
   return out;
 }
 
+/**
+ * A block's rollouts from a worker's answer (parsed), or why they do not fit the block: the role
+ * distributions named again, the states before each step and the design after the last replayed.
+ */
+export function rolloutsFromWire(
+  wire: readonly WireRollout[],
+  block: PooledRolloutRequest['episodes'],
+  r: Pick<PooledRolloutRequest, 'pool' | 'checkpoint' | 'maxSteps'>,
+): Rollout[] | string {
+  if (wire.length !== block.length)
+    return `it answered ${wire.length} constructions for a block of ${block.length}`;
+  const names = actionNames(r.pool);
+  const limits = {
+    maxAgents: r.checkpoint.config.maxAgents,
+    maxSteps: Math.min(r.maxSteps, r.checkpoint.config.maxSteps),
+  };
+  const out: Rollout[] = [];
+  for (let i = 0; i < wire.length; i++) {
+    const w = wire[i] as WireRollout;
+    const why = `construction ${i} of its block`;
+    if (w.intermediate.length !== w.steps.length) return `${why} has not one intermediate result per step`;
+    const steps: ConstructionStep[] = [];
+    for (const [k, x] of w.steps.entries()) {
+      if (x.index !== k) return `${why} does not number its steps 0, 1, …`;
+      if (x.roleP.length !== names.length)
+        return `${why}: step ${k} has ${x.roleP.length} action probabilities for ${names.length} actions`;
+      const { index, action, roleP, edgeProbabilities, logProb, chooser, ...rest } = x;
+      const roleDistribution = roleP.map((p, j) => ({ action: names[j] as string, p }));
+      steps.push({ index, action, roleDistribution, edgeProbabilities, logProb, chooser, ...rest });
+    }
+    // The states before each step and the design after the last, as the worker's episode had them.
+    let replayed: ReturnType<typeof replay>;
+    try {
+      replayed = replay(r.pool, limits, steps);
+    } catch (e) {
+      return `${why} does not replay: ${e instanceof Error ? e.message : String(e)}`;
+    }
+    const design = toValidDesign(replayed.final);
+    if (!design) return `${why} ended without agents`;
+    out.push({
+      task: (block[i] as (typeof block)[number]).task,
+      steps,
+      design,
+      agents: design.agents.length,
+      edges: design.edges.length,
+      correct: w.correct,
+      tokens: w.tokens,
+      intermediate: w.intermediate,
+      states: replayed.states,
+    });
+  }
+  return out;
+}
+
 export function createRolloutPool(o: RolloutPoolOptions): RolloutWorkers {
   if (!Number.isInteger(o.workers) || o.workers < 0 || o.workers > 63)
     throw new Error(`rollout workers: ${o.workers} (an integer from 0 to 63)`);
@@ -139,57 +193,6 @@ export function createRolloutPool(o: RolloutPoolOptions): RolloutWorkers {
     } as RolloutRequest;
   };
 
-  /** The block's rollouts from the worker's answer, or why they do not fit it. */
-  const fromWire = (
-    wire: readonly WireRollout[],
-    block: PooledRolloutRequest['episodes'],
-    r: PooledRolloutRequest,
-  ): Rollout[] | string => {
-    if (wire.length !== block.length)
-      return `it answered ${wire.length} constructions for a block of ${block.length}`;
-    const names = actionNames(r.pool);
-    const limits = {
-      maxAgents: r.checkpoint.config.maxAgents,
-      maxSteps: Math.min(r.maxSteps, r.checkpoint.config.maxSteps),
-    };
-    const out: Rollout[] = [];
-    for (let i = 0; i < wire.length; i++) {
-      const w = wire[i] as WireRollout;
-      const why = `construction ${i} of its block`;
-      if (w.intermediate.length !== w.steps.length) return `${why} has not one intermediate result per step`;
-      const steps: ConstructionStep[] = [];
-      for (const [k, x] of w.steps.entries()) {
-        if (x.index !== k) return `${why} does not number its steps 0, 1, …`;
-        if (x.roleP.length !== names.length)
-          return `${why}: step ${k} has ${x.roleP.length} action probabilities for ${names.length} actions`;
-        const { index, action, roleP, edgeProbabilities, logProb, chooser, ...rest } = x;
-        const roleDistribution = roleP.map((p, j) => ({ action: names[j] as string, p }));
-        steps.push({ index, action, roleDistribution, edgeProbabilities, logProb, chooser, ...rest });
-      }
-      // The states before each step and the design after the last, as the worker's episode had them.
-      let replayed: ReturnType<typeof replay>;
-      try {
-        replayed = replay(r.pool, limits, steps);
-      } catch (e) {
-        return `${why} does not replay: ${e instanceof Error ? e.message : String(e)}`;
-      }
-      const design = toValidDesign(replayed.final);
-      if (!design) return `${why} ended without agents`;
-      out.push({
-        task: (block[i] as (typeof block)[number]).task,
-        steps,
-        design,
-        agents: design.agents.length,
-        edges: design.edges.length,
-        correct: w.correct,
-        tokens: w.tokens,
-        intermediate: w.intermediate,
-        states: replayed.states,
-      });
-    }
-    return out;
-  };
-
   return {
     get threads() {
       return 1 + lanes.filter((l) => !l.dead).length;
@@ -214,7 +217,9 @@ export function createRolloutPool(o: RolloutPoolOptions): RolloutWorkers {
         const lane = alive[i] as Lane;
         const req = requestFor(lane, r, block, setupKey);
         const res = await lane.client.call('rollouts', req);
-        const got = res.ok ? fromWire(res.value.rollouts, block, r) : (res.errors[0]?.message ?? 'no answer');
+        const got = res.ok
+          ? rolloutsFromWire(res.value.rollouts, block, r)
+          : (res.errors[0]?.message ?? 'no answer');
         if (typeof got === 'string') {
           stopLane(lane, got);
           return null;
