@@ -17,8 +17,8 @@ import {
   type IterationMetrics,
   type RolloutWorkers,
 } from '../train/index.ts';
-import { portEndpoint, type WorkerEndpoint } from './rpc/endpoint.ts';
-import { serveRpc } from './rpc/server.ts';
+import type { WorkerEndpoint } from './rpc/endpoint.ts';
+import { answeringWorker, channelServed, crashingWorker } from './stand-in-workers.ts';
 import { rolloutHandlers } from './rollout.handlers.ts';
 import { rolloutMethods, RolloutRequestSchema } from './rollout.methods.ts';
 import { nodeRolloutSpawner } from './sim.node.ts';
@@ -71,23 +71,17 @@ const pool = (workers: number, spawn: () => WorkerEndpoint): RolloutWorkers => {
 };
 
 /** A rollout worker on a MessageChannel in this thread, its handlers as given. */
-const channelWorker =
-  (handlers = rolloutHandlers(), seen?: unknown[]) =>
-  (): WorkerEndpoint => {
-    const ch = new MessageChannel();
-    serveRpc(
-      portEndpoint(ch.port2),
-      rolloutMethods,
-      {
-        rollouts: (req, ctx) => {
-          seen?.push(req);
-          return handlers.rollouts(req, ctx);
-        },
+const channelWorker = (handlers = rolloutHandlers(), seen?: unknown[]): (() => WorkerEndpoint) =>
+  channelServed(
+    rolloutMethods,
+    {
+      rollouts: (req, ctx) => {
+        seen?.push(req);
+        return handlers.rollouts(req, ctx);
       },
-      'rollout',
-    );
-    return portEndpoint(ch.port1);
-  };
+    },
+    'rollout',
+  );
 
 describe('the rollout pool', () => {
   it('deals contiguous blocks whose sizes differ by at most one', () => {
@@ -189,19 +183,13 @@ describe('the rollout pool', () => {
   }, 120_000);
 
   it('samples the block of a worker that answers garbage or a wrong block here, with the same numbers', async () => {
-    const answering = (output: unknown) => (): WorkerEndpoint => {
-      const ch = new MessageChannel();
-      ch.port2.onmessage = (ev: MessageEvent<{ id: number }>) =>
-        ch.port2.postMessage({ kind: 'done', id: ev.data.id, output });
-      return portEndpoint(ch.port1);
-    };
-    const garbage = pool(1, answering({ rollouts: [{ steps: 'none' }] }));
+    const garbage = pool(1, answeringWorker({ rollouts: [{ steps: 'none' }] }));
     expect(await train('cpu', garbage)).toEqual(await reference.cpu);
     expect(garbage.threads).toBe(1);
     expect(garbage.problems).toHaveLength(1);
     expect(garbage.problems[0]).toMatch(/^rollout worker 1 stopped \(.*\); its blocks run in this thread$/);
 
-    const short = pool(1, answering({ rollouts: [] }));
+    const short = pool(1, answeringWorker({ rollouts: [] }));
     expect(await train('cpu', short)).toEqual(await reference.cpu);
     expect(short.problems).toEqual([
       'rollout worker 1 stopped (it answered 0 constructions for a block of 4); its blocks run in this thread',
@@ -209,13 +197,7 @@ describe('the rollout pool', () => {
   }, 120_000);
 
   it('samples the blocks of a crashed worker, and of one that reports errors, here', async () => {
-    const crashing = (): WorkerEndpoint => {
-      const ch = new MessageChannel();
-      const ep = portEndpoint(ch.port1);
-      ch.port2.onmessage = () => ep.onerror?.({ message: 'out of memory' } as ErrorEvent);
-      return ep;
-    };
-    const crashed = pool(1, crashing);
+    const crashed = pool(1, crashingWorker('out of memory'));
     expect(await train('cpu', crashed)).toEqual(await reference.cpu);
     expect(crashed.problems[0]).toMatch(/^rollout worker 1 stopped \(.*out of memory.*\)/);
 

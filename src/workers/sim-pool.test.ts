@@ -17,9 +17,9 @@ import {
   type IterationMetrics,
   type Rollout,
 } from '../train/index.ts';
-import { portEndpoint, type WorkerEndpoint } from './rpc/endpoint.ts';
+import type { WorkerEndpoint } from './rpc/endpoint.ts';
+import { answeringWorker, channelServed, crashingWorker } from './stand-in-workers.ts';
 import { trainHandlers } from './train.session.ts';
-import { serveRpc } from './rpc/server.ts';
 import { designOfJob, simHandlers } from './sim.handlers.ts';
 import { simMethods, type SimJob } from './sim.methods.ts';
 import { nodeSimSpawner } from './sim.node.ts';
@@ -84,13 +84,8 @@ const pool = (workers: number, spawn: () => WorkerEndpoint): SimPool => {
 };
 
 /** A simulator worker on a MessageChannel in this thread, its handlers as given. */
-const channelWorker =
-  (handlers = simHandlers()) =>
-  (): WorkerEndpoint => {
-    const ch = new MessageChannel();
-    serveRpc(portEndpoint(ch.port2), simMethods, handlers, 'sim');
-    return portEndpoint(ch.port1);
-  };
+const channelWorker = (handlers = simHandlers()): (() => WorkerEndpoint) =>
+  channelServed(simMethods, handlers, 'sim');
 
 describe('the simulator pool', () => {
   it('gives the rollouts of this thread, step by step, from workers on Node threads', async () => {
@@ -125,17 +120,7 @@ describe('the simulator pool', () => {
   }, 120_000);
 
   it('runs the calls of a worker that answers garbage in this thread, with the same numbers', async () => {
-    const garbage = (): WorkerEndpoint => {
-      const ch = new MessageChannel();
-      ch.port2.onmessage = (ev: MessageEvent<{ id: number }>) =>
-        ch.port2.postMessage({
-          kind: 'done',
-          id: ev.data.id,
-          output: { answers: [{ kind: 'intermediate' }] },
-        });
-      return portEndpoint(ch.port1);
-    };
-    const p = pool(1, garbage);
+    const p = pool(1, answeringWorker({ answers: [{ kind: 'intermediate' }] }));
     expect(await rollouts(p.runners)).toEqual(await referenceRollouts);
     expect(p.threads).toBe(1);
     expect(p.problems).toHaveLength(1);
@@ -145,13 +130,7 @@ describe('the simulator pool', () => {
   }, 120_000);
 
   it('runs the calls of a crashed worker, and of one that reports errors, in this thread', async () => {
-    const crashing = (): WorkerEndpoint => {
-      const ch = new MessageChannel();
-      const ep = portEndpoint(ch.port1);
-      ch.port2.onmessage = () => ep.onerror?.({ message: 'out of memory' } as ErrorEvent);
-      return ep;
-    };
-    const crashed = pool(1, crashing);
+    const crashed = pool(1, crashingWorker('out of memory'));
     expect(await rollouts(crashed.runners)).toEqual(await referenceRollouts);
     expect(crashed.problems[0]).toMatch(/^simulator worker 1 stopped \(.*out of memory.*\)/);
 

@@ -19,16 +19,38 @@ import { useBaton } from '../../store/store.ts';
 
 const SIM_THREADS = [1, 2, 4, 8, 'auto'] as const;
 
-/** The choices of the thread settings (simulator threads, rollout threads). */
-const threadOptions = SIM_THREADS.map((t) => (
-  <option key={t} value={String(t)}>
-    {t === 'auto'
-      ? 'auto (a worker per core beyond two, up to 8 threads)'
-      : t === 1
-        ? '1 (the training thread)'
-        : t}
-  </option>
-));
+/** A thread setting (simulator threads, rollout threads): 1, 2, 4, 8 or auto. */
+function ThreadsSelect(p: {
+  label: string;
+  title: string;
+  value: number | 'auto';
+  disabled: boolean;
+  onChange: (t: number | 'auto') => void;
+  testId: string;
+}): JSX.Element {
+  return (
+    <label title={p.title}>
+      {p.label}{' '}
+      <select
+        className="input"
+        value={String(p.value)}
+        disabled={p.disabled}
+        onChange={(e) => p.onChange(e.target.value === 'auto' ? 'auto' : Number(e.target.value))}
+        data-testid={p.testId}
+      >
+        {SIM_THREADS.map((t) => (
+          <option key={t} value={String(t)}>
+            {t === 'auto'
+              ? 'auto (a worker per core beyond two, up to 8 threads)'
+              : t === 1
+                ? '1 (the training thread)'
+                : t}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}
 
 const fromValue = (f: TrainFromChoice): string =>
   f.kind === 'checkpoint' ? `checkpoint:${f.name}` : f.kind === 'random' ? 'random' : 'prior';
@@ -184,32 +206,22 @@ export function TrainSetup({ locked }: { locked: boolean }): JSX.Element {
             ))}
           </select>
         </label>
-        <label title="The simulated sub-agents of each iteration on the training thread and simulator workers beside it; the numbers are the same on any count">
-          Simulator threads{' '}
-          <select
-            className="input"
-            value={rolloutPool ? '1' : String(simThreads)}
-            disabled={locked || rolloutPool}
-            onChange={(e) => setThreads('sim', e.target.value === 'auto' ? 'auto' : Number(e.target.value))}
-            data-testid="train-sim-threads"
-          >
-            {threadOptions}
-          </select>
-        </label>
-        <label title="Each iteration's constructions sampled in blocks, one on the training thread and one whole (policy passes and simulated sub-agents) on each rollout worker beside it, when rollouts are sampled on the CPU side; the numbers are the same on any count">
-          Rollout threads{' '}
-          <select
-            className="input"
-            value={String(rolloutThreads)}
-            disabled={locked}
-            onChange={(e) =>
-              setThreads('rollouts', e.target.value === 'auto' ? 'auto' : Number(e.target.value))
-            }
-            data-testid="train-rollout-threads"
-          >
-            {threadOptions}
-          </select>
-        </label>
+        <ThreadsSelect
+          label="Simulator threads"
+          title="The simulated sub-agents of each iteration on the training thread and simulator workers beside it; the numbers are the same on any count"
+          value={rolloutPool ? 1 : simThreads}
+          disabled={locked || rolloutPool}
+          onChange={(t) => setThreads('sim', t)}
+          testId="train-sim-threads"
+        />
+        <ThreadsSelect
+          label="Rollout threads"
+          title="Each iteration's constructions sampled in blocks, one on the training thread and one whole (policy passes and simulated sub-agents) on each rollout worker beside it, when rollouts are sampled on the CPU side; the numbers are the same on any count"
+          value={rolloutThreads}
+          disabled={locked}
+          onChange={(t) => setThreads('rollouts', t)}
+          testId="train-rollout-threads"
+        />
         <span className="muted small" data-testid="train-backend">
           {backend ? `${backend.backend}: ${backend.reason}` : 'backend chosen when the run starts'}
         </span>
