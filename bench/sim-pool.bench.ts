@@ -31,7 +31,9 @@ import { pathToFileURL } from 'node:url';
 import { performance as perf, type EventLoopUtilization } from 'node:perf_hooks';
 import type { Worker } from 'node:worker_threads';
 import { simulatedRunners } from '../src/executor/train-runners.ts';
-import { DEFAULT_POOL, priorCheckpoint } from '../src/policy/index.ts';
+import { z } from 'zod';
+import { ConstructionStepSchema } from '../src/core/trace.ts';
+import { DEFAULT_POOL, actionNames, priorCheckpoint, replay, toValidDesign } from '../src/policy/index.ts';
 import {
   Learner,
   PRESET_TABLE,
@@ -40,7 +42,8 @@ import {
   trainConfig,
   type RolloutWorkers,
 } from '../src/train/index.ts';
-import { createRolloutPool, rolloutsFromWire } from '../src/workers/rollout-pool.ts';
+import { createRolloutPool } from '../src/workers/rollout-pool.ts';
+import { rolloutsFromWire } from '../src/workers/rollout-wire.ts';
 import { rolloutHandlers } from '../src/workers/rollout.handlers.ts';
 import { RolloutRequestSchema, rolloutMethods } from '../src/workers/rollout.methods.ts';
 import { createSimPool, defaultSimWorkers } from '../src/workers/sim-pool.ts';
@@ -168,8 +171,13 @@ try {
 /**
  * What one worker's answer costs the trainer's thread, alone in this thread: an answer for a whole
  * iteration's constructions (B × 8, the bench's config, from `prior`) made by the rollout handlers
- * here, then its structured clone (what postMessage does), its schema parse (what the RPC client
- * does) and `rolloutsFromWire` (names, replay, design); medians of 30.
+ * here, in columns (the wire) and, as the baseline, as the objects they decode to with the steps'
+ * role distributions as bare probabilities and no states (the answer of the object form this wire
+ * replaced): each one's structured clone (what postMessage does: the trainer's thread pays the
+ * reading), its schema parse (what the RPC client does: `WireBlockSchema`, or
+ * `ConstructionStepSchema` per step) and what makes rollouts of it (`rolloutsFromWire`: every number
+ * checked and the replay; the baseline: the names put back, `replay` and the design); medians of 30
+ * rounds taking turns.
  */
 async function answerCost(): Promise<string> {
   const cp = priorCheckpoint(DEFAULT_POOL);
@@ -206,30 +214,83 @@ async function answerCost(): Promise<string> {
     rewards: config.actionReward,
   };
   const ctx = { signal: new AbortController().signal, progress: () => undefined };
-  const answer = await rolloutHandlers().rollouts(RolloutRequestSchema.parse(request), ctx);
-  const output = rolloutMethods.rollouts.output;
-  const timed = (f: () => unknown): number => {
-    const xs: number[] = [];
-    for (let k = 0; k < 30; k++) {
-      const t0 = performance.now();
-      f();
-      xs.push(performance.now() - t0);
-    }
-    return median(xs);
-  };
-  const clone = timed(() => structuredClone(answer));
-  const parse = timed(() => output.parse(answer));
-  const parsed = output.parse(answer);
+  const wire = await rolloutHandlers().rollouts(RolloutRequestSchema.parse(request), ctx);
   const on = { pool: DEFAULT_POOL, checkpoint: cp, maxSteps: config.maxSteps };
-  const got = rolloutsFromWire(parsed.rollouts, episodes, on);
-  if (typeof got === 'string') throw new Error(`the bench's own answer does not fit: ${got}`);
-  const replay = timed(() => rolloutsFromWire(parsed.rollouts, episodes, on));
-  const steps = parsed.rollouts.reduce((a, r) => a + r.steps.length, 0);
-  const kb = JSON.stringify(answer).length / 1000;
+  const decoded = rolloutsFromWire(rolloutMethods.rollouts.output.parse(wire), episodes, on);
+  if (typeof decoded === 'string') throw new Error(`the bench's own answer does not fit: ${decoded}`);
+  // The baseline: the same rollouts as objects, each step's role distribution as probabilities.
+  const objects = decoded.map((r) => ({
+    steps: r.steps.map(({ roleDistribution, ...step }) => ({
+      ...step,
+      roleP: roleDistribution.map((d) => d.p),
+    })),
+    correct: r.correct,
+    tokens: r.tokens,
+    intermediate: [...r.intermediate],
+  }));
+  const ObjectStep = ConstructionStepSchema.omit({ roleDistribution: true }).extend({
+    roleP: z.array(z.number().min(0).max(1)).max(256),
+  });
+  const ObjectAnswer = z.array(
+    z.object({
+      steps: z.array(ObjectStep).max(64),
+      correct: z.boolean().nullable(),
+      tokens: z.number().int().nonnegative(),
+      intermediate: z.array(z.boolean().nullable()).max(64),
+    }),
+  );
+  const names = actionNames(DEFAULT_POOL);
+  const limits = { maxAgents: cp.config.maxAgents, maxSteps: Math.min(config.maxSteps, cp.config.maxSteps) };
+  const fromObjects = (answer: z.infer<typeof ObjectAnswer>): number =>
+    answer.reduce((n, r) => {
+      const steps = r.steps.map(({ roleP, ...x }) => ({
+        ...x,
+        roleDistribution: roleP.map((p, j) => ({ action: names[j] as string, p })),
+      }));
+      const { final } = replay(DEFAULT_POOL, limits, steps);
+      return n + (toValidDesign(final)?.agents.length ?? 0);
+    }, 0);
+  fromObjects(ObjectAnswer.parse(objects));
+  const forms = {
+    columns: {
+      clone: () => structuredClone(wire),
+      parse: () => rolloutMethods.rollouts.output.parse(wire),
+      make: () => rolloutsFromWire(wire, episodes, on),
+    },
+    objects: {
+      clone: () => structuredClone(objects),
+      parse: () => ObjectAnswer.parse(objects),
+      make: () => fromObjects(objects),
+    },
+  };
+  type Form = keyof typeof forms;
+  type Part = keyof (typeof forms)[Form];
+  const times = {
+    columns: { clone: [], parse: [], make: [] },
+    objects: { clone: [], parse: [], make: [] },
+  } as Record<Form, Record<Part, number[]>>;
+  for (let k = 0; k < 30; k++)
+    for (const form of (k % 2 ? ['objects', 'columns'] : ['columns', 'objects']) as Form[])
+      for (const part of ['clone', 'parse', 'make'] as Part[]) {
+        const t0 = performance.now();
+        forms[form][part]();
+        times[form][part].push(performance.now() - t0);
+      }
+  const m = (form: Form, part: Part): number => median(times[form][part]);
+  const total = (form: Form): number => m(form, 'clone') + m(form, 'parse') + m(form, 'make');
+  const steps = decoded.reduce((a, r) => a + r.steps.length, 0);
+  const bytes = (x: object): number =>
+    Object.values(x).reduce(
+      (a: number, v) => a + (ArrayBuffer.isView(v) ? v.byteLength : JSON.stringify(v).length),
+      0,
+    );
   const f2 = (x: number): string => x.toFixed(2);
+  const line = (form: Form): string =>
+    `${form}: clone ${f2(m(form, 'clone'))} ms, parse ${f2(m(form, 'parse'))} ms, rollouts ${f2(m(form, 'make'))} ms, ` +
+    `sum ${f2(total(form))} ms`;
   return (
-    `one answer of ${episodes.length} constructions (${steps} steps, ${kb.toFixed(0)} kB as JSON) on the ` +
-    `trainer's thread: structured clone ${f2(clone)} ms, schema parse ${f2(parse)} ms, replay ${f2(replay)} ms ` +
-    `(medians of 30)`
+    `one answer of ${episodes.length} constructions (${steps} steps; columns ${(bytes(wire) / 1000).toFixed(0)} kB, ` +
+    `objects ${(JSON.stringify(objects).length / 1000).toFixed(0)} kB as JSON) on the trainer's thread, medians of 30:\n` +
+    `  ${line('columns')}\n  ${line('objects')}\n  objects / columns: ${f2(total('objects') / total('columns'))}×`
   );
 }

@@ -23,6 +23,7 @@ import { rolloutHandlers } from './rollout.handlers.ts';
 import { rolloutMethods, RolloutRequestSchema } from './rollout.methods.ts';
 import { nodeRolloutSpawner } from './sim.node.ts';
 import { blockBounds, createRolloutPool } from './rollout-pool.ts';
+import { encodeRollouts } from './rollout-wire.ts';
 import { simWorkersFor } from './sim-pool.ts';
 import { trainHandlers } from './train.session.ts';
 
@@ -189,7 +190,7 @@ describe('the rollout pool', () => {
     expect(garbage.problems).toHaveLength(1);
     expect(garbage.problems[0]).toMatch(/^rollout worker 1 stopped \(.*\); its blocks run in this thread$/);
 
-    const short = pool(1, answeringWorker({ rollouts: [] }));
+    const short = pool(1, answeringWorker(encodeRollouts([], DEFAULT_POOL)));
     expect(await train('cpu', short)).toEqual(await reference.cpu);
     expect(short.problems).toEqual([
       'rollout worker 1 stopped (it answered 0 constructions for a block of 4); its blocks run in this thread',

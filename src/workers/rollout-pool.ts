@@ -1,15 +1,9 @@
-import type { ConstructionStep } from '../core/trace.ts';
 import type { MasBenchTask } from '../masbench/index.ts';
-import { actionNames, replay, toValidDesign } from '../policy/index.ts';
 import type { PooledRolloutRequest, Rollout, RolloutWorkers } from '../train/index.ts';
 import { createRpcClient, type RpcClient } from './rpc/client.ts';
 import type { WorkerEndpoint } from './rpc/endpoint.ts';
-import {
-  rolloutMethods,
-  type RolloutMethods,
-  type RolloutRequest,
-  type WireRollout,
-} from './rollout.methods.ts';
+import { rolloutMethods, type RolloutMethods, type RolloutRequest } from './rollout.methods.ts';
+import { rolloutsFromWire } from './rollout-wire.ts';
 
 /**
  * Rollout workers (src/train/rollout-workers.ts): a training iteration's B·G constructions dealt out
@@ -57,60 +51,6 @@ export function blockBounds(n: number, parts: number): [number, number][] {
     const size = Math.floor(n / p) + (i < n % p ? 1 : 0);
     out.push([at, at + size]);
     at += size;
-  }
-  return out;
-}
-
-/**
- * A block's rollouts from a worker's answer (parsed), or why they do not fit the block: the role
- * distributions named again, the states before each step and the design after the last replayed.
- */
-export function rolloutsFromWire(
-  wire: readonly WireRollout[],
-  block: PooledRolloutRequest['episodes'],
-  r: Pick<PooledRolloutRequest, 'pool' | 'checkpoint' | 'maxSteps'>,
-): Rollout[] | string {
-  if (wire.length !== block.length)
-    return `it answered ${wire.length} constructions for a block of ${block.length}`;
-  const names = actionNames(r.pool);
-  const limits = {
-    maxAgents: r.checkpoint.config.maxAgents,
-    maxSteps: Math.min(r.maxSteps, r.checkpoint.config.maxSteps),
-  };
-  const out: Rollout[] = [];
-  for (let i = 0; i < wire.length; i++) {
-    const w = wire[i] as WireRollout;
-    const why = `construction ${i} of its block`;
-    if (w.intermediate.length !== w.steps.length) return `${why} has not one intermediate result per step`;
-    const steps: ConstructionStep[] = [];
-    for (const [k, x] of w.steps.entries()) {
-      if (x.index !== k) return `${why} does not number its steps 0, 1, …`;
-      if (x.roleP.length !== names.length)
-        return `${why}: step ${k} has ${x.roleP.length} action probabilities for ${names.length} actions`;
-      const { index, action, roleP, edgeProbabilities, logProb, chooser, ...rest } = x;
-      const roleDistribution = roleP.map((p, j) => ({ action: names[j] as string, p }));
-      steps.push({ index, action, roleDistribution, edgeProbabilities, logProb, chooser, ...rest });
-    }
-    // The states before each step and the design after the last, as the worker's episode had them.
-    let replayed: ReturnType<typeof replay>;
-    try {
-      replayed = replay(r.pool, limits, steps);
-    } catch (e) {
-      return `${why} does not replay: ${e instanceof Error ? e.message : String(e)}`;
-    }
-    const design = toValidDesign(replayed.final);
-    if (!design) return `${why} ended without agents`;
-    out.push({
-      task: (block[i] as (typeof block)[number]).task,
-      steps,
-      design,
-      agents: design.agents.length,
-      edges: design.edges.length,
-      correct: w.correct,
-      tokens: w.tokens,
-      intermediate: w.intermediate,
-      states: replayed.states,
-    });
   }
   return out;
 }
@@ -217,9 +157,7 @@ export function createRolloutPool(o: RolloutPoolOptions): RolloutWorkers {
         const lane = alive[i] as Lane;
         const req = requestFor(lane, r, block, setupKey);
         const res = await lane.client.call('rollouts', req);
-        const got = res.ok
-          ? rolloutsFromWire(res.value.rollouts, block, r)
-          : (res.errors[0]?.message ?? 'no answer');
+        const got = res.ok ? rolloutsFromWire(res.value, block, r) : (res.errors[0]?.message ?? 'no answer');
         if (typeof got === 'string') {
           stopLane(lane, got);
           return null;

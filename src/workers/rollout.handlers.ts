@@ -1,9 +1,10 @@
 import { simulatedRunners } from '../executor/train-runners.ts';
 import type { MasBenchTask } from '../masbench/index.ts';
-import { actionNames, BatchedPolicy, type PolicyCheckpoint, type RolePool } from '../policy/index.ts';
+import { BatchedPolicy, type PolicyCheckpoint, type RolePool } from '../policy/index.ts';
 import { rolloutMany } from '../train/index.ts';
 import type { Handlers } from './rpc/server.ts';
-import type { RolloutMethods, RolloutSetup, WireRollout, WireStep } from './rollout.methods.ts';
+import type { RolloutMethods, RolloutSetup } from './rollout.methods.ts';
+import { encodeRollouts } from './rollout-wire.ts';
 
 /**
  * What a rollout worker does (src/workers/rollout.worker.ts in a page, rollout.node-worker.ts in
@@ -56,24 +57,7 @@ export function rolloutHandlers(): Handlers<RolloutMethods> {
         intermediate: req.intermediate,
         rewards: req.rewards,
       });
-      const names = actionNames(held.pool);
-      return {
-        rollouts: rs.map((r): WireRollout => ({
-          steps: r.steps.map(({ roleDistribution, ...step }): WireStep => {
-            if (
-              roleDistribution.length !== names.length ||
-              roleDistribution.some((d, i) => d.action !== names[i])
-            )
-              throw new Error(
-                `step ${step.index}: its role distribution is not over the pool's actions in order`,
-              );
-            return { ...step, roleP: roleDistribution.map((d) => d.p) };
-          }),
-          correct: r.correct,
-          tokens: r.tokens,
-          intermediate: [...r.intermediate],
-        })),
-      };
+      return encodeRollouts(rs, held.pool);
     },
   };
 }

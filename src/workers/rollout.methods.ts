@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ConstructionStepSchema } from '../core/trace.ts';
+import { TRACE_LIMITS } from '../core/trace.ts';
 import { MasBenchTaskSchema } from '../masbench/index.ts';
 import { ActionRewardConfigSchema, PolicyCheckpointSchema, RolePoolSchema } from '../policy/index.ts';
 import { defineMethods } from './rpc/protocol.ts';
@@ -8,7 +8,7 @@ import { defineMethods } from './rpc/protocol.ts';
  * The rollout workers' one method (src/workers/rollout-pool.ts): `rollouts` samples a block of a
  * training iteration's constructions whole, the policy's passes on this worker's own CPU-side
  * backend and the simulated sub-agents beside them, and answers each construction's steps and
- * design. A worker keeps its sampler between calls, so a call carries only what changes:
+ * outcome in columns (`WireBlockSchema`). A worker keeps its sampler between calls, so a call carries only what changes:
  *
  * - `setup` (first call, or when the policy's network, pool or sampler options change): the
  *   checkpoint the sampler compiles (config, roles, parameter shapes), the role pool, the backend
@@ -62,32 +62,52 @@ export const RolloutRequestSchema = z.object({
 });
 export type RolloutRequest = z.infer<typeof RolloutRequestSchema>;
 
-/**
- * A step as it crosses: `roleDistribution` as its probabilities alone (`roleP`), in the order of
- * `actionNames(pool)`, which is the order the sampler writes them in; the page puts the names back.
- */
-export const WireStepSchema = ConstructionStepSchema.omit({ roleDistribution: true }).extend({
-  roleP: z.array(z.number().min(0).max(1)).max(256),
-});
-export type WireStep = z.infer<typeof WireStepSchema>;
+/** A typed array of at most `most` entries. */
+const typed = <C extends new (n: number) => { length: number }>(ctor: C, what: string, most: number) =>
+  z
+    .instanceof(ctor)
+    .refine((a) => (a as InstanceType<C>).length <= most, { message: `${what}: at most ${most} entries` });
+/** Most steps of a block: MAX_ROLLOUT_EPISODES constructions of MAX_STEPS steps. */
+const MAX_BLOCK_STEPS = MAX_ROLLOUT_EPISODES * MAX_STEPS;
 
 /**
- * One construction as it crosses: its steps and final outcome. The page replays the steps for the
- * states before each and the design after the last (src/policy `replay`), and adds the task.
+ * One worker's answer: its block's constructions in columns (src/workers/rollout-wire.ts encodes
+ * and decodes them, and checks every number). Per construction (`n`): its step count, final
+ * correctness (−1 for null) and tokens. Per step (`S`, the counts' sum): the action's column in
+ * `actionNames(pool)` order, how many links it made and their agents' positions (`links`), its
+ * action probabilities (`roleP`, S × actions), its edge probabilities (`edgeP`, one per agent
+ * before an ADD), log-probability (NaN for null), whether the user chose it, which intermediate
+ * fields it has (`results`, bit flags), its answer (an index into `texts`, −1 for none), action
+ * reward, run (5 numbers per step, `runCode` its backend and status, `problem` a text index) and
+ * intermediate correctness (−1 for null). Lengths that do not agree are refused there.
  */
-export const WireRolloutSchema = z.object({
-  steps: z.array(WireStepSchema).max(MAX_STEPS),
-  correct: z.boolean().nullable(),
-  tokens: z.number().int().nonnegative(),
-  intermediate: z.array(z.boolean().nullable()).max(MAX_STEPS),
+export const WireBlockSchema = z.object({
+  counts: typed(Uint8Array, 'step counts', MAX_ROLLOUT_EPISODES),
+  correct: typed(Int8Array, 'final correctness', MAX_ROLLOUT_EPISODES),
+  tokens: typed(Float64Array, 'tokens', MAX_ROLLOUT_EPISODES),
+  col: typed(Uint16Array, 'actions', MAX_BLOCK_STEPS),
+  linkCounts: typed(Uint8Array, 'link counts', MAX_BLOCK_STEPS),
+  links: typed(Uint16Array, 'links', MAX_BLOCK_STEPS * 256),
+  roleP: typed(Float64Array, 'action probabilities', MAX_BLOCK_STEPS * 258),
+  edgeP: typed(Float64Array, 'edge probabilities', MAX_BLOCK_STEPS * 256),
+  logProb: typed(Float64Array, 'log-probabilities', MAX_BLOCK_STEPS),
+  user: typed(Uint8Array, 'choosers', MAX_BLOCK_STEPS),
+  results: typed(Uint8Array, 'result flags', MAX_BLOCK_STEPS),
+  answer: typed(Int32Array, 'answers', MAX_BLOCK_STEPS),
+  reward: typed(Float64Array, 'rewards', MAX_BLOCK_STEPS),
+  run: typed(Float64Array, 'runs', MAX_BLOCK_STEPS * 5),
+  runCode: typed(Uint8Array, 'run codes', MAX_BLOCK_STEPS),
+  problem: typed(Int32Array, 'problems', MAX_BLOCK_STEPS),
+  intermediate: typed(Int8Array, 'intermediate results', MAX_BLOCK_STEPS),
+  texts: z.array(z.string().max(TRACE_LIMITS.text)).max(2 * MAX_BLOCK_STEPS),
 });
-export type WireRollout = z.infer<typeof WireRolloutSchema>;
+export type WireBlock = z.infer<typeof WireBlockSchema>;
 
 export const rolloutMethods = defineMethods({
   rollouts: {
     input: RolloutRequestSchema,
     progress: z.never(),
-    output: z.object({ rollouts: z.array(WireRolloutSchema).max(MAX_ROLLOUT_EPISODES) }),
+    output: WireBlockSchema,
   },
 });
 export type RolloutMethods = typeof rolloutMethods;
