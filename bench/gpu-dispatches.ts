@@ -19,7 +19,8 @@ import { nodeGpu, releaseNodeGpu } from '../src/gpu/node-gpu.ts';
 import type { GpuContext } from '../src/gpu/webgpu/device.ts';
 import { taskOfMasbench } from '../src/masbench/index.ts';
 import { BatchedPolicy, constructMany, DEFAULT_POOL, priorCheckpoint } from '../src/policy/index.ts';
-import { drawTasks, Learner, PRESET_TABLE, trainConfig } from '../src/train/index.ts';
+import { drawTasks, Learner, PRESET_TABLE, Trainer, trainConfig } from '../src/train/index.ts';
+import { simulatedRunners } from '../src/executor/train-runners.ts';
 import { sampleBatch } from './train-tfjs/episodes.ts';
 
 const argv = process.argv.slice(2);
@@ -108,6 +109,30 @@ console.log(
     `${per(s.readbacks)} read-backs each)`,
 );
 policy.dispose();
+
+// A whole training iteration (the default config) with the learner on WebGPU and the rollouts
+// sampled on the CPU, so that every count is the learner's: the old and reference log π passes,
+// the updates, and the parameter arena that the next iteration's sampler loads (read with the
+// last update since it asks for it: `Learner.update`'s `readArena`).
+const trainer = await Trainer.create({
+  start: checkpoint,
+  pool,
+  config: trainConfig({ preset: 'mixed', seed: 3 }),
+  choice,
+  samplerChoice: { backend: 'cpu', reason: 'bench', adapter: null, ctx: null },
+  runners: simulatedRunners,
+});
+await trainer.iterate();
+ctx.resetCounters();
+const m = await trainer.iterate();
+const it = ctx.resetCounters();
+const total = Math.round(m.steps * B);
+const updates = Math.ceil(total / config.minibatch) * config.epochs;
+console.log(
+  `one training iteration (B·G = ${B}, ${total} steps, ${updates} minibatch updates; rollouts on the CPU): ` +
+    `${it.submissions} submissions and ${it.readbacks} read-backs on the learner's device`,
+);
+trainer.dispose();
 choice.ctx?.dispose();
 releaseNodeGpu();
 process.exit(0);

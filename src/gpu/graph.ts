@@ -471,3 +471,13 @@ export function upstreamOf(graph: Graph, ids: readonly number[]): Uint8Array {
   cache.set(key, need);
   return need;
 }
+
+/** Node ids on a path from a parameter to the loss, in reverse recording order (the tape, replayed backwards). */
+export function backwardOrder(graph: Graph, lossId: number): number[] {
+  const needed = new Set<number>([lossId]);
+  for (let id = lossId; id >= 0; id--) {
+    if (!needed.has(id)) continue;
+    for (const d of opInputs(graph.node(id).op)) if (graph.node(d).requiresGrad) needed.add(d);
+  }
+  return [...needed].filter((id) => graph.node(id).requiresGrad).sort((a, b) => b - a);
+}

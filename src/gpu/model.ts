@@ -30,6 +30,8 @@ export interface StepResult {
   gradNorm: number;
   /** The values of `RunOptions.read`, in its order (absent when none were asked for). */
   values?: Float32Array[];
+  /** The training state after this step, when `RunOptions.state` asked for it. */
+  state?: TrainState;
 }
 
 export interface RunOptions {
@@ -53,6 +55,13 @@ export interface RunOptions {
    * backward, which needs the whole forward pass.
    */
   prune?: boolean;
+  /**
+   * Also give the training state as this step leaves it (`StepResult.state`: parameters, Adam
+   * moments, step count; what exportState() would give right after). On WebGPU it shares the
+   * step's one read-back, so the last update of a round needs no read of its own, and it becomes
+   * the host copy that a lost device resumes from, as exportState() does.
+   */
+  state?: boolean;
 }
 
 /**

@@ -204,6 +204,17 @@ describe('the learner on WebGPU (Dawn on SwiftShader) and on the CPU', () => {
       expect(Object.keys(snap.params).length).toBeGreaterThan(3);
       for (const [k, t] of Object.entries(learner.graph.params))
         expect(snap.params[k]).toEqual(Array.from(await learner.model.read(t)));
+      // The last update of an iteration reads the arena in its own read-back: still one submission
+      // and one map, and the snapshot after it (what the trainer takes) reads nothing more.
+      seen.submit = 0;
+      seen.map = 0;
+      await learner.update(full, pick, old, ref, adv, true, true);
+      expect(seen).toEqual({ submit: 1, map: 1 });
+      const last = await learner.snapshot('last');
+      expect(seen).toEqual({ submit: 1, map: 1 });
+      expect(last.params).not.toEqual(snap.params);
+      for (const [k, t] of Object.entries(learner.graph.params))
+        expect(last.params[k]).toEqual(Array.from(await learner.model.read(t)));
     } finally {
       delete (device.queue as Partial<GPUQueue>).submit;
       proto.mapAsync = mapAsync;

@@ -300,7 +300,9 @@ export class Learner {
    * One minibatch update on rows `pick` (at most `minibatch`): forward, the objective and its
    * per-step gradient (`ppoClip`), backward and Adam as one step of the graph. The rows are packed
    * and the step started before this returns, so the caller may start the next update before
-   * awaiting this one (loop.ts does, with `overlapped`).
+   * awaiting this one (loop.ts does, with `overlapped`). With `readArena` the step also reads the
+   * parameter arena it leaves (`RunOptions.state`: on WebGPU in its one read-back), and `arena()`
+   * then gives it without a read of its own: the last update of an iteration asks for it.
    */
   async update(
     full: TrainingBatch,
@@ -309,10 +311,12 @@ export class Learner {
     refLogp: Float64Array | null,
     advantages: Float64Array,
     apply = true,
+    readArena = false,
   ): Promise<UpdateStats> {
     const M = this.config.minibatch;
     const { model, pg } = this.train;
     if (apply) this.version++;
+    const version = this.version;
     this.feedRows(model, full, pick);
     const n = pick.length;
     const at = <T>(xs: ArrayLike<T>, k: number): T[] =>
@@ -334,7 +338,10 @@ export class Learner {
     const {
       values: [joint, nodeSum, edgeSum],
       result: step,
-    } = await readStep(model, read, { update: apply });
+    } = await readStep(model, read, { update: apply, state: readArena });
+    // The arena as this step left it: no update awaited after it has moved it (they run in order).
+    if (step.state && (this.lastArena?.version ?? -1) <= version)
+      this.lastArena = { version, params: step.state.params };
     // The reported statistics, recomputed on the host from the same log π_θ (f64).
     const obj = ppoObjective({
       logp: joint as Float32Array,
@@ -362,10 +369,13 @@ export class Learner {
 
   /**
    * The training graph's parameter arena, in one read (on WebGPU one submission for the whole
-   * arena, not one per parameter): what `snapshot` slices and the trainer's sampler loads.
+   * arena, not one per parameter): what `snapshot` slices and the trainer's sampler loads. None
+   * when the last update read it (`update`'s `readArena`) and nothing changed the parameters since.
+   * Callers do not write into it.
    */
   async arena(): Promise<Float32Array> {
     const version = this.version;
+    if (this.lastArena?.version === version) return this.lastArena.params;
     const params = (await this.train.model.exportState()).params;
     this.lastArena = { version, params };
     return params;

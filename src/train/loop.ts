@@ -197,7 +197,11 @@ export class Trainer {
     // run in this order either way, so the numbers are those of updates awaited one by one.
     await overlapped(
       jobs.length,
-      (i) => learner.update(full, (jobs[i] as (typeof jobs)[number]).pick, oldLogp, refLogp, stepAdv),
+      // The last update also reads the arena that the next iteration's sampler loads.
+      (i) => {
+        const pick = (jobs[i] as (typeof jobs)[number]).pick;
+        return learner.update(full, pick, oldLogp, refLogp, stepAdv, true, i === jobs.length - 1);
+      },
       (u, i) => {
         const { epoch, minibatch } = jobs[i] as (typeof jobs)[number];
         stats.push(u);

@@ -152,4 +152,35 @@ describe('a trainer whose updates overlap', () => {
       expect(await run({ samplerStreams: 2 })).toEqual(one);
     },
   );
+
+  it('reads the parameter arena with the last update of an iteration on WebGPU, not on its own', async () => {
+    const choice = webgpu as BackendChoice;
+    let updates = 0;
+    const t = await Trainer.create({
+      start: tiny(),
+      pool: DEFAULT_POOL,
+      config,
+      choice,
+      // Rollouts on the CPU: every read-back counted below is the learner's.
+      samplerChoice: { backend: 'cpu', reason: 'test', adapter: null, ctx: null },
+      runners,
+      onUpdate: () => updates++,
+    });
+    await t.iterate();
+    const ctx = choice.ctx;
+    if (!ctx) throw new Error('no WebGPU context');
+    ctx.resetCounters();
+    updates = 0;
+    await t.iterate();
+    const c = ctx.resetCounters();
+    // The old and the reference log π (one pass each over the batch), then one read-back per update.
+    expect(updates).toBeGreaterThan(2);
+    expect(c.readbacks).toBe(2 + updates);
+    expect(c.submissions).toBe(2 + updates);
+    // The checkpoint the trainer took from that arena moved with the updates (learner.test.ts checks
+    // such an arena against the device's parameters).
+    const snap = await t.snapshot();
+    t.dispose();
+    expect(snap.checkpoint.params).not.toEqual(tiny().params);
+  });
 });

@@ -21,7 +21,7 @@
  */
 import { checkInput, indexLimits, type IndexLimit } from '../inputs.ts';
 import type { Graph, Node, Tensor } from '../graph.ts';
-import { cols, opInputs, size, upstreamOf } from '../graph.ts';
+import { backwardOrder, cols, opInputs, size, upstreamOf } from '../graph.ts';
 import { initialParams, paramLayout } from '../layout.ts';
 import type { ParamLayout } from '../layout.ts';
 import type { BackendKind, CompileOptions, Model, RunOptions, StepResult } from '../model.ts';
@@ -504,6 +504,7 @@ export class CpuModel implements Model {
     try {
       const out = this.run(opts);
       if (opts.read) out.values = opts.read.map((t) => Float32Array.from(this.values[t.id] as Buf));
+      if (opts.state) out.state = this.state();
       return Promise.resolve(out);
     } catch (e) {
       return Promise.reject(e instanceof Error ? e : new Error(String(e)));
@@ -550,12 +551,16 @@ export class CpuModel implements Model {
   }
 
   exportState(): Promise<TrainState> {
-    return Promise.resolve({
+    return Promise.resolve(this.state());
+  }
+
+  private state(): TrainState {
+    return {
       params: Float32Array.from(this.params),
       m: Float32Array.from(this.m),
       v: Float32Array.from(this.v),
       t: this.t,
-    });
+    };
   }
 
   importState(s: TrainState): void {
@@ -583,14 +588,4 @@ function sameBits(a: Buf, b: Buf): boolean {
   const y = new Uint32Array(b.buffer, b.byteOffset, b.length);
   for (let i = 0; i < x.length; i++) if (x[i] !== y[i]) return false;
   return true;
-}
-
-/** Node ids on a path from a parameter to the loss, in reverse recording order (the tape, replayed backwards). */
-export function backwardOrder(graph: Graph, lossId: number): number[] {
-  const needed = new Set<number>([lossId]);
-  for (let id = lossId; id >= 0; id--) {
-    if (!needed.has(id)) continue;
-    for (const d of opInputs(graph.node(id).op)) if (graph.node(d).requiresGrad) needed.add(d);
-  }
-  return [...needed].filter((id) => graph.node(id).requiresGrad).sort((a, b) => b - a);
 }

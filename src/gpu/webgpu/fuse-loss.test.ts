@@ -8,8 +8,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createRng } from '../../core/rng.ts';
-import { backwardOrder, CpuModel } from '../cpu/model.ts';
-import { Graph, size, type Tensor } from '../graph.ts';
+import { CpuModel } from '../cpu/model.ts';
+import { backwardOrder, Graph, size, type Tensor } from '../graph.ts';
 import { uniform } from '../init.ts';
 import { paramLayout } from '../layout.ts';
 import { worstError } from '../testing/cases.ts';

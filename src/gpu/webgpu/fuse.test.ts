@@ -7,9 +7,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createRng } from '../../core/rng.ts';
-import { backwardOrder, CpuModel } from '../cpu/model.ts';
+import { CpuModel } from '../cpu/model.ts';
 import type { Activation, Tensor } from '../graph.ts';
-import { Graph, size } from '../graph.ts';
+import { backwardOrder, Graph, size } from '../graph.ts';
 import { uniform } from '../init.ts';
 import { paramLayout } from '../layout.ts';
 import { worstError } from '../testing/cases.ts';

@@ -7,13 +7,12 @@
  */
 import { checkInput, indexLimits, type IndexLimit } from '../inputs.ts';
 import type { Graph, Node as GraphNode, Tensor } from '../graph.ts';
-import { size, upstreamOf } from '../graph.ts';
+import { backwardOrder, size, upstreamOf } from '../graph.ts';
 import { initialParams, paramLayout } from '../layout.ts';
 import type { ParamLayout } from '../layout.ts';
 import type { Model, RunOptions, StepResult } from '../model.ts';
 import type { ResolvedAdam, TrainState } from '../optimizer.ts';
 import { resolveAdam } from '../optimizer.ts';
-import { backwardOrder } from '../cpu/model.ts';
 import type { GpuContext } from './device.ts';
 import { planOptions, type GpuModelOptions } from './options.ts';
 import { adamCall, adamUniform, buildPlan, callNodesOf, csrKeysOf, NORM_CALLS } from './plan.ts';
@@ -23,16 +22,15 @@ import { csrOf } from './csr.ts';
 import { dispatched, LiveSizer, liveRows, longestChunks, SCATTER_SHORT_CHUNKS } from './live.ts';
 import {
   UNIFORM_SLOT,
-  bindingOf,
   buildDeviceState,
   giveReadback,
   readBack,
   readBackMany,
-  takeReadback,
   writeChangedWords,
   writeWords,
   type DeviceState,
 } from './state.ts';
+import { encodeStepReadback, stepReadbackValues, type StepReadback } from './step-readback.ts';
 import {
   changedSpan,
   profileDispatches,
@@ -51,11 +49,8 @@ interface Inputs {
   live: Map<number, number>;
 }
 
-/** A submitted step: where its read-back goes and what it holds. */
-interface Submitted {
-  rb: GPUBuffer;
-  bytes: number;
-  reads: GraphNode[];
+/** A submitted step: its read-back (step-readback.ts) and what it ran. */
+interface Submitted extends StepReadback {
   prune: boolean;
   backward: boolean;
   update: boolean;
@@ -405,19 +400,14 @@ export class GpuModel implements Model {
       run(update ? s.update : s.update.slice(0, NORM_CALLS));
     }
     pass.end();
-    // One read-back: [loss, ‖g‖₂] and then the tensors asked for, each at its own offset.
-    const bytes = reads.reduce((b, n) => b + size(n.shape) * 4, 8);
-    const rb = takeReadback(s, bytes);
-    if (this.lossId !== null && !prune)
-      enc.copyBufferToBuffer(s.values[this.lossId] as GPUBuffer, 0, rb, 0, 4);
-    if (backward) enc.copyBufferToBuffer(s.norm, 0, rb, 4, 4);
-    let at = 8;
-    for (const n of reads) {
-      const b = size(n.shape) * 4;
-      const src = bindingOf(this.graph, this.layout, s, { t: 'value', id: n.id });
-      enc.copyBufferToBuffer(src.buffer, src.offset ?? 0, rb, at, b);
-      at += b;
-    }
+    // One read-back: [loss, ‖g‖₂], the tensors asked for, and the training state when asked for.
+    const rb = encodeStepReadback(enc, s, this.graph, this.layout, {
+      lossId: this.lossId,
+      prune,
+      backward,
+      reads,
+      state: opts.state === true,
+    });
     device.queue.submit([enc.finish()]);
     counters.submissions += 1;
     // The Adam step count moves at submission: the next step's bias corrections follow this one's.
@@ -425,31 +415,28 @@ export class GpuModel implements Model {
       this.paramsMoved();
       this.t += 1;
     }
-    return { rb, bytes, reads, prune, backward, update, t: this.t };
+    return { ...rb, prune, backward, update, t: this.t };
   }
 
   /** Waits for a submitted step's read-back and gives its result. */
   private async collect(s: DeviceState, sent: Submitted): Promise<StepResult> {
-    const { rb, bytes, reads, prune, backward, update } = sent;
+    const { rb, bytes, prune, backward, update } = sent;
     await rb.mapAsync(GPUMapMode.READ, 0, bytes);
     this.ctx.counters.readbacks += 1;
     const out = new Float32Array(rb.getMappedRange(0, bytes).slice(0));
     rb.unmap();
     giveReadback(s, bytes, rb);
-    let values: Float32Array[] | undefined;
-    if (reads.length > 0) {
-      let at = 2;
-      values = reads.map((n) => {
-        const v = out.slice(at, at + size(n.shape));
-        at += size(n.shape);
-        return n.dtype === 'u32' ? Float32Array.from(new Uint32Array(v.buffer)) : v;
-      });
-    }
+    const { values, state } = stepReadbackValues(out, sent);
+    // The state read with the step is the host copy a lost device resumes from, as checkpoint() makes.
+    if (state) this.host = { ...state, t: sent.t };
     if (update && this.hostSyncEvery > 0 && sent.t % this.hostSyncEvery === 0) await this.checkpoint();
     return {
       loss: this.lossId === null || prune ? NaN : (out[0] as number),
       gradNorm: backward ? (out[1] as number) : NaN,
       ...(values ? { values } : {}),
+      ...(state
+        ? { state: { params: state.params.slice(), m: state.m.slice(), v: state.v.slice(), t: sent.t } }
+        : {}),
     };
   }
 
