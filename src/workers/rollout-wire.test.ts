@@ -183,6 +183,15 @@ describe('rollouts in columns', () => {
       ['a NaN reward', (w) => ((w.reward[3] = Number.NaN), w), /reward that is not finite/],
       ['a bad intermediate result', (w) => ((w.intermediate[0] = 4), w), /no valid intermediate result/],
       ['a bad final outcome', (w) => ((w.tokens[0] = -3), w), /has no valid outcome/],
+      [
+        'more steps than the limit',
+        () => {
+          const r = unusual();
+          const steps = [...r.steps, ...r.steps, ...r.steps];
+          return encodeRollouts([{ ...r, steps, intermediate: steps.map(() => null) }], DEFAULT_POOL);
+        },
+        new RegExp(`has 15 steps, more than ${limits.maxSteps}`),
+      ],
       ['an EXIT first', (w) => ((w.col[0] = A - 1), w), /step 0 does not replay|ended without agents/],
     ];
     for (const [what, spoil, why] of cases) {

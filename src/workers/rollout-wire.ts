@@ -207,6 +207,7 @@ export function rolloutsFromWire(
     const tokens = w.tokens[i] as number;
     if (correct === undefined || !Number.isSafeInteger(tokens) || tokens < 0)
       return `${why} has no valid outcome`;
+    if (count > limits.maxSteps) return `${why} has ${count} steps, more than ${limits.maxSteps}`;
     const steps: ConstructionStep[] = [];
     const states: ConstructionState[] = [];
     const intermediate: (boolean | null)[] = [];
