@@ -151,10 +151,12 @@ for (const M of quick ? [64] : [64, 256, 1024]) {
   // webgpu_exact: without lanes products (matmul_lanes.wgsl; on by default on a hardware adapter);
   // webgpu_subgroups: the trees of the lanes products, long sums and the norm on their subgroup
   // twins (BackendChoice.subgroups; off by default), not in workgroup memory.
+  // webgpu_no_siblings: lanes products one per dispatch (BackendChoice.siblings off; plan-siblings.ts).
   const exact: BackendChoice = { ...webgpu, lanes: false };
   for (const [label, choice] of [
     ['webgpu', webgpu],
     ['webgpu_exact', exact],
+    ['webgpu_no_siblings', { ...webgpu, siblings: false }],
     ['webgpu_subgroups', { ...webgpu, subgroups: true }],
     ['wasm', wasm],
     ['cpu', cpu],

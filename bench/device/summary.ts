@@ -39,6 +39,7 @@ export const ITERATION_TURNED_ON = {
 /** The trainer rows' WebGPU variants with one default option turned back. */
 const TRAINER_TURNED_BACK = {
   webgpu_exact: 'lanes products',
+  webgpu_no_siblings: 'sibling products',
 } as const;
 
 export interface DeviceSummary {

@@ -92,6 +92,7 @@ export async function compile(
       ...(choice.lanes === undefined ? {} : { lanes: choice.lanes }),
       ...(choice.wideRows === undefined ? {} : { wideRows: choice.wideRows }),
       ...(choice.subgroups === undefined ? {} : { subgroups: choice.subgroups }),
+      ...(choice.siblings === undefined ? {} : { siblings: choice.siblings }),
     };
     return new GpuModel(choice.ctx, graph, { ...forced, ...opts });
   }

@@ -42,6 +42,11 @@ export interface BackendChoice {
    */
   subgroups?: boolean;
   /**
+   * WebGPU: sibling lanes products in one dispatch (GpuModelOptions.siblings) in every model
+   * compiled with this choice; absent: on (where lanes products are).
+   */
+  siblings?: boolean;
+  /**
    * WebGPU: sample the trainer's rollouts on this CPU-side backend rather than on the device (the
    * `auto` probe sets it where sampling there made whole iterations faster; TrainerOptions.samplerChoice
    * overrides it).

@@ -3,7 +3,8 @@
  * the kernels that apply an activation get activation.wgsl (act, its derivative and the ACT
  * override) prepended here, those that take a sigmoid sigmoid.wgsl, the two softmax kernels
  * softmax_row.wgsl (a row's max and sum of exponentials), the matmul kernels matmul_block.wgsl
- * (layouts, bindings, stores, a 4x4 block's sum over k), the column sums col_block.wgsl and the
+ * (layouts, bindings, stores) and matmul_sum.wgsl (a 4x4 block's sum over k; also the sibling
+ * products' kernel), the column sums col_block.wgsl and the
  * scatters scatter_chunk.wgsl (their loops): one copy of that code for all of them. A fused kernel
  * (plan-fuse.ts) and the kernels it fuses share their expressions the same way (binary_op,
  * bernoulli_log, reduce_row, reduce_grad_d, sum_grad_d, binary_grad_d, unary_grad_d;
@@ -58,6 +59,8 @@ import layerNormWide from '../kernels/layer_norm_wide.wgsl?raw';
 import matmul from '../kernels/matmul.wgsl?raw';
 import matmulBlock from '../kernels/matmul_block.wgsl?raw';
 import matmulLanes from '../kernels/matmul_lanes.wgsl?raw';
+import matmulSiblings from '../kernels/matmul_siblings.wgsl?raw';
+import matmulSum from '../kernels/matmul_sum.wgsl?raw';
 import matmulSplitkSum from '../kernels/matmul_splitk_sum.wgsl?raw';
 import matmulTiled from '../kernels/matmul_tiled.wgsl?raw';
 import matmulWide from '../kernels/matmul_wide.wgsl?raw';
@@ -93,6 +96,8 @@ import unaryGradD from '../kernels/unary_grad_d.wgsl?raw';
 /** The trees in workgroup memory, and their subgroup twins' (after the directive WGSL wants first). */
 const tree = treeLevels + treeOnly;
 const TREE_SG = `enable subgroups;\n${treeLevels}${treeSg}`;
+/** The matmul kernels' layouts, bindings and stores, and a 4x4 block's sum over k. */
+const MATMUL = matmulBlock + matmulSum;
 /** A binary op's operand gradient (binary_grad_d.wgsl), which starts from a sum's (sum_grad_d.wgsl). */
 const BINARY_GRAD_D = sumGradD + binaryGradD;
 
@@ -137,16 +142,19 @@ export const KERNELS = {
   // A workgroup per row for long rows on a hardware adapter (GpuModelOptions.wideRows).
   layer_norm_wide: tree + layerNormIo + layerNormWide,
   layer_norm_grad_wide: tree + layerNormGradIo + layerNormGradWide,
-  matmul: matmulBlock + matmul,
+  matmul: MATMUL + matmul,
   // The first passes of split-K products: the same kernels with SPLIT_K = 1 (plan-calls.ts).
-  matmul_splitk: matmulBlock + matmul,
+  matmul_splitk: MATMUL + matmul,
   matmul_splitk_sum: matmulSplitkSum,
   // Small outputs with K split over lanes (plan-calls.ts lanesCall).
-  matmul_lanes: tree + matmulBlock + matmulLanes,
-  matmul_lanes_sg: TREE_SG + matmulBlock + matmulLanes,
-  matmul_tiled: matmulBlock + matmulTiled,
-  matmul_wide: matmulBlock + matmulWide,
-  matmul_splitk_tiled: matmulBlock + matmulTiled,
+  matmul_lanes: tree + MATMUL + matmulLanes,
+  matmul_lanes_sg: TREE_SG + MATMUL + matmulLanes,
+  // Two or three lanes products with one left operand in one dispatch (plan-siblings.ts).
+  matmul_siblings: tree + matmulSum + matmulSiblings,
+  matmul_siblings_sg: TREE_SG + matmulSum + matmulSiblings,
+  matmul_tiled: MATMUL + matmulTiled,
+  matmul_wide: MATMUL + matmulWide,
+  matmul_splitk_tiled: MATMUL + matmulTiled,
   pick: pick,
   pick_grad: pickGrad,
   ppo_clip: ppoClip,
@@ -179,5 +187,6 @@ export const SUBGROUP_TWINS = {
   grad_norm: 'grad_norm_sg',
   grad_norm_partial: 'grad_norm_partial_sg',
   matmul_lanes: 'matmul_lanes_sg',
+  matmul_siblings: 'matmul_siblings_sg',
   reduce_wide: 'reduce_wide_sg',
 } as const satisfies Partial<Record<KernelName, KernelName>>;

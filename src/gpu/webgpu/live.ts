@@ -23,6 +23,7 @@ import {
   type MatmulKernel,
   lanesWorkgroups,
 } from './plan-calls.ts';
+import { siblingWords } from './plan-siblings.ts';
 
 /** Live rows of every node from the live rows of the inputs (absent: all rows). */
 export function liveRows(graph: Graph, inputLive: ReadonlyMap<number, number>): Int32Array {
@@ -229,6 +230,21 @@ function sizerOf(graph: Graph, c: Call): Sizer {
     own(u, at);
     return [plan[0], plan[1], plan[2]];
   };
+  if (c.fused && (c.kernel === 'matmul_siblings' || c.kernel === 'matmul_siblings_sg')) {
+    // Sibling products (plan-siblings.ts): the left operand's live rows are every member's.
+    const { parts } = c.fused;
+    const offsets = [base[8], base[9], base[10]] as number[];
+    const a = (parts[0] as Call).node as number;
+    const m0 = base[0] as number;
+    return (L, u, at) => {
+      own(u, at);
+      const live = L[a] as number;
+      if (live === m0) return [plan[0], plan[1], plan[2]];
+      const { uniform, wg } = siblingWords(parts, live, offsets);
+      for (let w = 0; w < uniform.length; w++) u[at + w] = uniform[w] as number;
+      return wg;
+    };
+  }
   if (c.fused) {
     // A fused call (plan-fuse.ts): each part's live length, as if it ran alone, in its own word.
     const { parts, words, per } = c.fused;

@@ -14,6 +14,11 @@ export interface GpuModelOptions extends CompileOptions {
   /** Small products on matmul_lanes.wgsl (plan.ts buildPlan). Default: on a hardware adapter only. */
   lanes?: boolean;
   /**
+   * With lanes products and fusion: two or three lanes products of a forward pass that share their
+   * left operand in one dispatch (plan-siblings.ts; the same bits). Default true.
+   */
+  siblings?: boolean;
+  /**
    * Long rows one workgroup per row (plan-forward.ts WIDE_ROW_COLS): layer norm and its gradient on
    * layer_norm_wide.wgsl / layer_norm_grad_wide.wgsl, and row reductions of more than
    * REDUCE_WIDE_ROWS rows on reduce_wide.wgsl, each row's sums in a tree (the last bits differ from
@@ -36,9 +41,10 @@ export interface GpuModelOptions extends CompileOptions {
 export function planOptions(
   opts: GpuModelOptions,
   ctx: GpuContext,
-): { fuse: boolean; lanes: boolean; wideRows: boolean; subgroups: boolean } {
+): { fuse: boolean; lanes: boolean; wideRows: boolean; subgroups: boolean; siblings: boolean } {
   return {
     fuse: opts.fuse ?? true,
+    siblings: opts.siblings ?? true,
     lanes: opts.lanes ?? !ctx.adapter.software,
     wideRows: opts.wideRows ?? !ctx.adapter.software,
     subgroups: opts.subgroups === true && ctx.subgroupTwins !== false && ctx.device.features.has('subgroups'),

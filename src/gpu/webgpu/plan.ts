@@ -7,6 +7,7 @@
  * per op reads against cpu/ops.ts more easily than a split by op family would); the call and binding
  * types and the helpers both share are in plan-calls.ts. This file is the plan's import path.
  */
+import { groupSiblings } from './plan-siblings.ts';
 import type { Graph } from '../graph.ts';
 import type { ParamLayout } from '../layout.ts';
 import type { ResolvedAdam } from '../optimizer.ts';
@@ -34,7 +35,9 @@ export interface Plan {
  * rows take a workgroup each (layer norm and its gradient, row reductions of many rows; default
  * false; plan-forward.ts WIDE_ROW_COLS). With `subgroups` (a
  * device with the `subgroups` feature), the kernels with trees across invocations run as their
- * twins on tree_sg.wgsl: the same bits, fewer barriers (default false).
+ * twins on tree_sg.wgsl: the same bits, fewer barriers (default false). With `siblings` (default
+ * true) and both `fuse` and `lanes`, a forward pass's lanes products that share their left operand
+ * run two or three to a dispatch (plan-siblings.ts; the same bits).
  */
 export function buildPlan(
   graph: Graph,
@@ -46,7 +49,8 @@ export function buildPlan(
     lanes = false,
     wideRows = false,
     subgroups = false,
-  }: { fuse?: boolean; lanes?: boolean; wideRows?: boolean; subgroups?: boolean } = {},
+    siblings = true,
+  }: { fuse?: boolean; lanes?: boolean; wideRows?: boolean; subgroups?: boolean; siblings?: boolean } = {},
 ): Plan {
   const forward: Call[] = [];
   for (const n of graph.nodes)
@@ -56,8 +60,13 @@ export function buildPlan(
     backward.push(...backwardCalls(graph, graph.node(id), lanes, wideRows).map((c) => ({ ...c, node: id })));
   const pass = fuse ? (calls: Call[]) => fuseCalls(graph, calls) : unfusedCalls;
   const twins = subgroups ? subgroupTwins : (calls: Call[]) => calls;
+  // Sibling lanes products (plan-siblings.ts) in one dispatch, with the fused plan.
+  const group =
+    siblings && fuse && lanes
+      ? (calls: Call[]) => groupSiblings(graph, layout, calls)
+      : (calls: Call[]) => calls;
   return {
-    forward: twins(pass(forward)),
+    forward: twins(group(pass(forward))),
     backward: twins(pass(backward)),
     update: twins(gradNormCalls(layout.total, clipNorm)),
   };
