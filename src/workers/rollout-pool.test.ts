@@ -18,7 +18,7 @@ import {
   type RolloutWorkers,
 } from '../train/index.ts';
 import type { WorkerEndpoint } from './rpc/endpoint.ts';
-import { answeringWorker, channelServed, crashingWorker } from './stand-in-workers.ts';
+import { answeringWorker, channelServed, crashingWorker, simulatedSampling } from './stand-in-workers.ts';
 import { rolloutHandlers } from './rollout.handlers.ts';
 import { rolloutMethods, RolloutRequestSchema } from './rollout.methods.ts';
 import { nodeRolloutSpawner } from './sim.node.ts';
@@ -109,15 +109,7 @@ describe('the rollout pool', () => {
     const policy = BatchedPolicy.create(cp, choiceOf('cpu'), { maxBatch: 16 });
     const tasks = drawTasks(PRESET_TABLE.mixed, 11, 4, 'train');
     const episodes = tasks.flatMap((task, i) => [0, 1, 2, 3].map((g) => ({ task, seed: 100 * i + g })));
-    const common = {
-      pool: DEFAULT_POOL,
-      runners: simulatedRunners,
-      maxSteps: config.maxSteps,
-      temperature: 1,
-      greedy: false,
-      intermediate: true,
-      rewards: config.actionReward,
-    };
+    const common = simulatedSampling(config);
     try {
       const want = await rolloutMany({ ...common, policy, episodes });
       const here: { task: unknown; seed: number }[][] = [];

@@ -5,7 +5,6 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { ConstructionStep } from '../core/trace.ts';
-import { simulatedRunners } from '../executor/train-runners.ts';
 import {
   BatchedPolicy,
   DEFAULT_POOL,
@@ -19,6 +18,7 @@ import {
 import { PRESET_TABLE, drawTasks, rolloutMany, trainConfig, type Rollout } from '../train/index.ts';
 import { WireBlockSchema, type WireBlock } from './rollout.methods.ts';
 import { encodeRollouts, rolloutsFromWire } from './rollout-wire.ts';
+import { simulatedSampling } from './stand-in-workers.ts';
 
 const cp = priorCheckpoint(DEFAULT_POOL);
 const config = trainConfig({ preset: 'mixed', seed: 5 });
@@ -35,17 +35,7 @@ async function sampled(): Promise<Rollout[]> {
     { maxBatch: 9 },
   );
   try {
-    return await rolloutMany({
-      policy,
-      pool: DEFAULT_POOL,
-      episodes,
-      runners: simulatedRunners,
-      maxSteps: config.maxSteps,
-      temperature: 1,
-      greedy: false,
-      intermediate: true,
-      rewards: config.actionReward,
-    });
+    return await rolloutMany({ ...simulatedSampling(config), policy, episodes });
   } finally {
     policy.dispose();
   }

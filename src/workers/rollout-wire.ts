@@ -201,21 +201,22 @@ export function rolloutsFromWire(
   let e = 0;
   let l = 0;
   for (let i = 0; i < n; i++) {
-    const why = `construction ${i} of its block`;
+    // Messages are built only for a refusal (this loop runs for every step of every answer).
+    const why = (): string => `construction ${i} of its block`;
     const count = w.counts[i] as number;
     const correct = triOf(w.correct[i] as number);
     const tokens = w.tokens[i] as number;
     if (correct === undefined || !Number.isSafeInteger(tokens) || tokens < 0)
-      return `${why} has no valid outcome`;
-    if (count > limits.maxSteps) return `${why} has ${count} steps, more than ${limits.maxSteps}`;
+      return `${why()} has no valid outcome`;
+    if (count > limits.maxSteps) return `${why()} has ${count} steps, more than ${limits.maxSteps}`;
     const steps: ConstructionStep[] = [];
     const states: ConstructionState[] = [];
     const intermediate: (boolean | null)[] = [];
     let s = initialState(r.pool, limits);
     for (let j = 0; j < count; j++, k++) {
-      const at = `${why}: step ${j}`;
+      const at = (): string => `${why()}: step ${j}`;
       const col = w.col[k] as number;
-      if (col >= A) return `${at} takes action ${col} of ${A}`;
+      if (col >= A) return `${at()} takes action ${col} of ${A}`;
       const kind = actionKind(r.pool, col);
       let action: PolicyAction;
       const agents = s.agents;
@@ -224,39 +225,39 @@ export function rolloutsFromWire(
         for (let m = w.linkCounts[k] as number; m > 0; m--) {
           const id = agents[w.links[l++] as number]?.id;
           if (id === undefined || links.includes(id))
-            return `${at} links an agent that is not there, or twice`;
+            return `${at()} links an agent that is not there, or twice`;
           links.push(id);
         }
         action = { kind: 'add', role: kind.role, links };
       } else {
-        if ((w.linkCounts[k] as number) > 0) return `${at} has links but adds no agent`;
+        if ((w.linkCounts[k] as number) > 0) return `${at()} has links but adds no agent`;
         action = kind;
       }
       let applied: ReturnType<typeof applyAction>;
       try {
         applied = applyAction(s, action);
       } catch (err) {
-        return `${at} does not replay: ${err instanceof Error ? err.message : String(err)}`;
+        return `${at()} does not replay: ${err instanceof Error ? err.message : String(err)}`;
       }
       const roleDistribution: ConstructionStep['roleDistribution'] = [];
       for (let m = 0; m < A; m++) {
         const p = w.roleP[k * A + m] as number;
-        if (!isP(p)) return `${at} has an action probability outside [0, 1]`;
+        if (!isP(p)) return `${at()} has an action probability outside [0, 1]`;
         roleDistribution.push({ action: names[m] as string, p });
       }
       const edgeProbabilities: ConstructionStep['edgeProbabilities'] = [];
       if (kind.kind === 'add') {
-        if (e + agents.length > w.edgeP.length) return `${at} lacks edge probabilities`;
+        if (e + agents.length > w.edgeP.length) return `${at()} lacks edge probabilities`;
         for (const a of agents) {
           const p = w.edgeP[e++] as number;
-          if (!isP(p)) return `${at} has an edge probability outside [0, 1]`;
+          if (!isP(p)) return `${at()} has an edge probability outside [0, 1]`;
           edgeProbabilities.push({ from: a.id, p });
         }
       }
       const lp = w.logProb[k] as number;
-      if (!(Number.isNaN(lp) || lp <= 0)) return `${at} has a log-probability above 0`;
+      if (!(Number.isNaN(lp) || lp <= 0)) return `${at()} has a log-probability above 0`;
       const user = w.user[k] as number;
-      if (user > 1) return `${at} has no chooser`;
+      if (user > 1) return `${at()} has no chooser`;
       const step: ConstructionStep = {
         index: j,
         action: applied.record,
@@ -266,10 +267,10 @@ export function rolloutsFromWire(
         chooser: user === 1 ? 'user' : 'policy',
       };
       const got = resultFields(w, k, textAt);
-      if (typeof got === 'string') return `${at} ${got}`;
+      if (typeof got === 'string') return `${at()} ${got}`;
       Object.assign(step, got);
       const mid = triOf(w.intermediate[k] as number);
-      if (mid === undefined) return `${at} has no valid intermediate result`;
+      if (mid === undefined) return `${at()} has no valid intermediate result`;
       intermediate.push(mid);
       steps.push(step);
       states.push(s);
@@ -278,7 +279,7 @@ export function rolloutsFromWire(
         s = withResult(s, step.intermediateAnswer ?? null, step.intermediateCorrect ?? null);
     }
     const design = toValidDesign(s);
-    if (!design) return `${why} ended without agents`;
+    if (!design) return `${why()} ended without agents`;
     out.push({
       task: (block[i] as (typeof block)[number]).task,
       steps,

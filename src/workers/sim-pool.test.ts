@@ -18,7 +18,7 @@ import {
   type Rollout,
 } from '../train/index.ts';
 import type { WorkerEndpoint } from './rpc/endpoint.ts';
-import { answeringWorker, channelServed, crashingWorker } from './stand-in-workers.ts';
+import { answeringWorker, channelServed, crashingWorker, simulatedSampling } from './stand-in-workers.ts';
 import { trainHandlers } from './train.session.ts';
 import { designOfJob, simHandlers } from './sim.handlers.ts';
 import { simMethods, type SimJob } from './sim.methods.ts';
@@ -58,15 +58,9 @@ async function rollouts(runners: typeof simulatedRunners): Promise<Rollout[]> {
   try {
     const tasks = drawTasks(PRESET_TABLE.mixed, 11, 4, 'train');
     return await rolloutMany({
+      ...simulatedSampling(config, runners),
       policy,
-      pool: DEFAULT_POOL,
       episodes: tasks.flatMap((task, i) => [0, 1, 2, 3].map((g) => ({ task, seed: 100 * i + g }))),
-      runners,
-      maxSteps: config.maxSteps,
-      temperature: 1,
-      greedy: false,
-      intermediate: true,
-      rewards: config.actionReward,
     });
   } finally {
     policy.dispose();

@@ -1,8 +1,12 @@
 /**
  * For tests: workers on a MessageChannel in this thread, to start where a pool would start a real
  * one (sim-pool.test.ts, rollout-pool.test.ts): one serving real handlers, one answering every call
- * with the same output whatever it is, and one that crashes on its first message.
+ * with the same output whatever it is, and one that crashes on its first message; and the sampling
+ * options their rollouts are compared under.
  */
+import { simulatedRunners } from '../executor/train-runners.ts';
+import { DEFAULT_POOL } from '../policy/index.ts';
+import type { TrainConfig } from '../train/index.ts';
 import { portEndpoint, type WorkerEndpoint } from './rpc/endpoint.ts';
 import type { MethodTable } from './rpc/protocol.ts';
 import { serveRpc, type Handlers } from './rpc/server.ts';
@@ -37,5 +41,24 @@ export function crashingWorker(message: string): () => WorkerEndpoint {
     const ep = portEndpoint(ch.port1);
     ch.port2.onmessage = () => ep.onerror?.({ message } as ErrorEvent);
     return ep;
+  };
+}
+
+/**
+ * `rolloutMany`'s options besides the policy and episodes, as the pools' tests sample: the default
+ * pool, the simulator's runners (or `runners`), temperature 1, every intermediate run.
+ */
+export function simulatedSampling(
+  config: Pick<TrainConfig, 'maxSteps' | 'actionReward'>,
+  runners = simulatedRunners,
+) {
+  return {
+    pool: DEFAULT_POOL,
+    runners,
+    maxSteps: config.maxSteps,
+    temperature: 1,
+    greedy: false,
+    intermediate: true,
+    rewards: config.actionReward,
   };
 }

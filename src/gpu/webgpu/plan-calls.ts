@@ -79,6 +79,10 @@ export interface Call {
   when?: { idx: number; rows: number; short: boolean };
 }
 
+/** The same binding: the same tensor (not merely the same buffer: parameters share an arena). */
+export const sameRef = (a: Ref | undefined, b: Ref | undefined): boolean =>
+  a !== undefined && b !== undefined && JSON.stringify(a) === JSON.stringify(b);
+
 const F = new Float32Array(1);
 const U = new Uint32Array(F.buffer);
 export function f32Bits(x: number): number {

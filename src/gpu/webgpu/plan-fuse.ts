@@ -45,7 +45,7 @@
  */
 import type { Graph } from '../graph.ts';
 import type { Call, Ref } from './plan-calls.ts';
-import { BIN, grid, RED, UN } from './plan-calls.ts';
+import { BIN, grid, RED, sameRef, UN } from './plan-calls.ts';
 
 /** The buffer a binding reads or writes (slices of one arena count as one buffer). */
 function bufferOf(graph: Graph, r: Ref): string {
@@ -70,10 +70,6 @@ function bindable(graph: Graph, refs: Ref[], writes: boolean[]): boolean {
   const bufs = refs.map((r) => bufferOf(graph, r));
   return bufs.every((b, i) => !writes[i] || bufs.every((o, j) => j === i || o !== b));
 }
-
-/** The same binding: the same tensor (not merely the same buffer: parameters share an arena). */
-const same = (a: Ref | undefined, b: Ref | undefined): boolean =>
-  a !== undefined && b !== undefined && JSON.stringify(a) === JSON.stringify(b);
 
 /** A plain binary call (forward add/sub/mul). */
 const isBinary = (c: Call | undefined): c is Call => c?.kernel === 'binary';
@@ -110,8 +106,8 @@ function biasChain(graph: Graph, calls: (Call | undefined)[]): Call | null {
   const [x0, x1] = c0.refs as [Ref, Ref];
   if (isSum(c1) && c2?.kernel === 'bias_act') {
     const [a, b, m2] = c1.refs as [Ref, Ref, Ref];
-    const side = same(a, m1) ? 0 : same(b, m1) ? 1 : -1;
-    if (side < 0 || !same(c2.refs[0], m2)) return null;
+    const side = sameRef(a, m1) ? 0 : sameRef(b, m1) ? 1 : -1;
+    if (side < 0 || !sameRef(c2.refs[0], m2)) return null;
     const x2 = side === 0 ? b : a;
     return fusedCall(
       graph,
@@ -130,7 +126,7 @@ function biasChain(graph: Graph, calls: (Call | undefined)[]): Call | null {
       [0, 1, 2],
     );
   }
-  if (c1?.kernel === 'bias_act' && same(c1.refs[0], m1))
+  if (c1?.kernel === 'bias_act' && sameRef(c1.refs[0], m1))
     return fusedCall(
       graph,
       'binary_bias_act',
@@ -151,8 +147,8 @@ function gatherChain(graph: Graph, calls: (Call | undefined)[], two: boolean): C
   if (!gathers.every((g) => isGather(g, 0)) || !isBinary(bin)) return null;
   const [a, b, y] = bin.refs as [Ref, Ref, Ref];
   // Operand side of each gather: 0 = a, 1 = b.
-  const sides = (gathers as Call[]).map((g) => (same(a, g.refs[2]) ? 0 : same(b, g.refs[2]) ? 1 : -1));
-  if (sides.includes(-1) || new Set(sides).size !== sides.length || same(a, b)) return null;
+  const sides = (gathers as Call[]).map((g) => (sameRef(a, g.refs[2]) ? 0 : sameRef(b, g.refs[2]) ? 1 : -1));
+  if (sides.includes(-1) || new Set(sides).size !== sides.length || sameRef(a, b)) return null;
   const side = (s: 0 | 1): { g: Call | null; word: number } => {
     const k = sides.indexOf(s);
     return { g: k < 0 ? null : (gathers[k] as Call), word: s };
@@ -186,8 +182,8 @@ function gatherBias(graph: Graph, [c0, c1, c2]: (Call | undefined)[]): Call | nu
   if (!isGather(c0, 0) || !isSum(c1) || c2?.kernel !== 'bias_act') return null;
   const [a, b, y] = c1.refs as [Ref, Ref, Ref];
   const g = c0.refs[2] as Ref;
-  const side = same(b, g) && !same(a, g) ? 1 : same(a, g) && !same(b, g) ? 0 : -1;
-  if (side < 0 || !same(c2.refs[0], y)) return null;
+  const side = sameRef(b, g) && !sameRef(a, g) ? 1 : sameRef(a, g) && !sameRef(b, g) ? 0 : -1;
+  if (side < 0 || !sameRef(c2.refs[0], y)) return null;
   return fusedCall(
     graph,
     'gather_binary_bias_act',
@@ -228,7 +224,7 @@ function gradChain(graph: Graph, calls: (Call | undefined)[]): Call | null {
   if (!sum(a1) || !sum(b1) || !sum(a2) || !sum(b2) || !gradPair(graph, a1, b1) || !gradPair(graph, a2, b2))
     return null;
   const gy2 = a2.refs[2] as Ref;
-  const side = same(gy2, a1.refs[3]) ? 0 : same(gy2, b1.refs[3]) ? 1 : -1;
+  const side = sameRef(gy2, a1.refs[3]) ? 0 : sameRef(gy2, b1.refs[3]) ? 1 : -1;
   if (side < 0) return null;
   return fusedCall(
     graph,
@@ -247,7 +243,7 @@ function gatherGrad(graph: Graph, c0: Call | undefined, c1: Call | undefined): C
   if (!isGather(c0, 1) || c1?.kernel !== 'binary_grad') return null;
   const [table, idx, gm] = c0.refs as [Ref, Ref, Ref];
   const [a, b, gy, g] = c1.refs as [Ref, Ref, Ref, Ref];
-  if (!same(gy, gm)) return null;
+  if (!sameRef(gy, gm)) return null;
   return fusedCall(
     graph,
     'gather_grad',
@@ -264,7 +260,7 @@ function gatherGrad(graph: Graph, c0: Call | undefined, c1: Call | undefined): C
 function softmaxPair(graph: Graph, c0: Call | undefined, c1: Call | undefined): Call | null {
   if (c0?.kernel !== 'softmax' || c1?.kernel !== 'softmax' || c0.constants.LOG === c1.constants.LOG)
     return null;
-  if (!same(c0.refs[0], c1.refs[0]) || !same(c0.refs[1], c1.refs[1])) return null;
+  if (!sameRef(c0.refs[0], c1.refs[0]) || !sameRef(c0.refs[1], c1.refs[1])) return null;
   if (c0.uniform.some((u, i) => c1.uniform[i] !== u)) return null;
   const [prob, logp] = c0.constants.LOG === 1 ? [c1, c0] : [c0, c1];
   const [rows, cols, maskRows] = c0.uniform as [number, number, number];
@@ -286,7 +282,8 @@ function softmaxGradPair(graph: Graph, c0: Call | undefined, c1: Call | undefine
   if (c0?.kernel !== 'softmax_grad' || c1?.kernel !== 'softmax_grad') return null;
   const [y1, gy1, mask, gx] = c0.refs as [Ref, Ref, Ref, Ref];
   const [y2, gy2, mask2, gx2] = c1.refs as [Ref, Ref, Ref, Ref];
-  if (!same(gx, gx2) || !same(mask, mask2) || c0.uniform.some((u, i) => c1.uniform[i] !== u)) return null;
+  if (!sameRef(gx, gx2) || !sameRef(mask, mask2) || c0.uniform.some((u, i) => c1.uniform[i] !== u))
+    return null;
   const [rows, cols, maskRows] = c0.uniform as [number, number, number];
   return fusedCall(
     graph,
@@ -309,7 +306,8 @@ export const COL_SHORT_ROWS = 256;
  * invocation per column, not per element), sized by live.ts like col_sum.
  */
 function colRows(graph: Graph, c0: Call | undefined, c1: Call | undefined): Call | null {
-  if (c0?.kernel !== 'col_partial' || c1?.kernel !== 'col_sum' || !same(c0.refs[1], c1.refs[0])) return null;
+  if (c0?.kernel !== 'col_partial' || c1?.kernel !== 'col_sum' || !sameRef(c0.refs[1], c1.refs[0]))
+    return null;
   const [rows, cols] = c0.uniform as [number, number];
   if (rows > COL_SHORT_ROWS || c0.node !== c1.node) return null;
   const refs = [c0.refs[0] as Ref, c1.refs[1] as Ref];
@@ -340,12 +338,13 @@ function bernoulliChain(graph: Graph, calls: (Call | undefined)[]): Call | null 
   const bern = calls[sig ? 1 : 0];
   if (bern?.kernel !== 'bernoulli') return null;
   const [x, t, y] = bern.refs as [Ref, Ref, Ref];
-  if (sig && (!same(sig.refs[0], x) || !same(sig.refs[1], t))) return null;
+  if (sig && (!sameRef(sig.refs[0], x) || !sameRef(sig.refs[1], t))) return null;
   const c2 = calls[sig ? 2 : 1];
-  const reads = isBinary(c2) && c2.constants.OP === BIN.mul && same(c2.refs[0], y) !== same(c2.refs[1], y);
+  const reads =
+    isBinary(c2) && c2.constants.OP === BIN.mul && sameRef(c2.refs[0], y) !== sameRef(c2.refs[1], y);
   const mul = reads ? (c2 as Call) : null;
   if (!sig && !mul) return null;
-  const m = mul ? ((same(mul.refs[0], y) ? mul.refs[1] : mul.refs[0]) as Ref) : ZERO;
+  const m = mul ? ((sameRef(mul.refs[0], y) ? mul.refs[1] : mul.refs[0]) as Ref) : ZERO;
   return fusedCall(
     graph,
     'bernoulli_chain',
@@ -365,8 +364,8 @@ function reduceBinary(graph: Graph, c0: Call | undefined, c1: Call | undefined):
   if (x === null || graph.node(x).shape.length < 2) return null;
   const y = c0.refs[1] as Ref;
   const [a, b, z] = c1.refs as [Ref, Ref, Ref];
-  if (same(a, y) === same(b, y)) return null;
-  const side = same(a, y) ? 0 : 1;
+  if (sameRef(a, y) === sameRef(b, y)) return null;
+  const side = sameRef(a, y) ? 0 : 1;
   const [rows, cols] = c0.uniform as [number, number];
   return fusedCall(
     graph,
@@ -392,7 +391,7 @@ function reduceGradBinary(graph: Graph, calls: (Call | undefined)[]): Call | nul
   const x = reducedOf(graph, c0);
   if (x === null || (graph.node(x).shape.length < 2 && c0.constants.OP === RED.mean)) return null;
   const [xr, yr, gy, gx] = c0.refs as [Ref, Ref, Ref, Ref];
-  if (!same(c1.refs[2], gx)) return null;
+  if (!sameRef(c1.refs[2], gx)) return null;
   const pair = gradPair(graph, c1, c2) !== null;
   const [ga, gb] = pair ? [c1, c2 as Call] : c1.constants.WHICH === 1 ? [null, c1] : [c1, null];
   const [a, b] = c1.refs as [Ref, Ref];
@@ -418,7 +417,7 @@ function gradPairThen(graph: Graph, [c0, c1, c2]: (Call | undefined)[]): Call | 
   const [a, b, gy, ga] = (c0 as Call).refs as [Ref, Ref, Ref, Ref];
   const gb = (c1 as Call).refs[3] as Ref;
   const [x, y, g, gx] = c2.refs as [Ref, Ref, Ref, Ref];
-  const side = same(g, ga) ? 0 : same(g, gb) ? 1 : -1;
+  const side = sameRef(g, ga) ? 0 : sameRef(g, gb) ? 1 : -1;
   const next = c2.kernel === 'reduce_grad' ? 1 : 0;
   if (side < 0) return null;
   if (next === 1) {
@@ -458,7 +457,10 @@ function biasGradPair(
   // A pair that starts a chain of two sums' gradients stays with it (binary_grad_chain).
   if (gradChain(graph, calls.slice(1 + sums, 5 + sums))) return null;
   const [x, bias, gy, dz, gx] = c0.refs as [Ref, Ref, Ref, Ref, Ref];
-  if (!same((ga as Call).refs[2], gx) || !cols.every((c) => disjoint(graph, c, ga) && disjoint(graph, c, gb)))
+  if (
+    !sameRef((ga as Call).refs[2], gx) ||
+    !cols.every((c) => disjoint(graph, c, ga) && disjoint(graph, c, gb))
+  )
     return null;
   const call = fusedCall(
     graph,

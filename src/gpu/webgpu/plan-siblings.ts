@@ -15,7 +15,7 @@
 import type { Graph } from '../graph.ts';
 import type { ParamLayout } from '../layout.ts';
 import type { Call, Ref } from './plan-calls.ts';
-import { lanesWorkgroups } from './plan-calls.ts';
+import { lanesWorkgroups, sameRef } from './plan-calls.ts';
 
 /** At most this many products per dispatch (a left operand, the arena and three outputs: 5 storage bindings). */
 export const MAX_SIBLINGS = 3;
@@ -35,8 +35,6 @@ function groupable(graph: Graph, c: Call): boolean {
     out?.t === 'value'
   );
 }
-
-const sameRef = (a: Ref | undefined, b: Ref | undefined): boolean => JSON.stringify(a) === JSON.stringify(b);
 
 /** The uniform words and workgroups of a group of `parts` for a left operand of `m` rows. */
 export function siblingWords(
