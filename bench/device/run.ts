@@ -152,11 +152,14 @@ for (const M of quick ? [64] : [64, 256, 1024]) {
   // webgpu_subgroups: the trees of the lanes products, long sums and the norm on their subgroup
   // twins (BackendChoice.subgroups; off by default), not in workgroup memory.
   // webgpu_no_siblings: lanes products one per dispatch (BackendChoice.siblings off; plan-siblings.ts).
+  // webgpu_no_grad_groups: the backward's gradient products one per dispatch (BackendChoice.gradGroups
+  // off; plan-grads.ts).
   const exact: BackendChoice = { ...webgpu, lanes: false };
   for (const [label, choice] of [
     ['webgpu', webgpu],
     ['webgpu_exact', exact],
     ['webgpu_no_siblings', { ...webgpu, siblings: false }],
+    ['webgpu_no_grad_groups', { ...webgpu, gradGroups: false }],
     ['webgpu_subgroups', { ...webgpu, subgroups: true }],
     ['wasm', wasm],
     ['cpu', cpu],

@@ -40,6 +40,7 @@ export const ITERATION_TURNED_ON = {
 const TRAINER_TURNED_BACK = {
   webgpu_exact: 'lanes products',
   webgpu_no_siblings: 'sibling products',
+  webgpu_no_grad_groups: 'grouped gradient products',
 } as const;
 
 export interface DeviceSummary {

@@ -93,6 +93,7 @@ export async function compile(
       ...(choice.wideRows === undefined ? {} : { wideRows: choice.wideRows }),
       ...(choice.subgroups === undefined ? {} : { subgroups: choice.subgroups }),
       ...(choice.siblings === undefined ? {} : { siblings: choice.siblings }),
+      ...(choice.gradGroups === undefined ? {} : { gradGroups: choice.gradGroups }),
     };
     return new GpuModel(choice.ctx, graph, { ...forced, ...opts });
   }

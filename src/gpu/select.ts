@@ -47,6 +47,11 @@ export interface BackendChoice {
    */
   siblings?: boolean;
   /**
+   * WebGPU: a backward pass's grouped gradient products (GpuModelOptions.gradGroups) in every model
+   * compiled with this choice; absent: on (where lanes products are).
+   */
+  gradGroups?: boolean;
+  /**
    * WebGPU: sample the trainer's rollouts on this CPU-side backend rather than on the device (the
    * `auto` probe sets it where sampling there made whole iterations faster; TrainerOptions.samplerChoice
    * overrides it).

@@ -117,40 +117,53 @@ describe('the learner on WebGPU (Dawn on SwiftShader) and on the CPU', () => {
     expect(c.after.some((x, i) => Math.abs(x - (c.old[i] as number)) > 1e-3)).toBe(true);
   });
 
-  it('with lanes products, run sibling products a few to a dispatch on WebGPU, with the same bits', async () => {
-    const ctx = gpu.ctx;
-    if (!ctx) throw new Error('no WebGPU context');
-    const cp = priorCheckpoint(DEFAULT_POOL);
-    const config = trainConfig({ minibatch: 16, maxSteps: 6, klCoef: 0.05 });
-    const episodes = await sampleEpisodes(cp, config, 3);
-    const run = async (siblings: boolean) => {
-      // Lanes products, as on a hardware adapter; with and without grouping siblings.
-      const learner = await Learner.create(cp, cp, DEFAULT_POOL, config, { ...gpu, lanes: true, siblings });
-      learner.passRows = 0;
-      const full = learner.batch(episodes);
-      ctx.resetCounters();
-      const old = await learner.logProbs(full);
-      const passes = ctx.resetCounters();
-      const adv = Float64Array.from(old, (_, i) => ((i * 3) % 5) - 2);
-      const pick = Array.from({ length: 16 }, (_, i) => i);
-      const stats = await learner.update(full, pick, old, old, adv);
-      const update = ctx.resetCounters();
-      const after = Array.from(await learner.arena());
-      learner.dispose();
-      return { old: Array.from(old), stats, after, dispatches: [passes.dispatches, update.dispatches] };
-    };
-    const [grouped, alone] = [await run(true), await run(false)];
-    expect(grouped.old).toEqual(alone.old);
-    expect(grouped.stats).toEqual(alone.stats);
-    expect(grouped.after).toEqual(alone.after);
-    // The graph layers' three products of x, the state's with three heads, the trunk's two of h:
-    // at least 6 dispatches fewer per forward pass (in the log π passes and in the update's).
-    const passes = Math.ceil(grouped.old.length / 16);
-    expect((alone.dispatches[0] as number) - (grouped.dispatches[0] as number)).toBeGreaterThanOrEqual(
-      6 * passes,
-    );
-    expect((alone.dispatches[1] as number) - (grouped.dispatches[1] as number)).toBeGreaterThanOrEqual(6);
-  });
+  // The graph layers' three products of x, the state's with three heads, the trunk's two of h: at
+  // least 6 dispatches fewer per forward pass (in the log π passes and in the update's). Backward,
+  // the grouped weight and input gradients of those products: at least 9 fewer per update.
+  it.each([
+    ['sibling products', 'siblings', 6, 6],
+    ['grouped gradient products', 'gradGroups', 0, 9],
+  ] as const)(
+    'with lanes products, run %s a few to a dispatch on WebGPU, with the same bits',
+    async (_what, option, perPass, perUpdate) => {
+      const ctx = gpu.ctx;
+      if (!ctx) throw new Error('no WebGPU context');
+      const cp = priorCheckpoint(DEFAULT_POOL);
+      const config = trainConfig({ minibatch: 16, maxSteps: 6, klCoef: 0.05 });
+      const episodes = await sampleEpisodes(cp, config, 3);
+      const run = async (on: boolean) => {
+        // Lanes products, as on a hardware adapter; with and without the grouping.
+        const learner = await Learner.create(cp, cp, DEFAULT_POOL, config, {
+          ...gpu,
+          lanes: true,
+          [option]: on,
+        });
+        learner.passRows = 0;
+        const full = learner.batch(episodes);
+        ctx.resetCounters();
+        const old = await learner.logProbs(full);
+        const passes = ctx.resetCounters();
+        const adv = Float64Array.from(old, (_, i) => ((i * 3) % 5) - 2);
+        const pick = Array.from({ length: 16 }, (_, i) => i);
+        const stats = await learner.update(full, pick, old, old, adv);
+        const update = ctx.resetCounters();
+        const after = Array.from(await learner.arena());
+        learner.dispose();
+        return { old: Array.from(old), stats, after, dispatches: [passes.dispatches, update.dispatches] };
+      };
+      const [grouped, alone] = [await run(true), await run(false)];
+      expect(grouped.old).toEqual(alone.old);
+      expect(grouped.stats).toEqual(alone.stats);
+      expect(grouped.after).toEqual(alone.after);
+      const passes = Math.ceil(grouped.old.length / 16);
+      expect((alone.dispatches[0] as number) - (grouped.dispatches[0] as number)).toBeGreaterThanOrEqual(
+        perPass * passes,
+      );
+      expect((alone.dispatches[1] as number) - (grouped.dispatches[1] as number)).toBeGreaterThanOrEqual(
+        perUpdate,
+      );
+    },
+  );
 
   it('make one queue submission and one read-back per minibatch update and per log-probability pass on WebGPU', async () => {
     const ctx = gpu.ctx;

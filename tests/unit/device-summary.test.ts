@@ -67,6 +67,8 @@ describe('the device benchmark summary', () => {
           webgpu_exact_forward_ms: 1.5,
           webgpu_no_siblings_update_ms: 2.2,
           webgpu_no_siblings_forward_ms: 1.25,
+          webgpu_no_grad_groups_update_ms: 2.6,
+          webgpu_no_grad_groups_forward_ms: 1,
           webgpu_subgroups_update_ms: 2.5,
           wasm_update_ms: 3,
         },
@@ -111,6 +113,8 @@ describe('the device benchmark summary', () => {
         'forward_gain_of lanes products': 1.5,
         'update_gain_of sibling products': 1.1,
         'forward_gain_of sibling products': 1.25,
+        'update_gain_of grouped gradient products': 1.3,
+        'forward_gain_of grouped gradient products': 1,
         // Off by default: the twins' path over the default's time (2 / 2.5).
         'update_gain_of subgroup twins': 0.8,
         'forward_gain_of subgroup twins': null,

@@ -21,6 +21,14 @@ struct Dims {
 @group(0) @binding(2) var<storage, read> B: array<f32>;
 @group(0) @binding(3) var<storage, read_write> C: array<f32>;
 
+fn readA(i: u32) -> f32 {
+  return A[i];
+}
+
+fn readB(i: u32) -> f32 {
+  return B[i];
+}
+
 // Row `row` of C at columns col0, col0 + step, col0 + 2·step, col0 + 3·step (those past N dropped;
 // rows past M too).
 fn storeStep(base: u32, row: u32, col0: u32, step: u32, acc: vec4f) {

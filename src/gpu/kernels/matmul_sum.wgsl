@@ -1,13 +1,15 @@
-// A 4x4 block of C summed over a run of k (matmul.wgsl, matmul_lanes.wgsl, matmul_siblings.wgsl;
-// kernels.ts prepends it). It reads the kernel's `A` and `B` bindings at the offsets `Operands` gives.
+// A 4x4 block of C summed over a run of k (matmul.wgsl, matmul_lanes.wgsl, matmul_siblings.wgsl,
+// matmul_wgrads.wgsl, matmul_xgrads.wgsl; kernels.ts prepends it). It reads op(A) and op(B) through
+// the kernel's readA and readB (one binding each, or the binding of the product being summed) at the
+// offsets `Operands` gives.
 
 // op(A)[rows of ai, kk] for the offset ka = kk·sak, and op(B)[kk, columns of bi] for kb = kk·sbk.
 fn colA(ai: vec4u, ka: u32) -> vec4f {
-  return vec4f(A[ai.x + ka], A[ai.y + ka], A[ai.z + ka], A[ai.w + ka]);
+  return vec4f(readA(ai.x + ka), readA(ai.y + ka), readA(ai.z + ka), readA(ai.w + ka));
 }
 
 fn rowB(bi: vec4u, kb: u32) -> vec4f {
-  return vec4f(B[bi.x + kb], B[bi.y + kb], B[bi.z + kb], B[bi.w + kb]);
+  return vec4f(readB(bi.x + kb), readB(bi.y + kb), readB(bi.z + kb), readB(bi.w + kb));
 }
 
 // Where a block's operands start: op(A)[row, kk] = A[a[row] + kk·sak], op(B)[kk, col] =

@@ -345,9 +345,12 @@ describe('fused dispatches (plan-fuse.ts)', () => {
     models.plain.dispose();
   });
 
-  it("sums short bias columns in one pass with the unfused plan's bits, over live rows", async () => {
-    // 200 planned rows (four blocks of 64): one pass; 300 rows: the two levels.
-    for (const R of [200, 300]) {
+  it("sums bias columns in one dispatch with the unfused plan's bits, over live rows", async () => {
+    // 200 planned rows (four blocks of 64): one invocation per column; 300 rows and 256 blocks
+    // (16,384 rows): one workgroup per column; 257 blocks: the two levels.
+    const want = (R: number): string[] =>
+      R <= 256 ? ['col_rows'] : R <= 256 * 64 ? ['col_blocks'] : ['col_partial', 'col_sum'];
+    for (const R of [200, 300, 16384, 16385]) {
       const C = 11;
       const rng = createRng(R);
       const g = new Graph();
@@ -356,8 +359,8 @@ describe('fused dispatches (plan-fuse.ts)', () => {
       const loss = g.sum(g.sum(g.mul(g.biasAct(x, b, 'relu'), g.input('w', [R, C]))));
       const plan = buildPlan(g, paramLayout(g), backwardOrder(g, loss.id), 0);
       const kernels = plan.backward.map((c) => c.kernel).filter((k) => k.startsWith('col'));
-      expect(kernels).toEqual(R <= 256 ? ['col_rows'] : ['col_partial', 'col_sum']);
-      for (const live of [R, 131, 64, 1]) {
+      expect(kernels).toEqual(want(R));
+      for (const live of [R, R - 1, 131, 64, 1]) {
         const inputs = { x: uniform(rng, R * C, 2), w: uniform(rng, R * C, 1) };
         const { m } = await run(g, loss, inputs, live);
         const [gf, gp, gc] = [await m.fused.readGrad(b), await m.plain.readGrad(b), await m.cpu.readGrad(b)];

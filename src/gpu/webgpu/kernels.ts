@@ -38,6 +38,7 @@ import binaryGradPair from '../kernels/binary_grad_pair.wgsl?raw';
 import binaryGradPairIo from '../kernels/binary_grad_pair_io.wgsl?raw';
 import binaryOp from '../kernels/binary_op.wgsl?raw';
 import colBlock from '../kernels/col_block.wgsl?raw';
+import colBlocks from '../kernels/col_blocks.wgsl?raw';
 import colPartial from '../kernels/col_partial.wgsl?raw';
 import colRows from '../kernels/col_rows.wgsl?raw';
 import colSum from '../kernels/col_sum.wgsl?raw';
@@ -58,9 +59,12 @@ import layerNormIo from '../kernels/layer_norm_io.wgsl?raw';
 import layerNormWide from '../kernels/layer_norm_wide.wgsl?raw';
 import matmul from '../kernels/matmul.wgsl?raw';
 import matmulBlock from '../kernels/matmul_block.wgsl?raw';
+import matmulMembers from '../kernels/matmul_members.wgsl?raw';
 import matmulLanes from '../kernels/matmul_lanes.wgsl?raw';
 import matmulSiblings from '../kernels/matmul_siblings.wgsl?raw';
 import matmulSum from '../kernels/matmul_sum.wgsl?raw';
+import matmulWgrads from '../kernels/matmul_wgrads.wgsl?raw';
+import matmulXgrads from '../kernels/matmul_xgrads.wgsl?raw';
 import matmulSplitkSum from '../kernels/matmul_splitk_sum.wgsl?raw';
 import matmulTiled from '../kernels/matmul_tiled.wgsl?raw';
 import matmulWide from '../kernels/matmul_wide.wgsl?raw';
@@ -122,6 +126,7 @@ export const KERNELS = {
   binary_grad: BINARY_GRAD_D + binaryGrad,
   binary_grad_chain: binaryGradChain,
   binary_grad_pair: BINARY_GRAD_D + binaryGradPairIo + binaryGradPair,
+  col_blocks: colBlock + colBlocks,
   col_partial: colBlock + colPartial,
   col_rows: colBlock + colRows,
   col_sum: colSum,
@@ -150,8 +155,14 @@ export const KERNELS = {
   matmul_lanes: tree + MATMUL + matmulLanes,
   matmul_lanes_sg: TREE_SG + MATMUL + matmulLanes,
   // Two or three lanes products with one left operand in one dispatch (plan-siblings.ts).
-  matmul_siblings: tree + matmulSum + matmulSiblings,
-  matmul_siblings_sg: TREE_SG + matmulSum + matmulSiblings,
+  matmul_siblings: tree + matmulSum + matmulMembers + matmulSiblings,
+  matmul_siblings_sg: TREE_SG + matmulSum + matmulMembers + matmulSiblings,
+  // A backward pass's lanes products grouped by operand: weight gradients of one input, input
+  // gradients into one tensor's gradient (plan-grads.ts).
+  matmul_wgrads: tree + matmulSum + matmulMembers + matmulWgrads,
+  matmul_wgrads_sg: TREE_SG + matmulSum + matmulMembers + matmulWgrads,
+  matmul_xgrads: tree + matmulSum + matmulXgrads,
+  matmul_xgrads_sg: TREE_SG + matmulSum + matmulXgrads,
   matmul_tiled: MATMUL + matmulTiled,
   matmul_wide: MATMUL + matmulWide,
   matmul_splitk_tiled: MATMUL + matmulTiled,
@@ -188,5 +199,7 @@ export const SUBGROUP_TWINS = {
   grad_norm_partial: 'grad_norm_partial_sg',
   matmul_lanes: 'matmul_lanes_sg',
   matmul_siblings: 'matmul_siblings_sg',
+  matmul_wgrads: 'matmul_wgrads_sg',
+  matmul_xgrads: 'matmul_xgrads_sg',
   reduce_wide: 'reduce_wide_sg',
 } as const satisfies Partial<Record<KernelName, KernelName>>;

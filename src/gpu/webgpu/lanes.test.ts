@@ -12,11 +12,9 @@ import { CpuModel } from '../cpu/model.ts';
 import { matmul as cpuMatmul } from '../cpu/ops-matmul.ts';
 import { Graph } from '../graph.ts';
 import { uniform } from '../init.ts';
-import { nodeGpu } from '../node-gpu.ts';
-import { useGpuContext } from '../testing/gpu-context.ts';
+import { expectRecovery, useGpuContext } from '../testing/gpu-context.ts';
 import { absSums, runCalls, worstProduct, type Shape } from '../testing/products.ts';
 import { feed, net } from '../testing/two-heads.ts';
-import { GpuContext } from './device.ts';
 import { liveCall, liveRows } from './live.ts';
 import { GpuModel } from './model.ts';
 import { PipelineCache } from './pipelines.ts';
@@ -260,26 +258,10 @@ describe('models with lanes products', () => {
     'recover from a lost device with the bits of a model on a device that never lost it (subgroup twins: %s)',
     async (subgroups) => {
       const n = net();
-      const lostCtx = await GpuContext.create({ gpu: await nodeGpu() });
-      if (!lostCtx) throw new Error('no WebGPU adapter');
       const opts = { ...n.opts, lanes: true, subgroups, hostSyncEvery: 1 };
       const steady = new GpuModel(gpu(), n.g, opts);
-      const lost = new GpuModel(lostCtx, n.g, opts);
-      for (let k = 0; k < 3; k++) {
-        for (const m of [steady, lost]) feed(m, k);
-        if (k === 2) {
-          const gone = lostCtx.device.lost;
-          lostCtx.device.destroy();
-          await gone;
-        }
-        const [rs, rl] = [await steady.step(), await lost.step()];
-        expect([rl.loss, rl.gradNorm], `step ${k}`).toEqual([rs.loss, rs.gradNorm]);
-      }
-      expect(lost.recoveries).toBe(1);
-      for (const p of n.g.params()) expect(bits(await lost.read(p))).toEqual(bits(await steady.read(p)));
+      await expectRecovery(steady, (ctx) => new GpuModel(ctx, n.g, opts), feed);
       steady.dispose();
-      lost.dispose();
-      lostCtx.dispose();
     },
   );
 });

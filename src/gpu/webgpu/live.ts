@@ -245,6 +245,28 @@ function sizerOf(graph: Graph, c: Call): Sizer {
       return wg;
     };
   }
+  if (c.fused && baseKernel(c.kernel) === 'matmul_wgrads') {
+    // Weight gradients of one input (plan-grads.ts): K is its live rows, as for each member alone.
+    const sizer = sizerOf(graph, c.fused.parts[0] as Call);
+    const scratch = new Uint32Array(4);
+    return (L, u, at) => {
+      own(u, at);
+      sizer(L, scratch, 0);
+      u[at + 1] = scratch[2] as number;
+      return [plan[0], plan[1], plan[2]];
+    };
+  }
+  if (c.fused && baseKernel(c.kernel) === 'matmul_xgrads') {
+    // Input gradients into one tensor's (plan-grads.ts): its live rows and workgroups are each member's.
+    const sizer = sizerOf(graph, c.fused.parts[0] as Call);
+    const scratch = new Uint32Array(4);
+    return (L, u, at) => {
+      own(u, at);
+      const wg = sizer(L, scratch, 0);
+      u[at] = scratch[0] as number;
+      return wg;
+    };
+  }
   if (c.fused) {
     // A fused call (plan-fuse.ts): each part's live length, as if it ran alone, in its own word.
     const { parts, words, per } = c.fused;
@@ -390,7 +412,8 @@ function sizerOf(graph: Graph, c: Call): Sizer {
       return flat((L) => (L[x] as number) * w, 256);
     }
     case 'col_sum':
-    case 'col_rows': {
+    case 'col_rows':
+    case 'col_blocks': {
       const rows = rowsOf(id);
       return words((L, u, at) => (u[at] = rows(L)));
     }

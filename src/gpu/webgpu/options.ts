@@ -19,6 +19,12 @@ export interface GpuModelOptions extends CompileOptions {
    */
   siblings?: boolean;
   /**
+   * With lanes products and fusion: a backward pass's weight gradients of one input, and its input
+   * gradients into one tensor's gradient, two or three to a dispatch (plan-grads.ts; the same bits).
+   * Default true.
+   */
+  gradGroups?: boolean;
+  /**
    * Long rows one workgroup per row (plan-forward.ts WIDE_ROW_COLS): layer norm and its gradient on
    * layer_norm_wide.wgsl / layer_norm_grad_wide.wgsl, and row reductions of more than
    * REDUCE_WIDE_ROWS rows on reduce_wide.wgsl, each row's sums in a tree (the last bits differ from
@@ -41,10 +47,18 @@ export interface GpuModelOptions extends CompileOptions {
 export function planOptions(
   opts: GpuModelOptions,
   ctx: GpuContext,
-): { fuse: boolean; lanes: boolean; wideRows: boolean; subgroups: boolean; siblings: boolean } {
+): {
+  fuse: boolean;
+  lanes: boolean;
+  wideRows: boolean;
+  subgroups: boolean;
+  siblings: boolean;
+  gradGroups: boolean;
+} {
   return {
     fuse: opts.fuse ?? true,
     siblings: opts.siblings ?? true,
+    gradGroups: opts.gradGroups ?? true,
     lanes: opts.lanes ?? !ctx.adapter.software,
     wideRows: opts.wideRows ?? !ctx.adapter.software,
     subgroups: opts.subgroups === true && ctx.subgroupTwins !== false && ctx.device.features.has('subgroups'),

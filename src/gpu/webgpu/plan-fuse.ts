@@ -19,7 +19,7 @@
  * - softmax and log-softmax of one tensor → softmax_pair.wgsl (one invocation per row, as
  *   softmax.wgsl), and their two softmax_grad calls into one gradient → softmax_grad_pair.wgsl;
  * - col_partial + col_sum over at most COL_SHORT_ROWS planned rows → col_rows.wgsl (a bias
- *   gradient of a small layer);
+ *   gradient of a small layer), over at most COL_BLOCKS_MAX blocks of 64 rows → col_blocks.wgsl;
  * - in the policy's loss: [sigmoid,] a Bernoulli log-probability whose target that sigmoid made
  *   from the same logits, [a product by a mask] → bernoulli_chain.wgsl (at least two of the three);
  *   a row reduction, then a binary op of the same length on its result → reduce_binary.wgsl; and
@@ -300,24 +300,28 @@ function softmaxGradPair(graph: Graph, c0: Call | undefined, c1: Call | undefine
 
 /** Column sums of at most this many planned rows run in one pass (col_rows.wgsl). */
 export const COL_SHORT_ROWS = 256;
+/** Column sums of at most this many blocks of 64 rows run in one dispatch (col_blocks.wgsl's MAX_BLOCKS). */
+export const COL_BLOCKS_MAX = 256;
 
 /**
- * col_partial + col_sum over at most COL_SHORT_ROWS rows → col_rows: one call of its own (one
- * invocation per column, not per element), sized by live.ts like col_sum.
+ * col_partial + col_sum → one call of its own: col_rows (one invocation per column) over at most
+ * COL_SHORT_ROWS rows, else col_blocks (one workgroup per column) over at most COL_BLOCKS_MAX
+ * blocks of 64 rows; sized by live.ts like col_sum.
  */
 function colRows(graph: Graph, c0: Call | undefined, c1: Call | undefined): Call | null {
   if (c0?.kernel !== 'col_partial' || c1?.kernel !== 'col_sum' || !sameRef(c0.refs[1], c1.refs[0]))
     return null;
   const [rows, cols] = c0.uniform as [number, number];
-  if (rows > COL_SHORT_ROWS || c0.node !== c1.node) return null;
+  const short = rows <= COL_SHORT_ROWS;
+  if ((!short && Math.ceil(rows / 64) > COL_BLOCKS_MAX) || c0.node !== c1.node) return null;
   const refs = [c0.refs[0] as Ref, c1.refs[1] as Ref];
   if (!bindable(graph, refs, [false, true])) return null;
   return {
-    kernel: 'col_rows',
+    kernel: short ? 'col_rows' : 'col_blocks',
     constants: { ACCUMULATE: c1.constants.ACCUMULATE ?? 1 },
     uniform: [rows, cols],
     refs,
-    wg: c1.wg,
+    wg: short ? c1.wg : grid(cols * 64, 64),
     node: c1.node,
   };
 }
@@ -441,7 +445,7 @@ function gradPairThen(graph: Graph, [c0, c1, c2]: (Call | undefined)[]): Call | 
  * of the add or sub whose output it activated, reading its gx → bias_act_grad_pair, with the column
  * sums after it (null unless the sums share no buffer with the pair, so that running them last
  * changes nothing, or the pair starts a binary_grad_chain). `after` holds the sums, as one col_rows
- * pass where that applies.
+ * or col_blocks call where that applies.
  */
 function biasGradPair(
   graph: Graph,

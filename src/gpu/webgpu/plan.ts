@@ -7,6 +7,7 @@
  * per op reads against cpu/ops.ts more easily than a split by op family would); the call and binding
  * types and the helpers both share are in plan-calls.ts. This file is the plan's import path.
  */
+import { groupGrads } from './plan-grads.ts';
 import { groupSiblings } from './plan-siblings.ts';
 import type { Graph } from '../graph.ts';
 import type { ParamLayout } from '../layout.ts';
@@ -37,7 +38,9 @@ export interface Plan {
  * device with the `subgroups` feature), the kernels with trees across invocations run as their
  * twins on tree_sg.wgsl: the same bits, fewer barriers (default false). With `siblings` (default
  * true) and both `fuse` and `lanes`, a forward pass's lanes products that share their left operand
- * run two or three to a dispatch (plan-siblings.ts; the same bits).
+ * run two or three to a dispatch (plan-siblings.ts; the same bits). With `gradGroups` (default
+ * true) and both `fuse` and `lanes`, a backward pass's weight gradients of one input and its input
+ * gradients into one tensor's gradient run two or three to a dispatch (plan-grads.ts; the same bits).
  */
 export function buildPlan(
   graph: Graph,
@@ -50,7 +53,15 @@ export function buildPlan(
     wideRows = false,
     subgroups = false,
     siblings = true,
-  }: { fuse?: boolean; lanes?: boolean; wideRows?: boolean; subgroups?: boolean; siblings?: boolean } = {},
+    gradGroups = true,
+  }: {
+    fuse?: boolean;
+    lanes?: boolean;
+    wideRows?: boolean;
+    subgroups?: boolean;
+    siblings?: boolean;
+    gradGroups?: boolean;
+  } = {},
 ): Plan {
   const forward: Call[] = [];
   for (const n of graph.nodes)
@@ -65,9 +76,14 @@ export function buildPlan(
     siblings && fuse && lanes
       ? (calls: Call[]) => groupSiblings(graph, layout, calls)
       : (calls: Call[]) => calls;
+  // Gradient products grouped by operand (plan-grads.ts), with the fused plan.
+  const groupBack =
+    gradGroups && fuse && lanes
+      ? (calls: Call[]) => groupGrads(graph, layout, calls)
+      : (calls: Call[]) => calls;
   return {
     forward: twins(group(pass(forward))),
-    backward: twins(pass(backward)),
+    backward: twins(groupBack(pass(backward))),
     update: twins(gradNormCalls(layout.total, clipNorm)),
   };
 }
