@@ -135,7 +135,9 @@ export async function iterationRows(
   bound: Bound,
 ): Promise<Record<string, unknown>[]> {
   const configs = iterationConfigs(quick);
-  const rounds = quick ? 1 : 6;
+  // Ten rounds: in six, the H200's per-round ratios of WebGPU (rollouts on wasm) to the TypeScript
+  // CPU backend spread over 3.1–5.7× (docs/benchmarks.md, the H200 runs' table).
+  const rounds = quick ? 1 : 10;
   const budgetMs = quick ? 60_000 : 40_000;
   const rows: Record<string, unknown>[] = [];
   for (const c of configs) {

@@ -111,6 +111,21 @@ describe('grouped gradient products', () => {
     }
   });
 
+  it("keep a group's workgroups within one dispatch's", () => {
+    // Three weight gradients of x [200, 48], each 48 × 8000 over K = 200 (64 lanes, 24,000
+    // workgroups): two fit in a dispatch (65,535 workgroups at most), the third runs alone.
+    const g = new Graph();
+    const x = g.input('x', [200, 48]);
+    const ys = [1, 2, 3].map((s) => g.matmul(x, g.param(`w${s}`, [48, 8000], new Float32Array(48 * 8000))));
+    const loss = g.sum(ys.map((y) => g.sum(g.sum(y))).reduce((a, b) => g.add(a, b)));
+    const backward = buildPlan(g, paramLayout(g), backwardOrder(g, loss.id), 0, { lanes: true }).backward;
+    const lanes = backward.filter((c) => c.kernel === 'matmul_lanes');
+    const groups = backward.filter((c) => c.kernel === 'matmul_wgrads');
+    expect(groups.map((c) => c.fused?.parts.length)).toEqual([2]);
+    expect(groups[0]?.wg[0]).toBe(48_000);
+    expect(lanes.map((c) => c.wg[0])).toEqual([24_000]);
+  });
+
   it("read the access of each binding from the kernels' WGSL", () => {
     expect(writtenBindings('matmul_lanes')).toEqual([false, false, true]);
     expect(writtenBindings('matmul_wgrads')).toEqual([false, false, false, false, true]);

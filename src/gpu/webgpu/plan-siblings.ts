@@ -15,7 +15,7 @@
 import type { Graph } from '../graph.ts';
 import type { ParamLayout } from '../layout.ts';
 import type { Call, Ref } from './plan-calls.ts';
-import { lanesWorkgroups, sameRef } from './plan-calls.ts';
+import { lanesWorkgroups, MAX_WG, sameRef } from './plan-calls.ts';
 
 /** At most this many products per dispatch (a left operand, the arena and three outputs: 5 storage bindings). */
 export const MAX_SIBLINGS = 3;
@@ -74,7 +74,9 @@ export function groupSiblings(graph: Graph, layout: ParamLayout, calls: readonly
         sameRef(o.refs[0], c.refs[0]) &&
         o.uniform[0] === c.uniform[0] &&
         o.uniform[2] === c.uniform[2] &&
-        o.constants.LK === c.constants.LK
+        o.constants.LK === c.constants.LK &&
+        // One run of workgroups per member, within one dispatch's.
+        group.reduce((s, g) => s + ((calls[g] as Call).wg[0] as number), o.wg[0]) <= MAX_WG
       )
         group.push(j);
     }

@@ -54,6 +54,20 @@ describe('sibling products', () => {
     expect(plan(true).backward).toEqual(plan(false).backward);
   });
 
+  it("keep a group's workgroups within one dispatch's", () => {
+    // Three products of x [48, 200], each by a 200 × 8000 weight (64 lanes, 24,000 workgroups):
+    // two fit in a dispatch (65,535 workgroups at most), the third runs alone.
+    const g = new Graph();
+    const x = g.input('x', [48, 200]);
+    const ys = [1, 2, 3].map((s) => g.matmul(x, g.param(`w${s}`, [200, 8000], new Float32Array(200 * 8000))));
+    const loss = g.sum(ys.map((y) => g.sum(g.sum(y))).reduce((a, b) => g.add(a, b)));
+    const forward = buildPlan(g, paramLayout(g), backwardOrder(g, loss.id), 0, { lanes: true }).forward;
+    const groups = forward.filter((c) => c.kernel === 'matmul_siblings');
+    expect(groups.map((c) => c.fused?.parts.length)).toEqual([2]);
+    expect(groups[0]?.wg[0]).toBe(48_000);
+    expect(forward.filter((c) => c.kernel === 'matmul_lanes').map((c) => c.wg[0])).toEqual([24_000]);
+  });
+
   it.each([false, true])(
     'give the bits of the products run one by one, over all, some and no live rows (subgroup twins: %s)',
     async (subgroups) => {
