@@ -1,6 +1,6 @@
 /**
- * Where training goes after the WebGPU device is lost: the best CPU-side backend, shared by the
- * construction-policy and orchestrator training sessions.
+ * Whether a training session's WebGPU device was lost, and where training goes after that: the
+ * best CPU-side backend. Shared by the construction-policy and orchestrator training sessions.
  */
 import type { BackendChoice } from '../gpu/index.ts';
 import type { ChooseBackend } from './train.session.ts';
@@ -24,4 +24,27 @@ export async function backendAfterLoss(choose: ChooseBackend, message: string): 
   } catch {
     return CPU_AFTER_LOSS(message);
   }
+}
+
+/** How long a failed iteration on WebGPU waits for the device's `lost` event (deviceWasLost). */
+export const LOSS_GRACE_MS = 2000;
+
+/**
+ * Whether the device of a session on `choice` was lost: `seen()` (the session's flag, set by the
+ * context's `onLost`, or the context's own), after one macrotask. The `lost` event may settle a
+ * while after a read-back failed because of the loss, so after a failed iteration (`failed`) it is
+ * waited for up to `graceMs`. Never true off WebGPU.
+ */
+export async function deviceWasLost(
+  choice: BackendChoice,
+  seen: () => boolean,
+  failed: boolean,
+  graceMs = LOSS_GRACE_MS,
+): Promise<boolean> {
+  if (choice.backend !== 'webgpu') return false;
+  const tick = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+  await tick(0);
+  const until = performance.now() + (failed ? graceMs : 0);
+  while (!seen() && performance.now() < until) await tick(10);
+  return seen();
 }

@@ -17,7 +17,7 @@
  */
 import type { BackendChoice } from '../gpu/index.ts';
 import { TRAINED_MODELS_PATH } from '../orchestrator/index.ts';
-import { backendAfterLoss } from './device-loss.ts';
+import { backendAfterLoss, deviceWasLost } from './device-loss.ts';
 import type { Handlers } from './rpc/server.ts';
 import type { OutputIn } from './rpc/protocol.ts';
 import type {
@@ -161,11 +161,9 @@ export function orchTrainHandlers(deps: OrchSessionDeps): Handlers<OrchTrainMeth
     }
   };
 
-  const wasLost = async (s: Session): Promise<boolean> => {
-    if (s.choice.backend !== 'webgpu') return false;
-    await macrotask();
-    return s.lost !== null || s.choice.ctx?.lost === true;
-  };
+  /** Whether the device was lost (device-loss.ts; a failed iteration waits for the `lost` event). */
+  const wasLost = (s: Session, failed: boolean): Promise<boolean> =>
+    deviceWasLost(s.choice, () => s.lost !== null || s.choice.ctx?.lost === true, failed);
 
   type Step =
     | { kind: 'iteration'; metrics: OrchMetrics; sampled: OrchSampled[]; ms: number }
@@ -183,12 +181,15 @@ export function orchTrainHandlers(deps: OrchSessionDeps): Handlers<OrchTrainMeth
     const t0 = now();
     let failure: unknown = null;
     let metrics: OrchMetrics | null = null;
+    let last: string | null = null;
     try {
       metrics = await s.trainer.iterate();
+      // Inside the loss check: a device lost late in the iteration may fail only this read.
+      last = await s.trainer.checkpointText();
     } catch (e) {
       failure = e;
     }
-    if (await wasLost(s)) {
+    if (await wasLost(s, failure !== null)) {
       const message = s.lost ?? (failure instanceof Error ? failure.message : 'device lost');
       s.trainer.dispose();
       disposeChoice(s.choice);
@@ -197,8 +198,8 @@ export function orchTrainHandlers(deps: OrchSessionDeps): Handlers<OrchTrainMeth
       session = { ...s, trainer, choice, lost: null, loseAfter: null };
       return { kind: 'recovered', message };
     }
-    if (failure !== null || metrics === null) throw failure;
-    s.last = await s.trainer.checkpointText();
+    if (failure !== null || metrics === null || last === null) throw failure;
+    s.last = last;
     return { kind: 'iteration', metrics, sampled: s.trainer.sampled().slice(0, maxSampled), ms: now() - t0 };
   };
 

@@ -42,7 +42,7 @@ import {
   type TrainConfig,
   type TrainerSnapshot,
 } from '../train/index.ts';
-import { backendAfterLoss } from './device-loss.ts';
+import { backendAfterLoss, deviceWasLost } from './device-loss.ts';
 import type { Handlers } from './rpc/server.ts';
 import type { OutputIn, ProgressIn } from './rpc/protocol.ts';
 import type { SimPool } from './sim-pool.ts';
@@ -229,12 +229,9 @@ export function trainHandlers(deps: TrainSessionDeps): Handlers<TrainMethods> {
     session = null;
   };
 
-  /** Whether the device was lost; the `lost` event may settle a moment after a failed read-back. */
-  const wasLost = async (s: Session): Promise<boolean> => {
-    if (s.choice.backend !== 'webgpu') return false;
-    await macrotask();
-    return s.lost !== null || s.choice.ctx?.lost === true;
-  };
+  /** Whether the device was lost (device-loss.ts; a failed iteration waits for the `lost` event). */
+  const wasLost = (s: Session, failed: boolean): Promise<boolean> =>
+    deviceWasLost(s.choice, () => s.lost !== null || s.choice.ctx?.lost === true, failed);
 
   type Step =
     | { kind: 'iteration'; metrics: TrainerSnapshot['history'][number]; ms: number }
@@ -245,13 +242,18 @@ export function trainHandlers(deps: TrainSessionDeps): Handlers<TrainMethods> {
     const t0 = now();
     let failure: unknown = null;
     let metrics: TrainerSnapshot['history'][number] | null = null;
+    let last: TrainerSnapshot | null = null;
     try {
       metrics = await s.trainer.iterate();
+      // Inside the loss check: a device lost in the iteration's last update may fail only this
+      // read, before its `lost` event has settled.
+      last = await s.trainer.snapshot();
     } catch (e) {
       failure = e;
     }
-    if (await wasLost(s)) {
-      // The iteration ran (partly) on a lost device: drop it and continue on the CPU side from `last`.
+    if (await wasLost(s, failure !== null)) {
+      // The iteration ran (partly) on a lost device: drop it and continue on the CPU side from the
+      // snapshot before it.
       const message = s.lost ?? (failure instanceof Error ? failure.message : 'device lost');
       s.trainer.dispose();
       disposeChoice(s.choice);
@@ -269,8 +271,8 @@ export function trainHandlers(deps: TrainSessionDeps): Handlers<TrainMethods> {
       );
       return { kind: 'recovered', message };
     }
-    if (failure !== null || metrics === null) throw failure;
-    s.last = await s.trainer.snapshot();
+    if (failure !== null || metrics === null || last === null) throw failure;
+    s.last = last;
     return { kind: 'iteration', metrics, ms: now() - t0 };
   };
 
