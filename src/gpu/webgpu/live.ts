@@ -245,26 +245,23 @@ function sizerOf(graph: Graph, c: Call): Sizer {
       return wg;
     };
   }
-  if (c.fused && baseKernel(c.kernel) === 'matmul_wgrads') {
-    // Weight gradients of one input (plan-grads.ts): K is its live rows, as for each member alone.
-    const sizer = sizerOf(graph, c.fused.parts[0] as Call);
-    const scratch = new Uint32Array(4);
-    return (L, u, at) => {
-      own(u, at);
-      sizer(L, scratch, 0);
-      u[at + 1] = scratch[2] as number;
-      return [plan[0], plan[1], plan[2]];
-    };
-  }
-  if (c.fused && baseKernel(c.kernel) === 'matmul_xgrads') {
-    // Input gradients into one tensor's (plan-grads.ts): its live rows and workgroups are each member's.
+  const group = baseKernel(c.kernel);
+  if (c.fused && (group === 'matmul_wgrads' || group === 'matmul_xgrads')) {
+    // Grouped gradient products (plan-grads.ts), sized as their first member alone: weight
+    // gradients of one input sum over its live rows (K, word 1; the workgroups stay); input
+    // gradients into one tensor's have them as their rows (word 0) and take the member's workgroups.
+    const weights = group === 'matmul_wgrads';
     const sizer = sizerOf(graph, c.fused.parts[0] as Call);
     const scratch = new Uint32Array(4);
     return (L, u, at) => {
       own(u, at);
       const wg = sizer(L, scratch, 0);
-      u[at] = scratch[0] as number;
-      return wg;
+      if (!weights) {
+        u[at] = scratch[0] as number;
+        return wg;
+      }
+      u[at + 1] = scratch[2] as number;
+      return [plan[0], plan[1], plan[2]];
     };
   }
   if (c.fused) {

@@ -23,8 +23,8 @@ import type { Graph } from '../graph.ts';
 import type { ParamLayout } from '../layout.ts';
 import { KERNELS, type KernelName } from './kernels.ts';
 import type { Call, Ref } from './plan-calls.ts';
-import { MAX_WG, sameRef } from './plan-calls.ts';
-import { MAX_SIBLINGS, siblingWords } from './plan-siblings.ts';
+import { sameRef } from './plan-calls.ts';
+import { fitsOneDispatch, MAX_SIBLINGS, siblingWords } from './plan-siblings.ts';
 
 /** How far past a group's first member its partners are looked for. */
 export const GROUP_WINDOW = 48;
@@ -183,11 +183,7 @@ function firstGroup(
       // Weight gradients run side by side: no two into one parameter's gradient, and their
       // workgroups, one run per member, within one dispatch's.
       if (kind === 'w' && members.some((m) => sameRef((calls[m] as Call).refs[2], o.refs[2]))) continue;
-      if (
-        kind === 'w' &&
-        members.reduce((s, m) => s + ((calls[m] as Call).wg[0] as number), o.wg[0]) > MAX_WG
-      )
-        continue;
+      if (kind === 'w' && !fitsOneDispatch(calls, members, o)) continue;
       // Every member so far moves to j: past no call that conflicts with it.
       const movable = members.every((m) => {
         for (let q = m + 1; q < j; q++)

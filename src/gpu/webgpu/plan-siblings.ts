@@ -36,6 +36,14 @@ function groupable(graph: Graph, c: Call): boolean {
   );
 }
 
+/**
+ * Whether `next` can join the members `group` (indices into `calls`) of a group that runs one run
+ * of workgroups per member: their workgroups together within one dispatch's (MAX_WG).
+ */
+export function fitsOneDispatch(calls: readonly Call[], group: readonly number[], next: Call): boolean {
+  return group.reduce((s, g) => s + ((calls[g] as Call).wg[0] as number), next.wg[0]) <= MAX_WG;
+}
+
 /** The uniform words and workgroups of a group of `parts` for a left operand of `m` rows. */
 export function siblingWords(
   parts: readonly Call[],
@@ -75,8 +83,7 @@ export function groupSiblings(graph: Graph, layout: ParamLayout, calls: readonly
         o.uniform[0] === c.uniform[0] &&
         o.uniform[2] === c.uniform[2] &&
         o.constants.LK === c.constants.LK &&
-        // One run of workgroups per member, within one dispatch's.
-        group.reduce((s, g) => s + ((calls[g] as Call).wg[0] as number), o.wg[0]) <= MAX_WG
+        fitsOneDispatch(calls, group, o)
       )
         group.push(j);
     }
