@@ -13,7 +13,7 @@ import type { GpuModelOptions } from './webgpu/model.ts';
 import type { GpuContext } from './webgpu/device.ts';
 
 export { Graph, MASKED_LOG_PROB } from './graph.ts';
-export { paramLayout, type ParamLayout } from './layout.ts';
+export { initialParams, paramLayout, type ParamLayout } from './layout.ts';
 export type { Activation, BinaryOp, DType, ReduceOp, Shape, Tensor, UnaryOp } from './graph.ts';
 export type { BackendKind, CompileOptions, Model, RunOptions, StepResult } from './model.ts';
 export type { AdamConfig, TrainState } from './optimizer.ts';

@@ -96,6 +96,7 @@ export {
   DEFAULT_CONFIG,
   PolicyNetwork,
   buildPolicyGraph,
+  buildPolicyGraphPair,
   encoderConfig,
   jpssInputs,
   policyCompileOptions,
@@ -106,6 +107,7 @@ export {
   type NetworkOptions,
   type PolicyGraph,
   type PolicyGraphOptions,
+  type PolicyHeads,
 } from './network.ts';
 export { priorCheckpoint, priorParams } from './prior.ts';
 export {

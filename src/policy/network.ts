@@ -32,7 +32,17 @@
  * together (a new parameter touches all three); the `random` checkpoint is the layout's initialiser.
  */
 import { createRng, type Rng } from '../core/rng.ts';
-import { Graph, compile, init, readStep, type BackendChoice, type Model, type Tensor } from '../gpu/index.ts';
+import {
+  Graph,
+  compile,
+  init,
+  readStep,
+  type BackendChoice,
+  type DType,
+  type Model,
+  type Shape,
+  type Tensor,
+} from '../gpu/index.ts';
 import {
   GRAPH_DEFAULTS,
   POLICY_FORMAT,
@@ -122,43 +132,102 @@ export function buildPolicyGraph(
   values: Record<string, ArrayLike<number>>,
   opts: PolicyGraphOptions,
 ): PolicyGraph {
+  const g = new Graph();
+  return { graph: g, ...policyHeads(g, sharedInputs(g), cfg, values, opts, '') };
+}
+
+/** A policy graph's heads and parameters, without the graph they are in. */
+export type PolicyHeads = Omit<PolicyGraph, 'graph'>;
+
+/**
+ * Two policies of one config in one graph over the same inputs (`logProb` graphs for the log π
+ * passes of the learner, which runs the current policy and the frozen reference over the same
+ * rows): `current`'s parameters under their own names, first, so that the first half of the
+ * parameter arena is laid out as `buildPolicyGraph`'s arena of the same config; `reference`'s
+ * under `reference.`-prefixed names after them. Each policy's ops are those of its own graph, so
+ * every value has the bits it has there; the inputs (and the link weights made from them) are
+ * set, packed and uploaded once for both.
+ */
+export function buildPolicyGraphPair(
+  cfg: PolicyConfig,
+  current: Record<string, ArrayLike<number>>,
+  reference: Record<string, ArrayLike<number>>,
+  opts: PolicyGraphOptions,
+): { pg: PolicyGraph; reference: PolicyHeads } {
+  const g = new Graph();
+  const inputs = sharedInputs(g);
+  const pg = { graph: g, ...policyHeads(g, inputs, cfg, current, opts, '') };
+  return { pg, reference: policyHeads(g, inputs, cfg, reference, opts, 'reference.') };
+}
+
+/** Inputs by name, each made once in `g` (and the weight columns widened from them, `wide`). */
+interface SharedInputs {
+  input(name: string, shape: Shape, dtype?: DType): Tensor;
+  once(name: string, make: () => Tensor): Tensor;
+}
+
+function sharedInputs(g: Graph): SharedInputs {
+  const made = new Map<string, Tensor>();
+  const once = (name: string, make: () => Tensor): Tensor => {
+    let t = made.get(name);
+    if (!t) {
+      t = make();
+      made.set(name, t);
+    }
+    return t;
+  };
+  return {
+    input: (name, shape, dtype) => once(name, () => g.input(name, shape, dtype)),
+    once,
+  };
+}
+
+/** The network's parameters (named with `prefix`) and heads in `g`, over `inputs`. */
+function policyHeads(
+  g: Graph,
+  inputs: SharedInputs,
+  cfg: PolicyConfig,
+  values: Record<string, ArrayLike<number>>,
+  opts: PolicyGraphOptions,
+  prefix: string,
+): PolicyHeads {
   const enc = encoderConfig(cfg);
   const S = stateDimFor(enc, encoderVersion(cfg));
   const Da = agentDim(enc);
   const A = cfg.roles.length + 2;
   const B = opts.batch;
   const E = opts.edgeRows;
-  const g = new Graph();
   const params: Record<string, Tensor> = {};
   for (const [name, shape] of Object.entries(paramShapes(cfg))) {
     const v = values[name];
     if (!v) throw new Error(`missing parameter ${name}`);
-    params[name] = g.param(name, shape, Float32Array.from(v));
+    params[name] = g.param(prefix + name, shape, Float32Array.from(v));
   }
   const p = (name: string): Tensor => params[name] as Tensor;
-  const state = g.input('state', [B, S]);
-  const mask = g.input('mask', [B, A]);
-  const agents = g.input('agents', [B * cfg.maxAgents, Da]);
-  const edgeAgent = g.input('edgeAgent', [E], 'u32');
-  const edgeRole = g.input('edgeRole', [E], 'u32');
-  const edgeBatch = g.input('edgeBatch', [E], 'u32');
-  const ones = g.input('ones', [Da, 1]);
+  const state = inputs.input('state', [B, S]);
+  const mask = inputs.input('mask', [B, A]);
+  const agents = inputs.input('agents', [B * cfg.maxAgents, Da]);
+  const edgeAgent = inputs.input('edgeAgent', [E], 'u32');
+  const edgeRole = inputs.input('edgeRole', [E], 'u32');
+  const edgeBatch = inputs.input('edgeBatch', [E], 'u32');
+  const ones = inputs.input('ones', [Da, 1]);
 
   const block = graphBlock(cfg);
   let graph: { nodes: Tensor; mean: Tensor; sink: Tensor } | null = null;
   if (block) {
     const BN = B * cfg.maxAgents;
     const M = B * maxLinks(enc);
-    const from = g.input('msgFrom', [M], 'u32');
-    const to = g.input('msgTo', [M], 'u32');
-    const onesG = g.input('onesG', [1, block.hidden]);
+    const from = inputs.input('msgFrom', [M], 'u32');
+    const to = inputs.input('msgTo', [M], 'u32');
+    const onesG = inputs.input('onesG', [1, block.hidden]);
     // A weight column [K, 1] as a [K, G] matrix, since the core's binary ops do not broadcast.
-    const wide = (name: string, rows: number): Tensor => g.matmul(g.input(name, [rows, 1]), onesG);
+    const wide = (name: string, rows: number): Tensor =>
+      inputs.once(`wide ${name}`, () => g.matmul(inputs.input(name, [rows, 1]), onesG));
     const inW = wide('inWeight', M);
     const outW = wide('outWeight', M);
     const readMean = wide('readMean', BN);
     const readSink = wide('readSink', BN);
-    const agentBatch = g.input('agentBatch', [BN], 'u32');
+    const agentBatch = inputs.input('agentBatch', [BN], 'u32');
     let x = agents;
     for (let l = 1; l <= block.layers; l++) {
       // Messages along each link j → k: k hears j through I_l, j hears k through O_l; unused
@@ -205,8 +274,8 @@ export function buildPolicyGraph(
   // The chosen role's rows of a role table, or (w/o JPSS) the table's mean row on every edge row.
   const roleTerm = (() => {
     if (opts.jpss !== false) return (name: string): Tensor => g.gatherRows(p(name), edgeRole);
-    const mean = g.input('roleMean', [1, cfg.roles.length]);
-    const zero = g.input('edgeZero', [E], 'u32');
+    const mean = inputs.input('roleMean', [1, cfg.roles.length]);
+    const zero = inputs.input('edgeZero', [E], 'u32');
     return (name: string): Tensor => g.gatherRows(g.matmul(mean, p(name)), zero);
   })();
   let pre = g.add(g.add(g.gatherRows(za, edgeAgent), g.gatherRows(hs, edgeBatch)), roleTerm('edge.role'));
@@ -219,13 +288,13 @@ export function buildPolicyGraph(
 
   let joint: Tensor | null = null;
   if (opts.logProb) {
-    const action = g.input('action', [B], 'u32');
-    const target = g.input('edgeTarget', [E, 1]);
-    const weight = g.input('edgeWeight', [E, 1]);
+    const action = inputs.input('action', [B], 'u32');
+    const target = inputs.input('edgeTarget', [E, 1]);
+    const weight = inputs.input('edgeWeight', [E, 1]);
     const bern = g.mul(g.bernoulliLogProb(edgeLogits, target), weight);
     joint = g.add(g.pick(logProbs, action), g.sum(g.scatterAddRows(bern, edgeBatch, B)));
   }
-  return { graph: g, probs, logProbs, edgeLogits, joint, params };
+  return { probs, logProbs, edgeLogits, joint, params };
 }
 
 /**

@@ -13,12 +13,22 @@
  * The graph has a fixed batch of `minibatch` rows (its buffers and pipelines are built once); a
  * short minibatch is padded with rows that allow only EXIT and carry weight 0.
  */
-import { compile, paramLayout, readStep, type BackendChoice, type Model, type Tensor } from '../gpu/index.ts';
+import {
+  compile,
+  initialParams,
+  paramLayout,
+  readStep,
+  type BackendChoice,
+  type Model,
+  type Tensor,
+} from '../gpu/index.ts';
 import { overlapped } from './overlap.ts';
 import {
   PackedStates,
   agentDim,
   buildPolicyGraph,
+  buildPolicyGraphPair,
+  paramShapes,
   encoderConfig,
   graphBlock,
   jpssInputs,
@@ -62,7 +72,13 @@ interface Compiled {
 interface PassGraphs {
   rows: number;
   current: Compiled;
+  /** The reference as a graph of its own: when its parameters are shaped unlike the current's. */
   ref: Compiled | null;
+  /**
+   * Or the reference in `current`'s graph (`buildPolicyGraphPair`): its joint log π there, and the
+   * parameter arena that `current`'s model takes (the current half written when it moved).
+   */
+  pair: { joint: Tensor; arena: Float32Array } | null;
   packed: PackedStates;
   /** The training graph's `version` whose parameters `current` holds. */
   version: number;
@@ -229,33 +245,45 @@ export class Learner {
     const M = this.config.minibatch;
     let rows = M;
     while (rows < Math.min(full.batch, this.passRows)) rows *= 2;
-    let graphs: Compiled[];
+    // The models to run and which of `which` each one's reads answer, in order.
+    let runs: { model: Model; reads: Tensor[]; slots: number[] }[];
     let mb = this.packed;
+    const own = (c: Compiled, i: number) => ({ model: c.model, reads: [c.pg.joint as Tensor], slots: [i] });
     if (rows > M) {
       const p = await this.passGraphsOf(Math.min(rows, Math.max(M, this.passRows)));
       rows = p.rows;
       mb = p.packed;
-      graphs = which.map((w) => (w === 'current' ? p.current : (p.ref as Compiled)));
-    } else graphs = which.map((w) => (w === 'current' ? this.train : (this.ref as Compiled)));
-    const out = graphs.map(() => new Float64Array(full.batch));
+      const pair = p.pair;
+      runs = pair
+        ? [
+            {
+              model: p.current.model,
+              reads: which.map((w) => (w === 'current' ? (p.current.pg.joint as Tensor) : pair.joint)),
+              slots: which.map((_, i) => i),
+            },
+          ]
+        : which.map((w, i) => own(w === 'current' ? p.current : (p.ref as Compiled), i));
+    } else runs = which.map((w, i) => own(w === 'current' ? this.train : (this.ref as Compiled), i));
+    const out = which.map(() => new Float64Array(full.batch));
     await overlapped(
       Math.ceil(full.batch / rows),
       (i) => {
         const start = i * rows;
         mb.clear();
         mb.copyRange(full.rows, start, Math.min(rows, full.batch - start));
-        for (const c of graphs) mb.feed(c.model, { targets: true, blind: !this.config.jpss });
+        for (const r of runs) mb.feed(r.model, { targets: true, blind: !this.config.jpss });
         const opts = { backward: false, update: false, prune: true };
-        return Promise.all(
-          graphs.map(async (c) => (await readStep(c.model, [c.pg.joint as Tensor], opts)).values),
-        );
+        return Promise.all(runs.map(async (r) => (await readStep(r.model, r.reads, opts)).values));
       },
       (lps, i) => {
         const start = i * rows;
         const n = Math.min(rows, full.batch - start);
-        for (const [g, [lp]] of lps.entries()) {
-          const dst = out[g] as Float64Array;
-          for (let r = 0; r < n; r++) dst[start + r] = (lp as Float32Array)[r] as number;
+        for (const [k, values] of lps.entries()) {
+          const slots = (runs[k] as (typeof runs)[number]).slots;
+          for (const [j, lp] of values.entries()) {
+            const dst = out[slots[j] as number] as Float64Array;
+            for (let r = 0; r < n; r++) dst[start + r] = (lp as Float32Array)[r] as number;
+          }
         }
       },
       this.overlap,
@@ -263,34 +291,47 @@ export class Learner {
     return out;
   }
 
-  /** The pass graphs of `rows` rows (compiled on first use), holding the current parameters. */
+  /**
+   * The pass graphs of `rows` rows (compiled on first use), holding the current parameters: one
+   * graph with both policies when the reference's parameters are shaped as the current's (each
+   * pass then packs, uploads and submits its rows once for both), else one graph each.
+   */
   private async passGraphsOf(rows: number): Promise<PassGraphs> {
     let p = this.passGraphs.get(rows);
     if (!p) {
       const cfg = this.checkpoint.config;
       const opts = { batch: rows, edgeRows: rows * cfg.maxAgents, logProb: true, jpss: this.config.jpss };
-      const forward = async (c: PolicyCheckpoint): Promise<Compiled> => {
-        const pg = buildPolicyGraph(c.config, c.params, opts);
+      const compiled = async (pg: PolicyGraph, c: PolicyCheckpoint): Promise<Compiled> => {
         const model = await compile(this.choice, pg.graph, policyCompileOptions(c.config));
         this.constants(model, opts.edgeRows);
         return { pg, model };
       };
+      const forward = (c: PolicyCheckpoint): Promise<Compiled> =>
+        compiled(buildPolicyGraph(c.config, c.params, opts), c);
       const packed = new PackedStates(encoderConfig(cfg), rows, opts.edgeRows, graphBlock(cfg) !== null);
       // Built from the checkpoint: the training graph's parameters before any update (version 0).
-      p = {
-        rows,
-        current: await forward(this.checkpoint),
-        ref: this.ref ? await forward(this.reference) : null,
-        packed,
-        version: 0,
-      };
+      if (this.ref && sameShapes(this.checkpoint.config, this.reference.config)) {
+        const both = buildPolicyGraphPair(cfg, this.checkpoint.params, this.reference.params, opts);
+        const current = await compiled(both.pg, this.checkpoint);
+        const arena = initialParams(both.pg.graph, paramLayout(both.pg.graph));
+        const joint = both.reference.joint as Tensor;
+        p = { rows, current, ref: null, pair: { joint, arena }, packed, version: 0 };
+      } else {
+        const current = await forward(this.checkpoint);
+        const ref = this.ref ? await forward(this.reference) : null;
+        p = { rows, current, ref, pair: null, packed, version: 0 };
+      }
       this.passGraphs.set(rows, p);
     }
     if (p.version !== this.version) {
       const v = this.version;
       const params = this.lastArena?.version === v ? this.lastArena.params : await this.arena();
-      // Parameters only: a pass graph has no optimizer.
-      p.current.model.importParams(params);
+      // Parameters only: a pass graph has no optimizer. A pair's current half is laid out as the
+      // training graph's arena (buildPolicyGraphPair).
+      if (p.pair) {
+        p.pair.arena.set(params);
+        p.current.model.importParams(p.pair.arena);
+      } else p.current.model.importParams(params);
       p.version = v;
     }
     return p;
@@ -430,4 +471,9 @@ function numbers(x: Float32Array): number[] {
   const out = new Array<number>(x.length).fill(0);
   for (let i = 0; i < x.length; i++) out[i] = x[i] as number;
   return out;
+}
+
+/** Two configs whose policy graphs have the same parameters, each of the same shape. */
+function sameShapes(a: PolicyCheckpoint['config'], b: PolicyCheckpoint['config']): boolean {
+  return JSON.stringify(paramShapes(a)) === JSON.stringify(paramShapes(b));
 }
