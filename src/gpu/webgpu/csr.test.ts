@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CHUNK, csrOf, maxChunks } from './csr.ts';
+import { CHUNK, csrOf, csrScratch, maxChunks } from './csr.ts';
 
 /** The lists as plain arrays per row, for readable expectations. */
 const lists = (idx: number[], rows: number): number[][] => {
@@ -41,5 +41,30 @@ describe('csrOf groups index positions by row', () => {
     expect([...chunkRow.subarray(0, 4)]).toEqual([0, 2, 2, 3]);
     expect(chunkRow.length).toBeGreaterThanOrEqual(4);
     expect(maxChunks(idx.length, 5)).toBe(chunkRow.length);
+  });
+
+  it('gives the same lists built in a room used before, for indices of any length up to its room', () => {
+    const rows = 40;
+    const room = csrScratch(3 * CHUNK, rows);
+    let seed = 7;
+    const next = (m: number): number => {
+      seed = (seed * 1103515245 + 12345) >>> 0;
+      return seed % m;
+    };
+    // Long and short, with rows past the last (dropped), and empty: each after the others' leftovers.
+    for (let k = 0; k < 60; k++) {
+      const n = k % 7 === 0 ? 0 : next(3 * CHUNK + 1);
+      const spread = k % 3 === 0 ? 3 : rows + 5;
+      const idx = Uint32Array.from({ length: n }, () => next(spread));
+      const fresh = csrOf(idx, rows);
+      const reused = csrOf(idx, rows, room);
+      for (const key of ['offsets', 'sources', 'chunks', 'chunkRow'] as const)
+        expect([...reused[key]], `${key} of index ${k}`).toEqual([...fresh[key]]);
+    }
+  });
+
+  it('refuses a room too small or for other rows', () => {
+    expect(() => csrOf(new Uint32Array(9), 4, csrScratch(8, 4))).toThrow(/room for 8 positions/);
+    expect(() => csrOf(new Uint32Array(2), 5, csrScratch(8, 4))).toThrow(/over 4 rows/);
   });
 });

@@ -18,7 +18,8 @@ import { planOptions, type GpuModelOptions } from './options.ts';
 import { adamCall, adamUniform, buildPlan, callNodesOf, csrKeysOf, NORM_CALLS } from './plan.ts';
 import { Freshness } from '../fresh.ts';
 import type { Plan } from './plan.ts';
-import { csrOf } from './csr.ts';
+import { csrOf, csrScratch } from './csr.ts';
+import { HeldInputs } from './held-inputs.ts';
 import { dispatched, LiveSizer, liveRows, longestChunks, SCATTER_SHORT_CHUNKS } from './live.ts';
 import {
   UNIFORM_SLOT,
@@ -86,10 +87,10 @@ export class GpuModel implements Model {
   /** Per forward call: the nodes it computes (a fused call, each part's). */
   private readonly callNodes: number[][];
   private readonly paramIds: number[];
-  /** Steps called and not settled; while there are any, `setInput` copies an input a step kept. */
+  /** Steps called and not settled. */
   private inFlight = 0;
-  /** Inputs whose current arrays a step in flight may hold (step's `inputsNow`). */
-  private readonly kept = new Set<number>();
+  /** Input arrays that unsettled steps hold (`setInput` copies those), and spares to copy into. */
+  readonly held = new HeldInputs();
   /** Index inputs set (or a new device) since their CSR lists were last built (applyLive). */
   private readonly csrStale = new Set<number>();
   private readonly inputByName = new Map<string, GraphNode>();
@@ -173,8 +174,12 @@ export class GpuModel implements Model {
     const bufs = s.csr.get(`${idx}:${rows}`);
     if (!bufs) return;
     const data = this.inputData.get(idx) ?? new Uint32Array(size(this.graph.node(idx).shape));
-    // Only the live positions of the index: its padding must not reach a destination row.
-    const next = csrOf(data.subarray(0, bufs.count), rows);
+    // Only the live positions of the index: its padding must not reach a destination row. Built in
+    // the room the last upload's lists are not in.
+    const capacity = size(this.graph.node(idx).shape);
+    bufs.rooms ??= [csrScratch(capacity, rows), csrScratch(capacity, rows)];
+    const room = bufs.rooms[0].offsets === bufs.host?.offsets ? bufs.rooms[1] : bufs.rooms[0];
+    const next = csrOf(data.subarray(0, bufs.count), rows, room);
     for (const k of ['offsets', 'sources', 'chunks', 'chunkRow'] as const)
       writeChangedWords(this.device, this.ctx.counters, bufs[k], bufs.host?.[k] ?? null, next[k]);
     bufs.host = next;
@@ -243,8 +248,8 @@ export class GpuModel implements Model {
       const src = typed.subarray(0, liveRows * width);
       const [lo, hi] = changedSpan(have.subarray(0, src.length), src);
       if (lo === hi) return;
-      if (this.inFlight > 0 && this.kept.delete(id)) {
-        have = have.slice();
+      if (this.held.held(have)) {
+        have = this.held.copy(id, have);
         this.inputData.set(id, have);
       }
       (have as Uint32Array).set(src.subarray(lo, hi) as Uint32Array, lo);
@@ -259,10 +264,18 @@ export class GpuModel implements Model {
     if (n.dtype === 'u32') this.csrStale.add(id);
   }
 
-  /** The inputs as they are now, for a step to keep (their arrays are not changed in place after this). */
+  /**
+   * The inputs as they are now, for a step to keep: their arrays are not changed in place until
+   * `release` (the step settled).
+   */
   private inputsNow(): Inputs {
-    for (const id of this.inputData.keys()) this.kept.add(id);
-    return { data: new Map(this.inputData), live: new Map(this.inputLive) };
+    const data = new Map(this.inputData);
+    this.held.hold(data);
+    return { data, live: new Map(this.inputLive) };
+  }
+
+  private release(inputs: Inputs): void {
+    this.held.release(inputs.data, (id) => this.inputData.get(id));
   }
 
   /** Makes `to` the inputs again (what differs from the current ones, uploaded). */
@@ -301,6 +314,7 @@ export class GpuModel implements Model {
     this.inFlight += 1;
     const done = (): void => {
       this.inFlight -= 1;
+      this.release(inputs);
     };
     this.settled = p.then(done, done);
     return p;
@@ -335,6 +349,7 @@ export class GpuModel implements Model {
     this.useInputs(inputs);
     const sent = this.submit(s, opts);
     this.useInputs(latest);
+    this.release(latest);
     return this.collect(s, sent);
   }
 
@@ -353,7 +368,8 @@ export class GpuModel implements Model {
     }
     this.csrStale.clear();
     if (!this.liveChanged && s.live) return;
-    const next = s.words.slice();
+    const next = s.nextWords;
+    next.set(s.words);
     const short = (idx: number, rows: number): boolean => this.shortLists.get(`${idx}:${rows}`) === true;
     // A scatter whose lists changed length class switches form: all calls are sized again then.
     const prev = this.shortFlipped ? null : s.live;

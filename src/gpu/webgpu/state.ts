@@ -16,7 +16,7 @@
 import type { Graph } from '../graph.ts';
 import { size } from '../graph.ts';
 import type { ParamLayout } from '../layout.ts';
-import { maxChunks, type Csr } from './csr.ts';
+import { maxChunks, type Csr, type CsrScratch } from './csr.ts';
 import { PipelineCache } from './pipelines.ts';
 import type { Call, Plan, Ref } from './plan.ts';
 import { BufferPool } from './pool.ts';
@@ -42,6 +42,8 @@ export interface DeviceState {
   csr: Map<string, CsrBuffers>;
   /** The uniform arena's words as last written (live.ts rewrites a call's sizes when live rows change). */
   words: Uint32Array;
+  /** Room of `words`' length where the next sizes are worked out (allocated once, not per step). */
+  nextWords: Uint32Array;
   /** Live rows of every node as the encoded calls are sized (null: not applied yet). */
   live: Int32Array | null;
   arenas: Record<'params' | 'grads' | 'm' | 'v', GPUBuffer>;
@@ -68,8 +70,10 @@ export interface CsrBuffers {
   sources: GPUBuffer;
   chunks: GPUBuffer;
   chunkRow: GPUBuffer;
-  /** The lists as last uploaded (null: none yet). */
+  /** The lists as last uploaded (null: none yet): views of one of `rooms`. */
   host: Csr | null;
+  /** Two rooms the lists are built in by turns (the last upload's stays intact to compare with). */
+  rooms: [CsrScratch, CsrScratch] | null;
   /** The live positions of the index the lists were built from. */
   count: number;
 }
@@ -280,6 +284,7 @@ export function buildDeviceState(device: GPUDevice, generation: number, spec: St
       chunks: take((rows + 1) * 4, S, `csr chunks ${idx}:${rows}`),
       chunkRow: take(maxChunks(count, rows) * 4, S, `csr chunk rows ${idx}:${rows}`),
       host: null,
+      rooms: null,
       count,
     };
   };
@@ -301,6 +306,7 @@ export function buildDeviceState(device: GPUDevice, generation: number, spec: St
     uniforms,
     readbacks: new Map(),
     words,
+    nextWords: new Uint32Array(words.length),
     live: null,
     forward: [],
     backward: [],

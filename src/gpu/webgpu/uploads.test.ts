@@ -82,4 +82,41 @@ describe('setInput uploads on WebGPU', () => {
     await check(back, R);
     gpu.dispose();
   });
+
+  it('copies an input that a step in flight holds into an array that no step holds any more', async () => {
+    const ctx = context();
+    const { g, h } = build();
+    const gpu = new GpuModel(ctx, g);
+    const cpu = new CpuModel(g);
+    const id = g.inputs()[0]?.id as number;
+    const expected = async (x: Float32Array): Promise<number[]> => {
+      cpu.setInput('x', x);
+      return bits((await cpu.step({ read: [h] })).values?.[0] as Float32Array);
+    };
+    const [v1, v2, v3, v4] = [11, 12, 13, 14].map((seed) => rows(seed, R));
+    gpu.setInput('x', v1 as Float32Array);
+    // A step holds v1's array: v2 is written into a copy (new: no spare yet).
+    const a = gpu.step({ read: [h] });
+    gpu.setInput('x', v2 as Float32Array);
+    expect(gpu.held.sparesOf(id)).toBe(0);
+    const b = gpu.step({ read: [h] });
+    const got1 = bits((await a).values?.[0] as Float32Array);
+    // Step a settled: v1's array is no step's and not the input's now, so it is a spare.
+    expect(gpu.held.sparesOf(id)).toBe(1);
+    // Step b holds v2's array: v3 goes into the spare.
+    gpu.setInput('x', v3 as Float32Array);
+    expect(gpu.held.sparesOf(id)).toBe(0);
+    const c = gpu.step({ read: [h] });
+    gpu.setInput('x', v4 as Float32Array);
+    const [got2, got3] = [await b, await c].map((r) => bits(r.values?.[0] as Float32Array));
+    const got4 = bits((await gpu.step({ read: [h] })).values?.[0] as Float32Array);
+    // Every step computed with the input it was called with.
+    expect([got1, got2, got3, got4]).toEqual([
+      await expected(v1 as Float32Array),
+      await expected(v2 as Float32Array),
+      await expected(v3 as Float32Array),
+      await expected(v4 as Float32Array),
+    ]);
+    gpu.dispose();
+  });
 });
