@@ -8,11 +8,13 @@
  * time, so read the host figures, not the totals. Medians of `--reps` log-probability calls over
  * the same batch. Then where a minibatch update's host time goes (bench/update-host.ts: the
  * learner's packing, applyLive, encoding, finish and submit; minibatches taking turns, medians of
- * 2 × `--reps`). With `--browser`, the same updates at minibatch 64 and 256 in a Chromium tab
+ * 2 × `--reps`), and of the trainer's old and reference log π passes (bench/pass-host.ts: every
+ * model's setInput, row lists, applyLive and encoding, medians of 2 × `--reps` calls over two
+ * batches taking turns). With `--browser`, the same updates at minibatch 64 and 256 in a Chromium tab
  * (bench/train-tfjs's page, WebGPU through the browser's GPU process, which validates and runs
  * the commands away from the tab's thread): the host cost the Train page pays. Writes nothing.
  *
- *   npm run bench:gpu-host [-- --reps 5] [--browser]
+ *   npm run bench:gpu-host [-- --reps 5] [--browser] [--trainer-passes]
  */
 import { join } from 'node:path';
 import { allowWgslImports } from '../src/cli/wgsl-loader.ts';
@@ -22,6 +24,7 @@ import { chooseBackend } from '../src/gpu/index.ts';
 import { DEFAULT_POOL, priorCheckpoint } from '../src/policy/index.ts';
 import { Learner, trainConfig } from '../src/train/index.ts';
 import { sampleBatch } from './train-tfjs/episodes.ts';
+import { passHostSplit, timeEncoding } from './pass-host.ts';
 import { updateHostSplit } from './update-host.ts';
 
 const argv = process.argv.slice(2);
@@ -39,14 +42,16 @@ const device = (choice.ctx as NonNullable<typeof choice.ctx>).device;
 const cp = priorCheckpoint(DEFAULT_POOL);
 const rows: Record<string, string | number>[] = [];
 const updates: Record<string, number>[] = [];
-for (const M of SIZES) {
+// --trainer-passes: only the trainer's old and reference log π (the last table).
+const ONLY_PASSES = argv.includes('--trainer-passes');
+for (const M of ONLY_PASSES ? [] : SIZES) {
   const config = trainConfig({ minibatch: M });
   const data = await sampleBatch(cp, DEFAULT_POOL, config, M, 17);
   const learner = await Learner.create(cp, cp, DEFAULT_POOL, config, choice);
   // Log π passes of one minibatch each (the trainer runs them over up to Learner.passRows rows).
   learner.passRows = 0;
   await learner.logProbs(data.full);
-  const t = { setInput: 0, csr: 0, csrApart: 0, encode: 0, began: 0, inSet: false };
+  const t = { setInput: 0, csr: 0, csrApart: 0, encode: 0, inSet: false };
   const model = learner.model as unknown as Record<string, (...a: unknown[]) => unknown>;
   const setInput = (model.setInput as (...a: unknown[]) => unknown).bind(model);
   model.setInput = (...a: unknown[]) => {
@@ -69,16 +74,7 @@ for (const M of SIZES) {
     if (!t.inSet) t.csrApart += ms;
     return r;
   };
-  const encoder = device.createCommandEncoder.bind(device);
-  const submit = device.queue.submit.bind(device.queue);
-  device.createCommandEncoder = (d?: GPUCommandEncoderDescriptor) => {
-    t.began = performance.now();
-    return encoder(d);
-  };
-  device.queue.submit = (cbs: Iterable<GPUCommandBuffer>) => {
-    t.encode += performance.now() - t.began;
-    submit(cbs);
-  };
+  const unwrap = timeEncoding(device, (ms) => (t.encode += ms));
   const per = {
     total: [] as number[],
     setInput: [] as number[],
@@ -97,8 +93,7 @@ for (const M of SIZES) {
     per.encode.push(t.encode / passes);
     per.host.push((t.setInput + t.csrApart + t.encode) / passes);
   }
-  delete (device as Partial<GPUDevice>).createCommandEncoder;
-  delete (device.queue as Partial<GPUQueue>).submit;
+  unwrap();
   learner.dispose();
   const f = (x: number): number => +x.toFixed(2);
   updates.push(await updateHostSplit(choice, M, 2 * REPS));
@@ -113,10 +108,14 @@ for (const M of SIZES) {
     'host share': `${((100 * median(per.host)) / median(per.total)).toFixed(1)}%`,
   });
 }
-console.log('log π passes:');
-console.table(rows);
-console.log('minibatch updates (Node, Dawn through its Node binding):');
-console.table(updates);
+if (!ONLY_PASSES) {
+  console.log('log π passes:');
+  console.table(rows);
+  console.log('minibatch updates (Node, Dawn through its Node binding):');
+  console.table(updates);
+}
+console.log("the trainer's old and reference log π at the default config (Learner.oldAndReference):");
+console.table([await passHostSplit(choice, REPS)]);
 choice.ctx?.dispose();
 releaseNodeGpu();
 

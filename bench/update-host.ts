@@ -18,7 +18,9 @@
  * Then `wall_ms`, the whole update awaited alone, and `overlapped_ms`, per update with the next one
  * submitted before the last is awaited (as the trainer runs its minibatches, `overlap` 2); and
  * `encode_idle_ms`, the update's clears (`clears_per_update`) and dispatches encoded again with the
- * device idle and nothing submitted: Dawn's part of `encode_ms` alone.
+ * device idle and nothing submitted: Dawn's part of `encode_ms` alone. With the overlapped
+ * updates, `input_copies_new` and `input_copies_reused`: per update, the inputs a step in flight
+ * held that were copied into a new array, and into one no step held any more.
  * Medians of `reps` updates over minibatches that take turns (every update sees other rows and
  * live counts).
  */
@@ -128,7 +130,10 @@ export async function updateHostSplit(
     row.finish_submit_ms = m('finishSubmit');
     row.other_ms = round(median(splits.map((s) => s.host - s.learner - s.live - s.encode - s.finishSubmit)));
     row.wall_ms = m('wall');
-    // Two in flight, as the trainer's epochs run them: per update.
+    // Two in flight, as the trainer's epochs run them: per update. An input set while a step holds
+    // its array is copied: into a new array, or one no step holds any more (held-inputs.ts).
+    const held = (model as unknown as { held?: { counts: { fresh: number; reused: number } } }).held;
+    const copies0 = { ...(held?.counts ?? { fresh: 0, reused: 0 }) };
     const t0 = performance.now();
     let last: Promise<unknown> | null = null;
     for (let k = 0; k < reps; k++) {
@@ -138,6 +143,10 @@ export async function updateHostSplit(
     }
     await last;
     row.overlapped_ms = round((performance.now() - t0) / reps);
+    if (held) {
+      row.input_copies_new = round((held.counts.fresh - copies0.fresh) / reps);
+      row.input_copies_reused = round((held.counts.reused - copies0.reused) / reps);
+    }
     // The same update's commands encoded again with the device idle, not submitted: what Dawn's
     // encoding of its clears and dispatches costs alone, next to `encode_ms` (the same work while
     // the device may be running the update before it, and with the pass's own bookkeeping).

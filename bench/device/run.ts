@@ -42,6 +42,7 @@ import { Learner, trainConfig } from '../../src/train/index.ts';
 import { ADAM, feed, problem, tfjsStep, type BenchSize } from '../gpu-common.ts';
 import { sampleBatch } from '../train-tfjs/episodes.ts';
 import { measure } from '../train-tfjs/measure.ts';
+import { passHostSplit } from '../pass-host.ts';
 import { updateHostSplit } from '../update-host.ts';
 import { matmulKernelRows } from './kernels.ts';
 import { PipelineCache } from '../../src/gpu/webgpu/pipelines.ts';
@@ -205,6 +206,9 @@ for (const M of quick ? [64] : [64, 256]) {
   console.error(JSON.stringify(updateHost[updateHost.length - 1]));
 }
 out.update_host = updateHost;
+// The host's part of the trainer's old and reference log π (bench/pass-host.ts), and the pass's wall time.
+out.pass_host = bound.left() ? await passHostSplit(webgpu, quick ? 2 : 10) : { skipped: bound.skipped };
+console.error(JSON.stringify({ pass_host: out.pass_host }));
 
 // Where one trainer update's time goes, per kernel.
 out.profile = bound.left() ? await profileRow(webgpu, quick ? 64 : 256) : { skipped: bound.skipped };

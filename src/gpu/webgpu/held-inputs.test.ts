@@ -23,6 +23,7 @@ describe('HeldInputs', () => {
     const copy = h.copy(7, b);
     expect(copy).toBe(a);
     expect([...copy]).toEqual([4, 5, 6]);
+    expect(h.counts).toEqual({ fresh: 0, reused: 1 });
     expect(h.sparesOf(7)).toBe(0);
     // The input's current array is never a spare.
     current = copy as Float32Array;
@@ -42,6 +43,7 @@ describe('HeldInputs', () => {
     const copy = h.copy(1, src);
     expect(copy).not.toBe(old);
     expect(copy).toBeInstanceOf(Float32Array);
+    expect(h.counts).toEqual({ fresh: 1, reused: 0 });
     expect([...copy]).toEqual([1, 2, 3, 4]);
   });
 });

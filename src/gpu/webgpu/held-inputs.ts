@@ -17,6 +17,8 @@ export class HeldInputs {
   /** Unsettled steps holding each array. */
   private readonly holds = new Map<InputArray, number>();
   private readonly spares = new Map<number, InputArray[]>();
+  /** Copies made into new arrays and into spares (benchmarks read them). */
+  readonly counts = { fresh: 0, reused: 0 };
 
   /** A step holds the arrays of `data` until `release(data)`. */
   hold(data: ReadonlyMap<number, InputArray>): void {
@@ -53,8 +55,10 @@ export class HeldInputs {
     const spare = list?.pop();
     if (spare && spare.length === a.length && spare.constructor === a.constructor && !this.held(spare)) {
       spare.set(a as Uint32Array);
+      this.counts.reused += 1;
       return spare;
     }
+    this.counts.fresh += 1;
     return a.slice();
   }
 
