@@ -30,6 +30,7 @@ import { iterationMetrics, meanUpdate, type IterationMetrics, type RolloutStats 
 import { PRESET_TABLE, drawTasks } from './presets.ts';
 import { rollout, type Rollout, type RunnersFor } from './rollout.ts';
 import { rolloutMany } from './rollout-batch.ts';
+import { RolloutProbe, type RolloutChoice } from './rollout-probe.ts';
 import type { RolloutWorkers } from './rollout-workers.ts';
 import { SNAPSHOT_FORMAT, type TrainerSnapshot } from './snapshot.ts';
 
@@ -97,6 +98,12 @@ export interface TrainerOptions {
    * with `simulatedRunners` as `runners`. The same rollouts either way (tested).
    */
   rolloutWorkers?: RolloutWorkers;
+  /**
+   * With `rolloutWorkers`: the clock (ms) to time them by against this thread alone on the run's
+   * first iterations, keeping the faster (rollout-probe.ts; `rolloutChoice` says which). Without,
+   * the workers sample every iteration.
+   */
+  rolloutProbe?: Clock;
 }
 
 export class Trainer {
@@ -116,6 +123,21 @@ export class Trainer {
   private batched: BatchedPolicy | null = null;
   /** The learner's parameter arena as the last iteration left it (the sampler loads it). */
   private arena: Float32Array | null = null;
+  /** Rollout workers on trial against this thread alone (`rolloutProbe`). */
+  private probe: RolloutProbe | null = null;
+
+  /**
+   * Whether the rollout workers sample (`rolloutProbe`): null while they are measured (or with no
+   * probe), then the decision with both ways' mean rollout ms.
+   */
+  get rolloutChoice(): RolloutChoice | null {
+    return this.probe?.choice ?? null;
+  }
+
+  /** Rollout workers measured and not kept, or still on trial (for a status line). */
+  get rolloutProbing(): boolean {
+    return this.probe !== null && this.probe.choice === null;
+  }
 
   static async create(o: TrainerOptions): Promise<Trainer> {
     const r = o.resume;
@@ -126,7 +148,7 @@ export class Trainer {
     if (o.overlap !== undefined) learner.overlap = o.overlap;
     if (o.passRows !== undefined) learner.passRows = o.passRows;
     if (r?.optimizer) learner.model.importState(r.optimizer);
-    return new Trainer(
+    const trainer = new Trainer(
       o,
       config,
       start,
@@ -137,6 +159,9 @@ export class Trainer {
       r ? [...r.history] : [],
       r ? r.updates : 0,
     );
+    if (o.rolloutProbe && o.rolloutWorkers && o.rolloutWorkers.threads > 1)
+      trainer.probe = new RolloutProbe(o.rolloutWorkers.threads, o.rolloutProbe);
+    return trainer;
   }
 
   /** Iterations finished so far. */
@@ -161,7 +186,9 @@ export class Trainer {
     const clock = this.o.clock;
     const t0 = clock?.() ?? 0;
     const tasks = drawTasks(PRESET_TABLE[c.preset], mix32(c.seed + it), c.tasksPerIteration, 'train');
-    const groups = await this.sample(tasks, it);
+    const trial = this.probe?.start() ?? null;
+    const groups = await this.sample(tasks, it, trial?.pool ?? true);
+    trial?.end();
     const t1 = clock?.() ?? 0;
     const adv = advantages(c, groups, this.baseline);
     this.baseline = adv.baseline;
@@ -240,7 +267,7 @@ export class Trainer {
   }
 
   /** B tasks × G constructions from the current policy, grouped by task. */
-  private async sample(tasks: readonly MasBenchTask[], it: number): Promise<Rollout[][]> {
+  private async sample(tasks: readonly MasBenchTask[], it: number, viaPool: boolean): Promise<Rollout[][]> {
     const c = this.config;
     const seedOf = (ti: number, gi: number): number => mix32(c.seed ^ mix32(it * 65536 + ti * 256 + gi));
     const common = {
@@ -273,7 +300,7 @@ export class Trainer {
     const policy = await this.sampler(episodes.length);
     const here = (block: readonly { task: MasBenchTask; seed: number }[]): Promise<Rollout[]> =>
       rolloutMany({ ...common, policy, episodes: block });
-    const workers = this.o.rolloutWorkers;
+    const workers = viaPool ? this.o.rolloutWorkers : undefined;
     const backend = policy.backend;
     const arena = policy.parameters;
     const all =

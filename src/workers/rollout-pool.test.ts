@@ -245,6 +245,47 @@ describe('the rollout pool', () => {
     await alone.reset(undefined as never, ctx);
   }, 120_000);
 
+  it('with auto threads the session times the workers against this thread, keeps the faster and says so', async () => {
+    // A clock that moves 1 ms per reading: the workers are no faster, so this thread keeps the
+    // rollouts once the trial is over.
+    let t = 0;
+    const handlers = trainHandlers({
+      choose: async () => choiceOf('cpu'),
+      now: () => (t += 1),
+      rolloutPool: (threads) => pool(simWorkersFor(threads, 4), channelWorker()),
+    });
+    const events: { kind: string; backend?: { reason: string } }[] = [];
+    const ctx = {
+      signal: new AbortController().signal,
+      progress: (p: (typeof events)[number]) => events.push(p),
+    } as never;
+    const small = { ...config, evalEvery: 0 };
+    const start = { config: small, from: { kind: 'prior' as const }, backend: 'cpu' as const, simThreads: 1 };
+    const started = await handlers.start({ ...start, rolloutThreads: 'auto' }, ctx);
+    expect(started.reason).toBe('test; rollouts on 3 threads (timing them against this thread alone)');
+    const ran = await handlers.run({ iterations: 6, snapshotEvery: 10 }, ctx);
+    const told = events.filter((e) => e.kind === 'backend').map((e) => e.backend?.reason);
+    const kept =
+      'test; rollouts on this thread (1.0 ms per iteration on 3 threads, 1.0 ms on this one alone)';
+    expect(told).toEqual([kept]);
+    expect(ran.backend.reason).toBe(kept);
+    // The same numbers as a run on one thread.
+    const alone = trainHandlers({ choose: async () => choiceOf('cpu') });
+    await alone.start({ ...start, rolloutThreads: 1 }, ctx);
+    await alone.run({ iterations: 6, snapshotEvery: 10 }, ctx);
+    const [a, b] = [await handlers.snapshot({}, ctx), await alone.snapshot({}, ctx)];
+    expect(a.checkpoint.params).toEqual(b.checkpoint.params);
+    await handlers.reset(undefined as never, ctx);
+    await alone.reset(undefined as never, ctx);
+    // Auto on two cores starts no worker: this thread alone, and nothing said about threads.
+    const two = trainHandlers({
+      choose: async () => choiceOf('cpu'),
+      rolloutPool: (threads) => pool(simWorkersFor(threads, 2), channelWorker()),
+    });
+    expect((await two.start({ ...start, rolloutThreads: 'auto' }, ctx)).reason).toBe('test');
+    await two.reset(undefined as never, ctx);
+  }, 120_000);
+
   it('a worker refuses parameters that do not fit its sampler, and a call before its setup', async () => {
     const h = rolloutHandlers();
     const ctx = { signal: new AbortController().signal, progress: () => undefined };

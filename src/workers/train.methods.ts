@@ -52,6 +52,8 @@ export const TrainProgressSchema = z.discriminatedUnion('kind', [
     episodesPerSecond: num.nonnegative(),
     ms: num.nonnegative(),
   }),
+  /** The backend line changed (rollout workers measured against one thread: kept or dropped). */
+  z.object({ kind: z.literal('backend'), backend: BackendStateSchema }),
   /**
    * Every `snapshotEvery` iterations. A worker that can keep it (in IndexedDB, where the page reads
    * it after a reload) saves it itself and reports only the iteration: the snapshot is megabytes

@@ -108,6 +108,10 @@ interface Session {
   sim: SimPool | null;
   /** The run's rollout workers (null: rollouts sampled in this thread alone). */
   rollouts: RolloutWorkers | null;
+  /** `auto` rollout threads: the workers are timed against this thread alone and kept if faster. */
+  rolloutProbe: boolean;
+  /** The backend line the page was last sent. */
+  reasonSent?: string;
 }
 
 const disposeChoice = (c: BackendChoice): void => {
@@ -162,11 +166,20 @@ export function trainHandlers(deps: TrainSessionDeps): Handlers<TrainMethods> {
       return `; ${what} on ${n} thread${n === 1 ? '' : 's'}${stopped ? ` (${stopped})` : ''}`;
     };
     const sim = s.sim ? threads('simulated sub-agents', s.sim) : '';
+    // With `auto` threads, the workers on trial and what the trial found (train/rollout-probe.ts).
+    const rolloutThreads = (p: RolloutWorkers, t: Trainer | undefined): string => {
+      const chosen = t?.rolloutChoice;
+      const ms = (x: number): string => `${x.toFixed(1)} ms`;
+      if (t?.rolloutProbing) return `${threads('rollouts', p)} (timing them against this thread alone)`;
+      if (!chosen) return threads('rollouts', p);
+      const timed = `${ms(chosen.poolMs)} per iteration on ${chosen.threads} threads, ${ms(chosen.aloneMs)} on this one alone`;
+      return chosen.pool ? `${threads('rollouts', p)} (${timed})` : `; rollouts on this thread (${timed})`;
+    };
     // Rollout workers sample on the CPU side: a run whose rollouts are sampled on WebGPU keeps them here.
     const cpuSide = (s.trainer?.rolloutBackend ?? s.choice.backend) !== 'webgpu';
     const rollouts = s.rollouts
       ? cpuSide
-        ? threads('rollouts', s.rollouts)
+        ? rolloutThreads(s.rollouts, s.trainer)
         : '; rollouts sampled on WebGPU in this thread (rollout workers sample on the CPU side only)'
       : '';
     const text = `${s.choice.reason}${sim}${rollouts}`;
@@ -206,6 +219,7 @@ export function trainHandlers(deps: TrainSessionDeps): Handlers<TrainMethods> {
       choice: s.choice,
       runners: runnersOf(s.sim),
       ...(s.rollouts ? { rolloutWorkers: s.rollouts } : {}),
+      ...(s.rollouts && s.rolloutProbe ? { rolloutProbe: now } : {}),
       ...(resume ? { resume } : {}),
       onUpdate: () => {
         if (full.loseAfter === null) return;
@@ -217,6 +231,7 @@ export function trainHandlers(deps: TrainSessionDeps): Handlers<TrainMethods> {
       },
     });
     full.last = await full.trainer.snapshot();
+    full.reasonSent = reasonOf(full);
     return full;
   };
 
@@ -265,6 +280,7 @@ export function trainHandlers(deps: TrainSessionDeps): Handlers<TrainMethods> {
           loseAfter: null,
           sim: s.sim,
           rollouts: s.rollouts,
+          rolloutProbe: s.rolloutProbe,
         },
         s.last.start,
         s.last,
@@ -331,7 +347,13 @@ export function trainHandlers(deps: TrainSessionDeps): Handlers<TrainMethods> {
         if (why) throw new Error(`${start.name}: ${why}`);
         const holder: { s: Session | null } = { s: null };
         const sim = deps.simPool?.(simThreads) ?? null;
-        const rollouts = rolloutThreads !== 1 ? (deps.rolloutPool?.(rolloutThreads) ?? null) : null;
+        let rollouts = rolloutThreads !== 1 ? (deps.rolloutPool?.(rolloutThreads) ?? null) : null;
+        // `auto` on a machine with no core to spare starts no worker: this thread alone.
+        if (rollouts && rollouts.threads <= 1 && rolloutThreads === 'auto') {
+          rollouts.dispose();
+          rollouts = null;
+        }
+        const rolloutProbe = rolloutThreads === 'auto';
         const workload = iterationWorkload({
           start,
           pool,
@@ -348,7 +370,15 @@ export function trainHandlers(deps: TrainSessionDeps): Handlers<TrainMethods> {
         );
         try {
           const s = await build(
-            { choice, config: resume ? resume.config : config, lost: null, loseAfter: null, sim, rollouts },
+            {
+              choice,
+              config: resume ? resume.config : config,
+              lost: null,
+              loseAfter: null,
+              sim,
+              rollouts,
+              rolloutProbe,
+            },
             start,
             resume,
           );
@@ -394,6 +424,11 @@ export function trainHandlers(deps: TrainSessionDeps): Handlers<TrainMethods> {
           episodesPerSecond: eps,
           ms: step.ms,
         });
+        const reason = reasonOf(s);
+        if (reason !== s.reasonSent) {
+          s.reasonSent = reason;
+          progress({ kind: 'backend', backend: { backend: s.choice.backend, reason } });
+        }
         const every = s.config.evalEvery;
         if (every > 0 && s.trainer.iteration % every === 0) {
           await macrotask();

@@ -82,7 +82,8 @@ Options:
                 on any count
   --rollout-threads threads that sample rollouts: 1 (default, this one), up to 8 (this one and
                 rollout worker threads, each sampling a block of every iteration's constructions
-                whole, its policy passes on the CPU side), or auto (a worker per core beyond two);
+                whole, its policy passes on the CPU side), or auto (a worker per core beyond two,
+                timed against this thread alone on the first iterations and kept only if faster);
                 the same numbers on any count. Used when rollouts are sampled on the CPU side (cpu,
                 or wasm as auto may pick beside WebGPU); not with --sim-threads
   --config      a JSON object of training settings (any field of the Train page's form, e.g.
@@ -310,6 +311,7 @@ async function run(all: string[], io: CliIO): Promise<number> {
       choice,
       runners,
       ...(rollouts ? { rolloutWorkers: rollouts } : {}),
+      ...(rollouts && o.rolloutThreads === 'auto' ? { rolloutProbe: () => performance.now() } : {}),
       onUpdate: (m: UpdateMetrics) => {
         updates++;
         lines.push(JSON.stringify(m));
@@ -319,7 +321,18 @@ async function run(all: string[], io: CliIO): Promise<number> {
           );
       },
     });
-    for (let i = 0; i < o.iterations; i++) await trainer.iterate();
+    let told = false;
+    for (let i = 0; i < o.iterations; i++) {
+      await trainer.iterate();
+      const chosen = trainer.rolloutChoice;
+      if (chosen && !told) {
+        told = true;
+        const timed = `${chosen.poolMs.toFixed(1)} ms per iteration on ${chosen.threads} threads, ${chosen.aloneMs.toFixed(1)} ms on this one alone`;
+        out.err(
+          `rollouts: ${chosen.pool ? `on ${chosen.threads} threads` : 'on this thread'} from now on (${timed})`,
+        );
+      }
+    }
     const spent = paid?.spent();
     // A simulator worker that failed had its calls run here (the same numbers); say so.
     for (const p of sim?.problems ?? []) out.err(`baton train: ${p}`);

@@ -183,6 +183,7 @@ export const createTrainSlice: SliceCreator<TrainSlice> = (set, get) => {
 
   const onProgress = (p: TrainProgress): void => {
     if (p.kind === 'iteration' || p.kind === 'heldout') batch.push(p);
+    else if (p.kind === 'backend') set({ trainBackend: p.backend });
     else if (p.kind === 'snapshot') {
       if (p.text === undefined) set({ trainSavedAt: p.iteration });
       else void saveSnapshotText(p.iteration, p.text);
