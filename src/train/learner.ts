@@ -98,6 +98,7 @@ export class Learner {
     const cfg = checkpoint.config;
     const M = config.minibatch;
     this.packed = new PackedStates(encoderConfig(cfg), M, M * cfg.maxAgents, graphBlock(cfg) !== null);
+    this.row = new Float32Array(M);
     for (const c of [train, ref]) if (c) this.constants(c.model, M * cfg.maxAgents);
   }
 
@@ -133,6 +134,8 @@ export class Learner {
 
   /** The minibatch's steps, packed (reused for every minibatch). */
   private readonly packed: PackedStates;
+  /** One f32 value per minibatch row, for the update's per-row inputs. */
+  private readonly row: Float32Array;
 
   /**
    * Passes and updates started before the last one's result is awaited (`overlapped`): 2 keeps the
@@ -366,13 +369,17 @@ export class Learner {
     const old = at(oldLogp, 0);
     const ref = refLogp ? at(refLogp, 0) : null;
     const adv = at(advantages, 0);
-    model.setInput('oldLogp', Float32Array.from(old));
-    if (ref && this.config.klCoef > 0) model.setInput('refLogp', Float32Array.from(ref));
-    model.setInput('advantages', Float32Array.from(adv));
-    model.setInput(
-      'valid',
-      Float32Array.from(weights, (w) => w / Math.max(1, n)),
-    );
+    // Through one f32 row of M (setInput copies what it is given): no new arrays per update.
+    const row = this.row;
+    const put = (name: string, xs: readonly number[]): void => {
+      row.set(xs);
+      model.setInput(name, row);
+    };
+    put('oldLogp', old);
+    if (ref && this.config.klCoef > 0) put('refLogp', ref);
+    put('advantages', adv);
+    for (let b = 0; b < M; b++) row[b] = (weights[b] as number) / Math.max(1, n);
+    model.setInput('valid', row);
     // Forward, objective, backward and Adam in one step; log π_θ and the entropy sums come back with it.
     const [negNodeH, negEdgeH] = this.train.stats as [Tensor, Tensor];
     const read = [pg.joint as Tensor, negNodeH, negEdgeH];

@@ -100,8 +100,8 @@ export interface TrainerOptions {
   rolloutWorkers?: RolloutWorkers;
   /**
    * With `rolloutWorkers`: the clock (ms) to time them by against this thread alone on the run's
-   * first iterations, keeping the faster (rollout-probe.ts; `rolloutChoice` says which). Without,
-   * the workers sample every iteration.
+   * first iterations, keeping the faster (rollout-probe.ts; `rolloutChoice` says which); workers
+   * not kept are stopped (`dispose`). Without, the workers sample every iteration.
    */
   rolloutProbe?: Clock;
 }
@@ -188,7 +188,12 @@ export class Trainer {
     const tasks = drawTasks(PRESET_TABLE[c.preset], mix32(c.seed + it), c.tasksPerIteration, 'train');
     const trial = this.probe?.start() ?? null;
     const groups = await this.sample(tasks, it, trial?.pool ?? true);
-    trial?.end();
+    if (trial) {
+      const open = this.probe?.choice === null;
+      trial.end();
+      // Workers the trial did not keep are stopped when it ends (they would sit idle).
+      if (open && this.probe?.choice?.pool === false) this.o.rolloutWorkers?.dispose();
+    }
     const t1 = clock?.() ?? 0;
     const adv = advantages(c, groups, this.baseline);
     this.baseline = adv.baseline;

@@ -56,6 +56,7 @@ describe('a trainer with rollout workers on trial', () => {
   const run = async (poolMs: number, aloneMs: number, probe: boolean) => {
     let now = 0;
     let pooled = 0;
+    let stopped = 0;
     const workers: RolloutWorkers = {
       threads: 3,
       problems: [],
@@ -65,7 +66,7 @@ describe('a trainer with rollout workers on trial', () => {
         now += poolMs - aloneMs;
         return out;
       },
-      dispose: () => undefined,
+      dispose: () => void (stopped += 1),
     };
     const t = await Trainer.create({
       start: priorCheckpoint(DEFAULT_POOL),
@@ -91,6 +92,7 @@ describe('a trainer with rollout workers on trial', () => {
       return {
         metrics,
         pooled,
+        stopped,
         choice: t.rolloutChoice,
         probing,
         params: JSON.stringify(t.checkpoint.params),
@@ -112,6 +114,8 @@ describe('a trainer with rollout workers on trial', () => {
     expect(slow.pooled).toBe(3);
     expect(always.choice).toBeNull();
     expect(always.pooled).toBe(6);
+    // Workers not kept are stopped once, when the trial ends; kept ones are left to their owner.
+    expect([fast.stopped, slow.stopped, always.stopped]).toEqual([0, 1, 0]);
     expect(fast.probing).toEqual([true, true, true, true, false, false]);
     expect(fast.metrics).toEqual(always.metrics);
     expect(slow.metrics).toEqual(always.metrics);
