@@ -119,7 +119,7 @@ export class Learner {
   /**
    * Rows per log π pass: `oldAndReference` and `logProbs` over more rows than a minibatch run on
    * forward-only copies of the graphs with up to this many rows (a power of two ≥ the batch's rows),
-   * so a batch of 358 steps is one pass per graph rather than six of 64. The numbers are those of
+   * so a batch of 358 steps is one pass rather than six of 64 per policy. The numbers are those of
    * minibatch passes, bit for bit (every row's log π is computed from that row alone); a GPU runs
    * far fewer dispatches and round trips. At most `minibatch`: passes of minibatches on the
    * training graph (benchmarks of a minibatch's forward pass set this).
@@ -234,8 +234,9 @@ export class Learner {
   /**
    * Forward passes of the `which` graphs over consecutive blocks of `full`'s rows (block copies): on
    * the pass graphs of `passRows` rows when the batch is longer than a minibatch, else on the
-   * training and reference graphs, a minibatch at a time. The graphs are separate models with their
-   * own inputs, so each block is fed to all of them and their passes run together. On WebGPU each
+   * training and reference graphs, a minibatch at a time. A pass graph holding both policies is one
+   * model read for both log π; otherwise the graphs are separate models with their own inputs, so
+   * each block is fed to all of them and their passes run together. On WebGPU each
    * pass is submitted when called, and the next block is packed and submitted before the last one's
    * log π is awaited (`overlapped`): the host prepares one while the device runs the other. Each
    * pass is pruned to the joint log π (`RunOptions.prune`): the training graph's objective and
