@@ -25,7 +25,7 @@ export {
 } from './rollout.ts';
 export { rolloutMany, type ManyRolloutOptions } from './rollout-batch.ts';
 export type { PooledRolloutRequest, RolloutWorkers } from './rollout-workers.ts';
-export { PROBE_ROUNDS, type RolloutChoice } from './rollout-probe.ts';
+export { PROBE_ROUNDS, rolloutTimes, type RolloutChoice } from './rollout-probe.ts';
 export { Learner, type UpdateStats } from './learner.ts';
 // GRPO of the orchestrator LM (its config and checkpoint format too) is behind src/train/orchestrator.ts.
 export {

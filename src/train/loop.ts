@@ -134,7 +134,7 @@ export class Trainer {
     return this.probe?.choice ?? null;
   }
 
-  /** Rollout workers measured and not kept, or still on trial (for a status line). */
+  /** Rollout workers still on trial against this thread alone (for a status line). */
   get rolloutProbing(): boolean {
     return this.probe !== null && this.probe.choice === null;
   }

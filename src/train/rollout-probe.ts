@@ -4,7 +4,7 @@
  * "Rollouts on worker threads"), and the rollouts are the same either way, so a run that asks for
  * `auto` rollout threads times both on its own iterations and keeps the faster. The first
  * iteration samples on the workers and is not counted (their first passes compile); then the two
- * ways take turns, PROBE_ROUNDS iterations each, and the one with the lower total samples from then
+ * ways take turns, PROBE_ROUNDS iterations each, and the one with the lower mean samples from then
  * on. It reads only the clock it is given (the trainer reads no time of its own).
  */
 
@@ -20,6 +20,11 @@ export interface RolloutChoice {
   aloneMs: number;
   /** Threads the workers sampled on, this one included. */
   threads: number;
+}
+
+/** Both times of a decision, e.g. "12.0 ms per iteration on 8 threads, 36.0 ms on this one alone". */
+export function rolloutTimes(c: RolloutChoice): string {
+  return `${c.poolMs.toFixed(1)} ms per iteration on ${c.threads} threads, ${c.aloneMs.toFixed(1)} ms on this one alone`;
 }
 
 export class RolloutProbe {

@@ -33,6 +33,7 @@ import {
   runAblation,
   scoreHeldOut,
   snapshotToJson,
+  rolloutTimes,
   structureOf,
   trainConfig,
   type EvalResult,
@@ -169,10 +170,9 @@ export function trainHandlers(deps: TrainSessionDeps): Handlers<TrainMethods> {
     // With `auto` threads, the workers on trial and what the trial found (train/rollout-probe.ts).
     const rolloutThreads = (p: RolloutWorkers, t: Trainer | undefined): string => {
       const chosen = t?.rolloutChoice;
-      const ms = (x: number): string => `${x.toFixed(1)} ms`;
       if (t?.rolloutProbing) return `${threads('rollouts', p)} (timing them against this thread alone)`;
       if (!chosen) return threads('rollouts', p);
-      const timed = `${ms(chosen.poolMs)} per iteration on ${chosen.threads} threads, ${ms(chosen.aloneMs)} on this one alone`;
+      const timed = rolloutTimes(chosen);
       return chosen.pool ? `${threads('rollouts', p)} (${timed})` : `; rollouts on this thread (${timed})`;
     };
     // Rollout workers sample on the CPU side: a run whose rollouts are sampled on WebGPU keeps them here.

@@ -29,6 +29,7 @@ import {
   Trainer,
   iterationWorkload,
   parseTrainConfig,
+  rolloutTimes,
   type RolloutWorkers,
   type RunnersFor,
   type UpdateMetrics,
@@ -327,10 +328,8 @@ async function run(all: string[], io: CliIO): Promise<number> {
       const chosen = trainer.rolloutChoice;
       if (chosen && !told) {
         told = true;
-        const timed = `${chosen.poolMs.toFixed(1)} ms per iteration on ${chosen.threads} threads, ${chosen.aloneMs.toFixed(1)} ms on this one alone`;
-        out.err(
-          `rollouts: ${chosen.pool ? `on ${chosen.threads} threads` : 'on this thread'} from now on (${timed})`,
-        );
+        const where = chosen.pool ? `on ${chosen.threads} threads` : 'on this thread';
+        out.err(`rollouts: ${where} from now on (${rolloutTimes(chosen)})`);
       }
     }
     const spent = paid?.spent();
