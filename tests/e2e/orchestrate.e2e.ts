@@ -122,6 +122,36 @@ async function watchGraph(page: Page): Promise<void> {
 const graphSeen = (page: Page): Promise<string[]> =>
   page.evaluate(() => (window as unknown as { __graph: string[] }).__graph);
 
+/**
+ * Clicks Interrupt from inside the page the moment the token count first shows tokens (a mutation
+ * observer, so no poll or driver round trip comes between). The whole generation takes a few
+ * hundred ms on wasm, and a click from the driver could land after it ended.
+ */
+async function interruptOnFirstTokens(page: Page): Promise<void> {
+  await page.evaluate(
+    () =>
+      new Promise<void>((resolve, reject) => {
+        const tryClick = (): boolean => {
+          const t = document.querySelector('[data-testid="orch-tokens"]')?.textContent ?? '';
+          if (!(Number.parseInt(t, 10) > 0)) return false;
+          const button = document.querySelector<HTMLButtonElement>('[data-testid="orch-interrupt"]');
+          if (!button) {
+            reject(new Error(`no Interrupt button once ${t} were written`));
+            return true;
+          }
+          button.click();
+          resolve();
+          return true;
+        };
+        if (tryClick()) return;
+        const seen = new MutationObserver(() => {
+          if (tryClick()) seen.disconnect();
+        });
+        seen.observe(document.body, { subtree: true, childList: true, characterData: true });
+      }),
+  );
+}
+
 const genStatus = (page: Page): Promise<string | null> =>
   page.getByTestId('orch-gen-status').getAttribute('data-status');
 
@@ -155,11 +185,7 @@ describe('the Orchestrate page', () => {
     await page.getByTestId('orch-query').fill('Add the two numbers, then double the sum.');
     await page.getByTestId('orch-start').click();
     await page.getByTestId('orch-interrupt').waitFor();
-    await page.waitForFunction(() => {
-      const t = document.querySelector('[data-testid="orch-tokens"]')?.textContent ?? '';
-      return Number.parseInt(t, 10) > 0;
-    });
-    await page.getByTestId('orch-interrupt').click();
+    await interruptOnFirstTokens(page);
     expect(await finished(page)).toBe('interrupted');
     const kept = `${await page.getByTestId('orch-thinking').textContent()}${await page.getByTestId('orch-design-text').textContent()}`;
     expect(kept.replace(/…|\(none\)/g, '').length).toBeGreaterThan(0);
