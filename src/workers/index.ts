@@ -5,6 +5,7 @@
  */
 import type { EvalWorkerClient } from './eval.client.ts';
 import type { TrainWorkerClient } from './train.client.ts';
+import type { ChannelTrainOptions } from './train.local.ts';
 
 export { createLayoutWorkerClient, type LayoutWorkerClient } from './layout.client.ts';
 export { workersAvailable } from './rpc/endpoint.ts';
@@ -23,13 +24,16 @@ export {
   type TrainFrom,
   type TrainProgress,
 } from './train.methods.ts';
+export type { ChannelTrainOptions } from './train.local.ts';
 /**
  * The training worker's handlers on a MessageChannel in this thread (store tests): loaded on first
  * use, so the page's first load does not carry the trainer.
  */
-export async function openChannelTrainWorker(): Promise<TrainWorkerClient & { close(): void }> {
+export async function openChannelTrainWorker(
+  o: ChannelTrainOptions = {},
+): Promise<TrainWorkerClient & { close(): void }> {
   const { channelTrainWorker } = await import('./train.local.ts');
-  return channelTrainWorker();
+  return channelTrainWorker(o);
 }
 export {
   createEvalWorkerClient,

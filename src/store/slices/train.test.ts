@@ -159,4 +159,29 @@ describe('train slice', () => {
     await reloaded.getState().importTrainSnapshot({ name: 'bad.json', size: 2, text: async () => '{}' });
     expect(reloaded.getState().trainProblems[0]?.code).toBe('E_TRAIN_FILE');
   });
+
+  it('puts what an auto rollout-thread trial found on the backend line once the trial is over', async () => {
+    // Rollout workers as a four-core machine starts them, and a clock that moves 1 ms per reading:
+    // the workers are no faster, so this thread keeps the rollouts and the line says so.
+    let t = 0;
+    const trial = await openChannelTrainWorker({ now: () => (t += 1), rolloutCores: 4 });
+    try {
+      configureTrain({ client: () => trial, snapshots: memorySnapshots(), snapshotEvery: 100 });
+      for (const [k, v] of Object.entries(tiny)) useBaton.getState().setTrainField(k, v);
+      useBaton.getState().setTrainField('evalEvery', 0);
+      useBaton.getState().setTrainThreads('rollouts', 'auto');
+      await useBaton.getState().startTraining();
+      expect(useBaton.getState().trainBackend?.reason).toMatch(
+        /; rollouts on 3 threads \(timing them against this thread alone\)$/,
+      );
+      await until(() => useBaton.getState().trainIteration >= 6, 'six iterations');
+      await useBaton.getState().pauseTraining();
+      expect(useBaton.getState().trainBackend?.reason).toMatch(
+        /; rollouts on this thread \(1\.0 ms per iteration on 3 threads, 1\.0 ms on this one alone\)$/,
+      );
+      expect(useBaton.getState().trainBackend?.backend).toBe('cpu');
+    } finally {
+      trial.close();
+    }
+  });
 });
