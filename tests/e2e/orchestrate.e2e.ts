@@ -124,8 +124,8 @@ const graphSeen = (page: Page): Promise<string[]> =>
 
 /**
  * Clicks Interrupt from inside the page the moment the token count first shows tokens (a mutation
- * observer, so no poll or driver round trip comes between). The whole generation takes a few
- * hundred ms on wasm, and a click from the driver could land after it ended.
+ * observer, so no poll or driver round trip comes between): a click from the driver could land
+ * after a short generation ended.
  */
 async function interruptOnFirstTokens(page: Page): Promise<void> {
   await page.evaluate(
@@ -181,7 +181,11 @@ describe('the Orchestrate page', () => {
     const files = await bars.evaluateAll((els) => els.map((e) => e.getAttribute('data-file')));
     expect(files.some((f) => f?.endsWith('.onnx'))).toBe(true);
 
-    // Interrupt one run as soon as the first text is in: the text written so far stays.
+    // Interrupt one run as soon as the first text is in: the text written so far stays. The run is
+    // a long one (unconstrained at temperature 2: a few hundred tokens under the default seed,
+    // seconds on wasm), so it is still writing when the click lands.
+    await page.getByTestId('orch-temperature').fill('2');
+    await page.getByTestId('orch-constrained').setChecked(false);
     await page.getByTestId('orch-query').fill('Add the two numbers, then double the sum.');
     await page.getByTestId('orch-start').click();
     await page.getByTestId('orch-interrupt').waitFor();
@@ -193,7 +197,9 @@ describe('the Orchestrate page', () => {
       'Add the two numbers, then double the sum.',
     );
 
-    // Complete another on a generated MASBench task, constrained, watching the graph grow.
+    // Complete another on a generated MASBench task, constrained and greedy, watching the graph grow.
+    await page.getByTestId('orch-temperature').fill('0');
+    await page.getByTestId('orch-constrained').setChecked(true);
     await page.getByTestId('orch-task-masbench').check();
     await page.getByTestId('orch-bench-axis').selectOption('depth');
     await page.getByTestId('orch-bench-value').fill('3');
