@@ -14,6 +14,10 @@
  *
  *   npm run bench:policy-cpu -- [--baseline DIR]      (ROUNDS=3 ITERS=6, backends cpu and wasm)
  *
+ * Each run first times ITERS iterations without the profiler for the trainer's own phase timings
+ * (rollout, encoding the batch, old and reference log π, the updates, and the read-back phase after
+ * them: the arena and the iteration's checkpoint), medians, in a second table.
+ *
  * Wall-clock sampling: on a busy machine every folder's time stretches alike, so compare rows of
  * one round, or the ratios, rather than absolute numbers across runs.
  */
@@ -31,7 +35,10 @@ const EPISODES = 16 * 8;
 
 /** Profile categories: where a sample's innermost frame is. */
 const CATEGORIES = ['policy+train', 'gc', 'core', 'simulator', 'other'] as const;
-type Row = Record<(typeof CATEGORIES)[number], number> & { epsPerS: number };
+/** The trainer's own phase timings of an iteration (`IterationMetrics.timings`), ms. */
+const PHASES = ['rollout', 'encode', 'oldLogp', 'steps', 'readBack'] as const;
+type Phases = Record<(typeof PHASES)[number], number>;
+type Row = Record<(typeof CATEGORIES)[number], number> & { epsPerS: number; phases?: Phases };
 
 interface ProfileNode {
   id: number;
@@ -75,9 +82,24 @@ async function child(root: string, backend: 'cpu' | 'wasm'): Promise<void> {
     choice: { backend, reason: 'benchmark', adapter: null, ctx: null },
     runners: simulatedRunners,
     sampling: 'batched',
+    clock: () => performance.now(),
   });
   await trainer.iterate();
   await trainer.iterate();
+  // The phases from ITERS iterations without the profiler, then ITERS under it for the folders.
+  const phases: Phases[] = [];
+  for (let i = 0; i < ITERS; i++) {
+    const t = (await trainer.iterate()).timings;
+    const p = t?.phases;
+    if (t && p)
+      phases.push({
+        rollout: t.rolloutMs,
+        encode: p.encodeMs,
+        oldLogp: p.oldLogpMs,
+        steps: p.stepsMs,
+        readBack: p.readBackMs,
+      });
+  }
   const session = new Session();
   session.connect();
   await session.post('Profiler.enable');
@@ -92,7 +114,11 @@ async function child(root: string, backend: 'cpu' | 'wasm'): Promise<void> {
   // µs per episode for the categories, episodes/s for the run.
   const per = (x: number): number => Math.round(x / (ITERS * EPISODES));
   const out = Object.fromEntries(CATEGORIES.map((c) => [c, per(row[c])]));
-  process.stdout.write(`${JSON.stringify({ ...out, epsPerS: (ITERS * EPISODES * 1000) / ms })}\n`);
+  // Per phase, the median over the iterations.
+  const phase = Object.fromEntries(PHASES.map((k) => [k, median(phases.map((x) => x[k]))])) as Phases;
+  process.stdout.write(
+    `${JSON.stringify({ ...out, epsPerS: (ITERS * EPISODES * 1000) / ms, phases: phase })}\n`,
+  );
 }
 
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
@@ -151,6 +177,20 @@ function main(): void {
       );
     }
   }
+  // The trainer's phases per iteration (ms, median over rounds of each run's median): the readBack
+  // phase is what follows the updates (the arena read and the iteration's checkpoint).
+  const phaseLines = [...all].map(([k, rs]) => {
+    const cells = PHASES.map((p) => median(rs.map((x) => x.phases?.[p] ?? NaN)).toFixed(2));
+    return `| ${k.replace(' · ', ' | ')} | ${cells.join(' | ')} |`;
+  });
+  console.log(
+    [
+      '\nphases per iteration (ms, without the profiler):',
+      `| backend | code | ${PHASES.join(' | ')} |`,
+      `|---|---|${PHASES.map(() => '---:').join('|')}|`,
+      ...phaseLines,
+    ].join('\n'),
+  );
   const table = [
     '| backend | code | policy + train (µs/episode) | policy + train / compute core | GC | compute core | simulator | other | episodes/s |',
     '|---|---|---|---|---|---|---|---|---|',

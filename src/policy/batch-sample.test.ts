@@ -11,7 +11,7 @@ import { construct } from './episode.ts';
 import { PolicyNetwork, randomCheckpoint, type EdgeMode } from './network.ts';
 import { priorCheckpoint } from './prior.ts';
 import { DEFAULT_POOL } from './roles.ts';
-import type { PolicyCheckpoint } from './checkpoint.ts';
+import { fieldsOf, lazyParams, type PolicyCheckpoint } from './checkpoint.ts';
 
 const pool = DEFAULT_POOL;
 const CPU = { backend: 'cpu', reason: 'test', adapter: null, ctx: null } as const;
@@ -156,8 +156,17 @@ describe('batched construction (constructMany)', () => {
     const run = (p: BatchedPolicy) => constructMany({ policy: p, pool, episodes: eps, createdAt: CREATED });
     const reused = BatchedPolicy.create(a, CPU, { maxBatch: 6 });
     const before = await run(reused);
-    reused.load(b, arena);
+    // Loading takes the arena and does not read the checkpoint's parameters (made on first read);
+    // a pass of a batch size not compiled yet builds its graph from them once, then takes the arena.
+    let reads = 0;
+    const named = lazyParams(fieldsOf(b), () => (reads++, b.params));
+    reused.load(named, arena);
+    expect(reads).toBe(0);
     const loaded = await run(reused);
+    expect(reads).toBeLessThanOrEqual(1);
+    expect(reused.checkpoint.name).toBe(b.name);
+    expect(reused.checkpoint.params).toEqual(b.params);
+    expect(reads).toBe(1);
     const fresh = BatchedPolicy.create(b, CPU, { maxBatch: 6 });
     const want = await run(fresh);
     expect(loaded.map((c) => c.trace)).toEqual(want.map((c) => c.trace));

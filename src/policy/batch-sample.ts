@@ -32,7 +32,14 @@
  */
 import type { ConstructionStep, Task } from '../core/trace.ts';
 import { compile, readStep, type BackendChoice, type Model } from '../gpu/index.ts';
-import { graphBlock, incompatibility, migrateCheckpoint, type PolicyCheckpoint } from './checkpoint.ts';
+import {
+  fieldsOf,
+  graphBlock,
+  incompatibility,
+  lazyParams,
+  migrateCheckpoint,
+  type PolicyCheckpoint,
+} from './checkpoint.ts';
 import { actionMask, type ConstructionState } from './construction.ts';
 import { agentDim, encodeTask, type TaskEncoding } from './encoder.ts';
 import {
@@ -151,11 +158,16 @@ export class BatchedPolicy {
    * Switches to other parameters of the same network without compiling again: `arena` is the
    * compute core's parameter arena of a graph built by `buildPolicyGraph` with this config (the
    * trainer's learner: same parameters in the same order, so the same layout), `checkpoint` names
-   * them. A trainer keeps one sampler for all its iterations this way.
+   * them. A trainer keeps one sampler for all its iterations this way. `arena` is kept as it is,
+   * so it must not change afterwards.
    */
   load(checkpoint: PolicyCheckpoint, arena: Float32Array): void {
-    this.current = { ...this.current, name: checkpoint.name, params: checkpoint.params };
-    this.arena = Float32Array.from(arena);
+    // The checkpoint's parameters are only carried along (passes read the arena): not read here,
+    // so a trainer's per-iteration checkpoint (`lazyParams`) is never turned into arrays for it.
+    this.current = lazyParams({ ...fieldsOf(this.current), name: checkpoint.name }, () => checkpoint.params);
+    // Kept, not copied: an arena is not changed once read (the learner reads a fresh one after
+    // every update), and each graph copies it into its own parameters when it next runs a pass.
+    this.arena = arena;
     // Each compiled graph takes the arena when it next runs a pass (`compiled`): an iteration's
     // last steps run few episodes, so some batch sizes go unused between two loads.
     this.loads++;

@@ -84,6 +84,46 @@ export const PolicyCheckpointSchema = z.object({
 });
 export type PolicyCheckpoint = z.infer<typeof PolicyCheckpointSchema>;
 
+/** A checkpoint's fields other than `params`. */
+export type CheckpointFields = Omit<PolicyCheckpoint, 'params'>;
+
+/**
+ * A checkpoint whose `params` are made by `make` when first read, then kept. `params` is an
+ * enumerable own accessor, so spreading, `JSON.stringify`, structured clone (a worker message) and
+ * the schema read it as they read a plain field. The trainer makes one checkpoint per iteration
+ * from a flat parameter arena that the sampler loads directly (train/learner.ts `snapshot`):
+ * turning the arena into per-tensor number arrays then cost 1–2 ms an iteration, wasted unless
+ * something reads them.
+ */
+export function lazyParams(
+  fields: CheckpointFields,
+  make: () => PolicyCheckpoint['params'],
+): PolicyCheckpoint {
+  let params: PolicyCheckpoint['params'] | null = null;
+  const cp = {} as Record<string, unknown>;
+  const place = (): void => {
+    Object.defineProperty(cp, 'params', {
+      enumerable: true,
+      configurable: true,
+      get: () => (params ??= make()),
+    });
+  };
+  // Where the schema has it (before `meta`, else last), so the JSON text is a plain one's.
+  for (const [k, v] of Object.entries(fields)) {
+    if (k === 'meta') place();
+    cp[k] = v;
+  }
+  if (!('params' in cp)) place();
+  return cp as PolicyCheckpoint;
+}
+
+/** The fields of `cp` other than `params`, without reading `params` (which may be `lazyParams`). */
+export function fieldsOf(cp: PolicyCheckpoint): CheckpointFields {
+  const out: Record<string, unknown> = {};
+  for (const k of Object.keys(cp)) if (k !== 'params') out[k] = (cp as Record<string, unknown>)[k];
+  return out as CheckpointFields;
+}
+
 /** The state layout a config was made for (absent = 1). */
 export const encoderVersion = (cfg: PolicyConfig): number => cfg.encoder ?? 1;
 

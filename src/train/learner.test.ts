@@ -271,3 +271,42 @@ describe('the learner on WebGPU (Dawn on SwiftShader) and on the CPU', () => {
     }
   });
 });
+
+describe('learner snapshots', () => {
+  it('hold the parameters of their time, however late their arrays are first read', async () => {
+    const cp = priorCheckpoint(DEFAULT_POOL);
+    const config = trainConfig({ minibatch: 16, maxSteps: 6 });
+    const episodes = await sampleEpisodes(cp, config, 3);
+    const learner = await Learner.create(cp, cp, DEFAULT_POOL, config, cpu);
+    try {
+      const full = learner.batch(episodes);
+      const { old, ref } = await learner.oldAndReference(full);
+      const adv = Float64Array.from(old, (_, i) => (i % 3) - 1);
+      const pick = Array.from({ length: 16 }, (_, i) => i);
+      await learner.update(full, pick, old, ref, adv);
+      const now = async (): Promise<Record<string, number[]>> => {
+        const out: Record<string, number[]> = {};
+        for (const [k, t] of Object.entries(learner.graph.params))
+          out[k] = Array.from(await learner.model.read(t));
+        return out;
+      };
+      const want = await now();
+      const early = await learner.snapshot('early');
+      // From an arena given (kept as it is).
+      const given = await learner.arena();
+      const fromGiven = await learner.snapshot('given', { note: 'x' }, given);
+      await learner.update(full, pick, old, ref, adv);
+      // The update left the arena read before as it was: a later read gives a new one.
+      expect(await learner.arena()).not.toBe(given);
+      const later = await now();
+      expect(later).not.toEqual(want);
+      expect(early.params).toEqual(want);
+      expect(fromGiven.params).toEqual(want);
+      expect(fromGiven.meta).toEqual({ note: 'x' });
+      expect((await learner.snapshot('later')).params).toEqual(later);
+      expect(Object.keys(early)).toEqual(['format', 'name', 'config', 'roleVersion', 'params', 'meta']);
+    } finally {
+      learner.dispose();
+    }
+  });
+});

@@ -30,8 +30,10 @@ import {
   buildPolicyGraphPair,
   paramShapes,
   encoderConfig,
+  fieldsOf,
   graphBlock,
   jpssInputs,
+  lazyParams,
   policyCompileOptions,
   trainingBatch,
   type EpisodeSteps,
@@ -432,22 +434,28 @@ export class Learner {
 
   /**
    * The current parameters as a checkpoint (same config and roles as the starting one), sliced from
-   * `arena` (read now when not given).
+   * `arena` (read now when not given; one given is kept as it is, so it must not change afterwards).
    */
   async snapshot(
     name: string,
     meta: Record<string, string | number | boolean> = {},
     arena?: Float32Array,
   ): Promise<PolicyCheckpoint> {
+    // The arena, turned into per-tensor arrays only when something reads `params` (`lazyParams`):
+    // the trainer makes one of these every iteration and its sampler loads the arena. Arenas are not
+    // changed once read (`arena` gives a fresh one after every update), so it is kept, not copied.
     const a = arena ?? (await this.arena());
     const { offsets } = paramLayout(this.train.pg.graph);
-    const params: Record<string, number[]> = {};
-    for (const [k, t] of Object.entries(this.train.pg.params)) {
-      const at = offsets.get(t.id);
-      if (at === undefined) throw new Error(`parameter ${k} is not in the arena`);
-      params[k] = numbers(a.subarray(at, at + t.shape.reduce((x, y) => x * y, 1)));
-    }
-    return { ...this.checkpoint, name, params, meta };
+    const at = Object.entries(this.train.pg.params).map(([k, t]) => {
+      const from = offsets.get(t.id);
+      if (from === undefined) throw new Error(`parameter ${k} is not in the arena`);
+      return [k, from, from + t.shape.reduce((x, y) => x * y, 1)] as const;
+    });
+    return lazyParams({ ...fieldsOf(this.checkpoint), name, meta }, () => {
+      const params: Record<string, number[]> = {};
+      for (const [k, from, to] of at) params[k] = numbers(a.subarray(from, to));
+      return params;
+    });
   }
 
   /**
