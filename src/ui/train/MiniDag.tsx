@@ -1,31 +1,26 @@
 import { useMemo, type JSX } from 'react';
 import type { Design } from '../../core/trace.ts';
-import { NODE_SIZE, layoutLayered } from '../../view/layout.ts';
+import { NODE_SIZE } from '../../view/layout.ts';
 import { typeColor } from '../graph/colors.ts';
+import { miniLayout } from './mini-layout.ts';
 import { fitNodeLabel } from './node-label.ts';
 
 /**
  * A sampled design as a small static DAG: the same layered layout as the trace and Build views
- * (src/view/layout.ts), drawn as SVG scaled to fit. Labels are text nodes (model-free here, but
+ * (src/view/layout.ts), its ranks wrapped into bands when that draws the boxes larger
+ * (mini-layout.ts), drawn as SVG scaled to fit. Labels are text nodes (model-free here, but
  * designs from snapshots are outside input all the same).
  */
 export function MiniDag({ design, label }: { design: Design; label: string }): JSX.Element {
-  const drawn = useMemo(() => {
-    const nodes = design.agents.map((a) => a.id);
-    const pos = layoutLayered({ nodes, edges: design.edges.map((e) => ({ from: e.from, to: e.to })) });
-    const xs = Object.values(pos).map((p) => p.x);
-    const ys = Object.values(pos).map((p) => p.y);
-    const minX = Math.min(0, ...xs);
-    const minY = Math.min(0, ...ys);
-    const w = Math.max(NODE_SIZE.width, ...xs.map((x) => x - minX + NODE_SIZE.width));
-    const h = Math.max(NODE_SIZE.height, ...ys.map((y) => y - minY + NODE_SIZE.height));
-    const at = (id: string) => {
-      const p = pos[id] ?? { x: 0, y: 0 };
-      return { x: p.x - minX, y: p.y - minY };
-    };
-    return { at, w, h };
-  }, [design]);
-  const { at, w, h } = drawn;
+  const drawn = useMemo(
+    () =>
+      miniLayout(
+        design.agents.map((a) => a.id),
+        design.edges,
+      ),
+    [design],
+  );
+  const { at, lines, w, h } = drawn;
   return (
     <svg
       className="train-dag"
@@ -34,6 +29,7 @@ export function MiniDag({ design, label }: { design: Design; label: string }): J
       aria-label={label}
       data-testid="train-sample-dag"
       data-agents={design.agents.length}
+      data-bands={drawn.bands}
     >
       <defs>
         <marker
@@ -48,16 +44,11 @@ export function MiniDag({ design, label }: { design: Design; label: string }): J
           <path d="M0,0 L10,5 L0,10 z" fill="#94a3b8" />
         </marker>
       </defs>
-      {design.edges.map((e) => {
-        const a = at(e.from);
-        const b = at(e.to);
+      {lines.map(({ from, to, ...ends }) => {
         return (
           <line
-            key={`${e.from}->${e.to}`}
-            x1={a.x + NODE_SIZE.width / 2}
-            y1={a.y + NODE_SIZE.height}
-            x2={b.x + NODE_SIZE.width / 2}
-            y2={b.y}
+            key={`${from}->${to}`}
+            {...ends}
             stroke="#94a3b8"
             strokeWidth={6}
             markerEnd="url(#train-arrow)"
@@ -65,7 +56,7 @@ export function MiniDag({ design, label }: { design: Design; label: string }): J
         );
       })}
       {design.agents.map((a) => {
-        const p = at(a.id);
+        const p = at[a.id] ?? { x: 0, y: 0 };
         const name = a.role ?? a.type;
         const label = fitNodeLabel(name, NODE_SIZE.width);
         const lineHeight = label.fontSize * 1.1;
