@@ -144,6 +144,18 @@ describe('build page', () => {
       await page.locator('[data-testid="task-value"]').fill('4');
       await page.locator('[data-testid="task-seed"]').fill('1');
       expect(await page.locator('[data-testid="ground-truth"]').textContent()).toMatch(/^\d+(, \d+)*$/);
+      // The setup column is taller than the window: its primary action stays in view at its bottom
+      // edge, where nothing covers it (the element there is the button).
+      const start = await page.locator('[data-testid="build-start"]').boundingBox();
+      const viewport = page.viewportSize();
+      expect(start && viewport && start.y + start.height <= viewport.height).toBe(true);
+      expect(
+        await page.evaluate(() => {
+          const b = document.querySelector('[data-testid="build-start"]') as HTMLElement;
+          const r = b.getBoundingClientRect();
+          return document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2) === b;
+        }),
+      ).toBe(true);
       await page.locator('[data-testid="build-start"]').click();
       await page.locator('[data-testid="dist-bar"]').first().waitFor();
       expect(await page.locator('[data-testid="build-backend"]').textContent()).toMatch(
