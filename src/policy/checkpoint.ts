@@ -92,8 +92,8 @@ export type CheckpointFields = Omit<PolicyCheckpoint, 'params'>;
  * enumerable own accessor, so spreading, `JSON.stringify`, structured clone (a worker message) and
  * the schema read it as they read a plain field. The trainer makes one checkpoint per iteration
  * from a flat parameter arena that the sampler loads directly (train/learner.ts `snapshot`):
- * turning the arena into per-tensor number arrays then cost 1–2 ms an iteration, wasted unless
- * something reads them.
+ * turning the arena into per-tensor number arrays every time cost about 1 ms an iteration
+ * (docs/benchmarks.md), wasted unless something reads them.
  */
 export function lazyParams(
   fields: CheckpointFields,
