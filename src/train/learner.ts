@@ -138,6 +138,8 @@ export class Learner {
   private readonly packed: PackedStates;
   /** One f32 value per minibatch row, for the update's per-row inputs. */
   private readonly row: Float32Array;
+  /** Where each parameter lies in the training graph's arena (`snapshot`; made once). */
+  private slices: ParamSlice[] | null = null;
 
   /**
    * Passes and updates started before the last one's result is awaited (`overlapped`): 2 keeps the
@@ -445,15 +447,10 @@ export class Learner {
     // the trainer makes one of these every iteration and its sampler loads the arena. Arenas are not
     // changed once read (`arena` gives a fresh one after every update), so it is kept, not copied.
     const a = arena ?? (await this.arena());
-    const { offsets } = paramLayout(this.train.pg.graph);
-    const at = Object.entries(this.train.pg.params).map(([k, t]) => {
-      const from = offsets.get(t.id);
-      if (from === undefined) throw new Error(`parameter ${k} is not in the arena`);
-      return [k, from, from + t.shape.reduce((x, y) => x * y, 1)] as const;
-    });
+    const slices = (this.slices ??= paramSlices(this.train.pg));
     return lazyParams({ ...fieldsOf(this.checkpoint), name, meta }, () => {
       const params: Record<string, number[]> = {};
-      for (const [k, from, to] of at) params[k] = numbers(a.subarray(from, to));
+      for (const [k, from, to] of slices) params[k] = numbers(a.subarray(from, to));
       return params;
     });
   }
@@ -483,6 +480,18 @@ export class Learner {
  * `Array.from(x)` for a Float32Array: the same numbers, written by index into an array of zeros
  * (several times faster than the iterator for the policy's ~50 K parameters, every iteration).
  */
+/** A parameter's name and its words' range in the arena. */
+type ParamSlice = readonly [name: string, from: number, to: number];
+
+function paramSlices(pg: PolicyGraph): ParamSlice[] {
+  const { offsets } = paramLayout(pg.graph);
+  return Object.entries(pg.params).map(([k, t]) => {
+    const from = offsets.get(t.id);
+    if (from === undefined) throw new Error(`parameter ${k} is not in the arena`);
+    return [k, from, from + t.shape.reduce((x, y) => x * y, 1)] as const;
+  });
+}
+
 function numbers(x: Float32Array): number[] {
   const out = new Array<number>(x.length).fill(0);
   for (let i = 0; i < x.length; i++) out[i] = x[i] as number;

@@ -2,7 +2,7 @@ import { useMemo, type JSX } from 'react';
 import type { Design } from '../../core/trace.ts';
 import { NODE_SIZE } from '../../view/layout.ts';
 import { typeColor } from '../graph/colors.ts';
-import { miniLayout } from './mini-layout.ts';
+import { MARGIN, miniLayout } from './mini-layout.ts';
 import { fitNodeLabel } from './node-label.ts';
 
 /**
@@ -24,7 +24,7 @@ export function MiniDag({ design, label }: { design: Design; label: string }): J
   return (
     <svg
       className="train-dag"
-      viewBox={`-10 -10 ${w + 20} ${h + 20}`}
+      viewBox={`${-MARGIN} ${-MARGIN} ${w + 2 * MARGIN} ${h + 2 * MARGIN}`}
       role="img"
       aria-label={label}
       data-testid="train-sample-dag"
@@ -44,17 +44,15 @@ export function MiniDag({ design, label }: { design: Design; label: string }): J
           <path d="M0,0 L10,5 L0,10 z" fill="#94a3b8" />
         </marker>
       </defs>
-      {lines.map(({ from, to, ...ends }) => {
-        return (
-          <line
-            key={`${from}->${to}`}
-            {...ends}
-            stroke="#94a3b8"
-            strokeWidth={6}
-            markerEnd="url(#train-arrow)"
-          />
-        );
-      })}
+      {lines.map(({ from, to, ...ends }) => (
+        <line
+          key={`${from}->${to}`}
+          {...ends}
+          stroke="#94a3b8"
+          strokeWidth={6}
+          markerEnd="url(#train-arrow)"
+        />
+      ))}
       {design.agents.map((a) => {
         const p = at[a.id] ?? { x: 0, y: 0 };
         const name = a.role ?? a.type;

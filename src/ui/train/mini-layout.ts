@@ -25,12 +25,13 @@ export interface MiniLayout {
   bands: number;
 }
 
-/** Room around the drawing inside the view box (MiniDag's viewBox margin on each side). */
-const MARGIN = 10;
+/** Room around the drawing inside its view box, on each side (MiniDag's viewBox). */
+export const MARGIN = 10;
 
 export function miniLayout(
   nodes: readonly string[],
   edges: readonly { from: string; to: string }[],
+  /** The thumbnail's size in px (train.css `.train-dag`: 160 px tall, about 240 wide). */
   view = { width: 240, height: 160 },
 ): MiniLayout {
   const pos = layoutLayered({ nodes: [...nodes], edges: edges.map((e) => ({ from: e.from, to: e.to })) });
@@ -47,53 +48,35 @@ export function miniLayout(
     const per = Math.ceil(ranks / bands);
     const w = per * NODE_SIZE.width + (per - 1) * RANK_SEP;
     const h = bands * tall + (bands - 1) * BAND_GAP;
-    return { per, w, h, scale: Math.min(view.width / (w + 2 * MARGIN), view.height / (h + 2 * MARGIN)) };
+    return {
+      bands,
+      per,
+      w,
+      h,
+      scale: Math.min(view.width / (w + 2 * MARGIN), view.height / (h + 2 * MARGIN)),
+    };
   };
-  let bands = 1;
   let best = size(1);
   for (let k = 2; ranks >= WRAP_FROM && k <= ranks; k++) {
     const s = size(k);
-    if (s.scale > best.scale * 1.0001) {
-      best = s;
-      bands = k;
-    }
+    if (s.scale > best.scale * 1.0001) best = s;
   }
-  const where = (id: string): { x: number; y: number; band: number } => {
-    const r = rankOf(id);
-    const band = Math.floor(r / best.per);
-    return {
-      x: (r - band * best.per) * step,
-      y: band * (tall + BAND_GAP) + (pos[id]?.y ?? 0) - minY,
-      band,
-    };
-  };
   const at: MiniLayout['at'] = {};
   const band: MiniLayout['band'] = {};
   for (const id of nodes) {
-    const p = where(id);
-    at[id] = { x: p.x, y: p.y };
-    band[id] = p.band;
+    const r = rankOf(id);
+    const b = Math.floor(r / best.per);
+    at[id] = { x: (r - b * best.per) * step, y: b * (tall + BAND_GAP) + (pos[id]?.y ?? 0) - minY };
+    band[id] = b;
   }
-  const lines = edges.map((e) => {
-    const a = where(e.from);
-    const b = where(e.to);
-    return a.band === b.band
-      ? {
-          from: e.from,
-          to: e.to,
-          x1: a.x + NODE_SIZE.width,
-          y1: a.y + NODE_SIZE.height / 2,
-          x2: b.x,
-          y2: b.y + NODE_SIZE.height / 2,
-        }
-      : {
-          from: e.from,
-          to: e.to,
-          x1: a.x + NODE_SIZE.width / 2,
-          y1: a.y + NODE_SIZE.height,
-          x2: b.x + NODE_SIZE.width / 2,
-          y2: b.y,
-        };
+  const W = NODE_SIZE.width;
+  const H = NODE_SIZE.height;
+  const lines = edges.map(({ from, to }) => {
+    const a = at[from] ?? { x: 0, y: 0 };
+    const b = at[to] ?? { x: 0, y: 0 };
+    return band[from] === band[to]
+      ? { from, to, x1: a.x + W, y1: a.y + H / 2, x2: b.x, y2: b.y + H / 2 }
+      : { from, to, x1: a.x + W / 2, y1: a.y + H, x2: b.x + W / 2, y2: b.y };
   });
-  return { at, band, lines, w: best.w, h: best.h, bands };
+  return { at, band, lines, w: best.w, h: best.h, bands: best.bands };
 }
